@@ -1,0 +1,1 @@
+"""Build tools of the explainer: regenerate, embed, check, and the MkDocs hooks."""

@@ -1,0 +1,59 @@
+"""MkDocs hooks: serve MathJax from the site itself, and render provenance badges.
+
+MathJax 3.2.2 comes from the pinned PyPI package `django-static-mathjax` (its `es5/` tree);
+the two things the site needs, `tex-chtml-full.js` and the CHTML web fonts, are added to the
+build as generated files, so nothing third-party is committed and nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+
+# MkDocs loads hooks by path; make the package importable from the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explainer_tools.provenance import ProvenanceError, render_tags  # noqa: E402
+
+MATHJAX_SITE_DIR = "assets/mathjax"
+MATHJAX_FILES = ("tex-chtml-full.js",)
+MATHJAX_FONT_DIR = "output/chtml/fonts/woff-v2"
+
+
+def mathjax_es5_dir() -> Path:
+    """The `es5/` folder of the installed MathJax package."""
+    import mathjax  # the django-static-mathjax distribution installs this module
+
+    es5 = Path(mathjax.__file__).resolve().parent / "static" / "mathjax" / "es5"
+    if not (es5 / "tex-chtml-full.js").is_file():
+        raise FileNotFoundError(
+            f"MathJax's es5 bundle is missing under {es5}; run `make venv` to install "
+            "django-static-mathjax from requirements.lock"
+        )
+    return es5
+
+
+def mathjax_files() -> list[tuple[str, Path]]:
+    """(site path, file on disk) for every MathJax file the site serves."""
+    es5 = mathjax_es5_dir()
+    pairs = [(f"{MATHJAX_SITE_DIR}/{name}", es5 / name) for name in MATHJAX_FILES]
+    for font in sorted((es5 / MATHJAX_FONT_DIR).glob("*.woff")):
+        pairs.append((f"{MATHJAX_SITE_DIR}/{MATHJAX_FONT_DIR}/{font.name}", font))
+    return pairs
+
+
+def on_files(files: Files, config: Any) -> Files:
+    for site_path, disk_path in mathjax_files():
+        files.append(File.generated(config, site_path, abs_src_path=str(disk_path)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    try:
+        rendered, _tags = render_tags(markdown, page=f"docs/{page.file.src_uri}")
+    except ProvenanceError as error:
+        raise SystemExit(str(error)) from None
+    return rendered

@@ -1,0 +1,111 @@
+"""Provenance tags: `[PAPER App. E, p. 16]`, `[SOURCE: nanoGPT model.py]`, `[MY EXPLANATION]`,
+`[MY ANALYSIS]`, `[INFERRED]` in Markdown become badges on the site.
+
+Tags inside fenced code, inline code and HTML comments are left alone. A `[PAPER]` without a
+location is an error: the book never cites the paper without saying where.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+TAG_PATTERN = re.compile(
+    r"\[(?P<tag>PAPER(?:\s+(?P<paper_loc>[^\]\n]+))?"
+    r"|SOURCE:\s*(?P<source>[^\]\n]+)"
+    r"|MY EXPLANATION|MY ANALYSIS(?:\s*/\s*INFERRED)?|INFERRED(?:\s*\(MY ANALYSIS\))?)\]"
+    r"(?![(\[:])"
+)
+FENCE_PATTERN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
+INLINE_SKIP_PATTERN = re.compile(r"(`+)(?:.+?)\1|<!--.*?-->", re.S)
+
+KIND_CLASSES = {
+    "PAPER": "prov--paper",
+    "SOURCE": "prov--source",
+    "MY EXPLANATION": "prov--explanation",
+    "MY ANALYSIS": "prov--analysis",
+    "INFERRED": "prov--analysis",
+}
+
+
+class ProvenanceError(ValueError):
+    """A malformed provenance tag, with the page and line it is on."""
+
+
+@dataclass(frozen=True)
+class Tag:
+    kind: str  # one of KIND_CLASSES
+    text: str  # what the badge shows, e.g. "PAPER App. E, p. 16"
+    line: int  # 1-based line in the page
+
+
+def _kind_of(tag_text: str) -> str:
+    for kind in KIND_CLASSES:
+        if tag_text.startswith(kind):
+            return kind
+    raise AssertionError(f"unreachable: {tag_text!r}")
+
+
+def _badge(tag_text: str) -> str:
+    kind = _kind_of(tag_text)
+    return f'<span class="prov {KIND_CLASSES[kind]}">{html.escape(tag_text)}</span>'
+
+
+def _replace_outside_code(text: str, page: str, line_no: int, tags: list[Tag]) -> str:
+    """Replace the tags of one line of prose, skipping inline code and HTML comments."""
+    pieces: list[str] = []
+    last = 0
+    for skip in INLINE_SKIP_PATTERN.finditer(text):
+        pieces.append(_replace_in_prose(text[last : skip.start()], page, line_no, tags))
+        pieces.append(skip.group(0))
+        last = skip.end()
+    pieces.append(_replace_in_prose(text[last:], page, line_no, tags))
+    return "".join(pieces)
+
+
+def _replace_in_prose(text: str, page: str, line_no: int, tags: list[Tag]) -> str:
+    def substitute(match: re.Match[str]) -> str:
+        tag_text = " ".join(match.group("tag").split())
+        if tag_text == "PAPER":
+            raise ProvenanceError(
+                f"{page}:{line_no}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]"
+            )
+        tags.append(Tag(_kind_of(tag_text), tag_text, line_no))
+        return _badge(tag_text)
+
+    return TAG_PATTERN.sub(substitute, text)
+
+
+def render_tags(markdown: str, page: str = "<page>") -> tuple[str, list[Tag]]:
+    """Return the Markdown with every provenance tag replaced by a badge, and the tags found.
+
+    >>> render_tags("[MY EXPLANATION] d = 768.")[0]
+    '<span class="prov prov--explanation">MY EXPLANATION</span> d = 768.'
+    """
+    tags: list[Tag] = []
+    out_lines: list[str] = []
+    open_fence: str | None = None
+    in_comment = False
+    for line_no, line in enumerate(markdown.split("\n"), start=1):
+        fence = FENCE_PATTERN.match(line)
+        if open_fence is not None:
+            if fence and fence.group("fence")[0] == open_fence[0] and len(
+                fence.group("fence")
+            ) >= len(open_fence) and not line.strip()[len(fence.group("fence")) :].strip():
+                open_fence = None
+            out_lines.append(line)
+            continue
+        if fence:
+            open_fence = fence.group("fence")
+            out_lines.append(line)
+            continue
+        if in_comment:
+            if "-->" in line:
+                in_comment = False
+            out_lines.append(line)
+            continue
+        if "<!--" in line and "-->" not in line.split("<!--", 1)[1]:
+            in_comment = True
+        out_lines.append(_replace_outside_code(line, page, line_no, tags))
+    return "\n".join(out_lines), tags
