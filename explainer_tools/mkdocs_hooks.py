@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools.provenance import ProvenanceError, render_tags  # noqa: E402
+from explainer_tools.provenance import ProvenanceError, render_tags
 
 MATHJAX_SITE_DIR = "assets/mathjax"
 MATHJAX_FILES = ("tex-chtml-full.js",)

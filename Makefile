@@ -1,0 +1,53 @@
+# Every action of the project. `make` alone lists them.
+# The virtual environment is created and filled from requirements.lock on first use, and again
+# only when requirements.lock changes.
+
+SHELL := /bin/bash
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+INSTALLED := $(VENV)/.installed
+export NO_MKDOCS_2_WARNING := 1
+export PYTHONDONTWRITEBYTECODE := 1
+
+.DEFAULT_GOAL := help
+.PHONY: help venv serve site regenerate check claims test lint clean
+
+help: ## List the targets
+	@echo "Targets (run from the repository root):"
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+$(INSTALLED): requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
+	  { echo "Python 3.11 is required (found $$($(PYTHON) --version)); set PYTHON=/path/to/python3.11"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	touch $(INSTALLED)
+
+venv: $(INSTALLED) ## Create .venv and install the pinned dependencies (seconds when up to date)
+
+serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
+	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
+
+site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
+	$(VENV)/bin/mkdocs build --strict --quiet
+
+regenerate: $(INSTALLED) ## Run changed chapter scripts; write outputs, figures; embed into Markdown
+	$(PY) -m explainer_tools regenerate
+
+check: $(INSTALLED) ## Regenerate into scratch and fail on any difference with committed files
+	$(PY) -m explainer_tools check
+
+claims: $(INSTALLED) ## Check that every number quoted in prose is in the output block it cites
+	$(PY) -m explainer_tools.claims
+
+lint: $(INSTALLED) ## ruff over all Python code
+	$(VENV)/bin/ruff check explainer_code explainer_tools tests
+
+test: $(INSTALLED) ## Run every test: lint, make check, pytest (browser tests need Chromium)
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory check
+	$(PY) -m pytest
+
+clean: ## Remove the built site and caches (keeps .venv)
+	rm -rf site build .cache .pytest_cache .ruff_cache

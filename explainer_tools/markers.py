@@ -1,0 +1,176 @@
+"""Embed markers: the generated parts of the Markdown pages.
+
+A marker names what goes between it and the next `<!-- /embed -->`:
+
+    <!-- embed: output ch05_param_count.py -->        the whole output
+    <!-- embed: output ch05_param_count.py [3] -->    one numbered block
+    <!-- embed: source ch05_param_count.py -->        a file under explainer_code/
+
+`make regenerate` rewrites everything between a marker and its end marker; what is there is
+never read, so a hand edit there is overwritten (and `make check` reports it as a difference).
+Markers may be indented, e.g. inside a `??? "collapsible"` block; the embedded lines get the
+marker's indentation. Markers inside fenced code are examples, not markers, and are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+START = re.compile(r"^(?P<indent>[ \t]*)<!--\s*embed:\s*(?P<body>.*?)\s*-->\s*$")
+END = re.compile(r"^[ \t]*<!--\s*/embed\s*-->\s*$")
+ANY_MARKER = re.compile(r"<!--\s*/?embed\b")
+BODY = re.compile(r"^(?P<kind>output|source)\s+(?P<target>[\w./-]+)(?:\s+\[(?P<block>\d+)\])?$")
+FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+class MarkerError(ValueError):
+    """A problem with a marker, reported as `path:line: message`."""
+
+
+@dataclass(frozen=True)
+class Marker:
+    kind: str  # "output" or "source"
+    target: str  # script or file name under explainer_code/
+    block: int | None  # the numbered block, for outputs
+    indent: str
+    start_line: int  # 1-based line of the start marker
+    end_line: int  # 1-based line of the end marker
+
+    @property
+    def spec(self) -> str:
+        block = f" [{self.block}]" if self.block is not None else ""
+        return f"{self.kind} {self.target}{block}"
+
+
+def find_markers(text: str, path: str) -> list[Marker]:
+    """Parse every marker pair of a page; raise MarkerError naming path and line on any problem."""
+    markers: list[Marker] = []
+    open_start: tuple[int, re.Match[str], re.Match[str]] | None = None
+    open_fence: str | None = None
+    for line_no, line in enumerate(text.split("\n"), start=1):
+        if open_start is None:
+            fence = FENCE.match(line)
+            if open_fence is not None:
+                if fence and fence.group(1)[0] == open_fence[0] and len(fence.group(1)) >= len(
+                    open_fence
+                ):
+                    open_fence = None
+                continue
+            if fence:
+                open_fence = fence.group(1)
+                continue
+        start, end = START.match(line), END.match(line)
+        if start:
+            if open_start is not None:
+                raise MarkerError(
+                    f"{path}:{line_no}: nested marker: the marker on line {open_start[0]} "
+                    "is not closed yet (add <!-- /embed --> before this line)"
+                )
+            body = BODY.match(start.group("body"))
+            if body is None:
+                raise MarkerError(
+                    f"{path}:{line_no}: malformed marker {line.strip()!r}; expected "
+                    "'<!-- embed: output NAME.py -->', '<!-- embed: output NAME.py [N] -->' "
+                    "or '<!-- embed: source PATH -->'"
+                )
+            if body.group("kind") == "source" and body.group("block"):
+                raise MarkerError(f"{path}:{line_no}: a source marker takes no block number")
+            open_start = (line_no, start, body)
+        elif end:
+            if open_start is None:
+                raise MarkerError(f"{path}:{line_no}: <!-- /embed --> without an open marker")
+            start_no, start_match, body = open_start
+            block = body.group("block")
+            markers.append(
+                Marker(
+                    kind=body.group("kind"),
+                    target=body.group("target"),
+                    block=int(block) if block else None,
+                    indent=start_match.group("indent"),
+                    start_line=start_no,
+                    end_line=line_no,
+                )
+            )
+            open_start = None
+        elif ANY_MARKER.search(line):
+            raise MarkerError(
+                f"{path}:{line_no}: malformed marker {line.strip()!r} "
+                "(a marker must stand alone on its line)"
+            )
+    if open_start is not None:
+        raise MarkerError(
+            f"{path}:{open_start[0]}: unclosed marker: no <!-- /embed --> after "
+            f"{open_start[1].group(0).strip()!r}"
+        )
+    return markers
+
+
+def fenced(content: str, language: str, title: str, indent: str) -> list[str]:
+    """A fenced code block holding `content` verbatim, its fence longer than any backtick run."""
+    longest = max((len(run) for run in re.findall(r"`+", content)), default=0)
+    fence = "`" * max(3, longest + 1)
+    body = content.rstrip("\n").split("\n")
+    lines = [f'{fence}{language} title="{title}"', *body, fence]
+    return [f"{indent}{line}" if line else "" for line in lines]
+
+
+def embed(
+    text: str,
+    path: str,
+    resolve: Callable[[Marker, str], tuple[str, str, str]],
+) -> str:
+    """Return `text` with the content of every marker pair regenerated.
+
+    `resolve(marker, path)` returns (content, language, title) or raises MarkerError.
+    """
+    markers = find_markers(text, path)
+    lines = text.split("\n")
+    out: list[str] = []
+    previous_end = 0  # index into lines just after the previous end marker
+    for marker in markers:
+        content, language, title = resolve(marker, path)
+        out.extend(lines[previous_end : marker.start_line])  # up to and including the start
+        out.append("")
+        out.extend(fenced(content, language, title, marker.indent))
+        out.append("")
+        out.append(lines[marker.end_line - 1])
+        previous_end = marker.end_line
+    out.extend(lines[previous_end:])
+    return "\n".join(out)
+
+
+def resolver(
+    outputs: dict[str, str], code_dir: Path
+) -> Callable[[Marker, str], tuple[str, str, str]]:
+    """A `resolve` function over script outputs (name -> text) and files under `code_dir`."""
+    from explainer_tools.blocks import parse_blocks
+
+    def resolve(marker: Marker, path: str) -> tuple[str, str, str]:
+        where = f"{path}:{marker.start_line}"
+        if marker.kind == "source":
+            source = (code_dir / marker.target).resolve()
+            if not source.is_relative_to(code_dir.resolve()) or not source.is_file():
+                raise MarkerError(
+                    f"{where}: unknown source file {marker.target!r} (looked in explainer_code/)"
+                )
+            language = "python" if source.suffix == ".py" else "text"
+            return source.read_text(encoding="utf-8"), language, f"explainer_code/{marker.target}"
+        if marker.target not in outputs:
+            known = ", ".join(sorted(outputs)) or "none"
+            raise MarkerError(f"{where}: unknown script {marker.target!r} (known: {known})")
+        output = outputs[marker.target]
+        out_name = f"outputs/{Path(marker.target).stem}.txt"
+        if marker.block is None:
+            return output, "text", out_name
+        blocks = parse_blocks(output, out_name)
+        if marker.block not in blocks:
+            known = ", ".join(f"[{n}]" for n in sorted(blocks)) or "none"
+            raise MarkerError(
+                f"{where}: unknown block [{marker.block}] of {marker.target} (it has {known})"
+            )
+        return blocks[marker.block].text, "text", f"{out_name}, block [{marker.block}]"
+
+    return resolve

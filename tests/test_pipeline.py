@@ -1,0 +1,275 @@
+"""End-to-end tests of `regenerate` / `check` on scratch copies of the repository.
+
+Each test copies the pipeline (explainer_tools/, requirements.lock) into a temporary repository,
+adds a small chapter script and a page that embeds it, and runs the real command line there:
+nothing in the working tree is read or written except through the copy.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+SCRIPT = textwrap.dedent(
+    '''\
+    """Fixture chapter script: two blocks and a figure."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from helper import double
+    from script_io import save_figure
+
+    from pathlib import Path
+
+    FACTOR = float((Path(__file__).parent / "data" / "factor.txt").read_text())
+
+    print("Fixture -- title line")
+    print(f"[1] double(21) = {double(21)}")
+    print(f"    factor = {FACTOR}")
+    print("[2] <script>alert(1)</script> & <b>bold</b>")
+    fig, ax = plt.subplots(figsize=(2, 2), dpi=50)
+    ax.plot([0, 1], [0, FACTOR])
+    save_figure(fig, "ch01_fixture.png", dpi=50)
+    print("All assertions passed.")
+    '''
+)
+
+PAGE = textwrap.dedent(
+    """\
+    # Fixture page
+
+    The whole output:
+
+    <!-- embed: output ch01_fixture.py -->
+    <!-- /embed -->
+
+    Block two, inside a collapsible block:
+
+    ??? note "Block [2]"
+
+        <!-- embed: output ch01_fixture.py [2] -->
+        <!-- /embed -->
+
+    ```markdown
+    <!-- embed: output not_a_marker_inside_code.py -->
+    ```
+
+    The helper:
+
+    <!-- embed: source helper.py -->
+    <!-- /embed -->
+    """
+)
+
+
+def run(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "explainer_tools", *args],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+
+
+def snapshot(repo: Path) -> dict[str, bytes]:
+    """Every file of the copy outside the pipeline's own code."""
+    return {
+        path.relative_to(repo).as_posix(): path.read_bytes()
+        for path in sorted(repo.rglob("*"))
+        if path.is_file() and "explainer_tools" not in path.parts and "__pycache__" not in path.parts
+    }
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A scratch repository with the pipeline, one fixture script, a helper, data and a page."""
+    root = tmp_path / "repo"
+    shutil.copytree(
+        REPO_ROOT / "explainer_tools",
+        root / "explainer_tools",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copy(REPO_ROOT / "requirements.lock", root / "requirements.lock")
+    code = root / "explainer_code"
+    (code / "data").mkdir(parents=True)
+    shutil.copy(REPO_ROOT / "explainer_code" / "script_io.py", code / "script_io.py")
+    (code / "helper.py").write_text("def double(x: int) -> int:\n    return 2 * x\n")
+    (code / "data" / "factor.txt").write_text("1.5\n")
+    (code / "ch01_fixture.py").write_text(SCRIPT)
+    (root / "docs" / "assets" / "fig").mkdir(parents=True)
+    (root / "docs" / "page.md").write_text(PAGE)
+    result = run(root, "regenerate")
+    assert result.returncode == 0, result.stderr
+    return root
+
+
+def test_regenerate_embeds_output_block_and_source(repo: Path) -> None:
+    page = (repo / "docs" / "page.md").read_text()
+    output = (repo / "outputs" / "ch01_fixture.txt").read_text()
+    assert output.startswith("Fixture -- title line\n[1] double(21) = 42\n    factor = 1.5\n")
+    assert '```text title="outputs/ch01_fixture.txt"\nFixture -- title line\n' in page
+    # the block, indented like its marker inside the collapsible block
+    assert (
+        '    ```text title="outputs/ch01_fixture.txt, block [2]"\n'
+        "    [2] <script>alert(1)</script> & <b>bold</b>\n    ```\n"
+    ) in page
+    assert "def double(x: int) -> int:\n    return 2 * x" in page
+    # a marker shown inside a code fence is an example, not a marker
+    assert "<!-- embed: output not_a_marker_inside_code.py -->\n```" in page
+    assert (repo / "docs" / "assets" / "fig" / "ch01_fixture.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_embed_round_trip_and_idempotence(repo: Path) -> None:
+    before = snapshot(repo)
+    second = run(repo, "regenerate")
+    assert second.returncode == 0, second.stderr
+    assert "ran none (all fresh); 0 file(s) written" in second.stdout
+    assert snapshot(repo) == before
+    forced = run(repo, "regenerate", "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert "0 file(s) written" in forced.stdout
+    assert snapshot(repo) == before
+    assert run(repo, "check").returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("changed", "expect_rerun"),
+    [
+        ("explainer_code/ch01_fixture.py", True),
+        ("explainer_code/helper.py", True),  # a local module the script imports
+        ("explainer_code/data/factor.txt", True),  # a data file the script reads
+        ("requirements.lock", True),  # the pinned environment
+        ("docs/page.md", False),  # prose is not an input of the script
+    ],
+)
+def test_regenerate_reruns_exactly_when_an_input_changes(
+    repo: Path, changed: str, expect_rerun: bool
+) -> None:
+    path = repo / changed
+    suffix = {".py": "\n# touched\n", ".txt": "\n", ".md": "\nMore prose.\n"}.get(path.suffix, "\n")
+    path.write_text(path.read_text() + suffix)
+    result = run(repo, "regenerate")
+    assert result.returncode == 0, result.stderr
+    assert ("ran ch01_fixture.py" in result.stdout) is expect_rerun, result.stdout
+
+
+def test_changed_output_in_data_reaches_output_figure_and_page(repo: Path) -> None:
+    (repo / "explainer_code" / "data" / "factor.txt").write_text("2.5\n")
+    check = run(repo, "check")
+    assert check.returncode == 1
+    assert "-    factor = 1.5" in check.stdout and "+    factor = 2.5" in check.stdout
+    assert "docs/assets/fig/ch01_fixture.png: figure differs" in check.stdout
+    assert "pixels differ" in check.stdout
+    assert run(repo, "regenerate").returncode == 0
+    assert "factor = 2.5" in (repo / "docs" / "page.md").read_text()
+    assert run(repo, "check").returncode == 0
+
+
+def test_check_detects_a_hand_edited_output_and_writes_nothing(repo: Path) -> None:
+    output = repo / "outputs" / "ch01_fixture.txt"
+    output.write_text(output.read_text().replace("= 42", "= 43"))
+    before = snapshot(repo)
+    result = run(repo, "check")
+    assert result.returncode == 1
+    assert "outputs/ch01_fixture.txt (committed)" in result.stdout
+    assert "-[1] double(21) = 43" in result.stdout and "+[1] double(21) = 42" in result.stdout
+    assert snapshot(repo) == before
+
+
+def test_check_detects_a_changed_figure(repo: Path) -> None:
+    figure = repo / "docs" / "assets" / "fig" / "ch01_fixture.png"
+    figure.write_bytes(b"not a png")
+    result = run(repo, "check")
+    assert result.returncode == 1
+    assert "docs/assets/fig/ch01_fixture.png: figure differs" in result.stdout
+    assert "not a readable PNG" in result.stdout
+
+
+def test_check_detects_a_hand_edit_inside_an_embedded_block(repo: Path) -> None:
+    page = repo / "docs" / "page.md"
+    page.write_text(page.read_text().replace("double(21) = 42", "double(21) = 44", 1))
+    result = run(repo, "check")
+    assert result.returncode == 1
+    assert "docs/page.md (committed)" in result.stdout
+    assert "-[1] double(21) = 44" in result.stdout
+
+
+def test_check_reports_a_stray_figure(repo: Path) -> None:
+    (repo / "docs" / "assets" / "fig" / "orphan.png").write_bytes(b"x")
+    result = run(repo, "check")
+    assert result.returncode == 1
+    assert "docs/assets/fig/orphan.png: no chapter script draws this figure" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("page", "message"),
+    [
+        (
+            "a\n<!-- embed: output ch99_missing.py -->\n<!-- /embed -->\n",
+            "docs/bad.md:2: unknown script 'ch99_missing.py'",
+        ),
+        (
+            "a\nb\n<!-- embed: output ch01_fixture.py [7] -->\n<!-- /embed -->\n",
+            "docs/bad.md:3: unknown block [7] of ch01_fixture.py (it has [1], [2])",
+        ),
+        ("<!-- embed: output ch01_fixture.py -->\ntext\n", "docs/bad.md:1: unclosed marker"),
+        (
+            "<!-- embed: output ch01_fixture.py -->\n<!-- embed: source helper.py -->\n"
+            "<!-- /embed -->\n<!-- /embed -->\n",
+            "docs/bad.md:2: nested marker",
+        ),
+        ("x\n<!-- /embed -->\n", "docs/bad.md:2: <!-- /embed --> without an open marker"),
+        ("<!-- embed: outptu ch01_fixture.py -->\n<!-- /embed -->\n", "docs/bad.md:1: malformed"),
+        (
+            "<!-- embed: source ../requirements.lock -->\n<!-- /embed -->\n",
+            "docs/bad.md:1: unknown source file",
+        ),
+    ],
+)
+def test_marker_errors_name_file_and_line_and_rewrite_nothing(
+    repo: Path, page: str, message: str
+) -> None:
+    (repo / "docs" / "bad.md").write_text(page)
+    # a pending change elsewhere must not be written either
+    (repo / "explainer_code" / "helper.py").write_text("def double(x: int) -> int:\n    return 3 * x\n")
+    before = snapshot(repo)
+    for command in ("regenerate", "check"):
+        result = run(repo, command)
+        assert result.returncode == 1
+        assert message in result.stderr, result.stderr
+        assert snapshot(repo) == before
+
+
+def test_a_crashing_script_stops_regeneration_and_leaves_everything_untouched(repo: Path) -> None:
+    script = repo / "explainer_code" / "ch01_fixture.py"
+    script.write_text(script.read_text().replace("FACTOR = float", "FACTOR = 1 / 0 + float"))
+    before = snapshot(repo)
+    result = run(repo, "regenerate")
+    assert result.returncode == 1
+    assert "explainer_code/ch01_fixture.py failed (exit 1)" in result.stderr
+    assert "ZeroDivisionError" in result.stderr and "Traceback" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_output_does_not_depend_on_the_working_folder(repo: Path, tmp_path: Path) -> None:
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = subprocess.run(
+        [sys.executable, str(repo / "explainer_code" / "ch01_fixture.py")],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == (repo / "outputs" / "ch01_fixture.txt").read_text()
