@@ -67,6 +67,7 @@ class Plan:
     """Every file the pipeline wants in the tree: path -> bytes."""
 
     files: dict[Path, bytes] = field(default_factory=dict)
+    remove: list[Path] = field(default_factory=list)  # figures a re-run script no longer draws
     ran: list[str] = field(default_factory=list)
 
 
@@ -122,6 +123,14 @@ def is_fresh(script: str) -> bool:
     if relative(LOCK_FILE) not in stamp.get("inputs", {}):
         return False
     return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
+
+
+def stamped_figures(script: str) -> list[str]:
+    """The figures the committed stamp of `script` says it drew."""
+    try:
+        return list(json.loads(stamp_path(script).read_text(encoding="utf-8"))["figures"])
+    except (OSError, json.JSONDecodeError, KeyError):
+        return []
 
 
 def discover_scripts() -> list[str]:
@@ -228,6 +237,8 @@ def plan(scripts: list[str], to_run: list[str], jobs: int) -> Plan:
         result.files[stamp_path(script)] = run.stamp().encode("utf-8")
         for name, data in run.figures.items():
             result.files[FIG_DIR / name] = data
+        dropped = set(stamped_figures(script)) - set(run.figures)
+        result.remove += [FIG_DIR / name for name in sorted(dropped) if (FIG_DIR / name).is_file()]
     result.files.update(plan_pages(outputs, markdown_pages()))
     return result
 
@@ -340,6 +351,9 @@ def regenerate(jobs: int, force: bool = False) -> int:
     to_run = [s for s in scripts if force or not is_fresh(s)]
     result = plan(scripts, to_run, jobs)
     written = apply(result.files)
+    for path in result.remove:
+        path.unlink()
+        print(f"  removed {relative(path)} (its script no longer draws it)")
     ran = ", ".join(result.ran) if result.ran else "none (all fresh)"
     print(f"regenerate: ran {ran}; {len(written)} file(s) written")
     for path in written:

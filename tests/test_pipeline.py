@@ -86,7 +86,9 @@ def snapshot(repo: Path) -> dict[str, bytes]:
     return {
         path.relative_to(repo).as_posix(): path.read_bytes()
         for path in sorted(repo.rglob("*"))
-        if path.is_file() and "explainer_tools" not in path.parts and "__pycache__" not in path.parts
+        if path.is_file()
+        and "explainer_tools" not in path.parts
+        and "__pycache__" not in path.parts
     }
 
 
@@ -241,7 +243,8 @@ def test_marker_errors_name_file_and_line_and_rewrite_nothing(
 ) -> None:
     (repo / "docs" / "bad.md").write_text(page)
     # a pending change elsewhere must not be written either
-    (repo / "explainer_code" / "helper.py").write_text("def double(x: int) -> int:\n    return 3 * x\n")
+    helper = repo / "explainer_code" / "helper.py"
+    helper.write_text("def double(x: int) -> int:\n    return 3 * x\n")
     before = snapshot(repo)
     for command in ("regenerate", "check"):
         result = run(repo, command)
@@ -273,3 +276,14 @@ def test_output_does_not_depend_on_the_working_folder(repo: Path, tmp_path: Path
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == (repo / "outputs" / "ch01_fixture.txt").read_text()
+
+
+def test_a_figure_the_script_stops_drawing_is_removed(repo: Path) -> None:
+    script = repo / "explainer_code" / "ch01_fixture.py"
+    script.write_text(script.read_text().replace('"ch01_fixture.png"', '"ch01_renamed.png"'))
+    result = run(repo, "regenerate")
+    assert result.returncode == 0, result.stderr
+    figures = sorted(p.name for p in (repo / "docs" / "assets" / "fig").iterdir())
+    assert figures == ["ch01_renamed.png"]
+    assert "removed docs/assets/fig/ch01_fixture.png" in result.stdout
+    assert run(repo, "check").returncode == 0

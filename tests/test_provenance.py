@@ -1,0 +1,55 @@
+"""Provenance tags become badges in prose, and only in prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from explainer_tools.provenance import ProvenanceError, render_tags
+
+
+@pytest.mark.parametrize(
+    ("tag", "css_class"),
+    [
+        ("[PAPER App. E, p. 16]", "prov--paper"),
+        ("[PAPER §6.4, Table 3]", "prov--paper"),
+        ("[SOURCE: nanoGPT model.py]", "prov--source"),
+        ("[MY EXPLANATION]", "prov--explanation"),
+        ("[MY ANALYSIS]", "prov--analysis"),
+        ("[INFERRED]", "prov--analysis"),
+        ("[INFERRED (MY ANALYSIS)]", "prov--analysis"),
+    ],
+)
+def test_each_tag_kind_renders_as_its_badge(tag: str, css_class: str) -> None:
+    rendered, tags = render_tags(f"Claim. {tag} More text.")
+    label = tag[1:-1]
+    assert f'<span class="prov {css_class}">{label}</span>' in rendered
+    assert [t.text for t in tags] == [label]
+
+
+def test_tags_in_code_comments_links_and_fences_are_left_alone() -> None:
+    page = "\n".join(
+        [
+            "Inline `[MY EXPLANATION]` code.",
+            "<!-- [MY ANALYSIS] in a comment -->",
+            "A link [MY EXPLANATION](other.md) and a ref [INFERRED][ref].",
+            "```text",
+            "[PAPER App. E] inside a fence",
+            "```",
+            "[MY EXPLANATION] real one.",
+        ]
+    )
+    rendered, tags = render_tags(page)
+    assert [(t.text, t.line) for t in tags] == [("MY EXPLANATION", 7)]
+    assert "`[MY EXPLANATION]` code" in rendered
+    assert "[PAPER App. E] inside a fence" in rendered
+    assert "[MY EXPLANATION](other.md)" in rendered
+
+
+def test_paper_tag_without_location_is_an_error_naming_page_and_line() -> None:
+    with pytest.raises(ProvenanceError, match=r"docs/x\.md:2: \[PAPER\] needs a location"):
+        render_tags("fine\nBad [PAPER] claim.", page="docs/x.md")
+
+
+def test_badge_text_is_html_escaped() -> None:
+    rendered, _ = render_tags("[SOURCE: a<b>.py & c]")
+    assert "a&lt;b&gt;.py &amp; c" in rendered
