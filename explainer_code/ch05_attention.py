@@ -1,0 +1,272 @@
+"""Chapter 5: the arithmetic inside a transformer block, on numbers small enough to check by hand.
+
+Claims, numbered as the output blocks:
+  [1] GELU(t) = t Phi(t) at t = -2..2, and LayerNorm of (1, 2, 3, 6) by hand (mean 0, variance 1).
+  [2] Causal self-attention of three tokens with d_head = 2: scores q.k / sqrt(d_head), causal
+      mask, softmax weights (each row sums to 1), outputs as weighted averages of the values.
+  [3] A randomly initialized model of nanoGPT's layout with 4 layers, 4 heads, n_embd 32 (the
+      smallest shape of the paper's Figure 3 sweep, PAPER App. E, p. 17): its parameter count,
+      the shapes along the residual stream, causality (changing token 9 leaves the logits at
+      positions 1-8 bit for bit unchanged), and an untrained model's surprisal near log2 V.
+Deterministic: torch.manual_seed(0); CPU only; float32 values printed to at most 4 significant
+digits, rounding errors printed as bounds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pacbound as pb
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+SEED = 0
+V_PAD = pb.NANOGPT_VOCAB_SIZE  # 50,304 rows of the embedding and the head
+N_LAYER, N_HEAD, N_EMBD = 4, 4, 32  # smallest Figure 3 shape     [PAPER App. E, p. 17]
+T = 12  # tokens fed to the tiny model
+CHANGED = 8  # 0-based index of the token we change: token 9
+ROW_SUM_BOUND = 1e-6  # printed as "below 1e-6": the exact rounding error is platform noise
+
+
+def fmt(values: np.ndarray | list[float]) -> str:
+    """(1.0, 0.5) -> '(1.000, 0.500)'; -inf stays '-inf'."""
+    return "(" + ", ".join("-inf" if np.isneginf(v) else f"{v:.3f}" for v in values) + ")"
+
+
+def gelu(t: float) -> float:
+    """GELU(t) = t Phi(t), Phi the standard normal CDF, written with erf."""
+    return t * 0.5 * (1.0 + math.erf(t / math.sqrt(2.0)))
+
+
+def causal_softmax(scores: np.ndarray) -> np.ndarray:
+    """Row-wise softmax of a (T, T) score matrix whose entries above the diagonal become -inf."""
+    masked = np.where(np.triu(np.ones(scores.shape, dtype=bool), k=1), -np.inf, scores)
+    e = np.exp(masked - masked.max(axis=1, keepdims=True))  # exp(-inf) = 0 exactly
+    return e / e.sum(axis=1, keepdims=True)
+
+
+# --------------------------------------------------------------- a tiny model, nanoGPT layout
+class CausalSelfAttention(nn.Module):
+    def __init__(self, n_embd: int, n_head: int) -> None:
+        super().__init__()
+        self.n_head = n_head
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)  # W_Q, W_K, W_V side by side
+        self.c_proj = nn.Linear(n_embd, n_embd)  # W_O
+        self.weights: torch.Tensor | None = None  # last attention weights, (n_head, T, T)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        n_tok, n_embd = x.shape  # (T, C)
+        d_head = n_embd // self.n_head
+        q, k, v = self.c_attn(x).split(n_embd, dim=1)  # each (T, C)
+        q, k, v = (
+            z.view(n_tok, self.n_head, d_head).transpose(0, 1) for z in (q, k, v)
+        )  # (H, T, hs)
+        scores = q @ k.transpose(1, 2) / math.sqrt(d_head)  # (H, T, T)
+        future = torch.ones(n_tok, n_tok, dtype=torch.bool).triu(diagonal=1)
+        self.weights = F.softmax(scores.masked_fill(future, float("-inf")), dim=-1)  # (H, T, T)
+        y = (self.weights @ v).transpose(0, 1).reshape(n_tok, n_embd)  # heads side by side (T, C)
+        return self.c_proj(y)
+
+
+class MLP(nn.Module):
+    def __init__(self, n_embd: int) -> None:
+        super().__init__()
+        self.c_fc = nn.Linear(n_embd, 4 * n_embd)
+        self.c_proj = nn.Linear(4 * n_embd, n_embd)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.c_proj(F.gelu(self.c_fc(x)))  # exact (erf) GELU, as nn.GELU()
+
+
+class Block(nn.Module):
+    def __init__(self, n_embd: int, n_head: int) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(n_embd)
+        self.attn = CausalSelfAttention(n_embd, n_head)
+        self.ln_2 = nn.LayerNorm(n_embd)
+        self.mlp = MLP(n_embd)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.ln_1(x))  # the residual stream is added to, never replaced
+        return x + self.mlp(self.ln_2(x))
+
+
+class TinyGPT(nn.Module):
+    """nanoGPT's GPT for one sequence (no batch axis): tied head, learned position embedding."""
+
+    def __init__(self, n_layer: int, n_head: int, n_embd: int, block_size: int = pb.GPT2_CONTEXT):
+        super().__init__()
+        self.wte = nn.Embedding(V_PAD, n_embd)
+        self.wpe = nn.Embedding(block_size, n_embd)
+        self.h = nn.ModuleList(Block(n_embd, n_head) for _ in range(n_layer))
+        self.ln_f = nn.LayerNorm(n_embd)
+        self.lm_head = nn.Linear(n_embd, V_PAD, bias=False)
+        self.wte.weight = self.lm_head.weight  # weight tying
+        # GPT-2 initialization, one pass in registration order: every matrix ~ N(0, 0.02^2),
+        # the two residual projections (c_proj) scaled down by sqrt(2 n_layer), biases 0,
+        # LayerNorm gains stay 1.
+        for name, p in self.named_parameters():
+            if p.dim() == 2:
+                std = 0.02 / math.sqrt(2 * n_layer) if name.endswith("c_proj.weight") else 0.02
+                nn.init.normal_(p, mean=0.0, std=std)
+            elif name.endswith(".bias"):
+                nn.init.zeros_(p)
+        self.stream_shapes: list[tuple[int, ...]] = []
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        x = self.wte(idx) + self.wpe(torch.arange(idx.shape[0]))  # residual stream (T, C)
+        self.stream_shapes = [tuple(x.shape)]
+        for block in self.h:
+            x = block(x)
+            self.stream_shapes.append(tuple(x.shape))
+        return self.lm_head(self.ln_f(x))  # logits (T, V_PAD)
+
+
+# --------------------------------------------------------------------------------- blocks
+def block1_gelu_layernorm() -> None:
+    ts = (-2, -1, 0, 1, 2)
+    values = [gelu(t) for t in ts]
+    print(
+        "[1] GELU(t) = t Phi(t):  "
+        + ",  ".join(f"GELU({t}) = {g:.4f}" for t, g in zip(ts, values, strict=True))
+    )
+    # GELU(t) - GELU(-t) = t, since Phi(t) + Phi(-t) = 1; torch's exact GELU agrees.
+    assert all(abs(gelu(t) - gelu(-t) - t) < 1e-12 for t in ts)
+    assert torch.allclose(
+        F.gelu(torch.tensor(ts, dtype=torch.float64)), torch.tensor(values, dtype=torch.float64)
+    )
+    assert [f"{g:.4f}" for g in values] == ["-0.0455", "-0.1587", "0.0000", "0.8413", "1.9545"]
+
+    u = np.array([1.0, 2.0, 3.0, 6.0])
+    mu = u.mean()
+    var = ((u - mu) ** 2).mean()  # over the entries of this one vector
+    normed = (u - mu) / math.sqrt(var)
+    print(
+        f"    LayerNorm of u = (1, 2, 3, 6), gain 1, shift 0, eps 0: mean {mu:g}, "
+        f"variance {var:g}, std {math.sqrt(var):.4f} -> {fmt(normed)}"
+    )
+    print(f"    the result has mean {abs(normed.mean()):.0f} and variance {normed.var():.4f}")
+    assert mu == 3 and var == 3.5 and abs(normed.mean()) < 1e-12 and abs(normed.var() - 1) < 1e-12
+    torch_ln = F.layer_norm(torch.tensor(u), (4,), eps=0.0).numpy()
+    assert np.allclose(torch_ln, normed)
+
+
+def block2_three_tokens() -> None:
+    q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    k = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    d_head = q.shape[1]
+    dots = q @ k.T  # row i: q_i . k_j
+    scores = dots / math.sqrt(d_head)
+    masked = np.where(np.triu(np.ones((3, 3), dtype=bool), k=1), -np.inf, scores)
+    weights = causal_softmax(scores)
+    out = weights @ v
+    print(f"[2] Three tokens, one head, d_head = {d_head}, sqrt(d_head) = {math.sqrt(d_head):.4f}")
+    for i in range(3):
+        print(f"    token {i + 1}: q = {fmt(q[i])}  k = {fmt(k[i])}  v = {fmt(v[i])}")
+    for i in range(3):
+        print(
+            f"    row {i + 1}: q.k = {fmt(dots[i])}  / sqrt(2) = {fmt(scores[i])}  "
+            f"masked = {fmt(masked[i])}"
+        )
+    for i in range(3):
+        print(
+            f"    row {i + 1}: weights = {fmt(weights[i])} (sum {weights[i].sum():.3f})  "
+            f"output = {fmt(out[i])}"
+        )
+    assert np.allclose(weights.sum(axis=1), 1.0) and np.all(weights[np.triu_indices(3, k=1)] == 0)
+    assert np.all(weights[np.tril_indices(3)] > 0) and weights[0, 0] == 1.0
+    # Row 3 by hand: weights e^{0.707}, e^{1.414}, e^{1.414} over their sum.
+    a, b = math.exp(1 / math.sqrt(2)), math.exp(2 / math.sqrt(2))
+    assert np.allclose(out[2], [(a + b) / (a + 2 * b), 2 * b / (a + 2 * b)])
+    # Each output lies between the smallest and largest allowed value, coordinate by coordinate.
+    for i in range(3):
+        assert np.all(out[i] >= v[: i + 1].min(axis=0) - 1e-12)
+        assert np.all(out[i] <= v[: i + 1].max(axis=0) + 1e-12)
+    e = np.exp(scores[0] - scores[0].max())
+    unmasked = e / e.sum()
+    print(
+        f"    without the mask, token 1 would use weights {fmt(unmasked)}: it would read the future"
+    )
+    assert unmasked[1] > 0 and unmasked[2] > 0
+
+
+def block3_tiny_gpt() -> None:
+    torch.manual_seed(SEED)
+    model = TinyGPT(N_LAYER, N_HEAD, N_EMBD).eval()
+    n_all = sum(p.numel() for p in model.parameters())  # the tied matrix counts once
+    n_nanogpt = n_all - model.wpe.weight.numel()
+    assert n_nanogpt == pb.gpt2_params(N_LAYER, N_EMBD)
+    assert n_all == pb.gpt2_params(N_LAYER, N_EMBD, include_pos=True)
+
+    idx = torch.randint(0, pb.GPT2_VOCAB_SIZE, (T,))
+    idx_changed = idx.clone()
+    idx_changed[CHANGED] = (idx_changed[CHANGED] + 1) % pb.GPT2_VOCAB_SIZE
+    with torch.no_grad():
+        logits = model(idx)  # (T, V_PAD)
+        weights = model.h[0].attn.weights  # (H, T, T)
+        assert weights is not None
+        shapes = list(model.stream_shapes)
+        logits_changed = model(idx_changed)
+        logp = F.log_softmax(logits, dim=-1)
+    change = (logits_changed - logits).abs().amax(dim=1)  # per position, (T,)
+    surprisal = -logp[:-1].gather(1, idx[1:, None]).squeeze(1) / math.log(2)  # bits, (T - 1,)
+
+    print(
+        f"[3] Tiny GPT ({N_LAYER} layers, {N_HEAD} heads, d = {N_EMBD}, seed {SEED}): "
+        f"{n_nanogpt:,} parameters in nanoGPT's count, {n_all:,} with the position embedding"
+    )
+    print(
+        f"    {T} tokens in -> residual stream {shapes[0][0]} x {shapes[0][1]} after the "
+        f"embedding, {shapes[-1][0]} x {shapes[-1][1]} after {N_LAYER} blocks -> logits "
+        f"{logits.shape[0]} x {logits.shape[1]:,}"
+    )
+    assert all(s == (T, N_EMBD) for s in shapes) and len(shapes) == N_LAYER + 1
+    assert tuple(logits.shape) == (T, V_PAD)
+
+    row_err = (weights.sum(dim=-1) - 1).abs().max().item()
+    above = weights.triu(diagonal=1).abs().max().item()
+    print(
+        f"    attention weights of layer 1: shape {tuple(weights.shape)} (heads x T x T); "
+        "every row sums to 1 up to an error below 1e-6; "
+        f"largest weight above the diagonal = {above:g}"
+    )
+    assert tuple(weights.shape) == (N_HEAD, T, T) and row_err < ROW_SUM_BOUND and above == 0.0
+
+    before, after = change[:CHANGED], change[CHANGED:]
+    print(
+        f"    change token {CHANGED + 1} only: largest |change| of the logits at positions "
+        f"1-{CHANGED} = {before.max().item():g}, at positions {CHANGED + 1}-{T} = "
+        f"{after.min().item():.3g} ... {after.max().item():.3g}"
+    )
+    assert before.max().item() == 0.0 and after.min().item() > 0.0  # causal, bit for bit
+
+    mean_bits = surprisal.mean().item()
+    log2_pad = math.log2(V_PAD)
+    print(
+        f"    untrained model: mean surprisal of the next token = {mean_bits:.3f} bits/token "
+        f"(log2 50,304 = {log2_pad:.3f}; log2 V = log2 50,257 = "
+        f"{pb.random_guess_bits_per_token():.3f})"
+    )
+    assert abs(mean_bits - log2_pad) < 0.2  # near a uniform guess
+    prob_sum = logp.exp().sum(dim=-1)
+    lo, hi = logits[0].min().item(), logits[0].max().item()
+    print(
+        f"    softmax over all 50,304 logits sums to {prob_sum.mean().item():.6f}; logits at "
+        f"position 1 range from {lo:.3f} to {hi:.3f}, so softmax is close to uniform"
+    )
+    assert (prob_sum - 1).abs().max().item() < 1e-5 and hi - lo < 2
+
+
+def main() -> None:
+    print("Chapter 5 -- inside a transformer block (ch05_attention.py)")
+    block1_gelu_layernorm()
+    block2_three_tokens()
+    block3_tiny_gpt()
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

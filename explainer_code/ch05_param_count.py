@@ -1,0 +1,449 @@
+"""Chapter 5: where the parameter counts of the paper's GPT-2 models come from.
+
+Claims, numbered as the output blocks:
+  [1] GPT-2 small (12 layers, n_embd 768, 12 heads; PAPER App. E, p. 16) has 123,689,472
+      parameters in nanoGPT's convention (padded vocabulary 50,304, tied head, no position
+      embedding), piece by piece: the paper's "124M".
+  [2] How those parameters split between token embedding, attention, MLPs and LayerNorms, and
+      what rank-4 LoRA on W_Q, W_V and the head adds.
+  [3] The paper's sizes 354M, 458M, 773M, 849M (PAPER §6.4, Table 3) follow the same count. The
+      shapes of 458M and 849M are INFERRED from the sizes; their head counts (20, 25) come from the
+      authors' code [SOURCE: sublora/utils.py, get_model_config], since heads do not change the
+      count. OpenAI's checkpoint convention for comparison.
+  [4] Figure 3's x-positions (data/fig3_x_positions.json) are the authors' count: all parameter
+      tensors of the bias-free LoRA model with the fused c_attn [SOURCE: sublora/nn/model.py].
+  [5] Every formula checked against torch modules built on the "meta" device (shapes only).
+Figure: ch05_param_shares.png (parameter shares of the 8 sweep shapes and the 4 larger variants).
+Deterministic; pure integer arithmetic apart from the figure; no randomness.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pacbound as pb
+import torch
+from script_io import save_figure
+from torch import nn
+
+HERE = Path(__file__).resolve().parent
+FIG3_DATA = HERE / "data" / "fig3_x_positions.json"
+FIGURE_NAME = "ch05_param_shares.png"
+
+V_PAD = pb.NANOGPT_VOCAB_SIZE  # 50,304 rows in nanoGPT's embedding      [SOURCE: nanoGPT]
+V = pb.GPT2_VOCAB_SIZE  # 50,257 real tokens                              [SOURCE: GPT-2 tokenizer]
+CTX = pb.GPT2_CONTEXT  # block_size 1,024                                  [PAPER App. E]
+LORA_R = 4  # LoRA rank on attention and head   [SOURCE: config/sublora_bounds.yaml]
+
+# The paper's larger variants: (label, n_layer, n_embd, n_head, where the shape comes from).
+# 354M and 773M are GPT-2 medium and large [PAPER §6.4]; 458M and 849M have no shape in the paper.
+# Their head counts are in the authors' code, sublora/utils.py get_model_config:
+# "medium-large" = (20 layers, 20 heads, 1280), "large-vlarge" = (25, 25, 1600).
+VARIANTS = [
+    ("124M", 12, 768, 12, "given, App. E [PAPER]"),
+    ("354M", 24, 1024, 16, "GPT-2 medium [SOURCE]"),
+    ("458M", 20, 1280, 20, "shape INFERRED; heads [SOURCE]"),
+    ("773M", 36, 1280, 20, "GPT-2 large [SOURCE]"),
+    ("849M", 25, 1600, 25, "shape INFERRED; heads [SOURCE]"),
+]
+GPT2_WIDTHS = (768, 1024, 1280, 1600)
+
+
+def millions(n: int) -> str:
+    """123,689,472 -> '124M', the way the paper labels sizes."""
+    return f"{round(n / 1e6)}M"
+
+
+def shapes_with_label(label: str, widths: range | tuple[int, ...]) -> list[tuple[int, int]]:
+    """All (n_layer, n_embd), n_layer in 1..96, whose nanoGPT count rounds to `label`."""
+    target = int(label.rstrip("M"))
+    return [
+        (n_layer, d)
+        for d in widths
+        for n_layer in range(1, 97)
+        if round(pb.gpt2_params(n_layer, d) / 1e6) == target
+    ]
+
+
+def load_fig3_points() -> list[dict[str, int]]:
+    """The eight (n_layer, n_head, n_embd, x_params) points read off the paper's Figure 3."""
+    data = json.loads(FIG3_DATA.read_text(encoding="utf-8"))
+    assert "provenance" in data, "the data file must state where its numbers come from"
+    return data["points"]
+
+
+# --------------------------------------------------------------------- torch reference (meta)
+class LoRAFactors(nn.Module):
+    """The two factors of a rank-r correction B A to an (n_out, n_in) matrix (values unused)."""
+
+    def __init__(self, n_out: int, n_in: int, r: int) -> None:
+        super().__init__()
+        self.lora_A = nn.Parameter(torch.empty(r, n_in))  # (r, n_in)
+        self.lora_B = nn.Parameter(torch.empty(n_out, r))  # (n_out, r)
+
+
+class RefBlock(nn.Module):
+    """One nanoGPT block. With `lora_r`, LoRA on W_Q and W_V as in the authors' code: either one
+    fused c_attn (loralib.MergedLinear subclasses nn.Linear and keeps its default bias) or
+    separate bias-free q_proj, k_proj, v_proj."""
+
+    def __init__(self, d: int, bias: bool, lora_r: int, fused: bool) -> None:
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(d, bias=bias)
+        self.ln_2 = nn.LayerNorm(d, bias=bias)
+        if fused:
+            self.c_attn = nn.Linear(d, 3 * d, bias=bias or lora_r > 0)  # (3d, d)
+            if lora_r:  # MergedLinear, enable_lora=[True, False, True]: A (2r, d), B (2d, r)
+                self.c_attn_lora_A = nn.Parameter(torch.empty(2 * lora_r, d))
+                self.c_attn_lora_B = nn.Parameter(torch.empty(2 * d, lora_r))
+        else:
+            self.q_proj = nn.Linear(d, d, bias=bias)
+            self.k_proj = nn.Linear(d, d, bias=bias)
+            self.v_proj = nn.Linear(d, d, bias=bias)
+            if lora_r:
+                self.q_lora = LoRAFactors(d, d, lora_r)
+                self.v_lora = LoRAFactors(d, d, lora_r)
+        self.attn_c_proj = nn.Linear(d, d, bias=bias)
+        self.c_fc = nn.Linear(d, 4 * d, bias=bias)
+        self.mlp_c_proj = nn.Linear(4 * d, d, bias=bias)
+
+
+class RefGPT(nn.Module):
+    """nanoGPT's GPT layout: embeddings, blocks, final LayerNorm, head tied to the embedding."""
+
+    def __init__(
+        self, n_layer: int, d: int, bias: bool = True, lora_r: int = 0, fused: bool = True
+    ) -> None:
+        super().__init__()
+        self.wte = nn.Embedding(V_PAD, d)
+        self.wpe = nn.Embedding(CTX, d)
+        self.h = nn.ModuleList(RefBlock(d, bias, lora_r, fused) for _ in range(n_layer))
+        self.ln_f = nn.LayerNorm(d, bias=bias)
+        self.lm_head = nn.Linear(d, V_PAD, bias=False)
+        self.wte.weight = self.lm_head.weight  # weight tying: one tensor, two uses
+        if lora_r:
+            self.lm_head_lora = LoRAFactors(V_PAD, d, lora_r)
+
+
+def count(model: nn.Module) -> int:
+    """Numbers in all parameter tensors; a tied tensor is yielded, and counted, once."""
+    return sum(p.numel() for p in model.parameters())
+
+
+# --------------------------------------------------------------------------------- blocks
+def block1_gpt2_small() -> None:
+    n_layer, d, n_head = 12, 768, 12
+    p = pb.gpt2_pieces(d)
+    total = pb.gpt2_params(n_layer, d)
+    print(
+        f"[1] GPT-2 small, nanoGPT's count: n_layer = {n_layer}, d = n_embd = {d}, "
+        f"n_head = {n_head} heads x {d // n_head} dims, MLP width 4d = {4 * d:,}"
+    )
+    rows = [
+        ("token embedding = head (tied)", f"{V_PAD:,} x {d}", p.wte),
+        ("block: ln_1 (gain + shift)", f"2 x {d}", p.ln_1),
+        ("       c_attn = W_Q,W_K,W_V", f"{d} x {3 * d:,} + {3 * d:,}", p.c_attn),
+        ("       attn.c_proj = W_O", f"{d} x {d} + {d}", p.attn_c_proj),
+        ("       ln_2", f"2 x {d}", p.ln_2),
+        ("       mlp.c_fc (up)", f"{d} x {4 * d:,} + {4 * d:,}", p.c_fc),
+        ("       mlp.c_proj (down)", f"{4 * d:,} x {d} + {d}", p.mlp_c_proj),
+    ]
+    for name, shape, n in rows:
+        print(f"    {name:<30} {shape:<21} = {n:>11,}")
+    assert p.wte == V_PAD * d and p.c_attn == d * 3 * d + 3 * d and p.c_fc == d * 4 * d + 4 * d
+    assert p.attn_c_proj == d * d + d and p.mlp_c_proj == 4 * d * d + d and p.ln_1 == 2 * d
+    print(
+        f"    one block = 12 d^2 + 13 d = {12 * d * d:,} + {13 * d:,} = {p.block:,};"
+        f"  x {n_layer} blocks = {n_layer * p.block:,}"
+    )
+    assert p.block == 12 * d * d + 13 * d == pb.block_params(d) == 7_087_872
+    print(
+        f"    final LayerNorm ln_f = {p.ln_f:,};  total = {total:,} -> rounds to {millions(total)}"
+    )
+    assert p.wte + n_layer * p.block + p.ln_f == total == 123_689_472
+    assert millions(total) == "124M"
+    pad_rows = V_PAD - V
+    print(
+        f"    left out: position embedding {CTX:,} x {d} = {p.wpe:,}; the {V_PAD:,} - {V:,} = "
+        f"{pad_rows} padding rows hold {pad_rows * d:,} numbers that no token uses"
+    )
+    assert p.wpe == 786_432 and pad_rows == 47 and pb.padded_vocab_size(V) == V_PAD
+
+
+def block2_shares() -> None:
+    n_layer, d = 12, 768
+    total = pb.gpt2_params(n_layer, d)
+    c = pb.gpt2_components(n_layer, d)
+    assert sum(c) == total
+
+    def pct(n: int, digits: int) -> str:
+        return f"{100 * n / total:.{digits}f} %"
+
+    print(f"[2] Where GPT-2 small's {total:,} parameters sit:")
+    print(
+        f"    token embedding {c.token_embedding:>11,} = {pct(c.token_embedding, 2)}"
+        f"    attention  {c.attention:>11,} = {pct(c.attention, 2)}"
+    )
+    print(
+        f"    MLPs            {c.mlp:>11,} = {pct(c.mlp, 2)}"
+        f"    LayerNorms {c.layernorm:>11,} = {pct(c.layernorm, 3)}"
+    )
+    assert c.attention == n_layer * (4 * d * d + 4 * d) and c.mlp == n_layer * (8 * d * d + 5 * d)
+    assert c.layernorm == (2 * n_layer + 1) * 2 * d
+    lora = pb.gpt2_lora_params(n_layer, d, LORA_R)
+    print(
+        f"    rank-{LORA_R} LoRA on W_Q and W_V of every block and on the head would add "
+        f"{lora:,} = {100 * lora / total:.3f} %"
+    )
+    print(f"    (for scale: W_Q and W_V of one block hold 2 x {d} x {d} = {2 * d * d:,} numbers)")
+    assert lora == n_layer * 2 * LORA_R * (d + d) + LORA_R * (V_PAD + d) == 351_744
+    lora_true_v = pb.gpt2_lora_params(n_layer, d, LORA_R, vocab=V)
+    print(
+        f"    that count uses the padded head, {V_PAD:,} rows; with the true V = {V:,} it is "
+        f"{lora_true_v:,}, {lora - lora_true_v} = {LORA_R} x {V_PAD - V} fewer"
+    )
+    assert lora - lora_true_v == LORA_R * (V_PAD - V) == 188
+
+
+def block3_paper_sizes() -> None:
+    print(
+        "[3] The paper's sizes (§6.4, Table 3, App. E) against nanoGPT's count "
+        f"(biases, no position embedding, vocab {V_PAD:,})"
+    )
+    print(
+        "    label  n_layer x d    n_head  count          rounds  "
+        "bias-free count  rounds  shape and heads from"
+    )
+    for label, n_layer, d, n_head, where in VARIANTS:
+        n = pb.gpt2_params(n_layer, d)
+        n_free = pb.gpt2_params(n_layer, d, bias=False)
+        print(
+            f"    {label:>5}  {n_layer:>3} x {d:<6,}  {n_head:>4}   {n:>13,}  {millions(n):>5}  "
+            f"{n_free:>15,}  {millions(n_free):>5}   {where}"
+        )
+        assert millions(n) == label and d % n_head == 0 and d // n_head == 64
+    assert pb.gpt2_params(36, 1280, bias=False) == 772_271_360
+    assert millions(pb.gpt2_params(36, 1280, bias=False)) == "772M"
+    print("    every row has heads of 64 numbers (d / n_head = 64)")
+
+    # Heads do not enter the count: an attention layer of width 768 has the same parameters
+    # whether it is split into 12 heads or 6 (torch's own module, shapes only).
+    with torch.device("meta"):
+        by_heads = {h: count(nn.MultiheadAttention(768, h)) for h in (12, 6)}
+    assert by_heads[12] == by_heads[6]
+    print(
+        "    [INFERRED] the sizes alone cannot tell the head count: splitting W_Q, W_K, W_V into "
+        f"more or fewer heads keeps their shapes (torch: 12 or 6 heads at d = 768, "
+        f"{by_heads[12]:,} parameters either way)"
+    )
+    print(
+        "    [SOURCE: sublora/utils.py, get_model_config] the authors' code settles it: "
+        "'medium-large' = 20 layers, 20 heads, d 1,280 (458M); 'large-vlarge' = 25 layers, "
+        "25 heads, d 1,600 (849M)"
+    )
+    for label, family_layers in (("458M", 20), ("849M", 25)):
+        gpt2_width = shapes_with_label(label, GPT2_WIDTHS)
+        any64 = shapes_with_label(label, range(64, 4097, 64))
+        family = [nl for nl in range(1, 97) if millions(pb.gpt2_params(nl, 64 * nl)) == label]
+        print(
+            f"    {label} [INFERRED from the size]: with a GPT-2 width "
+            "(768/1,024/1,280/1,600) only "
+            + ", ".join(f"{nl} x {d:,}" for nl, d in gpt2_width)
+            + f"; with any width that is a multiple of 64: {len(any64)} shapes; "
+            + "in the family d = 64 x n_layer: n_layer = "
+            + ", ".join(map(str, family))
+        )
+        assert family == [family_layers] and gpt2_width == [(family_layers, 64 * family_layers)]
+        assert len(any64) == {"458M": 5, "849M": 3}[label]
+
+    openai_shapes = [(12, 768), (24, 1024), (36, 1280), (48, 1600)]
+    openai = [pb.gpt2_params(nl, d, vocab=V, include_pos=True) for nl, d in openai_shapes]
+    print(
+        f"    OpenAI checkpoint convention (V = {V:,}, position embedding counted): "
+        + ", ".join(f"{n / 1e6:.1f}M" for n in openai)
+    )
+    assert [millions(n) for n in openai] == ["124M", "355M", "774M", "1558M"]
+    print(
+        "      rounds to the commonly quoted checkpoint names 124M, 355M, 774M, 1558M; the GPT-2 "
+        "paper is commonly quoted as 117M, 345M, 762M, 1542M (neither checked against saved "
+        "sources)"
+    )
+
+
+def block4_figure3() -> None:
+    points = load_fig3_points()
+    assert len(points) == 8
+    print(
+        "[4] Figure 3's x-positions (data/fig3_x_positions.json) against counts that add the "
+        f"position embedding and rank-{LORA_R} LoRA (W_Q, W_V, head)"
+    )
+    print(
+        "    (n_layer,n_head,d)  nanoGPT count  +pos+LoRA,biases  x/it - 1    "
+        "authors' count       Fig. 3 x   x/it - 1"
+    )
+    worst_biased = worst_authors = worst_plain = 0.0
+    unfused_ppm = []
+    for pt in points:
+        nl, nh, d, x = pt["n_layer"], pt["n_head"], pt["n_embd"], pt["x_params"]
+        plain = pb.gpt2_params(nl, d)
+        biased = pb.gpt2_params(nl, d, include_pos=True) + pb.gpt2_lora_params(nl, d, LORA_R)
+        authors = pb.authors_num_params(nl, d, LORA_R)
+        unfused = pb.authors_num_params(nl, d, LORA_R, use_mergedlinear=False)
+        rel_biased, rel_authors = x / biased - 1, x / authors - 1
+        worst_biased = max(worst_biased, abs(rel_biased))
+        worst_authors = max(worst_authors, abs(rel_authors))
+        worst_plain = max(worst_plain, abs(x / plain - 1))
+        unfused_ppm.append(1e6 * (x / unfused - 1))
+        print(
+            f"    ({nl:>2},{nh:>2},{d:>4})      {plain:>13,}  {biased:>15,}  "
+            f"{100 * rel_biased:+7.3f} %  {authors:>14,}  {x:>13,}  {1e6 * rel_authors:+5.1f} ppm"
+        )
+    print(
+        f"    largest mismatch: {100 * worst_biased:.3f} % with biases everywhere; "
+        f"{1e6 * worst_authors:.1f} ppm with the authors' layout"
+    )
+    assert worst_biased < 1e-3 and worst_authors < 1e-5
+    assert f"{1e6 * worst_authors:.1f}" == "5.3"
+
+    nl, d = 4, 32
+    base = pb.gpt2_params(nl, d, bias=False)
+    parts = [base, CTX * d, 3 * d * nl, pb.gpt2_lora_params(nl, d, LORA_R) - LORA_R * (V_PAD + d)]
+    parts.append(LORA_R * (V_PAD + d))
+    print(
+        f"    (4,4,32) authors' count = bias-free base {parts[0]:,} + position embedding "
+        f"{parts[1]:,} + c_attn bias {parts[2]:,} + LoRA on W_Q, W_V {parts[3]:,} + LoRA on the "
+        f"head {parts[4]:,} = {sum(parts):,}"
+    )
+    assert sum(parts) == pb.authors_num_params(nl, d, LORA_R) == 1_895_712
+    assert parts[3] == nl * 2 * LORA_R * (d + d)
+    print(
+        f"    [INFERRED] the {1e6 * worst_authors:.1f} ppm match implies the fused c_attn "
+        "(loralib MergedLinear, use_mergedlinear=True), whose bias of 3d counts; the pipeline's"
+    )
+    print(
+        "      default use_mergedlinear=False (separate bias-free q, k, v layers) leaves every "
+        f"point {min(unfused_ppm):.0f} to {max(unfused_ppm):.0f} ppm above its count"
+    )
+    print(
+        "      [SOURCE: sublora/nn/model.py, CausalSelfAttention; sublora/sublora_pipeline.py, "
+        "use_mergedlinear default]"
+    )
+    assert min(unfused_ppm) > 100
+    print(
+        f"    without position embedding and LoRA the mismatch reaches {100 * worst_plain:.1f} % "
+        "(smallest model)"
+    )
+    assert f"{100 * worst_plain:.1f}" == "14.2"
+    in_millions = [round(pb.gpt2_params(p["n_layer"], p["n_embd"]) / 1e6, 2) for p in points]
+    print("    nanoGPT counts in millions: " + ", ".join(f"{m:g}" for m in in_millions))
+    shapes = [(p["n_layer"], p["n_embd"]) for p in points] + [(v[1], v[2]) for v in VARIANTS[1:]]
+    emb = [100 * V_PAD * d / pb.gpt2_params(nl, d) for nl, d in shapes]
+    print(
+        "    token-embedding share (%), 8 sweep shapes then 354M/458M/773M/849M: "
+        + ", ".join(f"{e:.1f}" for e in emb)
+    )
+    assert emb[0] > 96 and emb[7] < 32 and min(emb) == emb[10]  # 773M has the smallest share
+
+
+def block5_torch_check() -> list[tuple[int, int]]:
+    points = load_fig3_points()
+    shapes = sorted(
+        {(p["n_layer"], p["n_embd"]) for p in points} | {(v[1], v[2]) for v in VARIANTS}
+    )
+    assert len(shapes) == 12
+    n_checks = 0
+    with torch.device("meta"):
+        for nl, d in shapes:
+            for bias in (True, False):
+                m = RefGPT(nl, d, bias=bias)
+                with_pos = count(m)
+                assert with_pos == pb.gpt2_params(nl, d, include_pos=True, bias=bias)
+                assert with_pos - m.wpe.weight.numel() == pb.gpt2_params(nl, d, bias=bias)
+                n_checks += 2
+            for fused in (True, False):
+                m = RefGPT(nl, d, bias=False, lora_r=LORA_R, fused=fused)
+                assert count(m) == pb.authors_num_params(nl, d, LORA_R, use_mergedlinear=fused)
+                n_checks += 1
+        tied = RefGPT(12, 768)
+        untied = RefGPT(12, 768)
+        untied.wte.weight = nn.Parameter(torch.empty(V_PAD, 768))
+        extra = count(untied) - count(tied)
+    assert extra == V_PAD * 768 == 38_633_472
+    print(
+        f"[5] torch modules on the meta device agree with every formula for all {len(shapes)} "
+        f"shapes ({n_checks} counts: biases on/off, position embedding in/out, authors' LoRA "
+        "layout fused/separate)"
+    )
+    print(f"    untying the head from the token embedding would add {extra:,} parameters")
+    return shapes
+
+
+# --------------------------------------------------------------------------------- figure
+def draw_figure() -> None:
+    points = load_fig3_points()
+    shapes = [(p["n_layer"], p["n_embd"]) for p in points] + [(v[1], v[2]) for v in VARIANTS[1:]]
+    ln_max = max(
+        100 * pb.gpt2_components(nl, d).layernorm / pb.gpt2_params(nl, d) for nl, d in shapes
+    )
+    assert ln_max < 0.1
+    names = ["token embedding (= head)", "attention", "MLP", "LayerNorm (under 0.1 %)"]
+    colours = ["#0072B2", "#009E73", "#E69F00", "#CC79A7"]  # Okabe-Ito
+    fig, ax = plt.subplots(figsize=(9.0, 5.6))
+    ys = list(range(len(shapes)))[::-1]
+    for row, ((nl, d), y) in enumerate(zip(shapes, ys, strict=True)):
+        comps = pb.gpt2_components(nl, d)
+        total = pb.gpt2_params(nl, d)
+        assert sum(comps) == total
+        left = 0.0
+        for j, n in enumerate(comps):
+            share = 100 * n / total
+            ax.barh(
+                y,
+                share,
+                left=left,
+                color=colours[j],
+                edgecolor="white",
+                linewidth=1.2,
+                label=names[j] if row == 0 else None,
+            )
+            left += share
+        emb = 100 * comps.token_embedding / total
+        ax.text(emb / 2, y, f"{emb:.0f} %", ha="center", va="center", color="white", fontsize=9)
+    labels = [f"{nl} layers, d = {d}  ({pb.gpt2_params(nl, d) / 1e6:.1f}M)" for nl, d in shapes]
+    ax.set_yticks(ys, labels, fontsize=9)
+    ax.axhline(3.5, color="#777777", lw=0.8, ls="--")
+    ax.text(100.5, 3.5, "paper's larger\nvariants below", fontsize=8, va="center", color="#555555")
+    ax.set_xlim(0, 100)
+    ax.set_xlabel("share of the model's parameters (%), nanoGPT count")
+    ax.set_title(
+        "Where the parameters of GPT-2-style models sit: Figure 3 sweep and the larger variants",
+        fontsize=11,
+    )
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=9, frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.text(0.99, 0.01, "drawn by ch05_param_count.py", ha="right", fontsize=7, color="#555555")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME, dpi=130)
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 5 -- parameter counts of the paper's GPT-2 models (ch05_param_count.py)")
+    block1_gpt2_small()
+    block2_shares()
+    block3_paper_sizes()
+    block4_figure3()
+    block5_torch_check()
+    draw_figure()
+    print(f"Figure: {FIGURE_NAME}")
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

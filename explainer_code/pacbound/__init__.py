@@ -1,0 +1,46 @@
+"""pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
+
+Now: GPT-2 facts and parameter counts (Chapter 5). Later chapters add the bound formulas.
+"""
+
+from pacbound.gpt2 import (
+    GPT2_CONTEXT,
+    GPT2_VOCAB_SIZE,
+    NANOGPT_VOCAB_SIZE,
+    VOCAB_PAD_MULTIPLE,
+    padded_vocab_size,
+    random_guess_bits_per_token,
+)
+from pacbound.params import (
+    ComponentCounts,
+    GPT2Pieces,
+    authors_num_params,
+    block_params,
+    gpt2_components,
+    gpt2_lora_params,
+    gpt2_params,
+    gpt2_pieces,
+    layernorm_params,
+    linear_params,
+    lora_factor_count,
+)
+
+__all__ = [
+    "GPT2_CONTEXT",
+    "GPT2_VOCAB_SIZE",
+    "NANOGPT_VOCAB_SIZE",
+    "VOCAB_PAD_MULTIPLE",
+    "ComponentCounts",
+    "GPT2Pieces",
+    "authors_num_params",
+    "block_params",
+    "gpt2_components",
+    "gpt2_lora_params",
+    "gpt2_params",
+    "gpt2_pieces",
+    "layernorm_params",
+    "linear_params",
+    "lora_factor_count",
+    "padded_vocab_size",
+    "random_guess_bits_per_token",
+]
