@@ -314,7 +314,12 @@ def test_mkdocs_build_renders_pages_and_index(tmp_path: Path, caplog) -> None:
             {
                 "site_name": "fixture",
                 "theme": {"name": "mkdocs"},
-                "hooks": [str(REPO_ROOT / "explainer_tools" / "errata_hook.py")],
+                # listed after the provenance hook, as in mkdocs.yml: its priority must still
+                # make it run first, so that tags in the rendered fields become badges
+                "hooks": [
+                    str(REPO_ROOT / "explainer_tools" / "mkdocs_hooks.py"),
+                    str(REPO_ROOT / "explainer_tools" / "errata_hook.py"),
+                ],
                 "nav": [
                     {"Home": "index.md"},
                     {"Chapter": "chapters/01-demo.md"},
@@ -337,6 +342,7 @@ def test_mkdocs_build_renders_pages_and_index(tmp_path: Path, caplog) -> None:
     page = (tmp_path / "site" / "errata" / "e7" / "index.html").read_text("utf-8")
     assert "<title>E7: A fixture erratum" in page
     assert "What the paper says" in page and "Suggested correction" in page
+    assert '<span class="prov prov--paper">PAPER §1, p. 1</span> The paper says a = 1.' in page
     index = (tmp_path / "site" / "errata" / "index.html").read_text("utf-8")
     assert '<a href="e7/">E7</a>' in index
     assert errata.INDEX_MARKER not in index
