@@ -1,0 +1,111 @@
+"""Mutation test of the claim check over Chapter 5.
+
+For every number the check verifies on the committed chapter, change one digit in a copy of the
+page and assert that the check then fails on that line, naming the changed number. The catch rate
+is printed (run with `-s` to see it) and must be 100 %.
+
+Which digit: the last one first, each replaced by the next digit (mod 10), moving leftwards. A
+change that turns the number into another number the cited block(s) also print is skipped in
+favour of the next candidate: no value-based check could tell "12" from "13" in a block that prints
+both, and the prose would still be true to its block. How many numbers needed such a second
+choice is printed too. Everything runs in-process on strings: no files are written.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+import pytest
+
+from explainer_tools.claims import REPO_ROOT, Outputs, PageReport, check_page, parse_number
+
+CHAPTER = REPO_ROOT / "docs" / "chapters" / "05-transformers-gpt2.md"
+PAGE = "docs/chapters/05-transformers-gpt2.md"
+STRICT_HEADINGS = ("## Worked example", "## Common misconceptions", "## Self-test")
+
+
+@pytest.fixture(scope="module")
+def outputs() -> Outputs:
+    return Outputs.from_dir(REPO_ROOT / "outputs")
+
+
+@pytest.fixture(scope="module")
+def chapter() -> str:
+    return CHAPTER.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def baseline(chapter: str, outputs: Outputs) -> PageReport:
+    return check_page(chapter, PAGE, outputs)
+
+
+def printed_values(outputs: Outputs, note: str) -> set[Decimal]:
+    """Every value printed in the blocks named by a checked number's note."""
+    values: set[Decimal] = set()
+    for citation in note.split("; "):
+        match = re.fullmatch(r"outputs? (?P<blocks>.+) of (?P<script>\S+\.py)", citation)
+        assert match, citation
+        for number in re.findall(r"\[([0-9]+)\]", match.group("blocks")):
+            values.update(t.value for t in outputs.values(match.group("script"), int(number)))
+    return values
+
+
+def mutants(text: str) -> list[str]:
+    """One-digit changes of a written number, last digit first, never a new leading zero."""
+    digits = [i for i, ch in enumerate(text) if ch.isdigit()]
+    found = []
+    for position in reversed(digits):
+        for step in range(1, 10):
+            new = str((int(text[position]) + step) % 10)
+            followed_by = text[position + 1:position + 2]
+            leading = position == digits[0] and len(digits) > 1 and followed_by not in (".", "")
+            if new == "0" and leading:
+                continue
+            found.append(text[:position] + new + text[position + 1:])
+    return found
+
+
+def test_chapter_5_passes_the_check(baseline: PageReport) -> None:
+    assert baseline.errors == [], "\n".join(map(str, baseline.errors))
+    assert len(baseline.checked) > 300  # the chapter quotes several hundred numbers
+
+
+def test_fully_cited_sections_have_no_uncited_numbers(chapter: str,
+                                                      baseline: PageReport) -> None:
+    lines = chapter.split("\n")
+    strict: set[int] = set()
+    inside = False
+    for number, line in enumerate(lines, start=1):
+        if line.startswith("## "):
+            inside = line.startswith(STRICT_HEADINGS)
+        if inside:
+            strict.add(number)
+    assert len(strict) > 100, "the worked example, misconceptions and self-test are missing"
+    in_strict = [o for o in baseline.uncited if o.line in strict]
+    assert in_strict == [], [(o.line, o.text) for o in in_strict]
+
+
+def test_every_checked_number_is_caught_when_one_digit_changes(
+        chapter: str, outputs: Outputs, baseline: PageReport) -> None:
+    caught, missed, second_choice = 0, [], 0
+    for occurrence in baseline.checked:
+        printed = printed_values(outputs, occurrence.note)
+        candidates = mutants(occurrence.text)
+        chosen = next((m for m in candidates if parse_number(m) not in printed), None)
+        assert chosen is not None, f"no one-digit change of {occurrence.text} leaves its block"
+        second_choice += chosen != candidates[0]
+        start = occurrence.offset
+        assert chapter[start:start + len(occurrence.text)] == occurrence.text
+        mutated = chapter[:start] + chosen + chapter[start + len(occurrence.text):]
+        report = check_page(mutated, PAGE, outputs)
+        if any(e.line == occurrence.line and e.number == chosen for e in report.errors):
+            caught += 1
+        else:
+            missed.append(f"line {occurrence.line}: {occurrence.text} -> {chosen}")
+    total = len(baseline.checked)
+    print(f"\nclaim-check mutation test, Chapter 5: caught {caught}/{total} one-digit changes "
+          f"({100 * caught / total:.1f} %); {second_choice} needed a digit other than the "
+          "first candidate because the first changed value is also printed in the cited block")
+    assert missed == [], missed
+    assert caught == total
