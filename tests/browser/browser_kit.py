@@ -1,0 +1,618 @@
+"""Shared machinery of the browser suite: build the site, serve it, find its pages, check them.
+
+Nothing here drives a browser by itself except `load_page`; the checks are plain functions over
+what a page load collected (`PageLoad`), so the fault-injection tests run exactly the checks the
+per-page tests run. Every problem message starts with the page's path, so a failure names it.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urljoin, urlsplit
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    # Any host but the local server fails to resolve at once: nothing leaves the machine, and a
+    # stray request shows up as a failed request instead of a timeout.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+MB = 1_000_000
+BUDGET_DEFAULT = int(2.5 * MB)  # a chapter, an erratum, the home page
+BUDGET_NOTEBOOK = 4 * MB
+MATHJAX_TIMEOUT_MS = 20_000
+# Build outputs that are not reader pages.
+NOT_PAGES = ("404.html",)
+NOT_PAGE_DIRS = ("assets", "search", "javascripts", "stylesheets")
+
+
+# --------------------------------------------------------------------------- building the site
+
+
+def build_site(project: Path, dest: Path) -> Path:
+    """`mkdocs build --strict` of `project` (a folder holding mkdocs.yml) into `dest`."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    # Not --quiet: mkdocs 1.6 then drops the warnings before --strict counts them, and passes.
+    cmd = [
+        sys.executable, "-m", "mkdocs", "build", "--strict",
+        "-f", str(project / "mkdocs.yml"), "-d", str(dest),
+    ]  # fmt: skip
+    result = subprocess.run(cmd, cwd=project, env=env, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise RuntimeError(
+            f"mkdocs build --strict failed in {project} (exit {result.returncode}):\n"
+            f"{result.stdout}{result.stderr}"
+        )
+    return dest
+
+
+def scratch_project(dest: Path, repo: Path = REPO_ROOT) -> Path:
+    """A copy of the site's sources in `dest`: docs/ and mkdocs.yml copied (so a test may add
+    pages), the other top-level folders the build may read linked to the originals."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(repo / "docs", dest / "docs")
+    shutil.copy2(repo / "mkdocs.yml", dest / "mkdocs.yml")
+    for name in ("explainer_tools", "explainer_code", "outputs"):
+        if (repo / name).exists():
+            (dest / name).symlink_to(repo / name, target_is_directory=True)
+    return dest
+
+
+def discover_pages(site: Path) -> list[str]:
+    """URL paths ('' for the home page, 'chapters/05-x/' ...) of every HTML page of a built site,
+    except the 404 page and the theme's and search's assets."""
+    pages = []
+    for html_file in sorted(site.rglob("*.html")):
+        rel = html_file.relative_to(site)
+        if rel.as_posix() in NOT_PAGES or rel.parts[0] in NOT_PAGE_DIRS:
+            continue
+        url = rel.as_posix()
+        if url == "index.html":
+            url = ""
+        elif url.endswith("/index.html"):
+            url = url[: -len("index.html")]
+        pages.append(url)
+    return pages
+
+
+def page_label(url_path: str) -> str:
+    return "/" + url_path
+
+
+def budget_for(url_path: str) -> int:
+    return BUDGET_NOTEBOOK if url_path.startswith("notebooks/") else BUDGET_DEFAULT
+
+
+# --------------------------------------------------------------------------- serving it
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    extensions_map = {  # noqa: RUF012 -- the base class declares it as a plain dict
+        **SimpleHTTPRequestHandler.extensions_map,
+        ".woff": "font/woff",
+        ".woff2": "font/woff2",
+        ".js": "text/javascript",
+        ".json": "application/json",
+        ".svg": "image/svg+xml",
+    }
+
+    def __init__(self, *args: Any, server_log: RequestLog, **kwargs: Any) -> None:
+        self._log = server_log
+        self._bytes = 0
+        super().__init__(*args, **kwargs)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def flush_headers(self) -> None:
+        self._bytes += sum(len(chunk) for chunk in getattr(self, "_headers_buffer", []))
+        super().flush_headers()
+
+    def copyfile(self, source: Any, outputfile: Any) -> None:
+        while chunk := source.read(64 * 1024):
+            outputfile.write(chunk)
+            self._bytes += len(chunk)
+
+    def log_request(self, code: Any = "-", size: Any = "-") -> None:
+        self._log.add(self.path, int(code) if str(code).isdigit() else 0, self)
+
+    def handle_one_request(self) -> None:
+        self._bytes = 0
+        super().handle_one_request()
+        self._log.settle(self)
+
+
+@dataclass
+class ServedRequest:
+    path: str
+    status: int
+    bytes: int = 0
+
+
+class RequestLog:
+    """Every request the server answered, with the bytes it wrote (headers and body)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[ServedRequest] = []
+        self._open: dict[int, ServedRequest] = {}
+
+    def add(self, path: str, status: int, handler: _Handler) -> None:
+        with self._lock:
+            entry = ServedRequest(path, status)
+            self._entries.append(entry)
+            self._open[id(handler)] = entry
+
+    def settle(self, handler: _Handler) -> None:
+        with self._lock:
+            entry = self._open.pop(id(handler), None)
+            if entry is not None:
+                entry.bytes = handler._bytes
+
+    def take(self) -> list[ServedRequest]:
+        """The requests served since the last call, and forget them."""
+        with self._lock:
+            entries, self._entries = self._entries, []
+            return entries
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that cancels a request it no longer needs is not a server error.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
+class StaticServer:
+    """The built site on http://127.0.0.1:<free port>/, served from a thread."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.log = RequestLog()
+        handler = functools.partial(_Handler, directory=str(root), server_log=self.log)
+        self._server = QuietServer(("127.0.0.1", 0), handler)
+        self.origin = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> StaticServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def url(self, url_path: str) -> str:
+        return f"{self.origin}/{url_path}"
+
+
+# --------------------------------------------------------------------------- loading a page
+
+# Runs in the page once it has loaded: waits for MathJax, then measures what the checks need.
+COLLECT_JS = r"""
+async ({timeoutMs, openAll}) => {
+  const out = {};
+  const settle = (promise, ms, what) => Promise.race([
+    promise.then(() => null, (e) => `${what} rejected: ${e && e.message || e}`),
+    new Promise((r) => setTimeout(() => r(`${what} did not settle within ${ms} ms`), ms)),
+  ]);
+  out.hasMathJax = typeof window.MathJax === "object"
+    && !!(MathJax.startup && MathJax.startup.promise);
+  out.arithmatexCount = document.querySelectorAll(".arithmatex").length;
+  out.mathjaxProblem = out.hasMathJax
+    ? await settle(MathJax.startup.promise, timeoutMs, "MathJax.startup.promise")
+    : null;
+  // Images: make lazy ones load, then wait for every one to finish, loaded or failed.
+  const imgs = Array.from(document.images);
+  imgs.forEach((img) => { if (img.loading === "lazy") img.loading = "eager"; });
+  await settle(Promise.all(imgs.map((img) => img.complete ? null : new Promise((r) => {
+    img.addEventListener("load", r, {once: true}); img.addEventListener("error", r, {once: true});
+  }))), timeoutMs, "images");
+  out.images = imgs.map((img) => ({
+    src: img.getAttribute("src") && img.getAttribute("src").slice(0, 120),
+    alt: img.getAttribute("alt"), naturalWidth: img.naturalWidth, complete: img.complete,
+  }));
+  if (openAll) {
+    // Show what a reader can reveal (collapsed answers, other tabs) so it can be measured.
+    document.querySelectorAll("details").forEach((d) => { d.open = true; });
+    const style = document.createElement("style");
+    style.textContent = ".tabbed-content > .tabbed-block { display: block !important; }";
+    document.head.appendChild(style);
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  }
+  const describe = (el) => {
+    const text = (el.getAttribute("aria-label") || el.textContent || "").trim();
+    return text.slice(0, 60) || el.outerHTML.slice(0, 80);
+  };
+  out.math = Array.from(document.querySelectorAll("mjx-container")).map((c) => ({
+    width: c.getBoundingClientRect().width,
+    shown: c.checkVisibility(),
+    what: describe(c),
+  }));
+  // A formula typeset twice (nested typesetting roots) shows up as two identical neighbours.
+  out.duplicateMath = Array.from(document.querySelectorAll("mjx-container + mjx-container"))
+    .filter((c) => {
+      const prev = c.previousSibling;
+      return prev && prev.nodeName === "MJX-CONTAINER" && prev.innerHTML === c.innerHTML;
+    }).map(describe);
+  out.mathErrors = Array.from(document.querySelectorAll("mjx-merror")).map(
+    (e) => e.getAttribute("data-mjx-error") || e.textContent.trim());
+  // The full bundle's `noundefined` package shows an unknown command as red text, not an error.
+  document.querySelectorAll("mjx-assistive-mml mtext[mathcolor=red]").forEach((t) => {
+    if (t.textContent.startsWith("\\")) {
+      out.mathErrors.push(`Undefined control sequence ${t.textContent}`);
+    }
+  });
+  // Raw TeX left in visible text (code shows TeX on purpose and is skipped).
+  const skip = "pre, code, script, style, noscript, textarea, mjx-container, .md-search";
+  const raw = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.nodeValue;
+    const at = text.search(/\\[(\[]/);
+    if (at < 0) continue;
+    const parent = node.parentElement;
+    if (!parent || parent.closest(skip) || !parent.checkVisibility()) continue;
+    raw.push(text.slice(Math.max(0, at - 20), at + 40).replace(/\s+/g, " "));
+  }
+  // Notebook Markdown cells write math between dollars; left raw, MathJax did not see it.
+  // Pandoc's rule tells math from money: no space inside the dollars, no digit right after.
+  const dollars = /\$\$[^$]+\$\$|\$[^\s$](?:[^$\n]*[^\s$])?\$(?!\d)/;
+  for (const cell of document.querySelectorAll(".jp-RenderedMarkdown, .jp-MarkdownCell")) {
+    const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      const parent = node.parentElement;
+      if (!parent || parent.closest(skip) || !parent.checkVisibility()) continue;
+      const found = node.nodeValue.match(dollars);
+      if (found) raw.push(found[0].slice(0, 60));
+    }
+  }
+  out.rawTex = Array.from(new Set(raw));
+  const content = document.querySelector(".md-content") || document.body;
+  out.headings = Array.from(content.querySelectorAll("h1, h2, h3, h4, h5, h6")).map((h) => ({
+    level: Number(h.tagName[1]),
+    text: h.textContent.replace(/\s+/g, " ").replace("¶", "").trim().slice(0, 60),
+  }));
+  out.lang = document.documentElement.getAttribute("lang");
+  out.title = document.title;
+  return out;
+}
+"""
+
+OVERFLOW_JS = """
+() => {
+  const width = document.documentElement.clientWidth;
+  const culprits = [];
+  if (document.documentElement.scrollWidth > width + 1) {
+    for (const el of document.body.querySelectorAll("*")) {
+      const box = el.getBoundingClientRect();
+      if (box.right <= width + 1 || !el.checkVisibility()) continue;
+      // Report the outermost element that sticks out, not each of its descendants.
+      if (culprits.some((c) => c.el.contains(el))) continue;
+      let scroller = el.parentElement, clipped = false;
+      for (; scroller && scroller !== document.body; scroller = scroller.parentElement) {
+        const o = getComputedStyle(scroller).overflowX;
+        if (o !== "visible") { clipped = true; break; }
+      }
+      if (!clipped) culprits.push({el, right: Math.round(box.right)});
+    }
+  }
+  return {
+    scrollWidth: document.documentElement.scrollWidth, clientWidth: width,
+    culprits: culprits.slice(0, 5).map(({el, right}) =>
+      `<${el.tagName.toLowerCase()} class="${el.className}"> reaches x=${right}`),
+  };
+}
+"""
+
+
+@dataclass
+class PageLoad:
+    """What one load of one page showed: events from the browser, the server's log, and the
+    measurements of COLLECT_JS."""
+
+    url_path: str
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+    served: list[ServedRequest] = field(default_factory=list)
+    facts: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def label(self) -> str:
+        return page_label(self.url_path)
+
+    @property
+    def bytes(self) -> int:
+        return sum(request.bytes for request in self.served)
+
+
+def open_context(browser: Any, viewport: dict[str, int]) -> Any:
+    """A fresh browser context: empty cache, light colour scheme, English."""
+    return browser.new_context(viewport=viewport, color_scheme="light", locale="en-US")
+
+
+def watch(page: Any, load: PageLoad, origin: str) -> None:
+    """Record console errors, uncaught exceptions, failed and foreign requests of `page`."""
+
+    def on_console(message: Any) -> None:
+        if message.type == "error":
+            where = message.location.get("url") or ""
+            load.console_errors.append(f"{message.text} ({where})" if where else message.text)
+
+    def on_request(request: Any) -> None:
+        parts = urlsplit(request.url)
+        if parts.scheme in ("http", "https", "ws", "wss") and (
+            f"{parts.scheme}://{parts.netloc}" != origin
+        ):
+            load.foreign_requests.append(request.url)
+
+    def on_failed(request: Any) -> None:
+        load.failed_requests.append(f"{request.url} ({request.failure})")
+
+    def on_response(response: Any) -> None:
+        if response.status >= 400:
+            load.failed_requests.append(f"{response.url} (HTTP {response.status})")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: load.console_errors.append(f"uncaught: {error}"))
+    page.on("request", on_request)
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
+
+
+def load_page(
+    browser: Any,
+    server: StaticServer,
+    url_path: str,
+    viewport: dict[str, int] = DESKTOP,
+    screenshot: Path | None = None,
+    open_all: bool = True,
+) -> PageLoad:
+    """Load one page in a fresh context, wait until it is quiet, take the screenshot (before
+    anything is opened), then collect the facts the checks need."""
+    load = PageLoad(url_path)
+    start = time.monotonic()
+    context = open_context(browser, viewport)
+    try:
+        page = context.new_page()
+        watch(page, load, server.origin)
+        server.log.take()
+        page.goto(server.url(url_path), wait_until="load")
+        page.wait_for_load_state("networkidle")
+        if screenshot is not None:
+            page.evaluate(
+                "t => MathJax && MathJax.startup && Promise.race([MathJax.startup.promise,"
+                " new Promise(r => setTimeout(r, t))])",
+                MATHJAX_TIMEOUT_MS,
+            )
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(screenshot), full_page=True)
+        load.facts = page.evaluate(
+            COLLECT_JS, {"timeoutMs": MATHJAX_TIMEOUT_MS, "openAll": open_all}
+        )
+        if viewport["width"] < 600:  # a phone: measure horizontal overflow
+            load.facts["overflow"] = page.evaluate(OVERFLOW_JS)
+        page.wait_for_load_state("networkidle")
+        load.served = server.log.take()
+        for request in load.served:
+            if request.status >= 400:
+                message = f"{server.origin}{request.path} (HTTP {request.status}, server log)"
+                if not any(request.path in f for f in load.failed_requests):
+                    load.failed_requests.append(message)
+    finally:
+        context.close()
+    load.seconds = time.monotonic() - start
+    return load
+
+
+# --------------------------------------------------------------------------- the checks
+# Each returns a list of problems; an empty list means the page passes.
+
+
+def console_problems(load: PageLoad) -> list[str]:
+    return [f"{load.label}: console error: {m}" for m in load.console_errors]
+
+
+def request_problems(load: PageLoad) -> list[str]:
+    return [f"{load.label}: failed request: {m}" for m in load.failed_requests]
+
+
+def foreign_host_problems(load: PageLoad) -> list[str]:
+    return [f"{load.label}: request to another host: {u}" for u in load.foreign_requests]
+
+
+def image_problems(load: PageLoad) -> list[str]:
+    problems = []
+    for img in load.facts["images"]:
+        if not img["complete"] or img["naturalWidth"] == 0:
+            problems.append(f"{load.label}: image did not load: {img['src']}")
+    return problems
+
+
+def alt_problems(load: PageLoad) -> list[str]:
+    return [
+        f"{load.label}: image without alternative text: {img['src']}"
+        for img in load.facts["images"]
+        if not (img["alt"] or "").strip()
+    ]
+
+
+def math_problems(load: PageLoad) -> list[str]:
+    facts = load.facts
+    problems = []
+    if facts["arithmatexCount"] and not facts["hasMathJax"]:
+        problems.append(f"{load.label}: {facts['arithmatexCount']} formulas but MathJax not loaded")
+    if facts["mathjaxProblem"]:
+        problems.append(f"{load.label}: {facts['mathjaxProblem']}")
+    for box in facts["math"]:
+        if box["width"] <= 0:
+            state = "" if box["shown"] else " (inside a hidden element)"
+            problems.append(f"{load.label}: invisible formula (width 0){state}: {box['what']!r}")
+    problems += [f"{load.label}: MathJax error: {m}" for m in facts["mathErrors"]]
+    problems += [f"{load.label}: formula typeset twice: {w!r}" for w in facts["duplicateMath"]]
+    problems += [f"{load.label}: raw TeX left in visible text: {t!r}" for t in facts["rawTex"]]
+    return problems
+
+
+def heading_problems(load: PageLoad) -> list[str]:
+    headings = load.facts["headings"]
+    if not headings:
+        return [f"{load.label}: no headings"]
+    problems = []
+    if headings[0]["level"] != 1:
+        problems.append(f"{load.label}: first heading is h{headings[0]['level']}, not h1")
+    for before, after in itertools.pairwise(headings):
+        if after["level"] > before["level"] + 1:
+            problems.append(
+                f"{load.label}: heading jumps from h{before['level']} ({before['text']!r}) "
+                f"to h{after['level']} ({after['text']!r})"
+            )
+    return problems
+
+
+def lang_problems(load: PageLoad) -> list[str]:
+    return [] if (load.facts["lang"] or "").strip() else [f"{load.label}: <html> has no lang"]
+
+
+def weight_problems(load: PageLoad) -> list[str]:
+    budget = budget_for(load.url_path)
+    if load.bytes <= budget:
+        return []
+    biggest = sorted(load.served, key=lambda r: -r.bytes)[:5]
+    top = ", ".join(f"{r.path} {r.bytes / MB:.2f} MB" for r in biggest)
+    return [
+        f"{load.label}: page weight {load.bytes / MB:.2f} MB exceeds the budget of "
+        f"{budget / MB:.1f} MB (largest: {top})"
+    ]
+
+
+def overflow_problems(load: PageLoad) -> list[str]:
+    overflow = load.facts.get("overflow")
+    if not overflow or overflow["scrollWidth"] <= overflow["clientWidth"] + 1:
+        return []
+    return [
+        f"{load.label}: page is {overflow['scrollWidth']} px wide on a "
+        f"{overflow['clientWidth']} px screen: " + "; ".join(overflow["culprits"] or ["?"])
+    ]
+
+
+PAGE_CHECKS = {
+    "console": console_problems,
+    "requests": request_problems,
+    "foreign_hosts": foreign_host_problems,
+    "images": image_problems,
+    "alt_text": alt_problems,
+    "math": math_problems,
+    "headings": heading_problems,
+    "lang": lang_problems,
+    "weight": weight_problems,
+}
+
+
+def all_problems(load: PageLoad) -> list[str]:
+    return [problem for check in PAGE_CHECKS.values() for problem in check(load)]
+
+
+# --------------------------------------------------------------------------- the link crawler
+
+
+class _LinkParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str]] = []  # (tag, url)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if values.get(key):
+                self.ids.add(values[key] or "")
+        for key in ("href", "src"):
+            url = values.get(key)
+            if url is not None and (key == "src" or tag in ("a", "link", "area")):
+                self.links.append((tag, url))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse(html_file: Path, mtime_ns: int) -> _LinkParser:
+    parser = _LinkParser()
+    parser.feed(html_file.read_text(encoding="utf-8"))
+    parser.close()
+    return parser
+
+
+def parse_html(html_file: Path) -> _LinkParser:
+    return _parse(html_file, html_file.stat().st_mtime_ns)
+
+
+def _target_file(site: Path, path: str) -> Path | None:
+    """The file a site-absolute URL path serves, as a static server would, or None."""
+    candidate = site / unquote(path).lstrip("/")
+    if candidate.is_dir():
+        candidate = candidate / "index.html"
+    return candidate if candidate.is_file() else None
+
+
+def link_problems(site: Path, site_url: str = "http://127.0.0.1:8000/") -> list[str]:
+    """Every internal link (a, link, img, script, ...) of every HTML file of the built site must
+    reach a file, and every #fragment an id (or <a name>) in the page it points to.
+
+    Links to other hosts are not fetched by a page and cannot be checked offline; links that
+    spell out the site's own `site_url` (canonical links) are internal."""
+    own = urlsplit(site_url)
+    prefix = own.path if own.path.endswith("/") else own.path + "/"
+    problems = []
+    for html_file in sorted(site.rglob("*.html")):
+        rel = html_file.relative_to(site).as_posix()
+        label = "/" + (rel.removesuffix("index.html") if rel != "404.html" else rel)
+        page_url = prefix + rel.removesuffix("index.html")
+        for tag, url in parse_html(html_file).links:
+            parts = urlsplit(url)
+            if parts.scheme in ("mailto", "javascript", "data", "tel", "blob"):
+                continue
+            if (parts.scheme or parts.netloc) and (parts.scheme, parts.netloc) != (
+                own.scheme,
+                own.netloc,
+            ):
+                continue
+            resolved = urlsplit(urljoin(page_url, url))
+            if not resolved.path.startswith(prefix):
+                problems.append(f"{label}: link <{tag}> {url!r} leaves the site ({resolved.path})")
+                continue
+            target = _target_file(site, resolved.path[len(prefix) :])
+            if target is None:
+                problems.append(
+                    f"{label}: broken link <{tag}> {url!r} (nothing at {resolved.path})"
+                )
+                continue
+            fragment = unquote(resolved.fragment)
+            if fragment and target.suffix == ".html" and fragment not in parse_html(target).ids:
+                where = "/" + target.relative_to(site).as_posix()
+                problems.append(f"{label}: broken anchor {url!r} (no id {fragment!r} in {where})")
+    return problems

@@ -1,0 +1,151 @@
+"""The browser suite's fixtures: one strict build of the site, a local server, one Chromium.
+
+The site is built once per session (at collection time, because its pages parametrize the
+tests: a new page is tested as soon as it is built). Browser tests skip with a message when
+Chromium or Playwright is missing; the link crawler still runs.
+
+EXPLAINER_SITE_PROJECT=<folder with mkdocs.yml> points the suite at another copy of the site,
+e.g. a scratch copy with a deliberate fault, to see the suite fail on it.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from browser_kit import (
+    CHROMIUM_ARGS,
+    DESKTOP,
+    MB,
+    PHONE,
+    REPO_ROOT,
+    PageLoad,
+    StaticServer,
+    budget_for,
+    build_site,
+    discover_pages,
+    load_page,
+    page_label,
+)
+
+PROJECT = Path(os.environ.get("EXPLAINER_SITE_PROJECT", REPO_ROOT)).resolve()
+SCREENSHOTS = REPO_ROOT / "build" / "screenshots"
+ENABLE_HINT = (
+    "install Chromium to run them: `apt-get install -y chromium` (Debian/Ubuntu, as root), "
+    "or set CHROMIUM=/path/to/chromium"
+)
+
+_built: dict[str, Path] = {}
+_desktop_loads: dict[str, PageLoad] = {}
+
+
+def site_dir() -> Path:
+    """The site built from PROJECT, once per test session, in a temporary folder."""
+    if "site" not in _built:
+        tmp = Path(tempfile.mkdtemp(prefix="explainer-site-"))
+        atexit.register(shutil.rmtree, tmp, ignore_errors=True)
+        _built["site"] = build_site(PROJECT, tmp / "site")
+    return _built["site"]
+
+
+def site_url() -> str:
+    config = yaml.safe_load((PROJECT / "mkdocs.yml").read_text(encoding="utf-8"))
+    return str(config.get("site_url") or "http://127.0.0.1:8000/")
+
+
+def screenshot_path(viewport: str, url_path: str) -> Path:
+    name = url_path.strip("/").replace("/", "__") or "home"
+    return SCREENSHOTS / viewport / f"{name.removesuffix('.html')}.png"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "page" in metafunc.fixturenames:
+        pages = discover_pages(site_dir())
+        metafunc.parametrize("page", pages, ids=[page_label(p) for p in pages])
+
+
+def chromium_path() -> str | None:
+    """$CHROMIUM if set (even to a missing file, to try the skip), else the system Chromium."""
+    if "CHROMIUM" in os.environ:
+        candidates = [os.environ["CHROMIUM"]]
+    else:
+        candidates = ["/usr/bin/chromium", shutil.which("chromium") or ""]
+    return next((c for c in candidates if c and Path(c).is_file()), None)
+
+
+@pytest.fixture(scope="session")
+def built_site() -> Path:
+    return site_dir()
+
+
+@pytest.fixture(scope="session")
+def server(built_site: Path) -> Iterator[StaticServer]:
+    with StaticServer(built_site) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    executable = chromium_path()
+    if executable is None:
+        pytest.skip(f"browser tests need Chromium, which is missing; {ENABLE_HINT}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser tests need Playwright (`pip install playwright`, in requirements)")
+    shutil.rmtree(SCREENSHOTS, ignore_errors=True)
+    playwright = sync_playwright().start()
+    try:
+        chromium = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture(scope="session")
+def desktop_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
+    """Load a page at desktop width (once per session), with a screenshot."""
+
+    def load(url_path: str) -> PageLoad:
+        if url_path not in _desktop_loads:
+            shot = screenshot_path("desktop", url_path)
+            _desktop_loads[url_path] = load_page(browser, server, url_path, DESKTOP, shot)
+        return _desktop_loads[url_path]
+
+    return load
+
+
+@pytest.fixture(scope="session")
+def phone_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
+    """Load a page at phone width, with a screenshot."""
+
+    def load(url_path: str) -> PageLoad:
+        shot = screenshot_path("phone", url_path)
+        return load_page(browser, server, url_path, PHONE, shot)
+
+    return load
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not _desktop_loads:
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section("page weight (bytes served per page, fresh cache, desktop)")
+    write(f"{'page':<48} {'requests':>8} {'MB':>7} {'budget':>7} {'MathJax':>8} {'load s':>7}")
+    for url_path, load in sorted(_desktop_loads.items()):
+        mathjax = sum(r.bytes for r in load.served if "/assets/mathjax/" in r.path)
+        write(
+            f"{page_label(url_path):<48} {len(load.served):>8} {load.bytes / MB:>7.3f} "
+            f"{budget_for(url_path) / MB:>7.1f} {mathjax / MB:>8.3f} {load.seconds:>7.2f}"
+        )
+    write(f"screenshots: {SCREENSHOTS}/{{desktop,phone}}/")

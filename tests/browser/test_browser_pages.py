@@ -1,0 +1,33 @@
+"""Every page of the built site, as Chromium shows it.
+
+For each page (found in the built site, so a new page is tested as soon as it exists) and each
+check of `browser_kit.PAGE_CHECKS`: no console errors, no failed requests, no request to any host
+but the local server, every image loads and has alternative text, every formula is visible and
+error-free with no raw TeX left, headings in order, a language attribute, and the page weight
+within its budget. The page is loaded once at desktop width; the checks read that load.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from browser_kit import PAGE_CHECKS, PageLoad, overflow_problems
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize("check", list(PAGE_CHECKS))
+def test_page(page: str, check: str, desktop_load: Callable[[str], PageLoad]) -> None:
+    problems = PAGE_CHECKS[check](desktop_load(page))
+    assert not problems, "\n".join(problems)
+
+
+def test_page_fits_a_phone(page: str, phone_load: Callable[[str], PageLoad]) -> None:
+    """At 390 px the page scrolls only vertically (wide code and math scroll inside their box),
+    and it renders without console errors or failed requests there too."""
+    load = phone_load(page)
+    problems = overflow_problems(load)
+    problems += PAGE_CHECKS["console"](load) + PAGE_CHECKS["requests"](load)
+    problems += PAGE_CHECKS["math"](load)
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,229 @@
+"""What a reader does on the site: search, open a self-test answer, switch to dark mode and back,
+move between pages with instant navigation. Each test drives the built site in Chromium."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_kit import (
+    DESKTOP,
+    MATHJAX_TIMEOUT_MS,
+    PageLoad,
+    StaticServer,
+    discover_pages,
+    math_problems,
+    open_context,
+    page_label,
+)
+from conftest import site_url
+
+pytestmark = pytest.mark.browser
+
+CHAPTER_5 = "chapters/05-transformers-gpt2/"
+WAIT_MS = 15_000
+
+# Once MathJax has settled: how many formulas are typeset, and which have no width (answers
+# opened first, as the per-page checks do).
+MATH_STATE_JS = """
+async (timeoutMs) => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await Promise.race([MathJax.startup.promise, new Promise((r) => setTimeout(r, timeoutMs))]);
+  }
+  document.querySelectorAll("details").forEach((d) => { d.open = true; });
+  const boxes = Array.from(document.querySelectorAll("mjx-container"));
+  return {
+    count: boxes.length,
+    zero: boxes.filter((b) => b.getBoundingClientRect().width <= 0).map(
+      (b) => (b.textContent || "").slice(0, 40)),
+  };
+}
+"""
+
+
+@pytest.fixture
+def tab(browser: Any) -> Iterator[Any]:
+    """A fresh desktop tab, with console errors and uncaught exceptions recorded on it."""
+    context = open_context(browser, DESKTOP)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda error: page.errors.append(f"uncaught: {error}"))
+    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    try:
+        yield page
+    finally:
+        context.close()
+
+
+def goto(tab: Any, server: StaticServer, url_path: str) -> None:
+    """Load a page and wait until MathJax has typeset it."""
+    tab.goto(server.url(url_path), wait_until="load")
+    tab.evaluate(
+        """t => window.MathJax && MathJax.startup && Promise.race([MathJax.startup.promise,
+             new Promise(r => setTimeout(r, t))]).then(() => null)""",
+        MATHJAX_TIMEOUT_MS,
+    )
+
+
+def chapter_pages(site: Path) -> list[str]:
+    return [p for p in discover_pages(site) if p.startswith("chapters/")]
+
+
+def test_search_finds_chapter_5(tab: Any, server: StaticServer, built_site: Path) -> None:
+    assert (built_site / CHAPTER_5 / "index.html").is_file(), (
+        f"/{CHAPTER_5} is not in the built site, so search cannot find it"
+    )
+    goto(tab, server, "")
+    query = tab.locator("input.md-search__input")
+    query.click()
+    query.press_sequentially("weight tying", delay=20)
+    try:
+        tab.wait_for_function(
+            """path => Array.from(document.querySelectorAll(".md-search-result__link"))
+                 .some(a => new URL(a.href).pathname.startsWith(path))""",
+            arg="/" + CHAPTER_5,
+            timeout=WAIT_MS,
+        )
+    except Exception as error:  # report what the search did show
+        shown = tab.locator(".md-search-result").inner_text()
+        raise AssertionError(
+            f"/: searching 'weight tying' did not list /{CHAPTER_5}; the results said: {shown!r}"
+        ) from error
+    assert not tab.errors, f"/: console errors while searching: {tab.errors}"
+
+
+def test_self_test_answer_opens(tab: Any, server: StaticServer, built_site: Path) -> None:
+    """Every chapter has a self-test whose answers are collapsed; clicking one shows it, math
+    included."""
+    chapters = chapter_pages(built_site)
+    if not chapters:
+        pytest.skip("no chapter page is built yet")
+    for chapter in chapters:
+        goto(tab, server, chapter)
+        answers = tab.locator("article details")
+        assert answers.count() > 0, f"/{chapter}: no collapsible self-test answer (<details>)"
+        answer = answers.first
+        assert not answer.evaluate("d => d.open"), f"/{chapter}: the first answer starts open"
+        body = answer.locator(":scope > :not(summary)").first
+        assert not body.is_visible(), f"/{chapter}: a collapsed answer's text is visible"
+        answer.locator(":scope > summary").click()
+        body.wait_for(state="visible", timeout=WAIT_MS)
+        assert answer.evaluate("d => d.open"), f"/{chapter}: clicking the summary did not open it"
+        widths = answer.evaluate(
+            "d => Array.from(d.querySelectorAll('mjx-container'))"
+            ".map(c => c.getBoundingClientRect().width)"
+        )
+        assert all(w > 0 for w in widths), f"/{chapter}: invisible formula in an opened answer"
+    assert not tab.errors, f"console errors: {tab.errors}"
+
+
+def scheme_and_background(tab: Any) -> tuple[str, float]:
+    """Material's colour scheme attribute and the page background's luminance (0 black, 1 white)."""
+    return tab.evaluate(
+        """() => {
+          const rgb = getComputedStyle(document.body).backgroundColor.match(/\\d+/g).map(Number);
+          const lum = (0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]) / 255;
+          return [document.body.getAttribute("data-md-color-scheme"), lum];
+        }"""
+    )
+
+
+def test_palette_toggle_switches_to_dark_and_back(tab: Any, server: StaticServer) -> None:
+    goto(tab, server, "")
+    toggle = tab.locator("form[data-md-component=palette] label:visible")
+    scheme, light = scheme_and_background(tab)
+    assert scheme == "default" and light > 0.8, f"/: starts as {scheme} (luminance {light:.2f})"
+    toggle.click()
+    tab.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'", timeout=WAIT_MS)
+    scheme, dark = scheme_and_background(tab)
+    assert dark < 0.3, f"/: dark mode ({scheme}) but the background's luminance is {dark:.2f}"
+    tab.locator("form[data-md-component=palette] label:visible").click()
+    tab.wait_for_function(
+        "() => document.body.dataset.mdColorScheme === 'default'", timeout=WAIT_MS
+    )
+    scheme, back = scheme_and_background(tab)
+    assert back > 0.8, f"/: back to {scheme} but the background's luminance is {back:.2f}"
+    assert not tab.errors, f"/: console errors while toggling: {tab.errors}"
+
+
+def check_math_after_swap(tab: Any, label: str, title: str, expected: int) -> None:
+    """Wait for the swapped-in page (its title) and for its formulas to be typeset and visible;
+    fail with what the page shows if that does not happen."""
+    tab.wait_for_function("t => document.title === t", arg=title, timeout=WAIT_MS)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    with contextlib.suppress(PlaywrightTimeoutError):  # the assertions below say what is wrong
+        tab.wait_for_function(
+            """n => {
+              document.querySelectorAll("details").forEach((d) => { d.open = true; });
+              const boxes = Array.from(document.querySelectorAll("mjx-container"));
+              return boxes.length === n && boxes.every(b => b.getBoundingClientRect().width > 0);
+            }""",
+            arg=expected,
+            timeout=WAIT_MS,
+        )
+    state = tab.evaluate(MATH_STATE_JS, MATHJAX_TIMEOUT_MS)
+    assert state["count"] == expected, (
+        f"{label}: after instant navigation {state['count']} formulas are typeset; "
+        f"a direct load typesets {expected}"
+    )
+    assert not state["zero"], (
+        f"{label}: invisible formulas after instant navigation: {state['zero']}"
+    )
+
+
+def instant_navigate(tab: Any, server: StaticServer, url_path: str) -> None:
+    """Click the page's own link to `url_path`, as a reader would."""
+    clicked = tab.evaluate(
+        """url => {
+          const link = Array.from(document.querySelectorAll("a[href]")).find(a => a.href === url);
+          if (link) link.click();
+          return !!link;
+        }""",
+        server.url(url_path),
+    )
+    assert clicked, f"no link to /{url_path} on {tab.url}"
+    tab.wait_for_url(server.url(url_path), timeout=WAIT_MS)
+
+
+def test_instant_navigation_keeps_math_rendered(
+    tab: Any,
+    server: StaticServer,
+    built_site: Path,
+    desktop_load: Callable[[str], PageLoad],
+) -> None:
+    math_pages = [p for p in discover_pages(built_site) if desktop_load(p).facts["math"]]
+    if len(math_pages) < 2:
+        pytest.skip(f"needs two pages with math; the site has {len(math_pages)}")
+    first, second = math_pages[:2]
+    expected = {}
+    for url_path in (first, second):  # what a direct load shows, and that it is itself fine
+        load = desktop_load(url_path)
+        assert not math_problems(load), "\n".join(math_problems(load))
+        expected[url_path] = (load.facts["title"], len(load.facts["math"]))
+    # Material keeps to instant navigation only for URLs of its sitemap, which it moves onto the
+    # page's protocol and hostname but not its port; so the sitemap is shown as it would be on a
+    # server at the configured site_url.
+    sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
+    tab.route(
+        server.url("sitemap.xml"),
+        lambda route: route.fulfill(
+            body=sitemap.replace(site_url().rstrip("/"), server.origin),
+            content_type="application/xml",
+        ),
+    )
+    goto(tab, server, first)
+    tab.evaluate("() => { window.__noFullReload = true; }")
+    instant_navigate(tab, server, second)
+    assert tab.evaluate("() => window.__noFullReload === true"), (
+        f"going from {page_label(first)} to {page_label(second)} reloaded the page: "
+        "instant navigation is off, so this test proves nothing"
+    )
+    check_math_after_swap(tab, page_label(second), *expected[second])
+    tab.go_back()
+    tab.wait_for_url(server.url(first), timeout=WAIT_MS)
+    check_math_after_swap(tab, page_label(first) + " (back)", *expected[first])
+    assert not tab.errors, f"console errors while navigating: {tab.errors}"
