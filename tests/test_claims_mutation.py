@@ -18,7 +18,14 @@ from decimal import Decimal
 
 import pytest
 
-from explainer_tools.claims import REPO_ROOT, Outputs, PageReport, check_page, parse_number
+from explainer_tools.claims import (
+    REPO_ROOT,
+    Outputs,
+    PageReport,
+    check_page,
+    check_site,
+    parse_number,
+)
 
 CHAPTER = REPO_ROOT / "docs" / "chapters" / "05-transformers-gpt2.md"
 PAGE = "docs/chapters/05-transformers-gpt2.md"
@@ -69,6 +76,13 @@ def mutants(text: str) -> list[str]:
 def test_chapter_5_passes_the_check(baseline: PageReport) -> None:
     assert baseline.errors == [], "\n".join(map(str, baseline.errors))
     assert len(baseline.checked) > 300  # the chapter quotes several hundred numbers
+
+
+def test_the_committed_site_passes_in_under_two_seconds() -> None:
+    site = check_site(REPO_ROOT)
+    assert site.errors == [], "\n".join(map(str, site.errors))
+    assert any(report.page == PAGE for report in site.pages)
+    assert site.seconds < 2
 
 
 def test_fully_cited_sections_have_no_uncited_numbers(chapter: str,
