@@ -35,8 +35,12 @@ site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
 regenerate: $(INSTALLED) ## Run changed chapter scripts; write outputs, figures; embed into Markdown
 	$(PY) -m explainer_tools regenerate
 
-check: $(INSTALLED) ## Regenerate into scratch and fail on any difference with committed files
-	$(PY) -m explainer_tools check
+check: $(INSTALLED) ## Regenerate into scratch, compare with committed files; check claims and errata
+	@status=0; \
+	$(PY) -m explainer_tools check || status=1; \
+	$(PY) -m explainer_tools.claims --quiet || status=1; \
+	$(PY) -m explainer_tools.errata --check || status=1; \
+	exit $$status
 
 claims: $(INSTALLED) ## Check that every number quoted in prose is in the output block it cites
 	$(PY) -m explainer_tools.claims

@@ -1236,11 +1236,12 @@ def _by_line(occurrences: list[Occurrence], with_note: bool = False) -> Iterator
         yield f"line {line}: {', '.join(shown)}"
 
 
-def format_report(site: SiteReport, verbose: bool = False) -> str:
+def format_report(site: SiteReport, verbose: bool = False, quiet: bool = False) -> str:
+    """The per-page report; `quiet` keeps the page summaries, errors and totals only."""
     out: list[str] = []
     for report in site.pages:
         out.append(report.summary())
-        if report.uncited:
+        if report.uncited and not quiet:
             out.extend("    uncited, " + text for text in _by_line(report.uncited))
         if verbose:
             out.extend("    skipped, " + text for text in _by_line(report.skipped, True))
@@ -1271,9 +1272,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also list skipped and waived numbers with their rule or reason")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="only page summaries, errors and totals (used by make check)")
     args = parser.parse_args(argv)
     site = check_site(args.root, args.pages or None)
-    print(format_report(site, args.verbose))
+    print(format_report(site, args.verbose, args.quiet))
     return 1 if site.errors else 0
 
 
