@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import functools
 import itertools
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -259,6 +261,8 @@ async ({timeoutMs, openAll}) => {
       const prev = c.previousSibling;
       return prev && prev.nodeName === "MJX-CONTAINER" && prev.innerHTML === c.innerHTML;
     }).map(describe);
+  out.notebookMath = document.querySelectorAll(
+    ".jp-MarkdownCell mjx-container, .jp-RenderedMarkdown mjx-container").length;
   out.mathErrors = Array.from(document.querySelectorAll("mjx-merror")).map(
     (e) => e.getAttribute("data-mjx-error") || e.textContent.trim());
   // The full bundle's `noundefined` package shows an unknown command as red text, not an error.
@@ -431,6 +435,33 @@ def load_page(
     return load
 
 
+# Math in a notebook's Markdown cells, in the notations Jupyter users write.
+NOTEBOOK_MATH = re.compile(
+    r"\$\$.+?\$\$|\\\[.+?\\\]|\\\(.+?\\\)|\$[^\s$](?:[^$\n]*[^\s$])?\$(?!\d)", re.S
+)
+NOTEBOOK_CODE = re.compile(r"^(`{3,}|~{3,}).*?^\1|(`+).+?\2", re.S | re.M)
+
+
+def notebook_formulas(ipynb: Path) -> list[str]:
+    """The formulas written in the Markdown cells of a notebook (code spans and blocks skipped),
+    to compare with what its page typesets: a renderer that eats `\\(` leaves no raw TeX
+    behind, only a formula that never appears."""
+    cells = json.loads(ipynb.read_text(encoding="utf-8"))["cells"]
+    formulas = []
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            source = cell["source"]
+            text = NOTEBOOK_CODE.sub(" ", "".join(source) if isinstance(source, list) else source)
+            formulas += [m.group(0)[:40] for m in NOTEBOOK_MATH.finditer(text)]
+    return formulas
+
+
+def source_notebook(docs: Path, url_path: str) -> Path | None:
+    """The .ipynb under docs/ that a page was rendered from, if any."""
+    candidate = docs / (url_path.rstrip("/") + ".ipynb")
+    return candidate if url_path and candidate.is_file() else None
+
+
 # --------------------------------------------------------------------------- the checks
 # Each returns a list of problems; an empty list means the page passes.
 
@@ -477,6 +508,12 @@ def math_problems(load: PageLoad) -> list[str]:
     problems += [f"{load.label}: MathJax error: {m}" for m in facts["mathErrors"]]
     problems += [f"{load.label}: formula typeset twice: {w!r}" for w in facts["duplicateMath"]]
     problems += [f"{load.label}: raw TeX left in visible text: {t!r}" for t in facts["rawTex"]]
+    sources = facts.get("notebookSourceMath")
+    if sources is not None and facts["notebookMath"] < len(sources):
+        problems.append(
+            f"{load.label}: the notebook's Markdown cells hold {len(sources)} formulas but the "
+            f"page shows {facts['notebookMath']} typeset (first formulas: {sources[:3]})"
+        )
     return problems
 
 

@@ -32,7 +32,9 @@ from browser_kit import (
     build_site,
     discover_pages,
     load_page,
+    notebook_formulas,
     page_label,
+    source_notebook,
 )
 
 PROJECT = Path(os.environ.get("EXPLAINER_SITE_PROJECT", REPO_ROOT)).resolve()
@@ -112,6 +114,14 @@ def browser() -> Iterator[Any]:
         playwright.stop()
 
 
+def with_sources(load: PageLoad) -> PageLoad:
+    """Add what the page's source says it should show: the formulas of a notebook."""
+    notebook = source_notebook(PROJECT / "docs", load.url_path)
+    if notebook is not None:
+        load.facts["notebookSourceMath"] = notebook_formulas(notebook)
+    return load
+
+
 @pytest.fixture(scope="session")
 def desktop_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
     """Load a page at desktop width (once per session), with a screenshot."""
@@ -119,7 +129,9 @@ def desktop_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad
     def load(url_path: str) -> PageLoad:
         if url_path not in _desktop_loads:
             shot = screenshot_path("desktop", url_path)
-            _desktop_loads[url_path] = load_page(browser, server, url_path, DESKTOP, shot)
+            _desktop_loads[url_path] = with_sources(
+                load_page(browser, server, url_path, DESKTOP, shot)
+            )
         return _desktop_loads[url_path]
 
     return load
@@ -131,7 +143,7 @@ def phone_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
 
     def load(url_path: str) -> PageLoad:
         shot = screenshot_path("phone", url_path)
-        return load_page(browser, server, url_path, PHONE, shot)
+        return with_sources(load_page(browser, server, url_path, PHONE, shot))
 
     return load
 

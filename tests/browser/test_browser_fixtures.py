@@ -1,7 +1,8 @@
 """Fixture pages built only for these tests, in a scratch copy of the site.
 
-1. Escaping: a script output holding `<script>`, `<b>` and `&`, embedded the way
-   `make regenerate` embeds it (a fenced `text` block, also indented inside a collapsible answer),
+1. Escaping: a script output holding `<script>`, `<b>` and `&`, embedded by the pipeline's own
+   `explainer_tools.markers.embed` (a fenced `text` block, also indented inside a collapsible
+   answer),
    and the same strings as notebook outputs, must show as text: no script runs, no <b> element.
 2. Faults: a broken link, an external script, a malformed formula, a missing image, an image
    without alternative text and a heading jump each make the checks of the per-page tests (the
@@ -31,32 +32,33 @@ from conftest import PROJECT, site_url
 
 MARKUP = "<script>window.__fixtureScriptRan = true;</script> <b>not bold</b> & AT&T &amp; done"
 
-ESCAPING_MD = f"""\
+OUTPUT = (
+    f"Fixture -- markup in output (fixture_escaping.py)\n[1] {MARKUP}\nAll assertions passed.\n"
+)
+
+# Markers only; `embed_outputs` fills them the way `make regenerate` does.
+ESCAPING_MD = """\
 # Escaping fixture
 
 [MY EXPLANATION] A script printed markup; the page must show it as text.
 
 <!-- embed: output fixture_escaping.py -->
-
-```text title="outputs/fixture_escaping.txt"
-Fixture -- markup in output (fixture_escaping.py)
-[1] {MARKUP}
-All assertions passed.
-```
-
 <!-- /embed -->
 
 ??? question "Self-test: what is \\(1 + 1\\)?"
     <!-- embed: output fixture_escaping.py [1] -->
-
-    ```text title="outputs/fixture_escaping.txt, block [1]"
-    [1] {MARKUP}
-    ```
-
     <!-- /embed -->
 
-    The answer is \\(2\\), and in general \\[ \\sum_{{i=1}}^{{n}} i = \\frac{{n(n+1)}}{{2}}. \\]
+    The answer is \\(2\\), and in general \\[ \\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}. \\]
 """
+
+
+def embed_outputs(markdown: str, project: Path) -> str:
+    """The pipeline's own embedding (explainer_tools.markers) of OUTPUT into the markers."""
+    from explainer_tools.markers import embed, resolver
+
+    resolve = resolver({"fixture_escaping.py": OUTPUT}, project / "explainer_code")
+    return embed(markdown, "docs/fixtures/escaping.md", resolve)
 
 
 def notebook(cells: list[dict[str, Any]]) -> str:
@@ -161,7 +163,9 @@ def fixture_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     project = scratch_project(root / "project", PROJECT)
     fixtures = project / "docs" / "fixtures"
     fixtures.mkdir()
-    (fixtures / "escaping.md").write_text(ESCAPING_MD, encoding="utf-8")
+    escaping = embed_outputs(ESCAPING_MD, project)
+    assert escaping.count(MARKUP) == 2, escaping  # both markers were filled
+    (fixtures / "escaping.md").write_text(escaping, encoding="utf-8")
     (fixtures / "escaping-notebook.ipynb").write_text(ESCAPING_NOTEBOOK, encoding="utf-8")
     for name, text in FAULT_PAGES.items():
         (fixtures / f"{name}.md").write_text(textwrap.dedent(text), encoding="utf-8")

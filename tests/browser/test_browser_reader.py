@@ -50,8 +50,15 @@ def tab(browser: Any) -> Iterator[Any]:
     context = open_context(browser, DESKTOP)
     page = context.new_page()
     page.errors = []
-    page.on("pageerror", lambda error: page.errors.append(f"uncaught: {error}"))
-    page.on("console", lambda m: page.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda error: page.errors.append(f"{page.url}: uncaught: {error}"))
+    page.on(
+        "console",
+        lambda m: (
+            page.errors.append(f"{page.url}: {m.text} ({m.location.get('url')})")
+            if m.type == "error"
+            else None
+        ),
+    )
     try:
         yield page
     finally:
@@ -103,10 +110,18 @@ def test_self_test_answer_opens(tab: Any, server: StaticServer, built_site: Path
         pytest.skip("no chapter page is built yet")
     for chapter in chapters:
         goto(tab, server, chapter)
-        answers = tab.locator("article details")
-        assert answers.count() > 0, f"/{chapter}: no collapsible self-test answer (<details>)"
-        answer = answers.first
-        assert not answer.evaluate("d => d.open"), f"/{chapter}: the first answer starts open"
+        # The first collapsed <details> after the "Self-test" heading (questions may stand open
+        # around their collapsed answers).
+        index = tab.evaluate(
+            """() => {
+              const heading = document.querySelector("article #self-test");
+              return Array.from(document.querySelectorAll("article details")).findIndex(d =>
+                !d.open && (!heading ||
+                  heading.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING));
+            }"""
+        )
+        assert index >= 0, f"/{chapter}: no collapsed self-test answer (<details>)"
+        answer = tab.locator("article details").nth(index)
         body = answer.locator(":scope > :not(summary)").first
         assert not body.is_visible(), f"/{chapter}: a collapsed answer's text is visible"
         answer.locator(":scope > summary").click()
