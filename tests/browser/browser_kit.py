@@ -296,6 +296,17 @@ async ({timeoutMs, openAll}) => {
     }
   }
   out.rawTex = Array.from(new Set(raw));
+  // Provenance tags left as bracketed text instead of badges (outside code).
+  const tag = /\[(?:PAPER\s[^\]\n]+|SOURCE:[^\]\n]+|MY EXPLANATION|MY ANALYSIS|INFERRED)\]/;
+  const tags = [];
+  const tagWalker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = tagWalker.nextNode(); node; node = tagWalker.nextNode()) {
+    const found = node.nodeValue.match(tag);
+    const parent = node.parentElement;
+    if (!found || !parent || parent.closest(skip) || !parent.checkVisibility()) continue;
+    tags.push(found[0].slice(0, 60));
+  }
+  out.rawTags = Array.from(new Set(tags));
   const content = document.querySelector(".md-content") || document.body;
   out.headings = Array.from(content.querySelectorAll("h1, h2, h3, h4, h5, h6")).map((h) => ({
     level: Number(h.tagName[1]),
@@ -533,6 +544,13 @@ def heading_problems(load: PageLoad) -> list[str]:
     return problems
 
 
+def provenance_problems(load: PageLoad) -> list[str]:
+    return [
+        f"{load.label}: provenance tag shown as plain text, not a badge: {t!r}"
+        for t in load.facts["rawTags"]
+    ]
+
+
 def lang_problems(load: PageLoad) -> list[str]:
     return [] if (load.facts["lang"] or "").strip() else [f"{load.label}: <html> has no lang"]
 
@@ -568,6 +586,7 @@ PAGE_CHECKS = {
     "math": math_problems,
     "headings": heading_problems,
     "lang": lang_problems,
+    "provenance_badges": provenance_problems,
     "weight": weight_problems,
 }
 

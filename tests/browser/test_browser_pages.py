@@ -3,8 +3,10 @@
 For each page (found in the built site, so a new page is tested as soon as it exists) and each
 check of `browser_kit.PAGE_CHECKS`: no console errors, no failed requests, no request to any host
 but the local server, every image loads and has alternative text, every formula is visible and
-error-free with no raw TeX left, headings in order, a language attribute, and the page weight
-within its budget. The page is loaded once at desktop width; the checks read that load.
+error-free with no raw TeX left (a notebook typesets as many formulas as its Markdown cells
+hold), headings in order, a language attribute, provenance tags shown as badges, and the page
+weight within its budget (2.5 MB, 4 MB for a notebook). The page is loaded once at desktop
+width; the checks read that load.
 """
 
 from __future__ import annotations
