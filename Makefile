@@ -30,7 +30,7 @@ serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
 	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
 
 site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
-	$(VENV)/bin/mkdocs build --strict --quiet
+	$(VENV)/bin/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 
 regenerate: $(INSTALLED) ## Run changed chapter scripts; write outputs, figures; embed into Markdown
 	$(PY) -m explainer_tools regenerate

@@ -36,7 +36,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600; products are ordinary readable files
+        Path(tmp).chmod(0o644)  # mkstemp creates 0600; products are ordinary readable files
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools.provenance import ProvenanceError, render_tags
+from explainer_tools.provenance import ProvenanceError, render_tags, render_tags_in_html
 
 MATHJAX_SITE_DIR = "assets/mathjax"
 MATHJAX_FILES = ("tex-chtml-full.js",)
@@ -54,6 +54,17 @@ def on_files(files: Files, config: Any) -> Files:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     try:
         rendered, _tags = render_tags(markdown, page=f"docs/{page.file.src_uri}")
+    except ProvenanceError as error:
+        raise SystemExit(str(error)) from None
+    return rendered
+
+
+def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+    """Notebook pages arrive as HTML (mkdocs-jupyter renders them): badge their tags here."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html_text
+    try:
+        rendered, _tags = render_tags_in_html(html_text, page=f"docs/{page.file.src_uri}")
     except ProvenanceError as error:
         raise SystemExit(str(error)) from None
     return rendered

@@ -109,3 +109,43 @@ def render_tags(markdown: str, page: str = "<page>") -> tuple[str, list[Tag]]:
             in_comment = True
         out_lines.append(_replace_outside_code(line, page, line_no, tags))
     return "\n".join(out_lines), tags
+
+
+HTML_SKIP_PATTERN = re.compile(
+    r"<(pre|code|script|style|textarea)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I
+)
+
+
+def render_tags_in_html(html_text: str, page: str = "<page>") -> tuple[str, list[Tag]]:
+    """Badges for tags in already-rendered HTML (notebook pages, whose Markdown cells MkDocs
+    never sees as Markdown). Text inside tags' markup, code, scripts and styles is left alone.
+
+    >>> render_tags_in_html("<p>[MY ANALYSIS] x</p><pre>[MY ANALYSIS]</pre>")[0].count("prov--")
+    1
+    """
+    tags: list[Tag] = []
+    pieces: list[str] = []
+    last = 0
+    for skip in HTML_SKIP_PATTERN.finditer(html_text):
+        text = html.unescape(html_text[last : skip.start()])
+        pieces.append(_replace_in_prose_html(text, page, tags))
+        pieces.append(skip.group(0))
+        last = skip.end()
+    pieces.append(_replace_in_prose_html(html.unescape(html_text[last:]), page, tags))
+    return "".join(pieces), tags
+
+
+def _replace_in_prose_html(text: str, page: str, tags: list[Tag]) -> str:
+    """Escape a text node back to HTML, with its tags turned into badges."""
+    out: list[str] = []
+    last = 0
+    for match in TAG_PATTERN.finditer(text):
+        tag_text = " ".join(match.group("tag").split())
+        if tag_text == "PAPER":
+            raise ProvenanceError(f"{page}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]")
+        tags.append(Tag(_kind_of(tag_text), tag_text, 0))
+        out.append(html.escape(text[last : match.start()], quote=False))
+        out.append(_badge(tag_text))
+        last = match.end()
+    out.append(html.escape(text[last:], quote=False))
+    return "".join(out)

@@ -53,3 +53,19 @@ def test_paper_tag_without_location_is_an_error_naming_page_and_line() -> None:
 def test_badge_text_is_html_escaped() -> None:
     rendered, _ = render_tags("[SOURCE: a<b>.py & c]")
     assert "a&lt;b&gt;.py &amp; c" in rendered
+
+
+def test_tags_in_rendered_notebook_html_become_badges_outside_code() -> None:
+    from explainer_tools.provenance import render_tags_in_html
+
+    page = (
+        '<div class="jp-RenderedMarkdown"><p>[SOURCE: authors&#39; code, utils.py] a &lt; b</p>'
+        "</div><pre>[MY EXPLANATION] in code</pre><code>[INFERRED]</code>"
+        '<a title="[MY ANALYSIS]">link</a>'
+    )
+    rendered, tags = render_tags_in_html(page)
+    assert [t.text for t in tags] == ["SOURCE: authors' code, utils.py"]
+    assert '<span class="prov prov--source">SOURCE: authors&#x27; code, utils.py</span>' in rendered
+    assert " a &lt; b</p>" in rendered
+    assert "<pre>[MY EXPLANATION] in code</pre><code>[INFERRED]</code>" in rendered
+    assert 'title="[MY ANALYSIS]"' in rendered

@@ -6,8 +6,10 @@
 // re-typeset after an instant-navigation page swap.
 window.MathJax = {
   tex: {
-    inlineMath: [["\\(", "\\)"]],
-    displayMath: [["\\[", "\\]"]],
+    // \( \) and \[ \] come from pymdownx.arithmatex; $ and $$ from notebook Markdown cells,
+    // whose renderer strips the backslashes of \( \). Only the elements below are searched.
+    inlineMath: [["\\(", "\\)"], ["$", "$"]],
+    displayMath: [["\\[", "\\]"], ["$$", "$$"]],
     processEscapes: true,
     processEnvironments: true,
   },
@@ -16,7 +18,7 @@ window.MathJax = {
     processHtmlClass: "tex2jax_process",
   },
   startup: {
-    elements: [".arithmatex", ".jp-MarkdownCell", ".jp-RenderedMarkdown"],
+    elements: [".arithmatex", ".jp-RenderedMarkdown"],  // not .jp-MarkdownCell: it contains the latter
   },
 };
 
@@ -30,7 +32,7 @@ window.MathJax = {
     if (!window.MathJax || !MathJax.startup || !MathJax.typesetPromise) return;
     MathJax.startup.promise = MathJax.startup.promise.then(() => {
       const elements = document.querySelectorAll(
-        ".arithmatex, .jp-MarkdownCell, .jp-RenderedMarkdown");
+        ".arithmatex, .jp-RenderedMarkdown");
       MathJax.startup.output.clearCache();
       MathJax.typesetClear();
       MathJax.texReset();
