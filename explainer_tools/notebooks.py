@@ -1,0 +1,232 @@
+"""Execute the companion notebooks offline, store them with outputs, and check them for drift.
+
+The source of a notebook is a jupytext "py:percent" file under `notebooks/` (reviewable diffs);
+the executed notebook, outputs included, is `docs/notebooks/<name>.ipynb`, which mkdocs-jupyter
+renders without executing anything at build time.
+
+    python -m explainer_tools.notebooks execute   # re-execute, write docs/notebooks/*.ipynb
+    python -m explainer_tools.notebooks check     # re-execute in memory, diff, write nothing
+
+Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
+from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
+`GPT2_WEIGHTS=off` (the stored notebook never depends on weights cached on the machine). It
+records no timings, numbers cells `cell-000`, `cell-001`, ..., keeps only the `tags` of each
+cell's metadata, and writes fixed notebook metadata. Two executions give identical bytes.
+
+What `check` compares (`comparable_text`): every cell's source, and every output of every
+cell as text -- stdout/stderr streams, `text/plain`, `text/html`, `text/markdown`, errors.
+Images are not compared pixel by pixel: a PNG is recorded by its width and height only, because
+its bytes depend on the Matplotlib and FreeType builds, and each figure's numbers are printed as
+text beside it (and compared there). The one exclusion rule: the outputs of a cell tagged
+`nondeterministic` (wall-clock timings) are left out; the comparison text says so in their place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import struct
+import sys
+import tempfile
+from base64 import b64decode
+from pathlib import Path
+
+import jupytext
+import nbformat
+from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+from jupyter_client.manager import KernelManager
+from nbclient import NotebookClient
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = {  # source (py:percent) -> executed notebook that the site renders
+    REPO_ROOT / "notebooks" / "gpt2_under_the_hood.py": (
+        REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
+    ),
+}
+NONDETERMINISTIC_TAG = "nondeterministic"
+CELL_TIMEOUT_S = 600
+KERNEL_ENV = {
+    "PYTHONHASHSEED": "0",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "GPT2_WEIGHTS": "off",  # see gpt_lab.hf_weights.find_gpt2_weights
+    "PYDEVD_DISABLE_FILE_VALIDATION": "1",  # no debugger warning on kernel start
+    "JUPYTER_PLATFORM_DIRS": "1",
+}
+NOTEBOOK_METADATA = {
+    "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
+
+
+def kernel_python() -> str:
+    """The repository venv's interpreter when there is one, else the running interpreter."""
+    venv_python = REPO_ROOT / ".venv" / "bin" / "python"
+    return str(venv_python) if venv_python.is_file() else sys.executable
+
+
+class _RepoKernelSpecs(KernelSpecManager):
+    """Always the repository's own ipykernel, whatever kernels the user has installed."""
+
+    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+        return KernelSpec(
+            argv=[kernel_python(), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            display_name="Python 3 (ipykernel)",
+            language="python",
+        )
+
+
+def read_source(source_path: Path) -> nbformat.NotebookNode:
+    """The notebook of a py:percent file (or of an .ipynb), without outputs."""
+    fmt = "ipynb" if source_path.suffix == ".ipynb" else "py:percent"
+    return jupytext.read(source_path, fmt=fmt)
+
+
+def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Fixed cell ids, only `tags` in cell metadata, fixed notebook metadata, nbformat 4.5."""
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i:03d}"
+        tags = cell.get("metadata", {}).get("tags", [])
+        cell["metadata"] = nbformat.NotebookNode({"tags": list(tags)} if tags else {})
+    nb.metadata = nbformat.NotebookNode(NOTEBOOK_METADATA)
+    nb.nbformat, nb.nbformat_minor = 4, 5
+    return nb
+
+
+def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> bytes:
+    """Execute the notebook of `source_path` and return the .ipynb bytes, outputs included.
+
+    Runs from the repository root with the environment in `KERNEL_ENV`; a cell that raises
+    stops the run with `nbclient.exceptions.CellExecutionError`.
+    """
+    nb = normalise(read_source(source_path))
+    km = KernelManager(kernel_name="python3", kernel_spec_manager=_RepoKernelSpecs())
+    client = NotebookClient(
+        nb,
+        km=km,
+        timeout=timeout_s,
+        record_timing=False,
+        allow_errors=False,
+        # ipykernel warns on every start that its local TCP transport is unencrypted
+        extra_arguments=["--IPKernelApp.log_level=ERROR"],
+        resources={"metadata": {"path": str(REPO_ROOT)}},
+    )
+    client.execute(env={**os.environ, **KERNEL_ENV})
+    nb = normalise(nb)
+    nbformat.validate(nb)
+    return (nbformat.writes(nb, version=4) + "\n").encode("utf-8")
+
+
+def _png_size(b64: str) -> str:
+    data = b64decode(b64)
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
+    return f"{width}x{height}"
+
+
+def _output_text(output: nbformat.NotebookNode) -> list[str]:
+    kind = output["output_type"]
+    if kind == "stream":
+        return [f"[{output['name']}]", output["text"]]
+    if kind == "error":
+        return [f"[error] {output['ename']}: {output['evalue']}"]
+    lines = []
+    data = output.get("data", {})
+    for mime in sorted(data):
+        if mime == "image/png":
+            lines.append(f"[image/png {_png_size(data[mime])}: pixels not compared]")
+        elif mime.startswith("text/"):
+            value = data[mime]
+            lines += [f"[{mime}]", "".join(value) if isinstance(value, list) else value]
+        else:
+            lines.append(f"[{mime}: not compared]")
+    return lines
+
+
+def comparable_text(notebook_bytes: bytes) -> str:
+    """The parts of a stored notebook that must not change between executions, as text.
+
+    Every cell's source and outputs, in order; a PNG contributes only its size; the outputs of
+    cells tagged `nondeterministic` are replaced by one line saying they were excluded.
+    """
+    nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
+    lines: list[str] = []
+    for i, cell in enumerate(nb.cells):
+        tags = cell.get("metadata", {}).get("tags", [])
+        lines.append(f"===== cell {i} ({cell['cell_type']}) tags={sorted(tags)} =====")
+        lines.append(cell["source"])
+        if cell["cell_type"] != "code":
+            continue
+        lines.append("----- outputs -----")
+        if NONDETERMINISTIC_TAG in tags:
+            lines.append(f"(excluded: the cell is tagged '{NONDETERMINISTIC_TAG}')")
+            continue
+        for output in cell.get("outputs", []):
+            lines += _output_text(output)
+    return "\n".join(line.rstrip("\n") for line in lines) + "\n"
+
+
+def diff_notebooks(committed: bytes, fresh: bytes, name: str) -> str:
+    """Unified diff of the comparable text of two notebooks ('' when they agree)."""
+    return "".join(
+        difflib.unified_diff(
+            comparable_text(committed).splitlines(keepends=True),
+            comparable_text(fresh).splitlines(keepends=True),
+            fromfile=f"{name} (committed)",
+            tofile=f"{name} (re-executed)",
+        )
+    )
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        Path(tmp).chmod(0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def execute_all(notebooks: dict[Path, Path] = NOTEBOOKS) -> None:
+    """Execute every notebook into memory first, then write them all (nothing on failure)."""
+    executed = {target: execute_notebook(source) for source, target in notebooks.items()}
+    for target, data in executed.items():
+        write_bytes_atomic(target, data)
+        print(f"wrote {target.relative_to(REPO_ROOT)}")
+
+
+def check_all(notebooks: dict[Path, Path] = NOTEBOOKS) -> int:
+    """Re-execute every notebook in memory; print a diff for each drift; 0 if none, else 1."""
+    status = 0
+    for source, target in notebooks.items():
+        name = target.relative_to(REPO_ROOT).as_posix()
+        if not target.is_file():
+            print(f"{name}: missing; run `python -m explainer_tools.notebooks execute`")
+            status = 1
+            continue
+        diff = diff_notebooks(target.read_bytes(), execute_notebook(source), name)
+        if diff:
+            sys.stdout.write(diff)
+            print(f"{name}: differs from a fresh execution of {source.relative_to(REPO_ROOT)}")
+            status = 1
+        else:
+            print(f"{name}: matches a fresh execution")
+    return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.notebooks")
+    parser.add_argument("command", choices=["execute", "check"])
+    args = parser.parse_args(argv)
+    if args.command == "execute":
+        execute_all()
+        return 0
+    return check_all()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
