@@ -49,7 +49,7 @@ torch.manual_seed(0)
 torch.set_grad_enabled(False)  # inspection only; training switches gradients back on
 plt.rcParams.update({"figure.dpi": 80, "font.size": 10, "axes.spines.top": False,
                      "axes.spines.right": False})
-print(f"repository: {ROOT.name}/, torch {torch.__version__}, threads {torch.get_num_threads()}")
+print(f"torch {torch.__version__}, {torch.get_num_threads()} thread")
 
 # %% [markdown]
 # ## The tokenizer and the model we open
