@@ -112,7 +112,10 @@ def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> byte
         extra_arguments=["--IPKernelApp.log_level=ERROR"],
         resources={"metadata": {"path": str(REPO_ROOT)}},
     )
-    client.execute(env={**os.environ, **KERNEL_ENV})
+    try:
+        client.execute(env={**os.environ, **KERNEL_ENV})
+    finally:  # close the client's zmq sockets now, not whenever the garbage collector runs
+        km.context.destroy(linger=0)
     nb = normalise(nb)
     nbformat.validate(nb)
     return (nbformat.writes(nb, version=4) + "\n").encode("utf-8")
