@@ -19,11 +19,16 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument(
             "--jobs", type=int, default=os.cpu_count() or 1, help="scripts run at once"
         )
+        sub.add_argument(
+            "--skip-notebooks", action="store_true", help="leave the notebooks out (faster)"
+        )
     args = parser.parse_args(argv)
     try:
         if args.command == "regenerate":
-            return pipeline.regenerate(jobs=args.jobs, force=args.force)
-        return pipeline.check(jobs=args.jobs)
+            return pipeline.regenerate(
+                jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks
+            )
+        return pipeline.check(jobs=args.jobs, notebooks=not args.skip_notebooks)
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)
         return 1

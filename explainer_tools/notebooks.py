@@ -38,12 +38,11 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
+from explainer_tools.pipeline import notebook_targets
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = {  # source (py:percent) -> executed notebook that the site renders
-    REPO_ROOT / "notebooks" / "gpt2_under_the_hood.py": (
-        REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
-    ),
-}
+# source (py:percent) -> executed notebook that the site renders; one naming rule for all
+NOTEBOOKS = notebook_targets()
 NONDETERMINISTIC_TAG = "nondeterministic"
 CELL_TIMEOUT_S = 600
 KERNEL_ENV = {

@@ -11,11 +11,17 @@ regenerate
     3. Re-embed every marker in `docs/**/*.md`. Any marker error stops everything, again before
        anything is written.
     4. Write what changed, each file atomically. Unchanged files are not rewritten.
+    5. Execute the companion notebooks (`notebooks/*.py` -> `docs/notebooks/*.ipynb`) whose
+       inputs changed: the source, the `gpt_lab` code, `requirements.lock` and every Markdown
+       page, which the notebook's small model is trained on -- so this step comes after the
+       pages are embedded. A failing notebook leaves the notebook and its stamp untouched.
 
 check
     Runs every script into a scratch folder (stamps ignored), embeds into copies of the pages, and
     compares outputs, figures, stamps and pages with the committed ones: a unified diff per text
-    difference, a description per figure difference. Writes nothing into the tree.
+    difference, a description per figure difference. Then re-executes each notebook in memory and
+    compares its deterministic text (`notebooks.comparable_text`: timing cells excluded) with the
+    committed notebook. Writes nothing into the tree.
 """
 
 from __future__ import annotations
@@ -43,6 +49,9 @@ DOCS_DIR = REPO_ROOT / "docs"
 LOCK_FILE = REPO_ROOT / "requirements.lock"
 TRACER = Path(__file__).resolve().parent / "trace_run.py"
 SCRIPT_GLOB = "ch[0-9][0-9]_*.py"
+NOTEBOOK_SOURCE_DIR = REPO_ROOT / "notebooks"
+NOTEBOOK_TARGET_DIR = DOCS_DIR / "notebooks"
+NOTEBOOK_CODE = ("explainer_code/gpt_lab", "explainer_tools/notebooks.py")
 
 
 class PipelineError(Exception):
@@ -338,16 +347,106 @@ def differences(files: dict[Path, bytes], scripts: list[str]) -> list[str]:
         if stray not in expected:
             reports.append(f"{relative(stray)}: no chapter script draws this figure\n")
     wanted_outputs = {output_path(s) for s in scripts} | {stamp_path(s) for s in scripts}
+    wanted_outputs |= {notebook_stamp_path(target) for target in notebook_targets().values()}
     for stray in sorted([*OUTPUT_DIR.glob("*.txt"), *STAMP_DIR.glob("*.json")]):
         if stray not in wanted_outputs:
             reports.append(f"{relative(stray)}: no chapter script of that name\n")
     return reports
 
 
+# --------------------------------------------------------------------------- notebooks
+
+
+def notebook_targets() -> dict[Path, Path]:
+    """Notebook sources (jupytext py:percent) -> the executed notebooks the site renders:
+    `notebooks/gpt2_under_the_hood.py` -> `docs/notebooks/gpt2-under-the-hood.ipynb`."""
+    return {
+        source: NOTEBOOK_TARGET_DIR / f"{source.stem.replace('_', '-')}.ipynb"
+        for source in sorted(NOTEBOOK_SOURCE_DIR.glob("*.py"))
+    }
+
+
+def notebook_stamp_path(target: Path) -> Path:
+    return STAMP_DIR / f"notebook-{target.stem}.json"
+
+
+def notebook_inputs(source: Path) -> list[str]:
+    """Everything an execution of the notebook reads from the repository."""
+    inputs = [relative(source)]
+    for entry in NOTEBOOK_CODE:
+        path = REPO_ROOT / entry
+        files = sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.is_file() else []
+        inputs += [relative(f) for f in files if "__pycache__" not in f.parts]
+    inputs += [relative(page) for page in markdown_pages()]
+    return inputs
+
+
+def render_notebook_stamp(source: Path, notebook: bytes) -> str:
+    from explainer_tools.notebooks import comparable_text
+
+    return render_stamp(
+        relative(source),
+        notebook_inputs(source),
+        comparable_text(notebook),  # the stamp's "output": what check compares
+        {},
+    )
+
+
+def notebook_is_fresh(source: Path, target: Path) -> bool:
+    stamp = notebook_stamp_path(target)
+    if not stamp.is_file() or not target.is_file():
+        return False
+    return stamp.read_text(encoding="utf-8") == render_notebook_stamp(source, target.read_bytes())
+
+
+def execute_notebooks(force: bool) -> list[Path]:
+    """Execute stale notebooks, then write each with its stamp; return the files written."""
+    written = []
+    for source, target in notebook_targets().items():
+        if not force and notebook_is_fresh(source, target):
+            continue
+        from explainer_tools.notebooks import execute_notebook
+
+        print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
+        try:
+            notebook = execute_notebook(source)
+        except Exception as error:
+            raise PipelineError(
+                f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
+                f"{error}"
+            ) from None
+        stamp = render_notebook_stamp(source, notebook).encode("utf-8")
+        written += apply({target: notebook, notebook_stamp_path(target): stamp})
+    return written
+
+
+def notebook_differences() -> list[str]:
+    """Re-execute every notebook in memory and report drift from the committed copies."""
+    targets = notebook_targets()
+    if not targets:
+        return []
+    from explainer_tools.notebooks import diff_notebooks, execute_notebook
+
+    reports = []
+    for source, target in targets.items():
+        if not target.is_file():
+            reports.append(f"{relative(target)}: missing; run `make regenerate`\n")
+            continue
+        fresh = execute_notebook(source)
+        diff = diff_notebooks(target.read_bytes(), fresh, relative(target))
+        if diff:
+            reports.append(diff + f"{relative(target)}: differs from a fresh execution\n")
+        stamp = notebook_stamp_path(target)
+        expected = render_notebook_stamp(source, fresh).encode("utf-8")
+        if not stamp.is_file() or stamp.read_bytes() != expected:
+            reports.append(text_diff(stamp, expected) or f"{relative(stamp)}: differs\n")
+    return reports
+
+
 # --------------------------------------------------------------------------- entry points
 
 
-def regenerate(jobs: int, force: bool = False) -> int:
+def regenerate(jobs: int, force: bool = False, notebooks: bool = True) -> int:
     scripts = discover_scripts()
     to_run = [s for s in scripts if force or not is_fresh(s)]
     result = plan(scripts, to_run, jobs)
@@ -355,6 +454,8 @@ def regenerate(jobs: int, force: bool = False) -> int:
     for path in result.remove:
         path.unlink()
         print(f"  removed {relative(path)} (its script no longer draws it)")
+    if notebooks:
+        written += execute_notebooks(force)
     ran = ", ".join(result.ran) if result.ran else "none (all fresh)"
     print(f"regenerate: ran {ran}; {len(written)} file(s) written")
     for path in written:
@@ -362,10 +463,12 @@ def regenerate(jobs: int, force: bool = False) -> int:
     return 0
 
 
-def check(jobs: int) -> int:
+def check(jobs: int, notebooks: bool = True) -> int:
     scripts = discover_scripts()
     result = plan(scripts, scripts, jobs)
     reports = differences(result.files, scripts)
+    if notebooks:
+        reports += notebook_differences()
     for report in reports:
         sys.stdout.write(report if report.endswith("\n") else report + "\n")
     if reports:
@@ -374,5 +477,9 @@ def check(jobs: int) -> int:
             "regeneration; run `make regenerate` and commit the result."
         )
         return 1
-    print(f"check: {len(scripts)} script(s), {len(result.files)} file(s): all up to date")
+    notebook_count = len(notebook_targets()) if notebooks else 0
+    print(
+        f"check: {len(scripts)} script(s), {notebook_count} notebook(s), "
+        f"{len(result.files)} file(s): all up to date"
+    )
     return 0

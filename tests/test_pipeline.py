@@ -287,3 +287,31 @@ def test_a_figure_the_script_stops_drawing_is_removed(repo: Path) -> None:
     assert figures == ["ch01_renamed.png"]
     assert "removed docs/assets/fig/ch01_fixture.png" in result.stdout
     assert run(repo, "check").returncode == 0
+
+
+NOTEBOOK = '# %% [markdown]\n# A fixture notebook.\n\n# %%\nprint(6 * 7)\n'
+
+
+@pytest.mark.slow
+def test_notebooks_execute_when_stale_and_check_catches_an_edited_output(repo: Path) -> None:
+    (repo / "notebooks").mkdir()
+    (repo / "notebooks" / "tiny_book.py").write_text(NOTEBOOK)
+    target = repo / "docs" / "notebooks" / "tiny-book.ipynb"
+    first = run(repo, "regenerate")
+    assert first.returncode == 0, first.stderr
+    assert "wrote docs/notebooks/tiny-book.ipynb" in first.stdout
+    stored = '"text": [\n      "42\\n"'
+    assert stored in target.read_text()
+    assert "0 file(s) written" in run(repo, "regenerate").stdout  # fresh: not executed again
+    assert run(repo, "check").returncode == 0
+    # the pages are the notebook's training text, so a page edit makes it stale
+    page = repo / "docs" / "page.md"
+    page.write_text(page.read_text() + "\nA new sentence.\n")
+    again = run(repo, "regenerate")
+    assert "executing notebooks/tiny_book.py" in again.stdout
+    # a hand edit of a stored output is drift
+    target.write_text(target.read_text().replace(stored, stored.replace("42", "43")))
+    check = run(repo, "check")
+    assert check.returncode == 1
+    assert "-43" in check.stdout and "+42" in check.stdout
+    assert "docs/notebooks/tiny-book.ipynb: differs from a fresh execution" in check.stdout
