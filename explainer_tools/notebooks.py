@@ -27,8 +27,8 @@ import argparse
 import difflib
 import os
 import struct
+import subprocess
 import sys
-import tempfile
 from base64 import b64decode
 from pathlib import Path
 
@@ -38,7 +38,7 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from explainer_tools.pipeline import notebook_targets
+from explainer_tools.pipeline import notebook_targets, write_atomic
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # source (py:percent) -> executed notebook that the site renders; one naming rule for all
@@ -96,9 +96,32 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> bytes:
     """Execute the notebook of `source_path` and return the .ipynb bytes, outputs included.
 
-    Runs from the repository root with the environment in `KERNEL_ENV`; a cell that raises
-    stops the run with `nbclient.exceptions.CellExecutionError`.
+    The execution runs in a child process (`python -m explainer_tools.notebooks execute-one`),
+    so the kernel client's zmq sockets never live in the caller's process. A cell that raises
+    fails the run: `NotebookError` carries the child's report of the failing cell.
     """
+    result = subprocess.run(
+        [sys.executable, "-m", "explainer_tools.notebooks", "execute-one", str(source_path),
+         "--timeout", str(timeout_s)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise NotebookError(
+            f"executing {source_path} failed (exit {result.returncode}):\n"
+            + result.stderr.decode("utf-8", "replace")
+        )
+    return result.stdout
+
+
+class NotebookError(RuntimeError):
+    """A notebook whose execution failed."""
+
+
+def _execute_here(source_path: Path, timeout_s: int) -> bytes:
+    """Execute in this process with nbclient and a python3 kernel of the repository's venv,
+    from the repository root, with the environment in `KERNEL_ENV`."""
     nb = normalise(read_source(source_path))
     km = KernelManager(kernel_name="python3", kernel_spec_manager=_RepoKernelSpecs())
     client = NotebookClient(
@@ -111,10 +134,7 @@ def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> byte
         extra_arguments=["--IPKernelApp.log_level=ERROR"],
         resources={"metadata": {"path": str(REPO_ROOT)}},
     )
-    try:
-        client.execute(env={**os.environ, **KERNEL_ENV})
-    finally:  # close the client's zmq sockets now, not whenever the garbage collector runs
-        km.context.destroy(linger=0)
+    client.execute(env={**os.environ, **KERNEL_ENV})
     nb = normalise(nb)
     nbformat.validate(nb)
     return (nbformat.writes(nb, version=4) + "\n").encode("utf-8")
@@ -180,24 +200,11 @@ def diff_notebooks(committed: bytes, fresh: bytes, name: str) -> str:
     )
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        Path(tmp).chmod(0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def execute_all(notebooks: dict[Path, Path] = NOTEBOOKS) -> None:
     """Execute every notebook into memory first, then write them all (nothing on failure)."""
     executed = {target: execute_notebook(source) for source, target in notebooks.items()}
     for target, data in executed.items():
-        write_bytes_atomic(target, data)
+        write_atomic(target, data)
         print(f"wrote {target.relative_to(REPO_ROOT)}")
 
 
@@ -222,8 +229,13 @@ def check_all(notebooks: dict[Path, Path] = NOTEBOOKS) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.notebooks")
-    parser.add_argument("command", choices=["execute", "check"])
+    parser.add_argument("command", choices=["execute", "check", "execute-one"])
+    parser.add_argument("source", nargs="?", type=Path, help="for execute-one: the source")
+    parser.add_argument("--timeout", type=int, default=CELL_TIMEOUT_S, help="per cell, seconds")
     args = parser.parse_args(argv)
+    if args.command == "execute-one":  # the child process of execute_notebook
+        sys.stdout.buffer.write(_execute_here(args.source, args.timeout))
+        return 0
     if args.command == "execute":
         execute_all()
         return 0

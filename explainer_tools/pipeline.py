@@ -425,14 +425,18 @@ def notebook_differences() -> list[str]:
     targets = notebook_targets()
     if not targets:
         return []
-    from explainer_tools.notebooks import diff_notebooks, execute_notebook
+    from explainer_tools.notebooks import NotebookError, diff_notebooks, execute_notebook
 
     reports = []
     for source, target in targets.items():
         if not target.is_file():
             reports.append(f"{relative(target)}: missing; run `make regenerate`\n")
             continue
-        fresh = execute_notebook(source)
+        try:
+            fresh = execute_notebook(source)
+        except NotebookError as error:
+            reports.append(f"{relative(target)}: {error}\n")
+            continue
         diff = diff_notebooks(target.read_bytes(), fresh, relative(target))
         if diff:
             reports.append(diff + f"{relative(target)}: differs from a fresh execution\n")

@@ -359,10 +359,6 @@ def test_committed_notebook_is_normalised_and_has_outputs() -> None:
 
 
 @pytest.mark.slow
-# jupyter_client's kernel client leaves its zmq sockets to the garbage collector; under
-# `filterwarnings = error` that ResourceWarning would fail the test after the comparison passed.
-@pytest.mark.filterwarnings("ignore::ResourceWarning")
-@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_fresh_execution_matches_the_committed_notebook() -> None:
     """The real `make check` path: execute the source offline and compare with the committed
     notebook; then a copy with one deterministic output edited must not match."""

@@ -315,3 +315,23 @@ def test_notebooks_execute_when_stale_and_check_catches_an_edited_output(repo: P
     assert check.returncode == 1
     assert "-43" in check.stdout and "+42" in check.stdout
     assert "docs/notebooks/tiny-book.ipynb: differs from a fresh execution" in check.stdout
+
+
+@pytest.mark.slow
+def test_a_failing_notebook_stops_regeneration_and_leaves_it_untouched(repo: Path) -> None:
+    (repo / "notebooks").mkdir()
+    source = repo / "notebooks" / "tiny_book.py"
+    source.write_text(NOTEBOOK)
+    assert run(repo, "regenerate").returncode == 0
+    before = snapshot(repo)
+    source.write_text(NOTEBOOK + "\n# %%\nraise ValueError('broken cell')\n")
+    result = run(repo, "regenerate")
+    assert result.returncode == 1
+    assert "notebooks/tiny_book.py failed; docs/notebooks/tiny-book.ipynb left as it was" in (
+        result.stderr
+    )
+    assert "ValueError" in result.stderr and "broken cell" in result.stderr
+    after = snapshot(repo)
+    after.pop("notebooks/tiny_book.py")
+    before.pop("notebooks/tiny_book.py")
+    assert after == before
