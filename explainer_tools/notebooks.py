@@ -24,6 +24,7 @@ text beside it (and compared there). The one exclusion rule: the outputs of a ce
 from __future__ import annotations
 
 import argparse
+import copy
 import difflib
 import os
 import struct
@@ -82,10 +83,39 @@ def read_source(source_path: Path) -> nbformat.NotebookNode:
     return jupytext.read(source_path, fmt=fmt)
 
 
+def coalesce_streams(outputs: list) -> list:
+    """Merge consecutive stream outputs of the same stream (stdout, stderr) into one.
+
+    The kernel sends printed text in chunks whose boundaries depend on timing (it flushes on a
+    timer), so the same cell may give one stream output on one run and two on the next. The
+    text is the same; merging makes the stored notebook and its comparison independent of it.
+    """
+    merged: list = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (
+            output.get("output_type") == "stream"
+            and previous is not None
+            and previous.get("output_type") == "stream"
+            and previous.get("name") == output.get("name")
+        ):
+            previous["text"] = _text(previous["text"]) + _text(output["text"])
+        else:
+            merged.append(output)
+    return merged
+
+
+def _text(value: str | list[str]) -> str:
+    return "".join(value) if isinstance(value, list) else value
+
+
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """Fixed cell ids, only `tags` in cell metadata, fixed notebook metadata, nbformat 4.5."""
+    """Fixed cell ids, only `tags` in cell metadata, fixed notebook metadata, nbformat 4.5,
+    consecutive stream outputs merged."""
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i:03d}"
+        if cell.get("cell_type") == "code":
+            cell["outputs"] = coalesce_streams(cell.get("outputs", []))
         tags = cell.get("metadata", {}).get("tags", [])
         cell["metadata"] = nbformat.NotebookNode({"tags": list(tags)} if tags else {})
     nb.metadata = nbformat.NotebookNode(NOTEBOOK_METADATA)
@@ -183,7 +213,7 @@ def comparable_text(notebook_bytes: bytes) -> str:
         if NONDETERMINISTIC_TAG in tags:
             lines.append(f"(excluded: the cell is tagged '{NONDETERMINISTIC_TAG}')")
             continue
-        for output in cell.get("outputs", []):
+        for output in coalesce_streams(copy.deepcopy(cell.get("outputs", []))):
             lines += _output_text(output)
     return "\n".join(line.rstrip("\n") for line in lines) + "\n"
 

@@ -368,3 +368,27 @@ def test_fresh_execution_matches_the_committed_notebook() -> None:
     edited, marker = edit_first_deterministic_stdout(committed)
     diff = notebooks.diff_notebooks(edited, fresh, "notebook")
     assert diff and marker in diff
+
+
+def test_stream_chunking_does_not_change_the_comparison_or_the_stored_notebook() -> None:
+    """The kernel splits printed text into chunks by timing; one chunk or two is the same."""
+
+    def notebook_with(outputs: list[dict]) -> bytes:
+        nb = nbformat.v4.new_notebook()
+        cell = nbformat.v4.new_code_cell("print('a'); print('b')")
+        cell["outputs"] = [nbformat.from_dict(o) for o in outputs]
+        nb.cells = [cell]
+        return nbformat.writes(notebooks.normalise(nb)).encode("utf-8")
+
+    one = [{"output_type": "stream", "name": "stdout", "text": "a\nb\n"}]
+    two = [
+        {"output_type": "stream", "name": "stdout", "text": "a\n"},
+        {"output_type": "stream", "name": "stdout", "text": ["b\n"]},
+    ]
+    interleaved = [*two[:1], {"output_type": "stream", "name": "stderr", "text": "w\n"}, two[1]]
+    assert notebook_with(one) == notebook_with(two)
+    assert notebooks.comparable_text(notebook_with(one)) == notebooks.comparable_text(
+        notebook_with(two)
+    )
+    # different streams stay apart, in order
+    assert notebooks.comparable_text(notebook_with(interleaved)).count("[stdout]") == 2
