@@ -9,9 +9,12 @@ renders without executing anything at build time.
 
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
 from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
-`GPT2_WEIGHTS=off` (the stored notebook never depends on weights cached on the machine). It
-records no timings, numbers cells `cell-000`, `cell-001`, ..., keeps only the `tags` of each
-cell's metadata, and writes fixed notebook metadata. Two executions give identical bytes.
+`GPT2_WEIGHTS=off` (the stored notebook never depends on weights cached on the machine), and
+the CPU code paths of torch, MKL and oneDNN pinned to AVX2 (`pipeline.CPU_PINNING_ENV`): the
+training run amplifies last-bit differences, so without the pin an AVX-512 machine and an
+AVX2 machine store different text. It records no timings, numbers cells `cell-000`,
+`cell-001`, ..., keeps only the `tags` of each cell's metadata, and writes fixed notebook
+metadata. Two executions give identical bytes.
 
 What `check` compares (`comparable_text`): every cell's source, and every output of every
 cell as text -- stdout/stderr streams, `text/plain`, `text/html`, `text/markdown`, errors.
@@ -39,7 +42,7 @@ from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
 from jupyter_client.manager import KernelManager
 from nbclient import NotebookClient
 
-from explainer_tools.pipeline import notebook_targets, write_atomic
+from explainer_tools.pipeline import CPU_PINNING_ENV, notebook_targets, write_atomic
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # source (py:percent) -> executed notebook that the site renders; one naming rule for all
@@ -53,6 +56,7 @@ KERNEL_ENV = {
     "GPT2_WEIGHTS": "off",  # see gpt_lab.hf_weights.find_gpt2_weights
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",  # no debugger warning on kernel start
     "JUPYTER_PLATFORM_DIRS": "1",
+    **CPU_PINNING_ENV,  # same results on any x86-64 CPU with AVX2 (see pipeline.py)
 }
 NOTEBOOK_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
