@@ -392,3 +392,16 @@ def test_stream_chunking_does_not_change_the_comparison_or_the_stored_notebook()
     )
     # different streams stay apart, in order
     assert notebooks.comparable_text(notebook_with(interleaved)).count("[stdout]") == 2
+
+
+def test_kernel_runs_with_the_cpu_code_paths_pinned() -> None:
+    """Training amplifies last-bit differences: the kernel must use the same code paths on
+    every machine, or the stored notebook only matches on CPUs like the last one that ran it."""
+    from explainer_tools.pipeline import CPU_PINNING_ENV
+
+    assert CPU_PINNING_ENV == {
+        "ATEN_CPU_CAPABILITY": "avx2",
+        "MKL_CBWR": "AVX2",
+        "ONEDNN_MAX_CPU_ISA": "AVX2",
+    }
+    assert CPU_PINNING_ENV.items() <= notebooks.KERNEL_ENV.items()
