@@ -1,1 +1,36 @@
-"""Build tools of the explainer: regenerate, embed, check, and the MkDocs hooks."""
+"""The tools behind the book: run the chapter scripts, embed their outputs, check every number.
+
+One module per job, in layers; a module imports only modules of lower layers (tests/test_layers.py
+parses the imports and fails otherwise):
+
+0. `layout`: paths, naming rules (script -> output, stamp, notebook), the run environment, the
+   atomic writer. `blocks`: numbered output blocks. `tags`: the provenance tag vocabulary.
+   `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
+1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
+   (warm fork parent, plain subprocess fallback), with time limits and dependency tracing.
+   `notebooks`: executes and compares the companion notebooks.
+2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
+   erratum pages, their index and checks.
+3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
+4. `scaffold`: `make chapter`. `bench`: `make bench`.
+5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`: MkDocs hooks.
+"""
+
+LAYERS: dict[str, int] = {
+    "layout": 0,
+    "blocks": 0,
+    "tags": 0,
+    "markdown": 0,
+    "markers": 1,
+    "provenance": 1,
+    "runner": 1,
+    "notebooks": 1,
+    "claims": 2,
+    "errata": 2,
+    "pipeline": 3,
+    "scaffold": 4,
+    "bench": 4,
+    "__main__": 5,
+    "mkdocs_hooks": 5,
+    "errata_hook": 5,
+}

@@ -42,6 +42,16 @@ def check_everything(jobs: int, notebooks: bool) -> int:
 def main(argv: list[str] | None = None) -> int:
     from explainer_tools.pipeline import cpu_count
 
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["claims"]:  # their own options, passed through as they are
+        from explainer_tools.claims import cli
+
+        return cli.main(argv[1:])
+    if argv[:1] == ["errata"]:
+        from explainer_tools import errata
+
+        return errata.main(argv[1:])
+
     parser = argparse.ArgumentParser(prog="python -m explainer_tools")
     commands = parser.add_subparsers(dest="command", required=True)
     regen = commands.add_parser("regenerate", help="run changed scripts, write outputs, embed")
@@ -57,10 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         sub.add_argument(
             "--skip-notebooks", action="store_true", help="leave the notebooks out (faster)"
         )
-    claims = commands.add_parser("claims", help="check numbers quoted in prose", add_help=False)
-    claims.add_argument("rest", nargs=argparse.REMAINDER)
-    errata_cmd = commands.add_parser("errata", help="check the errata", add_help=False)
-    errata_cmd.add_argument("rest", nargs=argparse.REMAINDER)
+    commands.add_parser("claims", help="check numbers quoted in prose (claims -h for more)")
+    commands.add_parser("errata", help="check the errata (errata -h for more)")
     chapter = commands.add_parser("chapter", help="scaffold a chapter: page, script, nav line")
     chapter.add_argument("number", type=int)
     chapter.add_argument("slug")
@@ -78,14 +86,6 @@ def main(argv: list[str] | None = None) -> int:
             )
         if args.command == "check":
             return check_everything(args.jobs, not args.skip_notebooks)
-        if args.command == "claims":
-            from explainer_tools.claims import cli
-
-            return cli.main(args.rest)
-        if args.command == "errata":
-            from explainer_tools import errata
-
-            return errata.main(args.rest)
         if args.command == "chapter":
             from explainer_tools import scaffold
 

@@ -1,4 +1,5 @@
-"""MkDocs hooks: serve MathJax from the site itself, and render provenance badges.
+"""MkDocs hooks: serve MathJax from the site itself, render provenance badges, and date the build
+by the last commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
 
 MathJax 3.2.2 comes from the pinned PyPI package `django-static-mathjax` (its `es5/` tree);
 the two things the site needs, `tex-chtml-full.js` and the CHTML web fonts, are added to the
@@ -7,6 +8,8 @@ build as generated files, so nothing third-party is committed and nothing is fet
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -43,6 +46,27 @@ def mathjax_files() -> list[tuple[str, Path]]:
     for font in sorted((es5 / MATHJAX_FONT_DIR).glob("*.woff")):
         pairs.append((f"{MATHJAX_SITE_DIR}/{MATHJAX_FONT_DIR}/{font.name}", font))
     return pairs
+
+
+def source_date_epoch(folder: Path) -> str | None:
+    """Seconds since 1970 of the last commit of the repository holding `folder`, or None."""
+    try:
+        result = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=folder,
+                                capture_output=True, text=True, check=False, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    stamp = result.stdout.strip()
+    return stamp if result.returncode == 0 and stamp.isdigit() else None
+
+
+def on_config(config: Any) -> Any:
+    """MkDocs dates the sitemap with SOURCE_DATE_EPOCH when it is set; set it to the last
+    commit's date unless the caller chose one (outside a git checkout: today, as before)."""
+    if "SOURCE_DATE_EPOCH" not in os.environ:
+        epoch = source_date_epoch(Path(config["config_file_path"]).resolve().parent)
+        if epoch is not None:
+            os.environ["SOURCE_DATE_EPOCH"] = epoch
+    return config
 
 
 def on_files(files: Files, config: Any) -> Files:

@@ -36,6 +36,7 @@ import os
 import struct
 import subprocess
 import sys
+import tempfile
 from base64 import b64decode
 from pathlib import Path
 
@@ -47,6 +48,7 @@ from explainer_tools.layout import (
     LOCK_FILE,
     NOTEBOOK_SOURCE_DIR,
     REPO_ROOT,
+    TOOLS_DIR,
     relative,
 )
 
@@ -133,13 +135,19 @@ def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> byte
     """
     child = ("import sys; from explainer_tools.notebooks import _child; "
              "sys.exit(_child(sys.argv[1], int(sys.argv[2])))")
-    result = subprocess.run(
-        [sys.executable, "-c", child, str(source_path), str(timeout_s)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
+    # The kernel's connection file (which holds its key), torch's compile cache and any other
+    # temporary file go into a folder of our own, removed when the execution ends.
+    with tempfile.TemporaryDirectory(prefix="notebook-") as scratch:
+        env = {**os.environ, "TMPDIR": scratch, "JUPYTER_RUNTIME_DIR": f"{scratch}/runtime",
+               "TORCHINDUCTOR_CACHE_DIR": f"{scratch}/torchinductor"}
+        result = subprocess.run(
+            [sys.executable, "-c", child, str(source_path), str(timeout_s)],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            check=False,
+        )
     if result.returncode != 0:
         raise NotebookError(
             f"executing {source_path} failed (exit {result.returncode}):\n"
@@ -257,8 +265,10 @@ def notebook_inputs(source: Path) -> list[str]:
     data = [p for folder in NOTEBOOK_DATA_DIRS if folder.is_dir() for p in sorted(folder.rglob("*"))
             if p.is_file() and p != source and p.suffix != ".py"
             and any(p.name in text for text in texts)]
+    # gpt_lab strips provenance tags with the site's own grammar
+    tags = TOOLS_DIR / "tags.py"
     return sorted({relative(source), *map(relative, code), *map(relative, data),
-                   relative(LOCK_FILE)})
+                   relative(LOCK_FILE), relative(tags)})
 
 
 def _child(source: str, timeout_s: int) -> int:

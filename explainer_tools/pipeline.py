@@ -554,7 +554,9 @@ def check(jobs: int, notebooks: bool = True) -> int:
     if found:
         # Is it the committed files, or the scripts? Run the differing scripts once more: if the
         # second run differs from the first, no regenerate can fix it.
-        suspects = [s for s in scripts if any(
+        # Only scripts whose stamp is fresh: their inputs did not change since the committed
+        # run, so a different output means the script (or the machine) is not deterministic.
+        suspects = [s for s in scripts if is_fresh(s) and any(
             d.report.startswith(f"--- {relative(output_path(s))}") for d in found)]
         if suspects:
             again = plan(scripts, suspects, jobs)
@@ -564,9 +566,17 @@ def check(jobs: int, notebooks: bool = True) -> int:
                 found.insert(0, Difference(
                     "these files differ between two runs of the same scripts: "
                     + ", ".join(unstable) + "\n",
-                    "make the script deterministic (seed every generator, round floats that pass "
-                    "through BLAS or torch reductions to 4 significant digits, print platform noise "
-                    "as a bound); `make regenerate` cannot fix this"))
+                    "make the script deterministic (seed every generator, round floats that "
+                    "pass through BLAS or torch reductions to 4 significant digits, print "
+                    "platform noise as a bound); `make regenerate` cannot fix this"))
+            else:
+                found.insert(0, Difference(
+                    "the output of " + ", ".join(suspects) + " changed, although every file "
+                    "its stamp records is unchanged\n",
+                    "the script depends on something the tracer cannot see (a directory "
+                    "listing, a subprocess, an environment variable, the clock): open its "
+                    "inputs by name in the script, then run `.venv/bin/python -m "
+                    "explainer_tools regenerate --force` and commit"))
     if notebooks:
         found += notebook_differences()
     for difference in found:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import runpy
 import signal
 import subprocess
@@ -200,7 +201,7 @@ def _serve(stdin: bytes) -> int:
     """The warm parent: import the heavy modules, then fork a child per request."""
     _set_death_signal(signal.SIGTERM)
     job = json.loads(stdin)
-    for name in WARM_MODULES:
+    for name in job.get("warm", WARM_MODULES):
         with contextlib.suppress(ImportError):
             __import__(name)
     preloaded = set(sys.modules)
@@ -256,6 +257,26 @@ def _serve(stdin: bytes) -> int:
     return 0
 
 
+def warm_modules(requests: list[Request]) -> list[str]:
+    """The heavy modules worth importing in the parent: those some script imports directly, or
+    through a repository module it names (a cheap textual look, not a trace; a module missed here
+    is simply imported in the child)."""
+    wanted: set[str] = set()
+    for request in requests:
+        try:
+            text = Path(request.script).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for name in ("numpy", "torch", "matplotlib"):
+            if re.search(rf"^\s*(?:import|from)\s+{name}\b", text, re.M):
+                wanted.add(name)
+        if re.search(r"^\s*(?:import|from)\s+pacbound\b", text, re.M):
+            wanted.add("numpy")
+    if "matplotlib" in wanted:
+        wanted.add("matplotlib.pyplot")
+    return [name for name in WARM_MODULES if name in wanted]
+
+
 def warm_available() -> bool:
     return hasattr(os, "fork") and os.environ.get(RUNNER_ENV, "") != "subprocess"
 
@@ -277,8 +298,8 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
     results: dict[str, Result] = {}
     try:
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(json.dumps({"jobs": jobs, "requests": [r.__dict__ for r in requests]})
-                         .encode("utf-8"))
+        proc.stdin.write(json.dumps({"jobs": jobs, "warm": warm_modules(requests),
+                                     "requests": [r.__dict__ for r in requests]}).encode("utf-8"))
         proc.stdin.close()
         for line in proc.stdout:
             report = json.loads(line)
@@ -294,6 +315,9 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
             except subprocess.TimeoutExpired:
                 _kill_group(proc.pid)
                 proc.wait()
+        for stream in (proc.stdin, proc.stdout):
+            if stream is not None:
+                stream.close()
     for request in requests:
         if request.stem not in results:
             results[request.stem] = Result(Path(request.script).name, -1, b"",

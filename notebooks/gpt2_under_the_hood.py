@@ -23,7 +23,7 @@
 # in an interactive version (prompt, temperature, layer and head) are plain variables in the code
 # cells. To change them, run the notebook yourself from a clone of the repository: open
 # `docs/notebooks/gpt2-under-the-hood.ipynb` in Jupyter with the repository's `.venv`, or edit
-# `notebooks/gpt2_under_the_hood.py` and run `python -m explainer_tools.notebooks execute`.
+# `notebooks/gpt2_under_the_hood.py` and run `make regenerate`.
 
 # %%
 import inspect

@@ -7,10 +7,13 @@ nothing in the working tree is read or written except through the copy.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -92,10 +95,11 @@ def snapshot(repo: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A scratch repository with the pipeline, one fixture script, a helper, data and a page."""
-    root = tmp_path / "repo"
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scratch repository with the pipeline, one fixture script, a helper, data and a page,
+    regenerated once per module; each test works on its own copy."""
+    root = tmp_path_factory.mktemp("template") / "repo"
     shutil.copytree(
         REPO_ROOT / "explainer_tools",
         root / "explainer_tools",
@@ -112,6 +116,13 @@ def repo(tmp_path: Path) -> Path:
     (root / "docs" / "page.md").write_text(PAGE)
     result = run(root, "regenerate")
     assert result.returncode == 0, result.stderr
+    return root
+
+
+@pytest.fixture
+def repo(template: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(template, root)
     return root
 
 
@@ -304,9 +315,12 @@ def test_notebooks_execute_when_stale_and_check_catches_an_edited_output(repo: P
     assert stored in target.read_text()
     assert "0 file(s) written" in run(repo, "regenerate").stdout  # fresh: not executed again
     assert run(repo, "check").returncode == 0
-    # the pages are the notebook's training text, so a page edit makes it stale
+    # pages are not inputs of the notebook; its source is
     page = repo / "docs" / "page.md"
     page.write_text(page.read_text() + "\nA new sentence.\n")
+    assert "executing" not in run(repo, "regenerate").stdout
+    source = repo / "notebooks" / "tiny_book.py"
+    source.write_text(source.read_text() + "\n# %%\nprint(7)\n")
     again = run(repo, "regenerate")
     assert "executing notebooks/tiny_book.py" in again.stdout
     # a hand edit of a stored output is drift
@@ -335,3 +349,235 @@ def test_a_failing_notebook_stops_regeneration_and_leaves_it_untouched(repo: Pat
     after.pop("notebooks/tiny_book.py")
     before.pop("notebooks/tiny_book.py")
     assert after == before
+
+
+# ---- fault injection (issue 10): one test per probe ------------------------------------------
+
+
+def add_script(repo: Path, name: str, body: str) -> Path:
+    path = repo / "explainer_code" / name
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def add_page(repo: Path, name: str, text: str) -> Path:
+    path = repo / "docs" / name
+    path.write_text(text)
+    return path
+
+
+def test_probe01_a_marker_printed_by_a_script_never_breaks_the_page(repo: Path) -> None:
+    add_script(repo, "ch02_markers.py", '''\
+        print("Markers -- ch02_markers.py")
+        print("[1] <!-- /embed -->")
+        print("<!-- embed: output ch01_fixture.py -->")
+        print("<!-- /embed -->")
+        ''')
+    page = add_page(repo, "markers.md", "# M\n\n<!-- embed: output ch02_markers.py -->\n"
+                    "<!-- /embed -->\n\n<!-- embed: source ch02_markers.py -->\n"
+                    "<!-- /embed -->\n\nend\n")
+    texts = []
+    for _ in range(3):
+        result = run(repo, "regenerate")
+        assert result.returncode == 0, result.stderr
+        texts.append(page.read_text())
+    assert texts[0] == texts[1] == texts[2]
+    assert texts[0].endswith("<!-- /embed -->\n\nend\n")
+    assert run(repo, "check").returncode == 0
+
+
+def test_probe02_a_hanging_script_times_out_by_name_and_leaves_nothing(repo: Path) -> None:
+    add_script(repo, "ch02_hangs.py", "print('Hangs -- ch02_hangs.py')\ntry:\n    input()\n"
+               "except EOFError:  # stdin is /dev/null: input() cannot wait\n    pass\n"
+               "while True:\n    pass\n")
+    before = snapshot(repo)
+    env = {**os.environ, "EXPLAINER_SCRIPT_TIMEOUT": "5"}
+    began = time.monotonic()
+    result = run(repo, "regenerate", env=env)
+    assert result.returncode == 1 and time.monotonic() - began < 120
+    assert "explainer_code/ch02_hangs.py timed out after 5 s" in result.stderr
+    assert "EXPLAINER_SCRIPT_TIMEOUT" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_probe02_killing_regenerate_kills_the_script_and_removes_scratch(repo: Path,
+                                                                          tmp_path: Path) -> None:
+    pid_file = tmp_path / "script.pid"
+    add_script(repo, "ch02_sleeps.py", f'''\
+        import os, pathlib, time
+        pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))
+        time.sleep(300)
+        ''')
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "explainer_tools", "regenerate"], cwd=repo,
+                            env={**os.environ, "TMPDIR": str(scratch)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while not pid_file.is_file() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pid_file.is_file()
+    time.sleep(0.3)
+    proc.terminate()
+    proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    script_pid = int(pid_file.read_text())
+    time.sleep(0.5)
+    state = Path(f"/proc/{script_pid}/stat")
+    assert not state.is_file() or state.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    assert not list(scratch.glob("regenerate-*"))
+
+
+def test_probe03_two_scripts_drawing_one_figure_name_fail_naming_both(repo: Path) -> None:
+    add_script(repo, "ch02_clash.py", '''\
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from script_io import save_figure
+        print("Clash -- ch02_clash.py")
+        fig, ax = plt.subplots(figsize=(2, 2), dpi=50)
+        save_figure(fig, "ch01_fixture.png", dpi=50)
+        ''')
+    before = snapshot(repo)
+    for command in ("regenerate", "check"):
+        result = run(repo, command)
+        assert result.returncode == 1
+        assert "ch01_fixture.png is drawn by both explainer_code/ch01_fixture.py and " \
+               "explainer_code/ch02_clash.py" in result.stderr
+    assert snapshot(repo) == before
+
+
+def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path) -> None:
+    from explainer_tools import pipeline
+
+    (tmp_path / "blocker").write_text("a file where a folder should be")
+    files = {tmp_path / "a.txt": b"a", tmp_path / "blocker" / "b.txt": b"b"}
+    with pytest.raises(pipeline.PipelineError, match="nothing was written"):
+        pipeline.apply(files)
+    assert not (tmp_path / "a.txt").exists()
+
+
+def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from explainer_tools import pipeline
+
+    real = pipeline.write_atomic
+
+    def flaky(path: Path, data: bytes) -> None:
+        if path.name == "b.txt":
+            raise OSError(28, "No space left on device", str(path))
+        real(path, data)
+
+    monkeypatch.setattr(pipeline, "write_atomic", flaky)
+    with pytest.raises(pipeline.PipelineError) as error:
+        pipeline.apply({tmp_path / "a.txt": b"a", tmp_path / "b.txt": b"b"})
+    message = str(error.value)
+    assert "No space left on device" in message and "a.txt" in message
+    assert "make regenerate" in message and "git checkout" in message
+
+
+def test_probe05_stamps_hold_the_run_environment_and_the_runner(repo: Path) -> None:
+    stamp = json.loads((repo / "outputs" / ".stamps" / "ch01_fixture.json").read_text())
+    assert stamp["environment"]["ATEN_CPU_CAPABILITY"] == "avx2"
+    assert {"explainer_tools/runner.py", "explainer_tools/layout.py"} <= set(stamp["inputs"])
+    layout = repo / "explainer_tools" / "layout.py"
+    layout.write_text(layout.read_text().replace('"MKL_CBWR": "AVX2"', '"MKL_CBWR": "AVX"'))
+    result = run(repo, "regenerate")
+    assert "ran ch01_fixture.py" in result.stdout, result.stdout
+    assert run(repo, "regenerate").stdout.startswith("regenerate: ran none")
+    runner_py = repo / "explainer_tools" / "runner.py"
+    runner_py.write_text(runner_py.read_text() + "\n# a change in how scripts run\n")
+    assert "ran ch01_fixture.py" in run(repo, "regenerate").stdout
+
+
+def test_probe06_carriage_returns_agree_between_regenerate_and_check(repo: Path) -> None:
+    add_script(repo, "ch02_cr.py", "import sys\nsys.stdout.write('CR -- ch02_cr.py\\r\\n"
+               "[1] a\\rb\\r\\n')\n")
+    assert run(repo, "regenerate").returncode == 0
+    assert (repo / "outputs" / "ch02_cr.txt").read_bytes() == b"CR -- ch02_cr.py\n[1] a\nb\n"
+    assert "ran none" in run(repo, "regenerate").stdout
+    assert run(repo, "check").returncode == 0
+
+
+@pytest.mark.parametrize("probe", ["page", "output", "stamp", "block", "fence"])
+def test_probe07_bad_inputs_give_file_and_line_errors(repo: Path, probe: str) -> None:
+    if probe == "page":
+        (repo / "docs" / "latin1.md").write_bytes(b"ok\ncaf\xe9\n")
+        expect = "docs/latin1.md:2: not UTF-8"
+    elif probe == "output":
+        add_script(repo, "ch02_bytes.py", "import sys\nsys.stdout.buffer.write(b'T\\n\\xff\\n')\n")
+        expect = "explainer_code/ch02_bytes.py: its output is not UTF-8 (line 2"
+    elif probe == "stamp":
+        (repo / "outputs" / ".stamps" / "ch01_fixture.json").write_text("[1, 2]\n")
+        result = run(repo, "regenerate")
+        assert result.returncode == 0 and "ran ch01_fixture.py" in result.stdout
+        (repo / "outputs" / ".stamps" / "ch01_fixture.json").write_text('{"inputs": 3}\n')
+        result = run(repo, "check")
+        assert result.returncode == 1 and "Traceback" not in result.stderr
+        assert "outputs/.stamps/ch01_fixture.json (committed)" in result.stdout
+        return
+    elif probe == "block":
+        add_script(repo, "ch02_dup.py", "print('T')\nprint('[1] a')\nprint('[1] b')\n")
+        add_page(repo, "dup.md", "<!-- embed: output ch02_dup.py [1] -->\n<!-- /embed -->\n")
+        expect = "outputs/ch02_dup.txt:3: block [1] appears twice"
+    else:
+        add_page(repo, "fence.md", "x\n```python\ncode\n")
+        expect = "docs/fence.md:2: code fence never closed"
+    for command in ("regenerate", "check"):
+        result = run(repo, command)
+        assert result.returncode == 1, result.stdout
+        assert expect in result.stderr + result.stdout, result.stderr + result.stdout
+        assert "Traceback" not in result.stderr, result.stderr
+
+
+def test_probe07_a_crlf_page_keeps_its_line_endings(repo: Path) -> None:
+    page = repo / "docs" / "page.md"
+    page.write_bytes(page.read_bytes().replace(b"\n", b"\r\n"))
+    assert run(repo, "regenerate").returncode == 0
+    data = page.read_bytes()
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+    assert run(repo, "check").returncode == 0
+
+
+def test_probe08_renamed_script_products_are_removed_by_regenerate(repo: Path) -> None:
+    code = repo / "explainer_code"
+    (code / "ch01_fixture.py").rename(code / "ch01_renamed.py")
+    page = repo / "docs" / "page.md"
+    page.write_text(page.read_text().replace("ch01_fixture.py", "ch01_renamed.py"))
+    check = run(repo, "check")
+    assert check.returncode == 1
+    assert "outputs/ch01_fixture.txt: no chapter script of that name" in check.stdout
+    assert "removes the products of renamed or deleted scripts" in check.stdout
+    result = run(repo, "regenerate")
+    assert result.returncode == 0, result.stderr
+    assert not (repo / "outputs" / "ch01_fixture.txt").exists()
+    assert not (repo / "outputs" / ".stamps" / "ch01_fixture.json").exists()
+    assert run(repo, "check").returncode == 0
+
+
+def test_probe08_advice_for_a_stray_figure_and_a_nondeterministic_script(repo: Path) -> None:
+    (repo / "docs" / "assets" / "fig" / "orphan.png").write_bytes(b"x")
+    result = run(repo, "check")
+    assert "git rm docs/assets/fig/orphan.png" in result.stdout
+    (repo / "docs" / "assets" / "fig" / "orphan.png").unlink()
+    add_script(repo, "ch02_random.py", "import os\nprint('R -- ch02_random.py')\n"
+               "print('[1]', os.urandom(4).hex())\n")
+    assert run(repo, "regenerate").returncode == 0
+    result = run(repo, "check")
+    assert result.returncode == 1
+    assert "differ between two runs of the same scripts" in result.stdout
+    assert "`make regenerate` cannot fix this" in result.stdout
+
+
+def test_probe08_advice_for_a_read_the_tracer_cannot_see(repo: Path) -> None:
+    data = repo / "explainer_code" / "data" / "listed"
+    data.mkdir()
+    (data / "a.txt").write_text("a")
+    add_script(repo, "ch02_lists.py", "import os, pathlib\nprint('L -- ch02_lists.py')\n"
+               "d = pathlib.Path(__file__).parent / 'data' / 'listed'\n"
+               "print('[1] files:', len(os.listdir(d)))\n")
+    assert run(repo, "regenerate").returncode == 0
+    (data / "b.txt").write_text("b")
+    result = run(repo, "check")
+    assert result.returncode == 1
+    assert "regenerate --force" in result.stdout

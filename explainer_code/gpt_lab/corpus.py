@@ -17,15 +17,16 @@ import tiktoken
 import torch
 import torch.nn.functional as F
 
+from explainer_tools.tags import TAG_PATTERN_UNNAMED
 from gpt_lab.model import GPT
 from gpt_lab.tokenizer import ENDOFTEXT_ID
 
 EXCLUDED_DIRS = ("fixtures",)  # pipeline test fixtures, not pages of the site
 # Annotations, not prose: HTML comments (the embed markers) and provenance tags such as
 # [MY EXPLANATION] or [PAPER App. E, p. 16]. A model trained with them would imitate them.
-ANNOTATION = re.compile(
-    r"<!--.*?-->|\[(?:PAPER|SOURCE:|MY EXPLANATION|MY ANALYSIS|INFERRED)[^\]\n]*\] ?", re.S
-)
+# The tag grammar is the site's own (explainer_tools/tags.py), so what is stripped here is exactly
+# what the site renders as a badge.
+ANNOTATION = re.compile(r"<!--.*?-->|" + TAG_PATTERN_UNNAMED + " ?", re.S)
 
 
 def markdown_files(docs_dir: Path) -> list[Path]:

@@ -7,11 +7,19 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from explainer_tools.blocks import BlockError
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
-from explainer_tools.claims.numbers import Token, near_miss, scan_numbers
+from explainer_tools.claims.numbers import (
+    PLAIN_WORD,
+    STOPWORDS,
+    Token,
+    content_words,
+    near_miss,
+    scan_numbers,
+)
 from explainer_tools.claims.outputs import Outputs
 from explainer_tools.claims.page import (
     CAPTION_START,
@@ -26,7 +34,7 @@ from explainer_tools.claims.page import (
     _sentences,
     _split_front_matter,
 )
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import REPO_ROOT, output_name
 
 # ---------------------------------------------------------------------------------------------
 # Checking a page
@@ -126,6 +134,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     _inherit_citations(elements, units)
     for unit in units:
         _check_unit(unit, page, outputs, report)
+    _check_uncited(report, scripts, outputs)
     for element in elements:
         for waiver in element.waivers:
             for value in waiver.values:
@@ -238,9 +247,16 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
                     page, line, f"{token.text} is uncited in the section {element.strict!r}, where "
                     "every number must cite the output block that prints it (or carry a waiver "
                     "<!-- claims: waive N \"reason\" -->)", token.text))
+                report.uncited_errors.add(occurrence.offset)
             continue
         cited = "; ".join(c.describe() for c in unit.citations)
         if token.value in printed:
+            mismatch = _line_mismatch(unit, token, candidates, outputs) if ROW_RULE else ""
+            if mismatch:
+                report.checked.append(Occurrence(token.text, token.value, line, occurrence.offset,
+                                                 cited, occurrence.end))
+                report.errors.append(ClaimError(page, line, mismatch, token.text))
+                continue
             found, citation, number = next(c for c in candidates if c[0].value == token.value)
             output_line, output_text = outputs.line_of(citation.script, number, found)
             report.checked.append(Occurrence(
@@ -261,6 +277,96 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             message += f"; closest there: {closest.text} in {where}"
             message += f" (near miss: {kind})" if kind else ""
         report.errors.append(ClaimError(page, line, message, token.text))
+
+
+ROW_RULE = True
+CONTEXT_WORDS = 3  # content words before a number that may name its row
+def _context(unit: _Unit, token: Token) -> list[str]:
+    """The words that say what a number is: in a table row, the row's first cell; in prose, the
+    nearest content word before it, not reaching back past the previous number or a clause
+    mark, nearest first ("the token embedding holds 38,633,472" -> hold, embedding, token)."""
+    text = unit.element.text
+    if unit.element.kind == "row":
+        cells = _cells(text.split("\n", 1)[0])
+        first = cells[0] if cells else ""
+        return [] if token.start < len(first) + 2 else sorted(content_words(first))
+    before_start = max([unit.start] + [t.end for t in unit.numbers if t.end <= token.start])
+    before = re.split(r"[,;:()\[\]]|\.\s", text[before_start:token.start])[-1]
+    words = [w for w in PLAIN_WORD.findall(re.sub(r"\\[A-Za-z]+", " ", before))
+             if w.lower() not in STOPWORDS]
+    return [w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word)]
+
+
+def _form(text: str) -> tuple[int, int]:
+    """How a number is written: (digits before the point, digits after it)."""
+    digits = re.sub(r"[^0-9.]", "", text.replace("{,}", ""))
+    whole, _, fraction = digits.partition(".")
+    return len(whole.lstrip("0") or "0"), len(fraction)
+
+
+def _line_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
+                   outputs: Outputs) -> str:
+    """The row rule against swapped numbers. The words next to a number (a table row's label)
+    point to a line of the cited block(s) when one of them is found on exactly one line. If that
+    line prints a number written like this one (as many digits, as many decimals) but not this
+    one, and no line that prints this one shares any of the words, the number belongs to another
+    row: an error. Returns the message, or "" when the number is where its words say."""
+    context = _context(unit, token)
+    if not context:
+        return ""
+    lines: list[tuple[str, set[str], list[Token]]] = []
+    for key in dict.fromkeys((c.script, n) for _, c, n in candidates):
+        lines.extend(outputs.line_words(*key))
+    if any(words & set(context) for _, words, printed in lines
+           if any(t.value == token.value for t in printed)):
+        return ""
+    form = _form(token.text)
+    for word in context:  # the nearest word the block knows decides
+        holders = [(text, printed) for text, words, printed in lines if word in words]
+        if not holders:
+            continue
+        if len(holders) != 1 or not holders[0][1]:
+            return ""  # it names several lines, or a line without numbers: no row to check
+        text, printed = holders[0]
+        at = _word_position(text, word)
+        nearest = min(printed, key=lambda t: min(abs(t.start - at), abs(t.end - at)))
+        if _form(nearest.text) == form:
+            return (f"{token.text} is printed in "
+                    f"{'; '.join(c.describe() for c in unit.citations)}, but the line that "
+                    f"'{word}' points to prints {nearest.text} there: {text.strip()!r} "
+                    "(a number from another row?)")
+        return ""
+    return ""
+
+
+def _word_position(text: str, word: str) -> int:
+    for match in PLAIN_WORD.finditer(text):
+        if content_words(match.group()) == {word}:
+            return match.start()
+    return 0
+
+
+def _check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> None:
+    """An uncited number that no output of the page's scripts prints is an error: it can only
+    be a claim nothing checks. (One that some output prints stays a listed warning: the prose
+    may restate it without a citation.) The page's scripts: those its front matter declares,
+    its erratum evidence names and its citations cite."""
+    scripts = set(declared) | {script for script, _ in report.cited}
+    printed: set[Decimal] = set()
+    for script in sorted(scripts):
+        printed |= outputs.all_values(script)
+    reported = {error.line for error in report.errors}  # e.g. a citation that did not resolve
+    for occurrence in report.uncited:
+        if occurrence.offset in report.uncited_errors or occurrence.value in printed or (
+                occurrence.line in reported):
+            continue
+        where = ", ".join(sorted(scripts)) or "none: the page declares no scripts"
+        report.errors.append(ClaimError(
+            report.page, occurrence.line,
+            f"{occurrence.text} is uncited, and no output of the page's scripts ({where}) "
+            "prints it: cite the block that prints it, e.g. (output [N] of chNN_topic.py), or "
+            "waive it with a reason: <!-- claims: waive "
+            f"{occurrence.text} \"why it needs no script\" -->", occurrence.text))
 
 
 def _column_of(element: _Element, position: int) -> str:
@@ -309,11 +415,22 @@ def check_site(root: Path = REPO_ROOT, pages: Iterable[Path] | None = None) -> S
         try:
             outputs.blocks(script)
         except BlockError as error:
-            errors.append(ClaimError(f"outputs/{script.removesuffix('.py')}.txt", 0, str(error)))
+            where = re.match(r"^(?P<file>[^:]+):(?P<line>[0-9]+): (?P<message>.*)$", str(error))
+            errors.append(ClaimError(where.group("file"), int(where.group("line")),
+                                     where.group("message")) if where else ClaimError(
+                output_name(script), 0, str(error)))
     reports = []
     for path in pages if pages is not None else pages_under(root / "docs"):
         name = _display_name(path, root)
-        report = check_page(path.read_text(encoding="utf-8"), name, outputs)
+        data = path.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            errors.append(ClaimError(name, line, "not UTF-8 (byte "
+                                     f"{data[error.start:error.start + 1]!r}); save it as UTF-8"))
+            continue
+        report = check_page(text, name, outputs)
         reports.append(report)
         errors.extend(report.errors)
     cited = set().union(*(r.cited for r in reports)) if reports else set()

@@ -44,7 +44,8 @@ def format_report(site: SiteReport, verbose: bool = False, quiet: bool = False) 
         out.append("")
         out.extend(f"error: {error}" for error in site.errors)
     checked = sum(len(r.checked) for r in site.pages)
-    out.append(f"claims: {len(site.pages)} pages, {checked} numbers checked, "
+    uncited = sum(len(r.uncited) for r in site.pages)
+    out.append(f"claims: {len(site.pages)} pages, {checked} numbers checked, {uncited} uncited, "
                f"{len(site.errors)} error{'s' if len(site.errors) != 1 else ''} "
                f"({site.seconds:.2f} s)")
     return "\n".join(out)

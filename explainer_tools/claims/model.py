@@ -57,6 +57,7 @@ class PageReport:
     uncited: list[Occurrence] = field(default_factory=list)
     errors: list[ClaimError] = field(default_factory=list)
     cited: set[tuple[str, int]] = field(default_factory=set)
+    uncited_errors: set[int] = field(default_factory=set)  # offsets already reported as errors
 
     def summary(self) -> str:
         return (f"{self.page}: {len(self.checked)} checked, {len(self.skipped)} skipped by rule, "

@@ -32,7 +32,7 @@ OPERAND_BEFORE = re.compile(r"[0-9A-Za-z)\]}|!']")
 _REF_SINGULAR = (
     r"chapter|ch\.|section|sec\.|§|figure|fig\.|table|tab\.|equation|eq\.|appendix|app\.|"
     r"page|p\.|step|part|question|exercise|footnote|line|theorem|lemma|definition|proposition|"
-    r"corollary|example|algorithm|arxiv|version"
+    r"corollary|example|algorithm|arxiv|version|python|pytorch|torch|numpy"
 )
 _REF_PLURAL = (
     r"chapters|sections|§§|figures|figs\.|tables|equations|eqs\.|appendices|pages|pp\.|steps|"
@@ -46,7 +46,8 @@ REFERENCE_BEFORE = re.compile(
     re.I,
 )
 REFERENCE_HINT = re.compile(r"(?i:chap|ch\.|sec|§|fig|tab|eq|app|p\.|page|step|part|quest|exerc|"
-                            r"footn|line|theor|lemma|defin|propos|corol|exampl|algor|arxiv|versi)")
+                            r"footn|line|theor|lemma|defin|propos|corol|exampl|algor|arxiv|versi|"
+                            r"python|torch|numpy)")
 HEADING_NUMBER = re.compile(r"^\s*#{1,6}\s+$")
 _VENUES = (
     r"ICML|NeurIPS|NIPS|ICLR|COLT|ACL|EMNLP|NAACL|AISTATS|UAI|JMLR|TMLR|CVPR|ICCV|ECCV|AAAI|"
@@ -312,8 +313,11 @@ def parse_number(text: str) -> Decimal:
 
     >>> parse_number("−1{,}024 %")
     Decimal('-1024')
+    >>> parse_number("10^6")
+    Decimal('1E+6')
     """
-    values = [t.value for t in scan_numbers(text, "block") if t.value is not None]
+    mode = "math" if "^" in text or "\\times" in text else "block"  # 10^6, 1.8\times10^{-7}
+    values = [t.value for t in scan_numbers(text, mode) if t.value is not None]
     if len(values) != 1:
         raise ValueError(f"not one number: {text!r}")
     return values[0]
@@ -366,3 +370,34 @@ def near_miss(token: Token, candidates: list[Token]) -> tuple[Token, str] | None
 def _plain_digits(text: str) -> str:
     return re.sub(r"[^0-9.]", "", text.replace("{,}", ""))
 
+
+# Words, for the row rule (check.py): what a line of output or a phrase of prose is about.
+
+STOPWORDS = frozenset((
+    "the", "and", "with", "for", "from", "that", "this", "these", "those", "are", "was",
+    "were", "has", "have", "had", "its", "each", "per", "one", "two", "three", "all", "any",
+    "not", "but", "than", "then", "into", "onto", "over", "under", "out", "off", "our",
+    "their", "there", "here", "when", "where", "which", "while", "who", "whom", "whose",
+    "what", "how", "why", "also", "only", "both", "either", "neither", "more", "most",
+    "less", "least", "such", "same", "other", "another", "about", "above", "below",
+    "between", "before", "after", "again", "further", "once", "very", "just", "can",
+    "could", "should", "would", "may", "might", "must", "will", "shall", "does", "did",
+    "doing", "done", "being", "been", "output", "outputs", "block", "blocks", "prints",
+    "printed", "print", "line", "lines", "script", "value", "values", "number", "numbers",
+    "total", "times", "frac", "cdot", "text", "mathrm", "mathbf", "left", "right", "approx",
+    "quad", "sqrt", "log", "exp", "sum", "prod",
+))
+WORD = re.compile(r"[A-Za-z]{3,}")
+PLAIN_WORD = re.compile(r"(?<![A-Za-z_])[A-Za-z]{3,}(?![A-Za-z_])")  # not part of an identifier
+
+
+def content_words(text: str) -> set[str]:
+    """Content words of `text`, lower case, a trailing plural s dropped."""
+    text = re.sub(r"\\[A-Za-z]+", " ", text)
+    words = set()
+    for word in PLAIN_WORD.findall(text):
+        word = word.lower()
+        if word in STOPWORDS:
+            continue
+        words.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)
+    return words

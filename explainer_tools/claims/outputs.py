@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from pathlib import Path
 
-from explainer_tools.blocks import Block, parse_blocks
-from explainer_tools.claims.numbers import Token, scan_numbers
+from explainer_tools.blocks import Block, BlockError, parse_blocks
+from explainer_tools.claims.numbers import Token, content_words, scan_numbers
 from explainer_tools.layout import output_name, script_of_output
 
 # ---------------------------------------------------------------------------------------------
@@ -23,6 +24,8 @@ class Outputs:
         self._origin = origin
         self._blocks: dict[str, dict[int, Block]] = {}
         self._values: dict[tuple[str, int], list[Token]] = {}
+        self._all: dict[str, set[Decimal]] = {}
+        self._lines: dict[tuple[str, int], list[tuple[str, set[str], list[Token]]]] = {}
 
     @classmethod
     def from_dir(cls, directory: Path) -> Outputs:
@@ -38,8 +41,36 @@ class Outputs:
         if script not in self._texts:
             return None
         if script not in self._blocks:
-            self._blocks[script] = parse_blocks(self._texts[script], output_name(script))
+            try:
+                self._blocks[script] = parse_blocks(self._texts[script], output_name(script))
+            except BlockError:
+                self._blocks[script] = {}  # reported once, by check_site
+                raise
         return self._blocks[script]
+
+    def all_values(self, script: str) -> set[Decimal]:
+        """Every number the script's whole output prints (empty for an unknown script)."""
+        if script not in self._texts:
+            return set()
+        if script not in self._all:
+            self._all[script] = {t.value for t in scan_numbers(self._texts[script], "block")
+                                 if t.value is not None}
+        return self._all[script]
+
+    def line_words(self, script: str, number: int) -> list[tuple[str, set[str], list[Token]]]:
+        """Each line of block [number]: its text, its content words, the numbers it prints."""
+        key = (script, number)
+        if key not in self._lines:
+            block = (self.blocks(script) or {})[number]
+            rows = []
+            for index, text in enumerate(block.lines):
+                if index == 0:
+                    marker = re.match(r"\[[0-9]+\] ", text)
+                    text = " " * marker.end() + text[marker.end():] if marker else text
+                printed = [t for t in scan_numbers(text, "block") if t.value is not None]
+                rows.append((text, content_words(text), printed))
+            self._lines[key] = rows
+        return self._lines[key]
 
     def line_of(self, script: str, number: int, token: Token) -> tuple[int, str]:
         """The output-file line (1-based number, text) on which block [number] prints `token`."""

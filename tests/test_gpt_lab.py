@@ -1,14 +1,13 @@
-"""The companion notebook and its toolkit: tokenizer, model, GPT-2 weight loading, corpus,
-and the execute / check machinery of `explainer_tools.notebooks`."""
+"""The companion notebook's toolkit, `explainer_code/gpt_lab`: tokenizer, model, GPT-2 weight
+loading, training corpus. (How the pipeline executes and compares notebooks:
+test_notebook_pipeline.py.)"""
 
 from __future__ import annotations
 
-import copy
 import json
 import struct
 from pathlib import Path
 
-import nbformat
 import pytest
 import tiktoken
 import tiktoken.load
@@ -23,11 +22,7 @@ from gpt_lab.tokenizer import (
     unicode_to_byte,
 )
 
-from explainer_tools import notebooks
-
 TINY = GPTConfig(block_size=16, vocab_size=50, n_layer=2, n_head=2, n_embd=8)
-COMMITTED = notebooks.REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
-SOURCE = notebooks.REPO_ROOT / "notebooks" / "gpt2_under_the_hood.py"
 
 
 # ---- tokenizer -------------------------------------------------------------------------------
@@ -228,180 +223,3 @@ def test_split_interleaves_validation_chunks() -> None:
 def test_annotations_are_stripped_from_the_training_text() -> None:
     page = "[MY EXPLANATION] A head <!-- embed: output x.py -->reads [PAPER App. E, p. 16] keys."
     assert corpus.strip_annotations(page) == "A head reads keys."
-
-
-# ---- comparable_text and check ---------------------------------------------------------------
-
-
-def png(width: int, height: int, payload: bytes = b"") -> str:
-    import base64
-
-    ihdr = struct.pack(">II", width, height) + b"\x08\x06\x00\x00\x00"
-    data = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + b"\0" * 4 + payload
-    return base64.b64encode(data).decode()
-
-
-def small_notebook() -> nbformat.NotebookNode:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [
-        nbformat.v4.new_markdown_cell("# Title"),
-        nbformat.v4.new_code_cell("print(1)", outputs=[
-            nbformat.v4.new_output("stream", name="stdout", text="loss 3.262\n")]),
-        nbformat.v4.new_code_cell("figure()", outputs=[
-            nbformat.v4.new_output("display_data", data={
-                "image/png": png(100, 50, b"pixels"), "text/plain": "<Figure>"})]),
-        nbformat.v4.new_code_cell("time()", metadata={"tags": ["nondeterministic"]}, outputs=[
-            nbformat.v4.new_output("stream", name="stdout", text="1.23 s\n")]),
-        nbformat.v4.new_code_cell("html()", outputs=[
-            nbformat.v4.new_output("execute_result", execution_count=4,
-                                   data={"text/html": "<b>465</b>", "text/plain": "HTML"})]),
-    ]
-    return notebooks.normalise(nb)
-
-
-def as_bytes(nb: nbformat.NotebookNode) -> bytes:
-    return nbformat.writes(nb).encode()
-
-
-def test_comparable_text_excludes_tagged_cells_and_nothing_else() -> None:
-    nb = small_notebook()
-    text = notebooks.comparable_text(as_bytes(nb))
-    for expected in ["loss 3.262", "<b>465</b>", "[image/png 100x50: pixels not compared]",
-                     "(excluded: the cell is tagged 'nondeterministic')", "time()", "# Title"]:
-        assert expected in text
-    assert "1.23 s" not in text
-
-    def changed(edit) -> bool:
-        other = copy.deepcopy(nb)
-        edit(other)
-        return notebooks.comparable_text(as_bytes(other)) != text
-
-    def set_text(i: int, value: str):
-        return lambda n: n.cells[i].outputs[0].__setitem__("text", value)
-
-    assert changed(set_text(1, "loss 3.263\n"))  # deterministic output
-    assert not changed(set_text(3, "9.99 s\n"))  # the tagged cell
-    assert changed(lambda n: n.cells[4].outputs[0].data.__setitem__("text/html", "<b>466</b>"))
-    assert changed(lambda n: n.cells[0].__setitem__("source", "# Other title"))
-    assert changed(lambda n: n.cells[3].__setitem__("source", "time2()"))  # tagged: source counts
-    assert changed(lambda n: n.cells[1].outputs.append(
-        nbformat.v4.new_output("stream", name="stderr", text="Warning\n")))
-    assert changed(lambda n: n.cells[2].outputs[0].data.__setitem__("image/png", png(100, 60)))
-    assert not changed(  # same size, other pixels: by the documented rule, not compared
-        lambda n: n.cells[2].outputs[0].data.__setitem__("image/png", png(100, 50, b"other"))
-    )
-
-
-def test_normalise_fixes_ids_and_metadata() -> None:
-    nb = small_notebook()
-    nb.cells[1].metadata["execution"] = {"iopub.status.busy": "2026-01-01T00:00:00"}
-    nb.metadata["language_info"] = {"name": "python", "version": "3.11.9"}
-    out = notebooks.normalise(nb)
-    assert [c.id for c in out.cells] == [f"cell-{i:03d}" for i in range(5)]
-    assert out.cells[1].metadata == {} and out.cells[3].metadata == {"tags": ["nondeterministic"]}
-    assert out.metadata == notebooks.NOTEBOOK_METADATA
-
-
-def edit_first_deterministic_stdout(data: bytes) -> tuple[bytes, str]:
-    """A copy of a stored notebook with one character of a deterministic output changed."""
-    nb = nbformat.reads(data.decode(), as_version=4)
-    for cell in nb.cells:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if cell.cell_type != "code" or "nondeterministic" in tags:
-            continue
-        for output in cell.outputs:
-            if output.output_type == "stream" and "50257" in output.text:
-                output.text = output.text.replace("50257", "50258")
-                return nbformat.writes(nb).encode(), "50258"
-    raise AssertionError("no deterministic output mentions 50257")
-
-
-def test_check_fails_on_a_changed_stored_output(tmp_path, monkeypatch, capsys) -> None:
-    """`check` against a re-execution (stubbed here with the committed notebook itself: the
-    slow test below executes for real) passes on an unchanged copy, fails with a diff on an
-    edited deterministic output, ignores edits of the timing cell, and writes nothing."""
-    committed = COMMITTED.read_bytes()
-    monkeypatch.setattr(notebooks, "execute_notebook", lambda source: committed)
-    target = tmp_path / "copy.ipynb"
-    monkeypatch.setattr(notebooks, "REPO_ROOT", tmp_path)
-    source = tmp_path / "source.py"
-
-    target.write_bytes(committed)
-    assert notebooks.check_all({source: target}) == 0
-
-    edited, marker = edit_first_deterministic_stdout(committed)
-    target.write_bytes(edited)
-    assert notebooks.check_all({source: target}) == 1
-    out = capsys.readouterr().out
-    assert marker in out and "differs from a fresh execution" in out
-    assert target.read_bytes() == edited  # check writes nothing
-
-    nb = nbformat.reads(committed.decode(), as_version=4)
-    timed = [c for c in nb.cells if "nondeterministic" in c.get("metadata", {}).get("tags", [])]
-    assert timed and timed[0].outputs
-    timed[0].outputs[0]["text"] = "40 new tokens: 0.01 s with the cache, 99.99 s without\n"
-    target.write_bytes(nbformat.writes(nb).encode())
-    assert notebooks.check_all({source: target}) == 0
-
-
-def test_committed_notebook_is_normalised_and_has_outputs() -> None:
-    data = COMMITTED.read_bytes()
-    nb = nbformat.reads(data.decode(), as_version=4)
-    assert nbformat.writes(notebooks.normalise(copy.deepcopy(nb))).encode() + b"\n" == data
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(c.outputs for c in code), "every code cell of the stored notebook has outputs"
-    assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs)
-    assert not any(o.output_type == "error" for c in code for o in c.outputs)
-    headings = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown"]
-    for n in range(1, 8):
-        assert any(h.startswith(f"## {n}. ") for h in headings), f"section {n} missing"
-    assert any(h.startswith("## Exercises") for h in headings)
-
-
-@pytest.mark.slow
-def test_fresh_execution_matches_the_committed_notebook() -> None:
-    """The real `make check` path: execute the source offline and compare with the committed
-    notebook; then a copy with one deterministic output edited must not match."""
-    fresh = notebooks.execute_notebook(SOURCE)
-    committed = COMMITTED.read_bytes()
-    assert notebooks.diff_notebooks(committed, fresh, "notebook") == ""
-    edited, marker = edit_first_deterministic_stdout(committed)
-    diff = notebooks.diff_notebooks(edited, fresh, "notebook")
-    assert diff and marker in diff
-
-
-def test_stream_chunking_does_not_change_the_comparison_or_the_stored_notebook() -> None:
-    """The kernel splits printed text into chunks by timing; one chunk or two is the same."""
-
-    def notebook_with(outputs: list[dict]) -> bytes:
-        nb = nbformat.v4.new_notebook()
-        cell = nbformat.v4.new_code_cell("print('a'); print('b')")
-        cell["outputs"] = [nbformat.from_dict(o) for o in outputs]
-        nb.cells = [cell]
-        return nbformat.writes(notebooks.normalise(nb)).encode("utf-8")
-
-    one = [{"output_type": "stream", "name": "stdout", "text": "a\nb\n"}]
-    two = [
-        {"output_type": "stream", "name": "stdout", "text": "a\n"},
-        {"output_type": "stream", "name": "stdout", "text": ["b\n"]},
-    ]
-    interleaved = [*two[:1], {"output_type": "stream", "name": "stderr", "text": "w\n"}, two[1]]
-    assert notebook_with(one) == notebook_with(two)
-    assert notebooks.comparable_text(notebook_with(one)) == notebooks.comparable_text(
-        notebook_with(two)
-    )
-    # different streams stay apart, in order
-    assert notebooks.comparable_text(notebook_with(interleaved)).count("[stdout]") == 2
-
-
-def test_kernel_runs_with_the_cpu_code_paths_pinned() -> None:
-    """Training amplifies last-bit differences: the kernel must use the same code paths on
-    every machine, or the stored notebook only matches on CPUs like the last one that ran it."""
-    from explainer_tools.pipeline import CPU_PINNING_ENV
-
-    assert CPU_PINNING_ENV == {
-        "ATEN_CPU_CAPABILITY": "avx2",
-        "MKL_CBWR": "AVX2",
-        "ONEDNN_MAX_CPU_ISA": "AVX2",
-    }
-    assert CPU_PINNING_ENV.items() <= notebooks.KERNEL_ENV.items()

@@ -1,0 +1,194 @@
+"""`make chapter N=9 SLUG=generalization TITLE="Generalization"`: a new chapter, ready to fill in.
+
+Writes `docs/chapters/09-generalization.md` (front matter and every section of the chapter
+anatomy, BOOK.md, in order), `explainer_code/ch09_generalization.py` (a script that prints a
+title line and one block and asserts its claim) and the nav line in `mkdocs.yml`, in chapter
+order. Nothing else needs wiring: the pipeline discovers `explainer_code/ch*.py`, and the generic
+tests (tests/test_scripts.py, tests/test_determinism.py) cover every script. Then run
+`make regenerate` and `make check`. Refuses to overwrite anything.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from explainer_tools.layout import CHAPTER_DIR, CODE_DIR, MKDOCS_YML, relative
+
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+NAV_CHAPTER = re.compile(r'^(?P<indent>\s+)- "(?P<number>\d+)\. ')
+
+PAGE = '''---
+scripts: [{script}]
+---
+
+# Chapter {n}: {title}
+
+## Where this fits
+
+[MY EXPLANATION] Which earlier chapters this one builds on, and which later ones use it.
+
+## The problem this chapter solves
+
+[MY EXPLANATION] The question the paper needs answered here, stated before any machinery.
+
+## Intuition, and where the analogy breaks
+
+[MY EXPLANATION] A picture that carries the idea, and the exact point where it stops being true.
+
+## Precise definitions
+
+[MY EXPLANATION] Every symbol and term, defined once. Inline math \\( x \\), display math
+
+\\[
+y = x^2
+\\]
+
+## Worked example with real numbers
+
+[MY ANALYSIS] Each step cites the output block that prints its numbers: squaring
+{example} gives {result} (output [1] of {script}).
+
+## Paper errata concerning this chapter
+
+[MY ANALYSIS] Links to the erratum pages that concern this chapter, or "none".
+
+## Going deeper
+
+??? note "A proof, or the details"
+
+    [MY EXPLANATION] Derivations that the main text can do without.
+
+## Common misconceptions
+
+[MY EXPLANATION] **Misconception.** What people get wrong, and why.
+
+## Self-test
+
+??? question "A question about this chapter"
+
+    Something the reader can answer from the page.
+
+    ??? success "Answer"
+
+        The answer, with the output block it comes from.
+
+## Summary
+
+[MY EXPLANATION] The chapter in a few sentences.
+
+## Code for this chapter
+
+Run it with `.venv/bin/python explainer_code/{script}`, or `make regenerate`, which embeds the
+source and output below.
+
+??? example "explainer_code/{script}"
+
+    <!-- embed: source {script} -->
+    <!-- /embed -->
+
+<!-- embed: output {script} -->
+<!-- /embed -->
+'''
+
+SCRIPT = '''"""Chapter {n}: {title}.
+
+Claims, numbered as the output blocks:
+  [1] The square of {example} is {result} (replace with this chapter's first claim).
+Deterministic: no randomness yet; seed every generator you add, and state seed, repetitions and
+Monte Carlo error for experiments.
+"""
+
+from __future__ import annotations
+
+EXAMPLE = {example}  # constants and seeds at the top
+
+
+def square(x: int) -> int:
+    """x squared: a small pure function (replace with the chapter's own)."""
+    return x * x
+
+
+def main() -> None:
+    print("Chapter {n} -- {title} ({script})")
+    value = square(EXAMPLE)
+    print(f"[1] square({{EXAMPLE}}) = {{value}}")
+    assert value == {result}
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def page_path(n: int, slug: str) -> Path:
+    return CHAPTER_DIR / f"{n:02d}-{slug}.md"
+
+
+def script_name(n: int, slug: str) -> str:
+    return f"ch{n:02d}_{slug.replace('-', '_')}.py"
+
+
+def nav_with_chapter(yml: str, n: int, title: str, page: str) -> str:
+    """mkdocs.yml with `- "N. Title": chapters/...` added under Chapters, in chapter order.
+
+    >>> yml = 'nav:\\n  - Chapters:\\n      - "5. T": chapters/05-t.md\\n      - "N": n.ipynb\\n'
+    >>> print(nav_with_chapter(yml, 9, "G", "chapters/09-g.md"), end="")
+    nav:
+      - Chapters:
+          - "5. T": chapters/05-t.md
+          - "9. G": chapters/09-g.md
+          - "N": n.ipynb
+    """
+    lines = yml.split("\n")
+    entry = f'"{n}. {title}": {page}'
+    start = next((i for i, line in enumerate(lines) if line.strip() == "- Chapters:"), None)
+    if start is None:
+        raise ValueError("mkdocs.yml has no '- Chapters:' section in its nav")
+    insert_at, indent = start + 1, " " * (len(lines[start]) - len(lines[start].lstrip()) + 4)
+    index = start + 1
+    while index < len(lines) and (lines[index].startswith(indent) or not lines[index].strip()):
+        match = NAV_CHAPTER.match(lines[index])
+        if match:
+            indent = match.group("indent")
+            if int(match.group("number")) == n:
+                raise ValueError(f"mkdocs.yml already lists chapter {n}: {lines[index].strip()}")
+            if int(match.group("number")) < n:
+                insert_at = index + 1
+        index += 1
+    lines.insert(insert_at, f"{indent}- {entry}")
+    return "\n".join(lines)
+
+
+def scaffold(n: int, slug: str, title: str) -> list[Path]:
+    """Write the page, the script and the nav line; return the files written."""
+    if not 1 <= n <= 99 or not SLUG.match(slug):
+        raise ValueError("N must be 1-99 and SLUG lowercase words joined by '-'")
+    if '"' in title or "\n" in title:
+        raise ValueError("TITLE may not contain double quotes or newlines")
+    page, script = page_path(n, slug), CODE_DIR / script_name(n, slug)
+    for path in (page, script):
+        if path.exists():
+            raise ValueError(f"{relative(path)} exists already; nothing was written")
+    values = {"n": n, "title": title, "script": script.name, "example": 12, "result": 144}
+    nav = nav_with_chapter(MKDOCS_YML.read_text(encoding="utf-8"), n, title,
+                           page.relative_to(CHAPTER_DIR.parent).as_posix())
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text(PAGE.format(**values), encoding="utf-8")
+    script.write_text(SCRIPT.format(**values), encoding="utf-8")
+    MKDOCS_YML.write_text(nav, encoding="utf-8")
+    return [page, script, MKDOCS_YML]
+
+
+def main(n: int, slug: str, title: str) -> int:
+    try:
+        written = scaffold(n, slug, title)
+    except ValueError as error:
+        print(f"chapter: {error}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(f"  wrote {relative(path)}")
+    print("Next: `make regenerate` (runs the script, embeds it), then `make check`.")
+    return 0

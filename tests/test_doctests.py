@@ -1,0 +1,32 @@
+"""The docstring examples of explainer_tools run and hold."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+from pathlib import Path
+
+import pytest
+
+import explainer_tools
+
+TOOLS = Path(explainer_tools.__file__).resolve().parent
+MODULES = sorted(
+    "explainer_tools." + ".".join(p.relative_to(TOOLS).with_suffix("").parts).removesuffix(
+        ".__init__")
+    for p in TOOLS.rglob("*.py")
+    if "__pycache__" not in p.parts and p.name != "__main__.py"
+    and p.stem not in ("mkdocs_hooks", "errata_hook")  # MkDocs hooks: imported by MkDocs
+)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_docstring_examples(name: str) -> None:
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_the_modules_with_examples_are_found() -> None:
+    assert {"explainer_tools.layout", "explainer_tools.markdown", "explainer_tools.claims",
+            "explainer_tools.blocks", "explainer_tools.scaffold"} <= set(MODULES)

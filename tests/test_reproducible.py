@@ -1,0 +1,47 @@
+"""Reproducible products (issue 10, probe 10): the site is dated by the last commit, and notebook
+execution leaves no kernel connection file (it holds the kernel's key) or compile cache behind."""
+
+from __future__ import annotations
+
+import datetime
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from explainer_tools import mkdocs_hooks, notebooks
+from explainer_tools.layout import REPO_ROOT
+
+
+def test_the_site_is_dated_by_the_last_commit(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mkdocs.utils
+
+    epoch = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=REPO_ROOT,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    mkdocs_hooks.on_config({"config_file_path": str(REPO_ROOT / "mkdocs.yml")})
+    expected = datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).strftime("%Y-%m-%d")
+    assert mkdocs.utils.get_build_date() == expected
+
+
+def test_a_date_chosen_by_the_caller_wins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
+    mkdocs_hooks.on_config({"config_file_path": str(REPO_ROOT / "mkdocs.yml")})
+    import mkdocs.utils
+
+    assert mkdocs.utils.get_build_date() == "1970-01-01"
+
+
+@pytest.mark.slow
+def test_notebook_execution_leaves_nothing_in_tmpdir(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "tiny.py"
+    source.write_text("# %%\nimport tempfile\nprint(6 * 7)\n")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(tmp))
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    data = notebooks.execute_notebook(source)
+    assert b"42" in data
+    assert list(tmp.iterdir()) == []

@@ -1,0 +1,104 @@
+"""Every chapter script, checked generically from its source and its committed products; no script
+is run here (`make check` runs each once and compares, test_determinism.py re-runs a sample).
+
+A new chapter needs no test file of its own: `explainer_code/chNN_*.py` is found and checked.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import pytest
+
+from explainer_tools import pipeline
+from explainer_tools.blocks import parse_blocks
+from explainer_tools.layout import (
+    CODE_DIR,
+    discover_scripts,
+    markdown_pages,
+    output_path,
+    stamp_path,
+)
+from explainer_tools.markdown import split_front_matter
+
+SCRIPTS = discover_scripts()
+CLAIM_LINE = re.compile(r"^\s*\[(\d+)\]", re.M)
+
+
+def source(script: str) -> str:
+    return (CODE_DIR / script).read_text(encoding="utf-8")
+
+
+def test_there_are_chapter_scripts() -> None:
+    assert SCRIPTS
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_output_and_stamp_are_committed_and_fresh(script: str) -> None:
+    """A fresh stamp means the committed output came from a run (exit 0: every assert held) of
+    the script as it is now, with its current inputs and run environment."""
+    assert output_path(script).is_file() and stamp_path(script).is_file()
+    assert pipeline.is_fresh(script), f"{script}: stale stamp; run make regenerate"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_output_has_a_title_line_and_numbered_blocks(script: str) -> None:
+    output = output_path(script).read_text(encoding="utf-8")
+    lines = output.splitlines()
+    assert lines and not lines[0].startswith("["), "the first line is a title line"
+    assert script in lines[0], "the title line names the script"
+    blocks = parse_blocks(output, script)
+    assert blocks and sorted(blocks) == list(range(1, len(blocks) + 1)), "blocks [1]..[n]"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_docstring_lists_the_claims_of_every_block(script: str) -> None:
+    tree = ast.parse(source(script))
+    docstring = ast.get_docstring(tree) or ""
+    claimed = {int(n) for n in CLAIM_LINE.findall(docstring)}
+    printed = set(parse_blocks(output_path(script).read_text(encoding="utf-8"), script))
+    assert printed <= claimed, f"docstring lacks claims {sorted(printed - claimed)}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_script_asserts_and_has_a_main_guard(script: str) -> None:
+    tree = ast.parse(source(script))
+    assert any(isinstance(node, ast.Assert) for node in ast.walk(tree)), "asserts its claims"
+    assert any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in tree.body)
+    assert 'if __name__ == "__main__":' in source(script)
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_figures_go_through_save_figure(script: str) -> None:
+    text = source(script)
+    assert ".savefig(" not in text, "use script_io.save_figure (fixed dpi, no metadata)"
+    for name in re.findall(r"save_figure\([^,]+,\s*[\"']([^\"']+)[\"']", text):
+        assert name.startswith(script[:5]), f"figure {name} should start with {script[:5]}"
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_torch_scripts_pin_one_thread_when_they_train(script: str) -> None:
+    text = source(script)
+    trains = re.search(r"\.backward\(|optim\.", text)
+    if trains:
+        assert "torch.set_num_threads(1)" in text
+
+
+def pages_declaring() -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for page in markdown_pages():
+        front, _ = split_front_matter(page.read_text(encoding="utf-8"))
+        for script in front.get("scripts") or []:
+            found.setdefault(str(script).rsplit("/", 1)[-1], []).append(page.name)
+    return found
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_a_page_declares_and_embeds_the_script(script: str) -> None:
+    declaring = pages_declaring().get(script)
+    assert declaring, f"no page lists {script} in its front matter `scripts:`"
+    texts = "".join(p.read_text(encoding="utf-8") for p in markdown_pages()
+                    if p.name in declaring)
+    assert f"<!-- embed: source {script} -->" in texts
+    assert re.search(rf"<!-- embed: output {re.escape(script)}( \[\d+\])? -->", texts)
