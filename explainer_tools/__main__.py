@@ -1,37 +1,105 @@
-"""Command line: `python -m explainer_tools regenerate|check` (the Makefile calls these)."""
+"""The one command line of the project; the Makefile calls it.
+
+    python -m explainer_tools regenerate [--force] [--jobs N] [--skip-notebooks]
+    python -m explainer_tools check [--jobs N] [--skip-notebooks]   # everything `make check` does
+    python -m explainer_tools claims [-v] [-q] [PAGE ...]
+    python -m explainer_tools errata [--check]
+    python -m explainer_tools chapter N SLUG "TITLE"
+    python -m explainer_tools bench [--jobs N]
+"""
 
 from __future__ import annotations
 
 import argparse
-import os
+import signal
 import sys
 
-from explainer_tools import pipeline
+
+def _stop_on_signal(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP: unwind like Ctrl-C, so scratch folders and script processes are cleaned
+    up by the `finally` blocks on the way out."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def check_everything(jobs: int, notebooks: bool) -> int:
+    """Outputs, figures, pages, stamps, notebooks; then claims; then errata. 0 when all pass."""
+    from explainer_tools import errata, pipeline
+    from explainer_tools.claims import cli as claims_cli
+    from explainer_tools.layout import ERRATA_DIR
+
+    status = 0
+    try:
+        status |= pipeline.check(jobs=jobs, notebooks=notebooks)
+    except pipeline.PipelineError as error:
+        print(error, file=sys.stderr)
+        status = 1
+    status |= claims_cli.main(["--quiet"])
+    if ERRATA_DIR.is_dir():
+        status |= errata.main(["--check"])
+    return 1 if status else 0
 
 
 def main(argv: list[str] | None = None) -> int:
+    from explainer_tools.pipeline import cpu_count
+
     parser = argparse.ArgumentParser(prog="python -m explainer_tools")
     commands = parser.add_subparsers(dest="command", required=True)
     regen = commands.add_parser("regenerate", help="run changed scripts, write outputs, embed")
     regen.add_argument("--force", action="store_true", help="run every script, fresh or not")
-    check = commands.add_parser("check", help="regenerate into scratch and compare; write nothing")
+    check = commands.add_parser(
+        "check", help="regenerate into scratch and compare; check claims and errata; write nothing"
+    )
+    bench = commands.add_parser("bench", help="time a clean regenerate against the scripts' "
+                                "own compute, and a no-op regenerate (writes nothing)")
+    for sub in (regen, check, bench):
+        sub.add_argument("--jobs", type=int, default=cpu_count(), help="scripts run at once")
     for sub in (regen, check):
-        sub.add_argument(
-            "--jobs", type=int, default=os.cpu_count() or 1, help="scripts run at once"
-        )
         sub.add_argument(
             "--skip-notebooks", action="store_true", help="leave the notebooks out (faster)"
         )
+    claims = commands.add_parser("claims", help="check numbers quoted in prose", add_help=False)
+    claims.add_argument("rest", nargs=argparse.REMAINDER)
+    errata_cmd = commands.add_parser("errata", help="check the errata", add_help=False)
+    errata_cmd.add_argument("rest", nargs=argparse.REMAINDER)
+    chapter = commands.add_parser("chapter", help="scaffold a chapter: page, script, nav line")
+    chapter.add_argument("number", type=int)
+    chapter.add_argument("slug")
+    chapter.add_argument("title")
     args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop_on_signal)
+    signal.signal(signal.SIGHUP, _stop_on_signal)
+
+    from explainer_tools import pipeline
+
     try:
         if args.command == "regenerate":
             return pipeline.regenerate(
                 jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks
             )
-        return pipeline.check(jobs=args.jobs, notebooks=not args.skip_notebooks)
+        if args.command == "check":
+            return check_everything(args.jobs, not args.skip_notebooks)
+        if args.command == "claims":
+            from explainer_tools.claims import cli
+
+            return cli.main(args.rest)
+        if args.command == "errata":
+            from explainer_tools import errata
+
+            return errata.main(args.rest)
+        if args.command == "chapter":
+            from explainer_tools import scaffold
+
+            return scaffold.main(args.number, args.slug, args.title)
+        from explainer_tools import bench as bench_module
+
+        return bench_module.main(args.jobs)
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)
         return 1
+    except KeyboardInterrupt as interrupt:
+        print(f"interrupted ({interrupt or 'Ctrl-C'}); script processes and scratch folders were "
+              "cleaned up", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

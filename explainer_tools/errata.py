@@ -46,10 +46,11 @@ from typing import Any
 import yaml
 
 from explainer_tools.blocks import BlockError, parse_blocks
+from explainer_tools.layout import REPO_ROOT, output_name
+from explainer_tools.markdown import FRONT_MATTER, scan
 from explainer_tools.markers import MarkerError, find_markers
-from explainer_tools.provenance import TAG_PATTERN
+from explainer_tools.tags import TAG_PATTERN
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 REQUIRED_FIELDS = (
     "id",
     "title",
@@ -67,11 +68,9 @@ STATUSES = ("confirmed", "inferred")
 INDEX_MARKER = "<!-- errata-index -->"
 INDEX_PATH = "errata/index.md"
 ERRATUM_FILE = re.compile(r"^e(?P<number>\d+)\.md$")
-FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<yaml>.*?\n)---[ \t]*\n", re.S)
 # Inline links and images, `[text](target "title")`; reference-style links are not used here.
 LINK = re.compile(r"!?\[(?:[^\]\n]|\][^(\n])*?\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
 CODE_SPAN = re.compile(r"(`+).+?\1", re.S)
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 REPO = re.compile(r"^github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
@@ -111,7 +110,7 @@ def split_front_matter(text: str, source: str = "<page>") -> tuple[dict[str, Any
     if not match:
         raise ErratumError(f"{source}: no YAML front matter between two '---' lines")
     try:
-        meta = yaml.safe_load(match.group("yaml"))
+        meta = yaml.safe_load(match.group("yaml") or "")
     except yaml.YAMLError as error:
         raise ErratumError(f"{source}: invalid YAML front matter: {error}") from None
     if not isinstance(meta, dict):
@@ -233,7 +232,7 @@ def check_evidence(erratum: Erratum, outputs_dir: Path, pins: set[str]) -> list[
             blocks = cache[script]
             if blocks is None:
                 problems.append(
-                    f"{where} cites {script}, but outputs/{Path(script).stem}.txt does not exist"
+                    f"{where} cites {script}, but {output_name(script)} does not exist"
                 )
             elif block not in blocks:
                 problems.append(
@@ -302,17 +301,9 @@ def check_embeds(erratum: Erratum) -> list[str]:
 
 def _prose_lines(markdown: str) -> Iterator[str]:
     """Lines outside fenced code, with inline code removed."""
-    fence: str | None = None
-    for line in markdown.splitlines():
-        match = FENCE.match(line)
-        if fence is not None:
-            if match and match.group(1)[0] == fence[0] and len(match.group(1)) >= len(fence):
-                fence = None
-            continue
-        if match:
-            fence = match.group(1)
-            continue
-        yield CODE_SPAN.sub("", line)
+    for line in scan(markdown).lines:
+        if line.kind not in ("fence", "code"):
+            yield CODE_SPAN.sub("", line.text)
 
 
 def link_targets(markdown: str) -> list[str]:

@@ -19,11 +19,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explainer_tools.blocks import parse_blocks
+from explainer_tools.layout import output_name
+from explainer_tools.markdown import ANY_EMBED as ANY_MARKER
+from explainer_tools.markdown import scan
+
 START = re.compile(r"^(?P<indent>[ \t]*)<!--\s*embed:\s*(?P<body>.*?)\s*-->\s*$")
 END = re.compile(r"^[ \t]*<!--\s*/embed\s*-->\s*$")
-ANY_MARKER = re.compile(r"<!--\s*/?embed\b")
 BODY = re.compile(r"^(?P<kind>output|source)\s+(?P<target>[\w./-]+)(?:\s+\[(?P<block>\d+)\])?$")
-FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 
 
 class MarkerError(ValueError):
@@ -46,22 +49,24 @@ class Marker:
 
 
 def find_markers(text: str, path: str) -> list[Marker]:
-    """Parse every marker pair of a page; raise MarkerError naming path and line on any problem."""
+    """Parse every marker pair of a page; raise MarkerError naming path and line on any problem.
+
+    Lines are classified by the shared scanner (`markdown.scan`): markers in fenced code are
+    examples, and the content between a marker and its end marker is fenced, so a marker line
+    printed by a script (or in an embedded source) is content, never a marker.
+    """
     markers: list[Marker] = []
     open_start: tuple[int, re.Match[str], re.Match[str]] | None = None
-    open_fence: str | None = None
-    for line_no, line in enumerate(text.split("\n"), start=1):
-        if open_start is None:
-            fence = FENCE.match(line)
-            if open_fence is not None:
-                if fence and fence.group(1)[0] == open_fence[0] and len(fence.group(1)) >= len(
-                    open_fence
-                ):
-                    open_fence = None
-                continue
-            if fence:
-                open_fence = fence.group(1)
-                continue
+    scanned = scan(text)
+    if scanned.unclosed_fence:
+        raise MarkerError(
+            f"{path}:{scanned.unclosed_fence}: code fence never closed: it hides every marker, "
+            "tag and number after it (close it with the same fence characters)"
+        )
+    for entry in scanned.lines:
+        if entry.kind in ("code", "fence", "front"):
+            continue
+        line_no, line = entry.number, entry.text
         start, end = START.match(line), END.match(line)
         if start:
             if open_start is not None:
@@ -126,6 +131,9 @@ def embed(
 
     `resolve(marker, path)` returns (content, language, title) or raises MarkerError.
     """
+    crlf = "\r\n" in text  # a CRLF page keeps its line endings
+    if crlf:
+        text = text.replace("\r\n", "\n")
     markers = find_markers(text, path)
     lines = text.split("\n")
     out: list[str] = []
@@ -139,15 +147,14 @@ def embed(
         out.append(lines[marker.end_line - 1])
         previous_end = marker.end_line
     out.extend(lines[previous_end:])
-    return "\n".join(out)
+    result = "\n".join(out)
+    return result.replace("\n", "\r\n") if crlf else result
 
 
 def resolver(
     outputs: dict[str, str], code_dir: Path
 ) -> Callable[[Marker, str], tuple[str, str, str]]:
     """A `resolve` function over script outputs (name -> text) and files under `code_dir`."""
-    from explainer_tools.blocks import parse_blocks
-
     def resolve(marker: Marker, path: str) -> tuple[str, str, str]:
         where = f"{path}:{marker.start_line}"
         if marker.kind == "source":
@@ -162,7 +169,7 @@ def resolver(
             known = ", ".join(sorted(outputs)) or "none"
             raise MarkerError(f"{where}: unknown script {marker.target!r} (known: {known})")
         output = outputs[marker.target]
-        out_name = f"outputs/{Path(marker.target).stem}.txt"
+        out_name = output_name(marker.target)
         if marker.block is None:
             return output, "text", out_name
         blocks = parse_blocks(output, out_name)

@@ -4,13 +4,17 @@ The source of a notebook is a jupytext "py:percent" file under `notebooks/` (rev
 the executed notebook, outputs included, is `docs/notebooks/<name>.ipynb`, which mkdocs-jupyter
 renders without executing anything at build time.
 
-    python -m explainer_tools.notebooks execute   # re-execute, write docs/notebooks/*.ipynb
-    python -m explainer_tools.notebooks check     # re-execute in memory, diff, write nothing
+`make regenerate` executes a notebook whose stamp is stale and stores it; `make check`
+re-executes every notebook in memory and compares (pipeline.py). There is no other command line.
+
+Inputs (`notebook_inputs`, hashed into the notebook's stamp): the source, the `gpt_lab` package
+(every file in it), data files under `explainer_code/data/` or `notebooks/` that the source or
+`gpt_lab` names, `requirements.lock`, and this module and `layout.py` (how it is run).
 
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
 from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
 `GPT2_WEIGHTS=off` (the stored notebook never depends on weights cached on the machine), and
-the CPU code paths of torch, MKL and oneDNN pinned to AVX2 (`pipeline.CPU_PINNING_ENV`): the
+the CPU code paths of torch, MKL and oneDNN pinned to AVX2 (`layout.CPU_PINNING_ENV`): the
 training run amplifies last-bit differences, so without the pin an AVX-512 machine and an
 AVX2 machine store different text. It records no timings, numbers cells `cell-000`,
 `cell-001`, ..., keeps only the `tags` of each cell's metadata, and writes fixed notebook
@@ -26,7 +30,6 @@ text beside it (and compared there). The one exclusion rule: the outputs of a ce
 
 from __future__ import annotations
 
-import argparse
 import copy
 import difflib
 import os
@@ -36,17 +39,20 @@ import sys
 from base64 import b64decode
 from pathlib import Path
 
-import jupytext
 import nbformat
-from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
 
-from explainer_tools.pipeline import CPU_PINNING_ENV, notebook_targets, write_atomic
+from explainer_tools.layout import (
+    CODE_DIR,
+    CPU_PINNING_ENV,
+    LOCK_FILE,
+    NOTEBOOK_SOURCE_DIR,
+    REPO_ROOT,
+    relative,
+)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-# source (py:percent) -> executed notebook that the site renders; one naming rule for all
-NOTEBOOKS = notebook_targets()
+NOTEBOOK_CODE = CODE_DIR / "gpt_lab"
+NOTEBOOK_DATA_DIRS = (CODE_DIR / "data", NOTEBOOK_SOURCE_DIR)
+RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/notebooks.py")
 NONDETERMINISTIC_TAG = "nondeterministic"
 CELL_TIMEOUT_S = 600
 KERNEL_ENV = {
@@ -56,7 +62,7 @@ KERNEL_ENV = {
     "GPT2_WEIGHTS": "off",  # see gpt_lab.hf_weights.find_gpt2_weights
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",  # no debugger warning on kernel start
     "JUPYTER_PLATFORM_DIRS": "1",
-    **CPU_PINNING_ENV,  # same results on any x86-64 CPU with AVX2 (see pipeline.py)
+    **CPU_PINNING_ENV,  # same results on any x86-64 CPU with AVX2 (see layout.py)
 }
 NOTEBOOK_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
@@ -70,19 +76,10 @@ def kernel_python() -> str:
     return str(venv_python) if venv_python.is_file() else sys.executable
 
 
-class _RepoKernelSpecs(KernelSpecManager):
-    """Always the repository's own ipykernel, whatever kernels the user has installed."""
-
-    def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
-        return KernelSpec(
-            argv=[kernel_python(), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-            display_name="Python 3 (ipykernel)",
-            language="python",
-        )
-
-
 def read_source(source_path: Path) -> nbformat.NotebookNode:
     """The notebook of a py:percent file (or of an .ipynb), without outputs."""
+    import jupytext  # imported here: a no-op regenerate should not pay for it
+
     fmt = "ipynb" if source_path.suffix == ".ipynb" else "py:percent"
     return jupytext.read(source_path, fmt=fmt)
 
@@ -130,15 +127,17 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> bytes:
     """Execute the notebook of `source_path` and return the .ipynb bytes, outputs included.
 
-    The execution runs in a child process (`python -m explainer_tools.notebooks execute-one`),
+    The execution runs in a child process (`_child`),
     so the kernel client's zmq sockets never live in the caller's process. A cell that raises
     fails the run: `NotebookError` carries the child's report of the failing cell.
     """
+    child = ("import sys; from explainer_tools.notebooks import _child; "
+             "sys.exit(_child(sys.argv[1], int(sys.argv[2])))")
     result = subprocess.run(
-        [sys.executable, "-m", "explainer_tools.notebooks", "execute-one", str(source_path),
-         "--timeout", str(timeout_s)],
+        [sys.executable, "-c", child, str(source_path), str(timeout_s)],
         cwd=REPO_ROOT,
         capture_output=True,
+        stdin=subprocess.DEVNULL,
         check=False,
     )
     if result.returncode != 0:
@@ -156,6 +155,20 @@ class NotebookError(RuntimeError):
 def _execute_here(source_path: Path, timeout_s: int) -> bytes:
     """Execute in this process with nbclient and a python3 kernel of the repository's venv,
     from the repository root, with the environment in `KERNEL_ENV`."""
+    from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
+    from jupyter_client.manager import KernelManager
+    from nbclient import NotebookClient
+
+    class _RepoKernelSpecs(KernelSpecManager):
+        """Always the repository's own ipykernel, whatever kernels the user has installed."""
+
+        def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
+            return KernelSpec(
+                argv=[kernel_python(), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                display_name="Python 3 (ipykernel)",
+                language="python",
+            )
+
     nb = normalise(read_source(source_path))
     km = KernelManager(kernel_name="python3", kernel_spec_manager=_RepoKernelSpecs())
     client = NotebookClient(
@@ -234,47 +247,21 @@ def diff_notebooks(committed: bytes, fresh: bytes, name: str) -> str:
     )
 
 
-def execute_all(notebooks: dict[Path, Path] = NOTEBOOKS) -> None:
-    """Execute every notebook into memory first, then write them all (nothing on failure)."""
-    executed = {target: execute_notebook(source) for source, target in notebooks.items()}
-    for target, data in executed.items():
-        write_atomic(target, data)
-        print(f"wrote {target.relative_to(REPO_ROOT)}")
+def notebook_inputs(source: Path) -> list[str]:
+    """Everything an execution of the notebook at `source` reads from the repository (the lock
+    and the runner code are added by the stamp)."""
+    code = sorted(p for p in NOTEBOOK_CODE.rglob("*") if p.is_file() and "__pycache__" not in
+                  p.parts) if NOTEBOOK_CODE.is_dir() else []
+    texts = [source.read_text(encoding="utf-8")] + [
+        p.read_text(encoding="utf-8", errors="replace") for p in code if p.suffix == ".py"]
+    data = [p for folder in NOTEBOOK_DATA_DIRS if folder.is_dir() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p != source and p.suffix != ".py"
+            and any(p.name in text for text in texts)]
+    return sorted({relative(source), *map(relative, code), *map(relative, data),
+                   relative(LOCK_FILE)})
 
 
-def check_all(notebooks: dict[Path, Path] = NOTEBOOKS) -> int:
-    """Re-execute every notebook in memory; print a diff for each drift; 0 if none, else 1."""
-    status = 0
-    for source, target in notebooks.items():
-        name = target.relative_to(REPO_ROOT).as_posix()
-        if not target.is_file():
-            print(f"{name}: missing; run `python -m explainer_tools.notebooks execute`")
-            status = 1
-            continue
-        diff = diff_notebooks(target.read_bytes(), execute_notebook(source), name)
-        if diff:
-            sys.stdout.write(diff)
-            print(f"{name}: differs from a fresh execution of {source.relative_to(REPO_ROOT)}")
-            status = 1
-        else:
-            print(f"{name}: matches a fresh execution")
-    return status
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m explainer_tools.notebooks")
-    parser.add_argument("command", choices=["execute", "check", "execute-one"])
-    parser.add_argument("source", nargs="?", type=Path, help="for execute-one: the source")
-    parser.add_argument("--timeout", type=int, default=CELL_TIMEOUT_S, help="per cell, seconds")
-    args = parser.parse_args(argv)
-    if args.command == "execute-one":  # the child process of execute_notebook
-        sys.stdout.buffer.write(_execute_here(args.source, args.timeout))
-        return 0
-    if args.command == "execute":
-        execute_all()
-        return 0
-    return check_all()
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def _child(source: str, timeout_s: int) -> int:
+    """The child process of `execute_notebook`: the executed notebook's bytes on stdout."""
+    sys.stdout.buffer.write(_execute_here(Path(source), timeout_s))
+    return 0

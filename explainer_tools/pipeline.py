@@ -1,66 +1,67 @@
-"""`make regenerate` and `make check`: run the chapter scripts, keep their outputs and figures,
-embed outputs and sources into the Markdown pages.
+"""`regenerate` and `check`: run the chapter scripts, keep their outputs and figures, embed outputs
+and sources into the Markdown pages, execute the companion notebooks.
 
 regenerate
-    1. Find the chapter scripts (`explainer_code/ch*.py`) whose inputs changed since their stamp
-       (`outputs/.stamps/<script>.json`): the script, every repository file it imported or read,
-       `requirements.lock`, or a product (output, figure) that no longer matches.
-    2. Run them in parallel (one per core), each with a scratch figure folder, through
-       `trace_run.py`, which records what they read. A failure stops everything: its traceback
-       is printed, the exit code is non-zero, and no file in the tree is touched.
+    1. Find the chapter scripts (`explainer_code/ch*.py`) whose stamp
+       (`outputs/.stamps/<script>.json`) is stale: the script, a repository file it imported or
+       read, `requirements.lock`, the run environment or the runner's code changed, or a product
+       (output, figure) no longer matches.
+    2. Run them (runner.py: a warm parent that forks one child per script, `--jobs` at a time,
+       each with a time limit and a scratch figure folder; the runner records what each read).
+       A failure stops everything: its traceback is printed, the exit code is non-zero, and no
+       file in the tree is touched. Two scripts drawing the same figure name stop it too.
     3. Re-embed every marker in `docs/**/*.md`. Any marker error stops everything, again before
        anything is written.
-    4. Write what changed, each file atomically. Unchanged files are not rewritten.
+    4. Check that every file to write can be written, then write what changed, each file
+       atomically; remove outputs and stamps of scripts that no longer exist and figures no
+       script draws any more. A failure mid-way says what was written and how to recover.
     5. Execute the companion notebooks (`notebooks/*.py` -> `docs/notebooks/*.ipynb`) whose
-       inputs changed: the source, the `gpt_lab` code, `requirements.lock` and every Markdown
-       page, which the notebook's small model is trained on -- so this step comes after the
-       pages are embedded. A failing notebook leaves the notebook and its stamp untouched.
+       stamp is stale (inputs: `notebooks.notebook_inputs`). A failing notebook leaves the
+       notebook and its stamp untouched.
 
 check
     Runs every script into a scratch folder (stamps ignored), embeds into copies of the pages, and
     compares outputs, figures, stamps and pages with the committed ones: a unified diff per text
-    difference, a description per figure difference. Then re-executes each notebook in memory and
-    compares its deterministic text (`notebooks.comparable_text`: timing cells excluded) with the
-    committed notebook. Writes nothing into the tree.
+    difference, a description per figure difference, advice per kind of difference. Then
+    re-executes each notebook in memory and compares its deterministic text
+    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree. (`python -m
+    explainer_tools check` adds the claim and errata checks: see cli.py.)
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import difflib
-import hashlib
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explainer_tools import notebooks, runner
+from explainer_tools.layout import (
+    CODE_DIR,
+    FIG_DIR,
+    FIG_DIR_ENV,
+    LOCK_FILE,
+    OUTPUT_DIR,
+    REPO_ROOT,
+    RUNNER_CODE,
+    STAMP_DIR,
+    discover_scripts,
+    markdown_pages,
+    notebook_stamp_path,
+    notebook_targets,
+    output_path,
+    relative,
+    run_environment,
+    script_timeout,
+    sha256,
+    stamp_path,
+    write_atomic,
+)
 from explainer_tools.markers import MarkerError, embed, resolver
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CODE_DIR = REPO_ROOT / "explainer_code"
-OUTPUT_DIR = REPO_ROOT / "outputs"
-STAMP_DIR = OUTPUT_DIR / ".stamps"
-FIG_DIR = REPO_ROOT / "docs" / "assets" / "fig"
-DOCS_DIR = REPO_ROOT / "docs"
-LOCK_FILE = REPO_ROOT / "requirements.lock"
-TRACER = Path(__file__).resolve().parent / "trace_run.py"
-SCRIPT_GLOB = "ch[0-9][0-9]_*.py"
-# Pin the CPU code paths of PyTorch's kernels, MKL and oneDNN to AVX2, so that a machine with
-# AVX-512 computes exactly what an AVX2-only machine does. Without this, the notebook's
-# training run ends at a different loss on a different CPU (seen here: 3.249 vs 3.265 nats
-# per token with ATEN_CPU_CAPABILITY=avx512 vs avx2) and `make check` fails there.
-CPU_PINNING_ENV = {
-    "ATEN_CPU_CAPABILITY": "avx2",
-    "MKL_CBWR": "AVX2",
-    "ONEDNN_MAX_CPU_ISA": "AVX2",
-}
-NOTEBOOK_SOURCE_DIR = REPO_ROOT / "notebooks"
-NOTEBOOK_TARGET_DIR = DOCS_DIR / "notebooks"
-NOTEBOOK_CODE = ("explainer_code/gpt_lab", "explainer_tools/notebooks.py")
 
 
 class PipelineError(Exception):
@@ -75,6 +76,8 @@ class ScriptRun:
     output: str
     figures: dict[str, bytes]
     inputs: list[str]  # repository-relative paths it read
+    seconds: float = 0.0  # wall time of its child process
+    script_seconds: float = 0.0  # the script's own run time (runner.Result.script_seconds)
 
     def stamp(self) -> str:
         return render_stamp(self.script, self.inputs, self.output, self.figures)
@@ -85,137 +88,149 @@ class Plan:
     """Every file the pipeline wants in the tree: path -> bytes."""
 
     files: dict[Path, bytes] = field(default_factory=dict)
-    remove: list[Path] = field(default_factory=list)  # figures a re-run script no longer draws
+    remove: list[Path] = field(default_factory=list)  # products nothing makes any more
     ran: list[str] = field(default_factory=list)
+    runs: dict[str, ScriptRun] = field(default_factory=dict)
 
 
-# --------------------------------------------------------------------------- small pure helpers
+# --------------------------------------------------------------------------- stamps
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def stamp_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """How scripts run, as recorded in every stamp: a change makes every stamp stale."""
+    return dict(sorted({**run_environment(), **(extra or {})}.items()))
 
 
-def relative(path: Path) -> str:
-    try:
-        return path.relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def output_path(script: str) -> Path:
-    return OUTPUT_DIR / f"{Path(script).stem}.txt"
-
-
-def stamp_path(script: str) -> Path:
-    return STAMP_DIR / f"{Path(script).stem}.json"
-
-
-def render_stamp(script: str, inputs: Iterable[str], output: str, figures: dict[str, bytes]) -> str:
-    """The stamp of a run: hashes of everything it read and everything it produced."""
-    hashed_inputs = {
-        path: sha256((REPO_ROOT / path).read_bytes()) for path in sorted(set(inputs))
-    }
-    hashed_inputs[relative(LOCK_FILE)] = sha256(LOCK_FILE.read_bytes())
+def render_stamp(
+    script: str,
+    inputs: Iterable[str],
+    output: str,
+    figures: dict[str, bytes],
+    environment: dict[str, str] | None = None,
+    runner_code: Iterable[str] = RUNNER_CODE,
+) -> str:
+    """The stamp of a run: hashes of everything it read and produced, the run environment and
+    the code that ran it."""
+    paths = {*inputs, relative(LOCK_FILE), *runner_code}
+    hashed = {path: sha256((REPO_ROOT / path).read_bytes()) for path in sorted(paths)
+              if (REPO_ROOT / path).is_file()}
     stamp = {
         "script": script,
-        "inputs": dict(sorted(hashed_inputs.items())),
+        "environment": environment if environment is not None else stamp_environment(),
+        "inputs": hashed,
         "output": sha256(output.encode("utf-8")),
         "figures": {name: sha256(data) for name, data in sorted(figures.items())},
     }
     return json.dumps(stamp, indent=1, sort_keys=False) + "\n"
 
 
-def is_fresh(script: str) -> bool:
-    """True when the committed stamp matches the current inputs and products of `script`."""
-    path = stamp_path(script)
-    if not path.is_file() or not output_path(script).is_file():
-        return False
+def read_stamp(path: Path) -> dict | None:
+    """A stamp's fields, or None when it is missing or not a stamp (wrong shape, bad JSON)."""
     try:
-        stamp = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
+        stamp = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(stamp, dict):
+        return None
+    shapes = {"inputs": dict, "figures": dict, "environment": dict, "output": str}
+    if not all(isinstance(stamp.get(key), kind) for key, kind in shapes.items()):
+        return None
+    return stamp
+
+
+def is_fresh(script: str) -> bool:
+    """True when the committed stamp matches the current inputs, environment, runner and
+    products of `script`."""
+    stamp = read_stamp(stamp_path(script))
+    if stamp is None or not output_path(script).is_file():
         return False
-    checks = [(REPO_ROOT / p, h) for p, h in stamp.get("inputs", {}).items()]
-    checks.append((output_path(script), stamp.get("output")))
-    checks += [(FIG_DIR / name, h) for name, h in stamp.get("figures", {}).items()]
-    if relative(LOCK_FILE) not in stamp.get("inputs", {}):
+    if stamp["environment"] != stamp_environment():
         return False
+    if relative(LOCK_FILE) not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
+        return False
+    checks = [(REPO_ROOT / p, h) for p, h in stamp["inputs"].items()]
+    checks.append((output_path(script), stamp["output"]))
+    checks += [(FIG_DIR / name, h) for name, h in stamp["figures"].items()]
     return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
 
 
 def stamped_figures(script: str) -> list[str]:
     """The figures the committed stamp of `script` says it drew."""
-    try:
-        return list(json.loads(stamp_path(script).read_text(encoding="utf-8"))["figures"])
-    except (OSError, json.JSONDecodeError, KeyError):
-        return []
-
-
-def discover_scripts() -> list[str]:
-    return sorted(path.name for path in CODE_DIR.glob(SCRIPT_GLOB))
-
-
-def markdown_pages() -> list[Path]:
-    return sorted(path for path in DOCS_DIR.rglob("*.md") if ".cache" not in path.parts)
+    stamp = read_stamp(stamp_path(script))
+    return list(stamp["figures"]) if stamp else []
 
 
 # --------------------------------------------------------------------------- running scripts
 
 
-def run_script(script: str, scratch: Path) -> ScriptRun:
-    """Run one chapter script with its figures going to a scratch folder; raise on failure."""
-    fig_dir = scratch / "fig" / Path(script).stem
-    fig_dir.mkdir(parents=True)
-    deps_file = scratch / f"{Path(script).stem}.deps.json"
-    env = dict(os.environ)
-    env.update(
-        EXPLAINER_FIG_DIR=str(fig_dir),
-        PYTHONHASHSEED="0",
-        MPLBACKEND="Agg",
-        PYTHONDONTWRITEBYTECODE="1",
-        PYTHONIOENCODING="utf-8",
-        **CPU_PINNING_ENV,
-    )
-    result = subprocess.run(
-        [sys.executable, str(TRACER), str(deps_file), str(CODE_DIR / script)],
-        cwd=scratch,  # scripts must not depend on the working folder
-        env=env,
-        capture_output=True,
-        check=False,
-    )
-    if result.returncode != 0:
+def normalise_output(data: bytes, script: str) -> str:
+    """Script output as text, the same way for regenerate and check: UTF-8 (else an error naming
+    the script), line endings "\\r\\n" and "\\r" made "\\n"."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
         raise PipelineError(
-            f"regenerate: explainer_code/{script} failed (exit {result.returncode}); "
-            "nothing was written.\n"
-            + result.stderr.decode("utf-8", "replace")
-            + (
-                "--- its output before the failure ---\n"
-                + result.stdout.decode("utf-8", "replace")
-                if result.stdout
-                else ""
-            )
-        )
-    figures = {path.name: path.read_bytes() for path in sorted(fig_dir.glob("*.png"))}
-    inputs = json.loads(deps_file.read_text(encoding="utf-8"))
-    return ScriptRun(script, result.stdout.decode("utf-8"), figures, inputs)
+            f"explainer_code/{script}: its output is not UTF-8 (line {line}, byte "
+            f"{error.start}: {data[error.start:error.start + 1]!r}); print text, not bytes"
+        ) from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, ScriptRun]:
-    """Run scripts in parallel; the first failure (in script order) is raised."""
+    """Run scripts through the runner; every failure is collected, then raised together."""
     if not scripts:
         return {}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {script: pool.submit(run_script, script, scratch) for script in scripts}
-        runs: dict[str, ScriptRun] = {}
-        errors: list[str] = []
-        for script, future in futures.items():
-            try:
-                runs[script] = future.result()
-            except PipelineError as error:
-                errors.append(str(error))
+    timeout = script_timeout()
+    requests = []
+    for script in scripts:
+        stem = Path(script).stem
+        fig_dir = scratch / "fig" / stem
+        fig_dir.mkdir(parents=True)
+        requests.append(runner.Request(
+            script=str(CODE_DIR / script), cwd=str(scratch), stem=stem,
+            env={FIG_DIR_ENV: str(fig_dir)}, timeout=timeout))
+    results = runner.run_scripts(requests, jobs)
+    runs: dict[str, ScriptRun] = {}
+    errors: list[str] = []
+    for script, request in zip(scripts, requests, strict=True):
+        result = results[request.stem]
+        if result.timed_out:
+            errors.append(
+                f"explainer_code/{script} timed out after {request.timeout:g} s and was killed "
+                f"(with its process group); nothing was written. Raise the limit with "
+                f"EXPLAINER_SCRIPT_TIMEOUT=SECONDS if the script is meant to take longer.\n"
+                + _tail(result.stdout, "its output before the timeout")
+            )
+            continue
+        if result.returncode != 0:
+            errors.append(
+                f"explainer_code/{script} failed (exit {result.returncode}); nothing was written.\n"
+                + result.stderr.decode("utf-8", "replace")
+                + _tail(result.stdout, "its output before the failure")
+            )
+            continue
+        try:
+            output = normalise_output(result.stdout, script)
+        except PipelineError as error:
+            errors.append(str(error))
+            continue
+        fig_dir = scratch / "fig" / request.stem
+        figures = {path.name: path.read_bytes() for path in sorted(fig_dir.glob("*.png"))}
+        runs[script] = ScriptRun(script, output, figures, result.inputs, result.seconds,
+                                 result.script_seconds)
     if errors:
-        raise PipelineError("\n".join(errors))
+        raise PipelineError("regenerate: " + "\n".join(errors))
     return runs
+
+
+def _tail(stdout: bytes, title: str) -> str:
+    return f"--- {title} ---\n" + stdout.decode("utf-8", "replace") if stdout else ""
+
+
+def run_script(script: str, scratch: Path) -> ScriptRun:
+    """Run one chapter script (tests use this); raise PipelineError on failure."""
+    return run_scripts([script], scratch, 1)[script]
 
 
 # --------------------------------------------------------------------------- planning
@@ -223,7 +238,19 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, Scrip
 
 def committed_output(script: str) -> str:
     path = output_path(script)
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+    return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
+
+
+def read_page(page: Path) -> str:
+    try:
+        return page.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as error:
+        data = page.read_bytes()
+        line = data[: error.start].count(b"\n") + 1
+        raise PipelineError(
+            f"{relative(page)}:{line}: not UTF-8 (byte {data[error.start:error.start + 1]!r}); "
+            "save the page as UTF-8"
+        ) from None
 
 
 def plan_pages(outputs: dict[str, str], pages: list[Path]) -> dict[Path, bytes]:
@@ -232,10 +259,10 @@ def plan_pages(outputs: dict[str, str], pages: list[Path]) -> dict[Path, bytes]:
     planned: dict[Path, bytes] = {}
     errors: list[str] = []
     for page in pages:
-        text = page.read_text(encoding="utf-8")
         try:
+            text = read_page(page)
             planned[page] = embed(text, relative(page), resolve).encode("utf-8")
-        except MarkerError as error:
+        except (MarkerError, PipelineError, ValueError) as error:
             errors.append(str(error))
     if errors:
         raise PipelineError(
@@ -244,11 +271,41 @@ def plan_pages(outputs: dict[str, str], pages: list[Path]) -> dict[Path, bytes]:
     return planned
 
 
+def figure_owners(scripts: list[str], runs: dict[str, ScriptRun]) -> dict[str, str]:
+    """Figure name -> the script that draws it; two scripts drawing one name is an error."""
+    owners: dict[str, str] = {}
+    clashes: list[str] = []
+    for script in scripts:
+        names = list(runs[script].figures) if script in runs else stamped_figures(script)
+        for name in names:
+            if name in owners and owners[name] != script:
+                clashes.append(f"docs/assets/fig/{name} is drawn by both explainer_code/"
+                               f"{owners[name]} and explainer_code/{script}")
+            owners.setdefault(name, script)
+    if clashes:
+        raise PipelineError(
+            "regenerate: two scripts write the same figure; nothing was written. Give each "
+            "figure a name that starts with its script's chapter and topic:\n  "
+            + "\n  ".join(clashes)
+        )
+    return owners
+
+
+def orphans(scripts: list[str]) -> list[Path]:
+    """Outputs and stamps of scripts that no longer exist (e.g. after a rename)."""
+    wanted = {output_path(s) for s in scripts} | {stamp_path(s) for s in scripts}
+    wanted |= {notebook_stamp_path(target) for target in notebook_targets().values()}
+    return sorted(p for p in [*OUTPUT_DIR.glob("*.txt"), *STAMP_DIR.glob("*.json")]
+                  if p not in wanted)
+
+
 def plan(scripts: list[str], to_run: list[str], jobs: int) -> Plan:
     """Run `to_run` and compute every file the tree should hold for `scripts`."""
     result = Plan(ran=list(to_run))
     with tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
         runs = run_scripts(to_run, Path(scratch), jobs)
+    result.runs = runs
+    owners = figure_owners(scripts, runs)
     outputs = {script: committed_output(script) for script in scripts}
     for script, run in runs.items():
         outputs[script] = run.output
@@ -256,36 +313,60 @@ def plan(scripts: list[str], to_run: list[str], jobs: int) -> Plan:
         result.files[stamp_path(script)] = run.stamp().encode("utf-8")
         for name, data in run.figures.items():
             result.files[FIG_DIR / name] = data
-        dropped = set(stamped_figures(script)) - set(run.figures)
+        dropped = set(stamped_figures(script)) - set(run.figures) - set(owners)
         result.remove += [FIG_DIR / name for name in sorted(dropped) if (FIG_DIR / name).is_file()]
     result.files.update(plan_pages(outputs, markdown_pages()))
+    result.remove += orphans(scripts)
     return result
 
 
 # --------------------------------------------------------------------------- writing
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def preflight(paths: Iterable[Path]) -> None:
+    """Fail before writing anything when a file to write or remove cannot be written: each
+    folder gets a trial file (which also catches read-only mounts, where root can't write)."""
+    problems = []
+    for folder in sorted({path.parent for path in paths}):
+        probe = folder
+        while not probe.exists():
+            probe = probe.parent
+        try:
+            with tempfile.NamedTemporaryFile(dir=probe, prefix=".write-check-"):
+                pass
+        except OSError as error:
+            problems.append(f"{relative(folder)}/: cannot write there ({error.strerror})")
+    if problems:
+        raise PipelineError(
+            "regenerate: nothing was written, because these folders are not writable:\n  "
+            + "\n  ".join(problems)
+            + "\nMake them writable (e.g. chmod u+w) and run `make regenerate` again."
+        )
+
+
+def apply(files: dict[Path, bytes], remove: Iterable[Path] = ()) -> list[Path]:
+    """Write every file whose bytes differ from what is on disk, then remove `remove`; return
+    the paths written. A failure mid-way names what was already written and how to recover."""
+    changed = {p: d for p, d in sorted(files.items())
+               if not (p.is_file() and p.read_bytes() == d)}
+    remove = [p for p in remove if p.is_file()]
+    preflight([*changed, *remove])
+    written: list[Path] = []
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        Path(tmp).chmod(0o644)  # mkstemp creates 0600; products are ordinary readable files
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def apply(files: dict[Path, bytes]) -> list[Path]:
-    """Write every file whose bytes differ from what is on disk; return the ones written."""
-    written = []
-    for path, data in sorted(files.items()):
-        if path.is_file() and path.read_bytes() == data:
-            continue
-        write_atomic(path, data)
-        written.append(path)
+        for path, data in changed.items():
+            write_atomic(path, data)
+            written.append(path)
+        for path in remove:
+            path.unlink()
+    except OSError as error:
+        done = "\n  ".join(relative(p) for p in written) or "(none)"
+        raise PipelineError(
+            f"regenerate: writing {relative(Path(error.filename or '?'))} failed ({error}).\n"
+            f"Already written (each file complete, as regenerated):\n  {done}\n"
+            "The tree is consistent file by file but not as a whole: fix the cause and run "
+            "`make regenerate` again (it rewrites what is still stale), or restore the "
+            "committed state with `git checkout -- outputs docs`."
+        ) from None
     return written
 
 
@@ -343,62 +424,55 @@ def figure_diff(path: Path, expected: bytes) -> str:
     return "\n".join(lines) + "\n"
 
 
-def differences(files: dict[Path, bytes], scripts: list[str]) -> list[str]:
-    reports = []
+@dataclass(frozen=True)
+class Difference:
+    report: str  # the diff or description
+    advice: str  # what fixes it
+
+
+REGENERATE = "run `make regenerate` and commit the result"
+
+
+def differences(files: dict[Path, bytes], scripts: list[str]) -> list[Difference]:
+    found = []
     for path, data in sorted(files.items()):
         if path.is_file() and path.read_bytes() == data:
             continue
         if path.suffix == ".png":
-            reports.append(figure_diff(path, data))
+            found.append(Difference(figure_diff(path, data), REGENERATE))
         else:
-            reports.append(text_diff(path, data) or f"{relative(path)}: differs\n")
+            found.append(Difference(text_diff(path, data) or f"{relative(path)}: differs\n",
+                                    REGENERATE))
     expected = {path for path in files if path.parent == FIG_DIR}
     for stray in sorted(FIG_DIR.glob("*.png")):
         if stray not in expected:
-            reports.append(f"{relative(stray)}: no chapter script draws this figure\n")
-    wanted_outputs = {output_path(s) for s in scripts} | {stamp_path(s) for s in scripts}
-    wanted_outputs |= {notebook_stamp_path(target) for target in notebook_targets().values()}
-    for stray in sorted([*OUTPUT_DIR.glob("*.txt"), *STAMP_DIR.glob("*.json")]):
-        if stray not in wanted_outputs:
-            reports.append(f"{relative(stray)}: no chapter script of that name\n")
-    return reports
+            found.append(Difference(
+                f"{relative(stray)}: no chapter script draws this figure\n",
+                f"delete it (`git rm {relative(stray)}`) or restore the script that draws it"))
+    for stray in orphans(scripts):
+        found.append(Difference(
+            f"{relative(stray)}: no chapter script of that name\n",
+            "run `make regenerate`, which removes the products of renamed or deleted scripts, "
+            "and commit the removal"))
+    return found
+
+
+def nondeterminism(first: dict[Path, bytes], second: dict[Path, bytes]) -> list[str]:
+    """Files that two runs of the same scripts made differently."""
+    return [relative(p) for p in sorted(first) if second.get(p) != first[p]]
 
 
 # --------------------------------------------------------------------------- notebooks
 
 
-def notebook_targets() -> dict[Path, Path]:
-    """Notebook sources (jupytext py:percent) -> the executed notebooks the site renders:
-    `notebooks/gpt2_under_the_hood.py` -> `docs/notebooks/gpt2-under-the-hood.ipynb`."""
-    return {
-        source: NOTEBOOK_TARGET_DIR / f"{source.stem.replace('_', '-')}.ipynb"
-        for source in sorted(NOTEBOOK_SOURCE_DIR.glob("*.py"))
-    }
-
-
-def notebook_stamp_path(target: Path) -> Path:
-    return STAMP_DIR / f"notebook-{target.stem}.json"
-
-
-def notebook_inputs(source: Path) -> list[str]:
-    """Everything an execution of the notebook reads from the repository."""
-    inputs = [relative(source)]
-    for entry in NOTEBOOK_CODE:
-        path = REPO_ROOT / entry
-        files = sorted(path.rglob("*.py")) if path.is_dir() else [path] if path.is_file() else []
-        inputs += [relative(f) for f in files if "__pycache__" not in f.parts]
-    inputs += [relative(page) for page in markdown_pages()]
-    return inputs
-
-
 def render_notebook_stamp(source: Path, notebook: bytes) -> str:
-    from explainer_tools.notebooks import comparable_text
-
     return render_stamp(
         relative(source),
-        notebook_inputs(source),
-        comparable_text(notebook),  # the stamp's "output": what check compares
+        notebooks.notebook_inputs(source),
+        notebooks.comparable_text(notebook),  # the stamp's "output": what check compares
         {},
+        environment=stamp_environment(notebooks.KERNEL_ENV),
+        runner_code=notebooks.RUNNER_CODE,
     )
 
 
@@ -415,11 +489,9 @@ def execute_notebooks(force: bool) -> list[Path]:
     for source, target in notebook_targets().items():
         if not force and notebook_is_fresh(source, target):
             continue
-        from explainer_tools.notebooks import execute_notebook
-
         print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
         try:
-            notebook = execute_notebook(source)
+            notebook = notebooks.execute_notebook(source)
         except Exception as error:
             raise PipelineError(
                 f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
@@ -430,31 +502,29 @@ def execute_notebooks(force: bool) -> list[Path]:
     return written
 
 
-def notebook_differences() -> list[str]:
+def notebook_differences() -> list[Difference]:
     """Re-execute every notebook in memory and report drift from the committed copies."""
-    targets = notebook_targets()
-    if not targets:
-        return []
-    from explainer_tools.notebooks import NotebookError, diff_notebooks, execute_notebook
-
-    reports = []
-    for source, target in targets.items():
+    found = []
+    for source, target in notebook_targets().items():
         if not target.is_file():
-            reports.append(f"{relative(target)}: missing; run `make regenerate`\n")
+            found.append(Difference(f"{relative(target)}: missing\n", REGENERATE))
             continue
         try:
-            fresh = execute_notebook(source)
-        except NotebookError as error:
-            reports.append(f"{relative(target)}: {error}\n")
+            fresh = notebooks.execute_notebook(source)
+        except notebooks.NotebookError as error:
+            found.append(Difference(f"{relative(target)}: {error}\n",
+                                    f"fix the failing cell in {relative(source)}"))
             continue
-        diff = diff_notebooks(target.read_bytes(), fresh, relative(target))
+        diff = notebooks.diff_notebooks(target.read_bytes(), fresh, relative(target))
         if diff:
-            reports.append(diff + f"{relative(target)}: differs from a fresh execution\n")
+            found.append(Difference(
+                diff + f"{relative(target)}: differs from a fresh execution\n", REGENERATE))
         stamp = notebook_stamp_path(target)
         expected = render_notebook_stamp(source, fresh).encode("utf-8")
         if not stamp.is_file() or stamp.read_bytes() != expected:
-            reports.append(text_diff(stamp, expected) or f"{relative(stamp)}: differs\n")
-    return reports
+            found.append(Difference(text_diff(stamp, expected) or f"{relative(stamp)}: differs\n",
+                                    REGENERATE))
+    return found
 
 
 # --------------------------------------------------------------------------- entry points
@@ -464,10 +534,9 @@ def regenerate(jobs: int, force: bool = False, notebooks: bool = True) -> int:
     scripts = discover_scripts()
     to_run = [s for s in scripts if force or not is_fresh(s)]
     result = plan(scripts, to_run, jobs)
-    written = apply(result.files)
+    written = apply(result.files, result.remove)
     for path in result.remove:
-        path.unlink()
-        print(f"  removed {relative(path)} (its script no longer draws it)")
+        print(f"  removed {relative(path)} (nothing makes it any more)")
     if notebooks:
         written += execute_notebooks(force)
     ran = ", ".join(result.ran) if result.ran else "none (all fresh)"
@@ -478,18 +547,36 @@ def regenerate(jobs: int, force: bool = False, notebooks: bool = True) -> int:
 
 
 def check(jobs: int, notebooks: bool = True) -> int:
+    """Regenerate into memory and compare; 0 when everything matches."""
     scripts = discover_scripts()
     result = plan(scripts, scripts, jobs)
-    reports = differences(result.files, scripts)
+    found = differences(result.files, scripts)
+    if found:
+        # Is it the committed files, or the scripts? Run the differing scripts once more: if the
+        # second run differs from the first, no regenerate can fix it.
+        suspects = [s for s in scripts if any(
+            d.report.startswith(f"--- {relative(output_path(s))}") for d in found)]
+        if suspects:
+            again = plan(scripts, suspects, jobs)
+            unstable = nondeterminism(
+                {p: d for p, d in result.files.items() if p in again.files}, again.files)
+            if unstable:
+                found.insert(0, Difference(
+                    "these files differ between two runs of the same scripts: "
+                    + ", ".join(unstable) + "\n",
+                    "make the script deterministic (seed every generator, round floats that pass "
+                    "through BLAS or torch reductions to 4 significant digits, print platform noise "
+                    "as a bound); `make regenerate` cannot fix this"))
     if notebooks:
-        reports += notebook_differences()
-    for report in reports:
-        sys.stdout.write(report if report.endswith("\n") else report + "\n")
-    if reports:
-        print(
-            f"check: {len(reports)} difference(s) between the committed files and a fresh "
-            "regeneration; run `make regenerate` and commit the result."
-        )
+        found += notebook_differences()
+    for difference in found:
+        sys.stdout.write(difference.report if difference.report.endswith("\n")
+                         else difference.report + "\n")
+    if found:
+        print(f"check: {len(found)} difference(s) between the committed files and a fresh "
+              "regeneration. To fix:")
+        for advice in dict.fromkeys(d.advice for d in found):
+            print(f"  - {advice}")
         return 1
     notebook_count = len(notebook_targets()) if notebooks else 0
     print(
@@ -497,3 +584,8 @@ def check(jobs: int, notebooks: bool = True) -> int:
         f"{len(result.files)} file(s): all up to date"
     )
     return 0
+
+
+def cpu_count() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (
+        os.cpu_count() or 1)

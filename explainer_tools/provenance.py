@@ -1,7 +1,8 @@
 """Provenance tags: `[PAPER App. E, p. 16]`, `[SOURCE: nanoGPT model.py]`, `[MY EXPLANATION]`,
 `[MY ANALYSIS]`, `[INFERRED]` in Markdown become badges on the site.
 
-Tags inside fenced code, inline code and HTML comments are left alone. A `[PAPER]` without a
+Tags inside fenced code, inline code, front matter and HTML comments are left alone. The tag
+grammar is `tags.py`'s; the Markdown structure is `markdown.scan`'s. A `[PAPER]` without a
 location is an error: the book never cites the paper without saying where.
 """
 
@@ -11,22 +12,10 @@ import html
 import re
 from dataclasses import dataclass
 
-TAG_PATTERN = re.compile(
-    r"\[(?P<tag>PAPER(?:\s+(?P<paper_loc>[^\]\n]+))?"
-    r"|SOURCE:\s*(?P<source>[^\]\n]+)"
-    r"|MY EXPLANATION|MY ANALYSIS(?:\s*/\s*INFERRED)?|INFERRED(?:\s*\(MY ANALYSIS\))?)\]"
-    r"(?![(\[:])"
-)
-FENCE_PATTERN = re.compile(r"^(?P<indent>\s*)(?P<fence>`{3,}|~{3,})")
-INLINE_SKIP_PATTERN = re.compile(r"(`+)(?:.+?)\1|<!--.*?-->", re.S)
+from explainer_tools.markdown import scan
+from explainer_tools.tags import KIND_CLASSES, TAG_PATTERN, kind_of
 
-KIND_CLASSES = {
-    "PAPER": "prov--paper",
-    "SOURCE": "prov--source",
-    "MY EXPLANATION": "prov--explanation",
-    "MY ANALYSIS": "prov--analysis",
-    "INFERRED": "prov--analysis",
-}
+INLINE_SKIP_PATTERN = re.compile(r"(`+)(?:.+?)\1|<!--.*?-->", re.S)
 
 
 class ProvenanceError(ValueError):
@@ -40,11 +29,7 @@ class Tag:
     line: int  # 1-based line in the page
 
 
-def _kind_of(tag_text: str) -> str:
-    for kind in KIND_CLASSES:
-        if tag_text.startswith(kind):
-            return kind
-    raise AssertionError(f"unreachable: {tag_text!r}")
+_kind_of = kind_of
 
 
 def _badge(tag_text: str) -> str:
@@ -85,29 +70,11 @@ def render_tags(markdown: str, page: str = "<page>") -> tuple[str, list[Tag]]:
     """
     tags: list[Tag] = []
     out_lines: list[str] = []
-    open_fence: str | None = None
-    in_comment = False
-    for line_no, line in enumerate(markdown.split("\n"), start=1):
-        fence = FENCE_PATTERN.match(line)
-        if open_fence is not None:
-            if fence and fence.group("fence")[0] == open_fence[0] and len(
-                fence.group("fence")
-            ) >= len(open_fence) and not line.strip()[len(fence.group("fence")) :].strip():
-                open_fence = None
-            out_lines.append(line)
-            continue
-        if fence:
-            open_fence = fence.group("fence")
-            out_lines.append(line)
-            continue
-        if in_comment:
-            if "-->" in line:
-                in_comment = False
-            out_lines.append(line)
-            continue
-        if "<!--" in line and "-->" not in line.split("<!--", 1)[1]:
-            in_comment = True
-        out_lines.append(_replace_outside_code(line, page, line_no, tags))
+    for entry in scan(markdown).lines:
+        if entry.kind == "prose":
+            out_lines.append(_replace_outside_code(entry.text, page, entry.number, tags))
+        else:  # front matter, fenced code, HTML comments, blank lines
+            out_lines.append(entry.text)
     return "\n".join(out_lines), tags
 
 

@@ -19,13 +19,13 @@ from decimal import Decimal
 import pytest
 
 from explainer_tools.claims import (
-    REPO_ROOT,
     Outputs,
     PageReport,
     check_page,
     check_site,
     parse_number,
 )
+from explainer_tools.layout import REPO_ROOT
 
 CHAPTER = REPO_ROOT / "docs" / "chapters" / "05-transformers-gpt2.md"
 PAGE = "docs/chapters/05-transformers-gpt2.md"

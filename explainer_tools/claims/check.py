@@ -1,0 +1,329 @@
+"""Checking a page's numbers against the blocks its citations name, and the whole site."""
+
+from __future__ import annotations
+
+import functools
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from explainer_tools.blocks import BlockError
+from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
+from explainer_tools.claims.numbers import Token, near_miss, scan_numbers
+from explainer_tools.claims.outputs import Outputs
+from explainer_tools.claims.page import (
+    CAPTION_START,
+    CITATION,
+    _cells,
+    _Element,
+    _elements,
+    _front_matter_elements,
+    _math_body,
+    _parse_waivers,
+    _segments,
+    _sentences,
+    _split_front_matter,
+)
+from explainer_tools.layout import REPO_ROOT
+
+# ---------------------------------------------------------------------------------------------
+# Checking a page
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Unit:
+    element: _Element
+    start: int  # relative to the element
+    end: int
+    numbers: list[Token]  # offsets relative to the element
+    citations: list[Citation]
+
+
+
+def _resolve(match: re.Match[str], line: int, page: str, scripts: list[str], last: list[str],
+             outputs: Outputs, errors: list[ClaimError]) -> Citation | None:
+    numbers: list[int] = []
+    block_list = match.group("blocks")
+    for part in re.finditer(r"\[([0-9]+)\](?:\s*(?:[–-]|to)\s*\[([0-9]+)\])?", block_list):
+        low = int(part.group(1))
+        high = int(part.group(2)) if part.group(2) else low
+        numbers.extend(range(low, high + 1))
+    named = match.group("script") or match.group("script2")
+    if named:
+        script = named.rsplit("/", 1)[-1]
+        last[:] = [script]
+    elif last:
+        script = last[0]
+    elif len(scripts) == 1:
+        script = scripts[0]
+    else:
+        errors.append(ClaimError(page, line, f"{match.group().strip()!r} names no script: write "
+                                 "'output [N] of script.py' once earlier on the page, or declare "
+                                 "exactly one script in the front matter (scripts: [...])"))
+        return None
+    blocks = outputs.blocks(script)
+    if blocks is None:
+        errors.append(ClaimError(page, line, f"{match.group().strip()!r} cites an unknown script "
+                                 f"{script}: there is no outputs/{script.removesuffix('.py')}.txt"))
+        return None
+    missing = [n for n in numbers if n not in blocks]
+    if missing:
+        known = ", ".join(f"[{n}]" for n in sorted(blocks)) or "none"
+        errors.append(ClaimError(page, line, f"{match.group().strip()!r} cites block "
+                                 f"[{missing[0]}] of {script}, which prints blocks {known}"))
+        return None
+    return Citation(script, tuple(numbers), line, match.group().strip())
+
+
+def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
+    """Check one page's prose against the outputs; pure apart from reading `outputs`."""
+    report = PageReport(page)
+    errors = report.errors
+    front, body_start = _split_front_matter(text)
+    declared = front.get("scripts") or []
+    if isinstance(declared, str):
+        declared = [declared]
+    scripts = [str(s).rsplit("/", 1)[-1] for s in declared]
+    for script in scripts:
+        if outputs.blocks(script) is None:
+            errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
+                                     f"outputs/{script.removesuffix('.py')}.txt"))
+    elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
+                                                                     errors)
+    last_script: list[str] = []
+    units: list[_Unit] = []
+    for element in elements:
+        pieces, tokens, matches, spans = _analyse(element.text, element.kind == "paragraph"
+                                                  and element.cites is None)
+        for kind, s, e in pieces:
+            if kind == "comment":
+                line = element.line + element.text.count("\n", 0, s)
+                element.waivers.extend(_parse_waivers(element.text[s:e], line, page, errors))
+        citations: list[tuple[int, Citation]] = []
+        for match in matches:
+            line = element.line + element.text.count("\n", 0, match.start())
+            citation = _resolve(match, line, page, scripts, last_script, outputs, errors)
+            if citation is not None:
+                citations.append((match.start(), citation))
+                report.cited.update((citation.script, b) for b in citation.blocks)
+        if element.cites is not None:
+            script, number = element.cites
+            blocks = outputs.blocks(script)
+            if blocks is None or number not in blocks:
+                errors.append(ClaimError(page, element.line, f"evidence cites block [{number}] of "
+                                         f"{script}, which does not exist"))
+            else:
+                citation = Citation(script, (number,), element.line, "evidence item")
+                citations.insert(0, (0, citation))
+                report.cited.add((script, number))
+        for a, b in spans:
+            cited_here = [c for position, c in citations if a <= position < b]
+            unique = list({(c.script, c.blocks): c for c in cited_here}.values())
+            units.append(_Unit(element, a, b, [t for t in tokens if a <= t.start < b], unique))
+    _inherit_citations(elements, units)
+    for unit in units:
+        _check_unit(unit, page, outputs, report)
+    for element in elements:
+        for waiver in element.waivers:
+            for value in waiver.values:
+                if value not in waiver.used:
+                    errors.append(ClaimError(page, waiver.line, f"waiver of {value} matches no "
+                                             "number in the prose it covers"))
+    report.errors.sort(key=lambda error: error.line)
+    return report
+
+
+@functools.lru_cache(maxsize=8192)
+def _analyse(text: str, paragraph: bool) -> tuple[
+        tuple[tuple[str, int, int], ...], tuple[Token, ...], tuple[re.Match[str], ...],
+        tuple[tuple[int, int], ...]]:
+    """What an element's text holds: inline pieces, numbers, citations, sentence spans.
+
+    Depends on the text alone, so it is cached: a page checked again after a one-character edit
+    (the mutation test) re-analyses only the element that changed.
+    """
+    pieces = _segments(text)
+    tokens: list[Token] = []
+    for kind, s, e in pieces:
+        if kind == "prose":
+            tokens += scan_numbers(text[s:e], "prose", text, s)
+        elif kind == "math":
+            inner_start, inner_end = _math_body(text, s, e)
+            tokens += scan_numbers(text[inner_start:inner_end], "math", text, inner_start)
+        elif kind in ("code", "tag"):
+            reason = "inline code" if kind == "code" else "provenance tag"
+            for digits in re.finditer(r"[0-9]+(?:[.,][0-9]+)*", text[s:e]):
+                tokens.append(Token(digits.group(), None, s + digits.start(), s + digits.end(),
+                                    reason))
+    matches = tuple(match for match in CITATION.finditer(text)
+                    if any(kind == "prose" and s <= match.start() < e for kind, s, e in pieces))
+    if paragraph:
+        spans = _merge_citation_only(text, _sentences(text, pieces),
+                                     [match.start() for match in matches])
+    else:
+        spans = [(0, len(text))]
+    return tuple(pieces), tuple(tokens), matches, tuple(spans)
+
+
+def _merge_citation_only(text: str, spans: list[tuple[int, int]],
+                         citations: list[int]) -> list[tuple[int, int]]:
+    """A 'sentence' that is nothing but a citation, "(Output [3].)", belongs to the one before."""
+    merged: list[tuple[int, int]] = []
+    for a, b in spans:
+        rest = CITATION.sub("", text[a:b])
+        if merged and any(a <= p < b for p in citations) and not re.search(r"[A-Za-z0-9]", rest):
+            merged[-1] = (merged[-1][0], b)
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _inherit_citations(elements: list[_Element], units: list[_Unit]) -> None:
+    """Rows and items take the citations of their table's or list's introducing sentence."""
+    by_element: dict[int, list[_Unit]] = {}
+    for unit in units:
+        by_element.setdefault(id(unit.element), []).append(unit)
+    previous: _Element | None = None
+    inherited: dict[int, list[Citation]] = {}
+    for position, element in enumerate(elements):
+        first_of_group = element.kind in ("row", "item") and (
+            previous is None or previous.kind != element.kind or previous.group != element.group)
+        if first_of_group and previous is not None and previous.kind == "paragraph":
+            intro = by_element[id(previous)][-1]
+            ends_with_colon = element.kind == "row" or previous.text.rstrip().endswith(":")
+            if intro.citations and ends_with_colon:
+                inherited[element.group] = intro.citations
+        if element.kind == "row" and (
+                position + 1 == len(elements) or elements[position + 1].kind != "row"
+                or elements[position + 1].group != element.group) and position + 1 < len(elements):
+            caption = elements[position + 1]
+            if caption.kind == "paragraph" and CAPTION_START.match(caption.text):
+                cited = [c for u in by_element[id(caption)] for c in u.citations]
+                if cited:
+                    inherited.setdefault(element.group, cited)
+        previous = element
+    for unit in units:
+        if unit.element.kind in ("row", "item") and not unit.citations:
+            unit.citations = list(inherited.get(unit.element.group, []))
+
+
+def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
+    element = unit.element
+    candidates: list[tuple[Token, Citation, int]] = []
+    for citation in unit.citations:
+        for number in citation.blocks:
+            printed_here = outputs.values(citation.script, number)
+            candidates.extend((t, citation, number) for t in printed_here)
+    printed = {t.value for t, _, _ in candidates}
+    for token in unit.numbers:
+        line = element.line + element.text.count("\n", 0, token.start)
+        occurrence = Occurrence(token.text, token.value, line, element.start + token.start,
+                                token.skip, element.start + token.end)
+        if token.value is None:
+            report.skipped.append(occurrence)
+            continue
+        waiver = next((w for w in element.waivers if token.value in w.values), None)
+        if waiver is not None:
+            waiver.used.add(token.value)
+            report.waived.append(Occurrence(token.text, token.value, line, occurrence.offset,
+                                            waiver.reason, occurrence.end))
+            continue
+        if not unit.citations:
+            report.uncited.append(occurrence)
+            if element.strict:
+                report.errors.append(ClaimError(
+                    page, line, f"{token.text} is uncited in the section {element.strict!r}, where "
+                    "every number must cite the output block that prints it (or carry a waiver "
+                    "<!-- claims: waive N \"reason\" -->)", token.text))
+            continue
+        cited = "; ".join(c.describe() for c in unit.citations)
+        if token.value in printed:
+            found, citation, number = next(c for c in candidates if c[0].value == token.value)
+            output_line, output_text = outputs.line_of(citation.script, number, found)
+            report.checked.append(Occurrence(
+                token.text, token.value, line, occurrence.offset, cited, occurrence.end,
+                citation.script, number, output_line, output_text))
+            continue
+        report.checked.append(Occurrence(token.text, token.value, line, occurrence.offset, cited,
+                                         occurrence.end))
+        message = f"{token.text} is not printed in {cited}"
+        if element.kind == "row" and element.header:
+            column = _column_of(element, token.start)
+            if column:
+                message += f" (table column {column!r})"
+        miss = near_miss(token, [t for t, _, _ in candidates])
+        if miss is not None:
+            closest, kind = miss
+            where = next(f"[{n}] of {c.script}" for t, c, n in candidates if t is closest)
+            message += f"; closest there: {closest.text} in {where}"
+            message += f" (near miss: {kind})" if kind else ""
+        report.errors.append(ClaimError(page, line, message, token.text))
+
+
+def _column_of(element: _Element, position: int) -> str:
+    line_start = element.text.rfind("\n", 0, position) + 1
+    offset = 0
+    row = element.text[line_start:].split("\n", 1)[0]
+    for index, cell in enumerate(_cells(row)):
+        offset = row.find(cell, offset)
+        if offset <= position - line_start < offset + len(cell):
+            return element.header[index] if index < len(element.header) else ""
+        offset += len(cell)
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The whole site
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SiteReport:
+    pages: list[PageReport]
+    uncited_blocks: list[tuple[str, int]]
+    errors: list[ClaimError]
+    seconds: float
+
+
+def pages_under(docs: Path) -> list[Path]:
+    return sorted(path for path in docs.rglob("*.md") if "fixtures" not in path.relative_to(
+        docs).parts)
+
+
+def _display_name(path: Path, root: Path) -> str:
+    for candidate, base in ((path, root), (path.absolute(), root.absolute()),
+                            (path.resolve(), root.resolve())):
+        if candidate.is_relative_to(base):
+            return candidate.relative_to(base).as_posix()
+    return str(path)
+
+
+def check_site(root: Path = REPO_ROOT, pages: Iterable[Path] | None = None) -> SiteReport:
+    began = time.perf_counter()
+    outputs = Outputs.from_dir(root / "outputs")
+    errors: list[ClaimError] = []
+    for script in outputs.scripts:
+        try:
+            outputs.blocks(script)
+        except BlockError as error:
+            errors.append(ClaimError(f"outputs/{script.removesuffix('.py')}.txt", 0, str(error)))
+    reports = []
+    for path in pages if pages is not None else pages_under(root / "docs"):
+        name = _display_name(path, root)
+        report = check_page(path.read_text(encoding="utf-8"), name, outputs)
+        reports.append(report)
+        errors.extend(report.errors)
+    cited = set().union(*(r.cited for r in reports)) if reports else set()
+    uncited_blocks = []
+    for script in outputs.scripts:
+        try:
+            numbers = sorted(outputs.blocks(script) or {})
+        except BlockError:
+            continue
+        uncited_blocks.extend((script, n) for n in numbers if (script, n) not in cited)
+    return SiteReport(reports, uncited_blocks, errors, time.perf_counter() - began)
+
+

@@ -1,0 +1,148 @@
+"""The one Markdown scanner: front matter, fenced code, HTML comments, embed regions, blockquotes
+and admonitions, as markers, provenance, claims and errata all need them.
+
+`scan(text)` classifies every line of a page once, with one set of rules:
+
+- front matter: `---` on the first line, up to the next `---` line (empty YAML allowed);
+- a fence opens with three or more backticks or tildes (after any indentation and blockquote
+  `>` prefix) and closes with a line of the same character, at least as long, and nothing else;
+  everything between is code. A fence still open at the end of the page is reported
+  (`Scan.unclosed_fence`): it would silently hide every later marker and tag;
+- an HTML comment that starts a line and does not end on it runs to the line holding `-->`;
+- an embed marker `<!-- embed: ... -->` outside code opens an embed region that the next
+  `<!-- /embed -->` outside code closes. Lines in between are flagged `embedded`; as the embedded
+  content sits in a fence longer than any backtick run it holds, no line of content can ever close
+  the region (issue 10, probe 1).
+
+>>> [line.kind for line in scan("---\\nx: 1\\n---\\nText\\n```\\n<!-- c -->\\n```\\n").lines]
+['front', 'front', 'front', 'prose', 'fence', 'code', 'fence', 'blank']
+>>> split_front_matter("---\\n---\\nBody")
+({}, 8)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?\r?\n)??---[ \t]*(?:\r?\n|\Z)", re.S)
+QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+")
+FENCE = re.compile(r"^(?P<indent>[ \t]*(?:>[ \t]?)*[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+HEADING = re.compile(r"^(?P<indent>\s*)(?P<marks>#{1,6})\s+")
+ADMONITION = re.compile(
+    r"^(?P<indent>\s*)(?:!!!|\?\?\?\+?|===)\s*[^\"\n]*?(?:\"(?P<title>[^\"]*)\")?\s*$"
+)
+EMBED_START = re.compile(r"^[ \t]*<!--\s*embed:")
+EMBED_END = re.compile(r"^[ \t]*<!--\s*/embed\s*-->\s*$")
+ANY_EMBED = re.compile(r"<!--\s*/?embed\b")
+
+
+class MarkdownError(ValueError):
+    """A page that cannot be scanned: reported as `path:line: message`."""
+
+
+@dataclass(frozen=True)
+class Line:
+    number: int  # 1-based
+    start: int  # offset of the line's first character in the page text
+    text: str  # without the line ending
+    kind: str  # front, fence, code, comment, blank, prose
+    embedded: bool = False  # between an embed marker and its end marker (markers excluded)
+    marker: str = ""  # "start" or "end" for an embed marker line outside code
+
+    @property
+    def quote(self) -> int:
+        """Length of the blockquote prefix (`> `), 0 when the line is not quoted."""
+        match = QUOTE_PREFIX.match(self.text)
+        return match.end() if match and ">" in match.group() else 0
+
+
+@dataclass
+class Scan:
+    lines: list[Line]
+    front: dict[str, Any] = field(default_factory=dict)
+    body_start: int = 0  # offset where the body starts (after front matter)
+    unclosed_fence: int = 0  # line of a fence never closed, 0 when none
+    unclosed_embed: int = 0  # line of an embed marker never closed, 0 when none
+    front_error: str = ""  # a YAML error in the front matter, empty when none
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], int]:
+    """The front matter as a dict ({} when absent, empty or not a mapping) and the offset where
+    the body starts. Invalid YAML raises MarkdownError."""
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return {}, 0
+    try:
+        data = yaml.safe_load(match.group("yaml") or "") or {}
+    except yaml.YAMLError as error:
+        raise MarkdownError(f"invalid YAML front matter: {error}") from None
+    return (data if isinstance(data, dict) else {}), match.end()
+
+
+def has_front_matter(text: str) -> bool:
+    return FRONT_MATTER.match(text) is not None
+
+
+def closes(line: str, opening: str) -> bool:
+    """Whether `line` closes a fence opened by `opening` (same character, at least as long)."""
+    match = FENCE.match(line)
+    if not match:
+        return False
+    fence = match.group("fence")
+    return fence[0] == opening[0] and len(fence) >= len(opening) and not match.group(
+        "info"
+    ).strip()
+
+
+def scan(text: str) -> Scan:
+    """Classify every line of `text` (split at "\\n"; a trailing "\\r" stays in the line)."""
+    try:
+        front, body_start = split_front_matter(text)
+        front_error = ""
+    except MarkdownError as error:
+        match = FRONT_MATTER.match(text)
+        front, body_start, front_error = {}, match.end() if match else 0, str(error)
+    result = Scan([], front, body_start, front_error=front_error)
+    front_lines = text.count("\n", 0, body_start) if body_start else 0
+    open_fence, fence_line = "", 0
+    in_comment = False
+    embed_line = 0
+    position = 0
+    for index, raw in enumerate(text.split("\n")):
+        number, start = index + 1, position
+        position += len(raw) + 1
+        line = raw.rstrip("\r")
+        embedded = embed_line > 0
+        if index < front_lines:
+            kind = "front"
+        elif open_fence:
+            kind = "fence" if closes(line, open_fence) else "code"
+            if kind == "fence":
+                open_fence = ""
+        elif in_comment:
+            kind = "comment"
+            in_comment = "-->" not in line
+        elif FENCE.match(line):
+            open_fence, fence_line, kind = FENCE.match(line).group("fence"), number, "fence"
+        elif not line.strip():
+            kind = "blank"
+        elif line.lstrip().startswith("<!--"):
+            in_comment = "-->" not in line.split("<!--", 1)[1]
+            # a comment followed by text on the same line is prose with an inline comment
+            kind = "comment" if in_comment or not line.rsplit("-->", 1)[1].strip() else "prose"
+        else:
+            kind = "prose"
+        marker = ""
+        if kind == "comment" and not in_comment:
+            if EMBED_END.match(line) and embed_line:
+                marker, embed_line, embedded = "end", 0, False
+            elif EMBED_START.match(line) and not embed_line:
+                marker, embed_line, embedded = "start", number, False
+        result.lines.append(Line(number, start, line, kind, embedded, marker))
+    result.unclosed_fence = fence_line if open_fence else 0
+    result.unclosed_embed = embed_line
+    return result

@@ -1,0 +1,367 @@
+"""Run chapter scripts as `python script.py` would, recording the repository files they read; pay
+the heavy imports once.
+
+Warm mode (the default where `os.fork` exists). `run_scripts` starts one parent process,
+`python -m explainer_tools.runner serve`, in the pinned run environment (`layout.run_environment`:
+the CPU code paths are read when torch loads, so they are set before it). The parent imports
+numpy, torch and Matplotlib (Agg) -- and runs no torch operation, so no thread pool has started
+-- then forks one child per script, at most `jobs` at a time. Each child:
+
+- gets its own process group (killed as a whole on timeout or when the parent ends) and dies with
+  its parent (PR_SET_PDEATHSIG);
+- reads stdin from /dev/null and writes stdout and stderr to files of the scratch folder;
+- changes to its own working folder and sets its own variables (`EXPLAINER_FIG_DIR`, ...);
+- runs the script with `runpy` as `__main__`, its folder first on `sys.path`, like a direct run.
+  Modules the script imports are imported fresh in the child (the parent holds only the heavy
+  third-party ones and explainer_tools), so module state is clean; hash seed 0 is inherited;
+- records, with an audit hook, every repository file the script opens for reading, plus the
+  repository modules it imported (outputs, figures, `.venv` and caches excluded), and writes them
+  to `<stem>.deps.json` with the script's own run time.
+
+Threads: the parent is started with the caller's environment, so OMP_NUM_THREADS and friends
+set by the caller (e.g. the determinism test's 1 and 2 threads) reach numpy, torch, MKL and
+OpenMP as they would in a fresh process.
+
+Plain mode (`EXPLAINER_RUNNER=subprocess`, or where fork is unavailable): one fresh
+`python -m explainer_tools.runner one REQUEST` process per script, the same child code, no fork.
+
+Both modes: a per-script time limit (`layout.script_timeout`, reported by script name), the
+script's process group killed on timeout and on any exit of the caller.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import runpy
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+if __package__ in (None, ""):  # run by path: make the package importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explainer_tools.layout import REPO_ROOT, run_environment
+
+WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
+EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
+WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+RUNNER_ENV = "EXPLAINER_RUNNER"  # "subprocess" forces plain mode
+POLL_S = 0.01
+
+
+@dataclass(frozen=True)
+class Request:
+    """One script to run: where it is, where it runs, what it gets, for how long."""
+
+    script: str  # absolute path of the script
+    cwd: str  # its working folder (a scratch folder)
+    stem: str  # names its files in `cwd`: <stem>.out, <stem>.err, <stem>.deps.json
+    env: dict[str, str] = field(default_factory=dict)  # set on top of the environment
+    timeout: float = 600.0
+
+    def path(self, suffix: str) -> Path:
+        return Path(self.cwd) / f"{self.stem}{suffix}"
+
+
+@dataclass
+class Result:
+    script: str
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    inputs: list[str]  # repository-relative files it read (empty when it failed)
+    seconds: float  # wall time of the child, fork to exit
+    script_seconds: float  # the script's own run time inside the child (imports it made included)
+    timed_out: bool = False
+
+
+# --------------------------------------------------------------------------- tracing (child side)
+
+
+def repo_relative(path: str | os.PathLike[str] | int) -> str | None:
+    """The repository-relative POSIX path of a source file, or None for anything else."""
+    if isinstance(path, int):
+        return None
+    try:
+        resolved = Path(os.fsdecode(path)).resolve()
+    except (OSError, ValueError, TypeError):
+        return None
+    if not resolved.is_relative_to(REPO_ROOT) or not resolved.is_file():
+        return None
+    relative = resolved.relative_to(REPO_ROOT)
+    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
+        "docs",
+        "assets",
+        "fig",
+    ):
+        return None
+    return relative.as_posix()
+
+
+def is_read(mode: object, flags: object) -> bool:
+    if isinstance(mode, str):
+        return not any(ch in mode for ch in "wax+")
+    return isinstance(flags, int) and not flags & WRITE_FLAGS
+
+
+def _set_death_signal(sig: int) -> None:
+    """Ask Linux to send `sig` to this process when its parent ends (no-op elsewhere)."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, sig)  # PR_SET_PDEATHSIG
+
+
+def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[str]) -> int:
+    """The child: run the script here and record what it read. Returns the exit status."""
+    script = Path(request.script).resolve()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    for fd, suffix in ((1, ".out"), (2, ".err")):
+        handle = os.open(request.path(suffix), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        os.dup2(handle, fd)
+        os.close(handle)
+    os.chdir(request.cwd)
+    os.environ.update(request.env)
+    read: set[str] = set()
+
+    def hook(event: str, args: tuple[object, ...]) -> None:
+        if event == "open" and len(args) >= 3 and is_read(args[1], args[2]):
+            relative = repo_relative(args[0])  # type: ignore[arg-type]
+            if relative is not None:
+                read.add(relative)
+
+    sys.argv = [str(script)]
+    sys.path[:] = [str(script.parent), *base_path]
+    sys.addaudithook(hook)
+    began = time.perf_counter()
+    status = 0
+    try:
+        runpy.run_path(str(script), run_name="__main__")
+    except SystemExit as exit_:
+        code = exit_.code
+        status = code if isinstance(code, int) else (0 if code is None else 1)
+        if code is not None and not isinstance(code, int):
+            print(code, file=sys.stderr)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+        status = 1
+    elapsed = time.perf_counter() - began
+    with contextlib.suppress(Exception):
+        sys.stdout.flush()
+        sys.stderr.flush()
+    if status == 0:
+        for name, module in list(sys.modules.items()):
+            if name in preloaded:
+                continue
+            relative = repo_relative(getattr(module, "__file__", None) or "")
+            if relative is not None:
+                read.add(relative)
+        read.add(script.relative_to(REPO_ROOT).as_posix())
+        request.path(".deps.json").write_text(
+            json.dumps({"inputs": sorted(read), "seconds": elapsed}, indent=1) + "\n",
+            encoding="utf-8",
+        )
+    return status
+
+
+def _collect(request: Request, returncode: int, seconds: float, timed_out: bool) -> Result:
+    def read(suffix: str) -> bytes:
+        path = request.path(suffix)
+        return path.read_bytes() if path.is_file() else b""
+
+    deps = request.path(".deps.json")
+    inputs, script_seconds = [], 0.0
+    if returncode == 0 and deps.is_file():
+        data = json.loads(deps.read_text(encoding="utf-8"))
+        inputs, script_seconds = data["inputs"], data["seconds"]
+    return Result(Path(request.script).name, returncode, read(".out"), read(".err"), inputs,
+                  seconds, script_seconds, timed_out)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------- warm parent
+
+
+def _serve(stdin: bytes) -> int:
+    """The warm parent: import the heavy modules, then fork a child per request."""
+    _set_death_signal(signal.SIGTERM)
+    job = json.loads(stdin)
+    for name in WARM_MODULES:
+        with contextlib.suppress(ImportError):
+            __import__(name)
+    preloaded = set(sys.modules)
+    base_path = list(sys.path[1:])
+    pending = [Request(**r) for r in job["requests"]]
+    running: dict[int, tuple[Request, float]] = {}
+    jobs = max(1, int(job["jobs"]))
+
+    def stop(signum: int, frame: object) -> None:
+        for pid in running:
+            _kill_group(pid)
+        os._exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+    signal.signal(signal.SIGINT, stop)
+    while pending or running:
+        while pending and len(running) < jobs:
+            request = pending.pop(0)
+            pid = os.fork()
+            if pid == 0:  # the child
+                code = 1
+                try:
+                    os.setpgid(0, 0)
+                    _set_death_signal(signal.SIGKILL)
+                    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+                        signal.signal(sig, signal.SIG_DFL)
+                    code = _run_in_this_process(request, base_path, preloaded)
+                finally:
+                    os._exit(code)
+            with contextlib.suppress(PermissionError, ProcessLookupError):
+                os.setpgid(pid, pid)  # also from the parent: no race with an early kill
+            running[pid] = (request, time.monotonic())
+        finished = False
+        for pid, (request, began) in list(running.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            elapsed = time.monotonic() - began
+            timed_out = False
+            if not done and elapsed > request.timeout:
+                _kill_group(pid)
+                os.waitpid(pid, 0)
+                status, timed_out = 9, True
+            elif not done:
+                continue
+            _kill_group(pid)  # anything the script left running in its group
+            del running[pid]
+            code = os.waitstatus_to_exitcode(status) if not timed_out else -9
+            print(json.dumps({"stem": request.stem, "returncode": code, "seconds": elapsed,
+                              "timed_out": timed_out}), flush=True)
+            finished = True
+        if not finished:
+            time.sleep(POLL_S)
+    return 0
+
+
+def warm_available() -> bool:
+    return hasattr(os, "fork") and os.environ.get(RUNNER_ENV, "") != "subprocess"
+
+
+def _base_env() -> dict[str, str]:
+    return {**os.environ, **run_environment()}
+
+
+def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "explainer_tools.runner", "serve"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        cwd=REPO_ROOT,
+        env=_base_env(),
+        start_new_session=True,
+    )
+    by_stem = {r.stem: r for r in requests}
+    results: dict[str, Result] = {}
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(json.dumps({"jobs": jobs, "requests": [r.__dict__ for r in requests]})
+                         .encode("utf-8"))
+        proc.stdin.close()
+        for line in proc.stdout:
+            report = json.loads(line)
+            request = by_stem[report["stem"]]
+            results[request.stem] = _collect(request, report["returncode"], report["seconds"],
+                                             report["timed_out"])
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            proc.terminate()  # its SIGTERM handler kills every child's process group
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                _kill_group(proc.pid)
+                proc.wait()
+    for request in requests:
+        if request.stem not in results:
+            results[request.stem] = Result(Path(request.script).name, -1, b"",
+                                           f"the runner ended (exit {proc.returncode}) before "
+                                           "this script finished\n".encode(), [], 0.0, 0.0)
+    return results
+
+
+# --------------------------------------------------------------------------- plain subprocesses
+
+
+def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
+    pending = list(requests)
+    running: dict[str, tuple[Request, subprocess.Popen[bytes], float]] = {}
+    results: dict[str, Result] = {}
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, jobs):
+                request = pending.pop(0)
+                proc = subprocess.Popen(
+                    [sys.executable, "-m", "explainer_tools.runner", "one",
+                     json.dumps(request.__dict__)],
+                    stdin=subprocess.DEVNULL,
+                    cwd=REPO_ROOT,
+                    env=_base_env(),
+                    start_new_session=True,
+                )
+                running[request.stem] = (request, proc, time.monotonic())
+            finished = False
+            for stem, (request, proc, began) in list(running.items()):
+                elapsed = time.monotonic() - began
+                code = proc.poll()
+                timed_out = code is None and elapsed > request.timeout
+                if code is None and not timed_out:
+                    continue
+                _kill_group(proc.pid)
+                code = proc.wait()
+                del running[stem]
+                results[stem] = _collect(request, -9 if timed_out else code, elapsed, timed_out)
+                finished = True
+            if not finished:
+                time.sleep(POLL_S)
+    finally:
+        for _request, proc, _began in running.values():
+            _kill_group(proc.pid)
+            proc.wait()
+    return results
+
+
+def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None) -> dict[str, Result]:
+    """Run every request, at most `jobs` at a time; results by request stem."""
+    if not requests:
+        return {}
+    use_warm = warm_available() if warm is None else warm and hasattr(os, "fork")
+    return _run_warm(requests, jobs) if use_warm else _run_plain(requests, jobs)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["serve"]:
+        return _serve(sys.stdin.buffer.read())
+    if argv[:1] == ["one"] and len(argv) == 2:
+        _set_death_signal(signal.SIGKILL)
+        preloaded = set(sys.modules)
+        return _run_in_this_process(Request(**json.loads(argv[1])), list(sys.path[1:]),
+                                    preloaded)
+    print("internal entry point of the pipeline: runner.py serve | one REQUEST", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
