@@ -26,7 +26,9 @@ BIB_PATH = Path("docs") / "_data" / "references.bib"
 ENTRY_START = re.compile(r"@([A-Za-z]+)\s*\{\s*([^,\s]+)\s*,")
 FIELD_NAME = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*")
 # [@key], [@a; @b], [@key, locator]; keys of cross-references (eq:, fig:) are not citations.
-CITATION = re.compile(r"\[@(?!eq:|fig:)([A-Za-z][\w-]*)((?:\s*;\s*@[A-Za-z][\w-]*)*)(?:,\s*([^\]]+))?\]")
+CITATION = re.compile(
+    r"\[@(?!eq:|fig:)([A-Za-z][\w-]*)((?:\s*;\s*@[A-Za-z][\w-]*)*)(?:,\s*([^\]]+))?\]"
+)
 REQUIRED = ("author", "title", "year")
 
 
@@ -88,11 +90,17 @@ def clean_latex(value: str) -> str:
 def parse_bibtex(text: str, source: str = str(BIB_PATH)) -> dict[str, Entry]:
     """All entries of a BibTeX text, by key. Duplicate keys and missing fields are errors."""
     entries: dict[str, Entry] = {}
+    for start in re.finditer(r"@([A-Za-z]+)\s*\{", text):
+        line = _line_of(text, start.start())
+        if start.group(1).lower() in ("comment", "preamble", "string"):
+            kind = start.group(1).lower()
+            raise BibliographyError(f"{source}:{line}: @{kind} is not supported")
+        if not ENTRY_START.match(text, start.start()):
+            raise BibliographyError(f"{source}:{line}: malformed entry "
+                                    "(expected @type{key, field = {value}, ...})")
     for match in ENTRY_START.finditer(text):
         kind, key = match.group(1).lower(), match.group(2)
         line = _line_of(text, match.start())
-        if kind in ("comment", "preamble", "string"):
-            raise BibliographyError(f"{source}:{line}: @{kind} is not supported")
         if key in entries:
             raise BibliographyError(f"{source}:{line}: duplicate key {key!r}")
         fields: dict[str, str] = {}
@@ -185,9 +193,11 @@ def render_citations(text: str, entries: dict[str, Entry], page: str) -> str:
     def one(key: str) -> str:
         entry = entries.get(key)
         if entry is None:
-            raise BibliographyError(f"{page}: unknown citation key {key!r} (not in {BIB_PATH})")
+            raise BibliographyError(f"{page}: unknown citation key {key!r} "
+                                    f"(not in {BIB_PATH})")
         card = html.escape(format_reference(entry), quote=True)
-        return f'<a class="cite" href="#ref-{key}" title="{card}">{html.escape(cite_label(entry))}</a>'
+        label = html.escape(cite_label(entry))
+        return f'<a class="cite" href="#ref-{key}" title="{card}">{label}</a>'
 
     def replace(match: re.Match[str]) -> str:
         keys = [match.group(1), *re.findall(r"@([A-Za-z][\w-]*)", match.group(2))]

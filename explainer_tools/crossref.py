@@ -199,8 +199,7 @@ def number_figures(html_text: str, page: str, index: Index) -> str:
         block = match.group(0)
         if number is None:
             return block
-        return re.sub(r"<figcaption[^>]*>",
-                      lambda cap: f'{cap.group(0)}<span class="fig-number">Figure {number}.</span> ',
-                      block, count=1)
+        label = f'<span class="fig-number">Figure {number}.</span> '
+        return re.sub(r"<figcaption[^>]*>", lambda cap: cap.group(0) + label, block, count=1)
 
     return re.sub(r"<figure\b[^>]*>.*?</figure>", figure, html_text, flags=re.S)

@@ -2,7 +2,7 @@
 
 MathJax 3.2.2 comes from the pinned PyPI package `django-static-mathjax` (its `es5/` tree);
 what the site needs, `tex-chtml.js`, the TeX extensions it autoloads on demand (`\boldsymbol`,
-`\cancel`, ...: only a page that uses one downloads it) and the CHTML web fonts, are added to the
+`\\cancel`, ...: only a page that uses one downloads it) and the CHTML web fonts, are added to the
 build as generated files, so nothing third-party is committed and nothing is fetched. The
 smaller bundle plus on-demand extensions keeps a chapter's page weight about 170 kB below the
 `-full` bundle, which inlines every extension.

@@ -31,8 +31,9 @@ from explainer_tools.blocks import parse_blocks
 
 EMBED_OUTPUT = re.compile(r"<!--\s*embed:\s*output\s+(?P<script>\S+\.py)(?:\s+\[(?P<block>\d+)\])?"
                           r"\s*-->")
-MATH_SPANS = re.compile(r"\\\((.*?)\\\)|\\\[(.*?)\\\]|\$\$(.*?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$",
-                        re.S)
+MATH_SPANS = re.compile(
+    r"\\\((.*?)\\\)|\\\[(.*?)\\\]|\$\$(.*?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S
+)
 # Characters that Markdown's inline processors (code, escapes, links, math) would act on inside an
 # attribute before the raw-HTML pattern protects it.
 _ATTRIBUTE_ESCAPES = {"`": "&#96;", "\\": "&#92;", "$": "&#36;", "[": "&#91;", "]": "&#93;",

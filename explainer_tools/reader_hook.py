@@ -19,6 +19,7 @@ Errors stop the build with the page and line (the book never ships a dangling re
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,13 +40,16 @@ GENERATED_PAGES = {
 }
 
 
+@dataclass
 class _State:
-    entries: dict[str, bibliography.Entry] = {}
-    terms: list[glossary.Term] = []
-    index = crossref.Index()
-    numbers: dict[str, list[number_links.NumberLink]] = {}  # page src_uri -> links
-    outputs: dict[str, str] = {}  # script -> golden output text
-    checked_at: dict[str, str] = {}  # script -> "script <hash>, lock <hash>"
+    """What `on_files` loads once per build, for the page events."""
+
+    entries: dict[str, bibliography.Entry] = field(default_factory=dict)
+    terms: list[glossary.Term] = field(default_factory=list)
+    index: crossref.Index = field(default_factory=crossref.Index)
+    numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
+    outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
+    checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
 
 
 STATE = _State()
