@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PRINT_PAGE = "print_page/"
@@ -103,37 +104,45 @@ def problems_of(summary: dict) -> list[str]:
     return found
 
 
-def render_pdf(site: Path, out: Path) -> dict:
-    """Print the site's whole-book page to `out`; return the page's summary."""
-    from playwright.sync_api import sync_playwright
-
-    if not Path(CHROMIUM).exists():
-        raise SystemExit(f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set "
-                         "EXPLAINER_CHROMIUM)")
+def print_book(browser: Any, base_url: str, out: Path) -> dict:
+    """With a running Playwright browser, print the whole-book page served at `base_url` to
+    `out` (atomically); return what the page showed (see INSPECT_JS) and what the PDF holds."""
     out.parent.mkdir(parents=True, exist_ok=True)
-    with serve(site) as base, sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1100, "height": 1400})
-            page.goto(base + PRINT_PAGE, wait_until="load")
-            page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
-                                   timeout=MATHJAX_TIMEOUT_MS)
-            page.evaluate("MathJax.startup.promise")
-            page.emulate_media(media="print")
-            summary = page.evaluate(INSPECT_JS)
-            tmp = out.with_suffix(".pdf.tmp")
-            page.pdf(path=str(tmp), format="A4", print_background=True, outline=True,
-                     tagged=True, margin={"top": "15mm", "bottom": "15mm", "left": "12mm",
-                                          "right": "12mm"})
-            os.replace(tmp, out)
-        finally:
-            browser.close()
+    page = browser.new_page(viewport={"width": 1100, "height": 1400})
+    try:
+        page.goto(base_url + PRINT_PAGE, wait_until="load")
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                               timeout=MATHJAX_TIMEOUT_MS)
+        page.evaluate("MathJax.startup.promise")
+        page.emulate_media(media="print")
+        summary = page.evaluate(INSPECT_JS)
+        tmp = out.with_suffix(".pdf.tmp")
+        page.pdf(path=str(tmp), format="A4", print_background=True, outline=True, tagged=True,
+                 margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})
+        os.replace(tmp, out)
+    finally:
+        page.close()
     data = out.read_bytes()
     summary["pdf_bytes"] = len(data)
     summary["pdf_link_annotations"] = data.count(b"/Subtype /Link")
     summary["pdf_internal_destinations"] = data.count(b"/Dest")
     summary["pdf_type3_fonts"] = data.count(b"/Subtype /Type3")  # web fonts: MathJax's glyphs
     return summary
+
+
+def render_pdf(site: Path, out: Path) -> dict:
+    """Serve a built site, start Chromium, print its whole-book page to `out`."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set "
+                         "EXPLAINER_CHROMIUM)")
+    with serve(site) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            return print_book(browser, base, out)
+        finally:
+            browser.close()
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,7 +45,8 @@ BUDGET_NOTEBOOK = 4 * MB
 MATHJAX_TIMEOUT_MS = 20_000
 # Build outputs that are not reader pages.
 NOT_PAGES = ("404.html",)
-NOT_PAGE_DIRS = ("assets", "search", "javascripts", "stylesheets")
+NOT_PAGE_DIRS = ("assets", "search", "javascripts", "stylesheets",
+                 "print_page")  # the whole book in one page: test_browser_features.py prints it
 
 
 # --------------------------------------------------------------------------- building the site
