@@ -3,13 +3,16 @@
 At build time the hook asks the claim check (`explainer_tools.claims.api.verified_numbers`) which
 numbers of a page it verified, and where each was printed. This module then
 
-- wraps each such number in the page's Markdown in `<a class="num">`: hovering or focusing it shows
-  the script, block and output line that printed it and the state it was checked at (the script's
-  and the lock's hashes from the run's stamp); clicking goes to that line of the output embedded
-  in the chapter's code section, highlighted. A number inside a formula becomes `\\href{...}` so
-  MathJax renders the link; a number whose output line is not embedded on the page keeps its card
-  and is not a link;
-- gives every line of an embedded output an anchor `out-<script stem>-L<line>`.
+- wraps each such number in the page's Markdown in `<a class="num" href="#out-..." data-block>`:
+  hovering or focusing it shows a card (docs/javascripts/reader.js) with the script, block and
+  output line that printed it and the state it was checked at (the script's and the lock's hashes
+  from the run's stamp); clicking goes to that line of the output embedded in the chapter's code
+  section, highlighted. A number inside a formula becomes `{\\href{...}{...}}` so MathJax renders
+  the link. A number whose output line is not embedded on the page is a focusable `<span>` that
+  carries its line in data attributes;
+- gives every line of an embedded output an anchor `out-<script stem>-L<line>`, and appends the
+  page's table of stamp states (one small JSON script element), so that the card's text is built
+  from the line on the page and costs no bytes per number.
 
 Because the links come from the checker's own results, the site cannot show a provenance that
 `make check` would not accept. No layout shift: the link keeps the text's size and only adds a
@@ -22,6 +25,7 @@ dotted underline (hidden in print).
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -87,14 +91,21 @@ def _inside(position: int, ranges: Iterable[tuple[int, int]]) -> bool:
     return any(start < position < end for start, end in ranges)
 
 
-def card_text(link: NumberLink, checked_at: str) -> str:
-    printed = " ".join(link.output_text.split())
-    return (f"Printed by {link.script}, output [{link.block}], line {link.output_line}: "
-            f"{printed} (checked at {checked_at})")
+def card_text(script: str, block: int, line: int, printed: str, checked_at: str) -> str:
+    """What the card of a number says (reader.js builds the same text in the browser)."""
+    printed = " ".join(printed.split())
+    return (f"Printed by {script}, output [{block}], line {line}: {printed} "
+            f"(checked at {checked_at})")
 
 
-def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str, int]],
-                 checked_at: dict[str, str]) -> str:
+def stamps_json(checked_at: dict[str, str]) -> str:
+    """The per-page table the cards read: script -> checked state. A hidden element, not a
+    `<script>`: Material's instant navigation would run a script element as JavaScript."""
+    data = html.escape(json.dumps(checked_at, sort_keys=True), quote=True)
+    return f'<div class="number-stamps" hidden data-stamps="{data}"></div>'
+
+
+def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str, int]]) -> str:
     """Wrap each verified number of the Markdown body in its link (from the end backwards, so
     earlier offsets stay valid). Numbers in headings are left alone (they would enter the TOC)."""
     maths = math_ranges(markdown)
@@ -110,13 +121,14 @@ def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str
         if _inside(link.start, maths):
             if not target:
                 continue
-            wrapped = f"\\href{{{href}}}{{{link.text}}}"
+            # Braced, so that `\sqrt2` -> `\sqrt{\href{..}{2}}` keeps its argument.
+            wrapped = f"{{\\href{{{href}}}{{{link.text}}}}}"
+        elif target:
+            wrapped = f'<a class="num" href="{href}" data-block="{link.block}">{link.text}</a>'
         else:
-            card = attribute(card_text(link, checked_at.get(link.script, "unknown state")))
-            if target:
-                wrapped = f'<a class="num" href="{href}" title="{card}">{link.text}</a>'
-            else:
-                wrapped = f'<span class="num" tabindex="0" title="{card}">{link.text}</span>'
+            wrapped = (f'<span class="num" tabindex="0" data-script="{link.script}" '
+                       f'data-block="{link.block}" data-line="{link.output_line}" '
+                       f'data-printed="{attribute(link.output_text)}">{link.text}</span>')
         result = result[: link.start] + wrapped + result[link.end :]
     return result
 

@@ -151,7 +151,7 @@ def _link_numbers(markdown: str, page: Any) -> str:
                                        n.output_line, n.output_text)
                for n in links if n.start >= body]
     embedded = number_links.embedded_lines(markdown, STATE.outputs)
-    return number_links.link_numbers(markdown, shifted, embedded, STATE.checked_at)
+    return number_links.link_numbers(markdown, shifted, embedded)
 
 
 def _shift_line(message: str, offset: int) -> str:
@@ -176,6 +176,8 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
 
     html_text = map_prose(html_text, prose)
     html_text = number_links.anchor_output_lines(html_text, STATE.outputs)
+    if 'class="num"' in html_text:
+        html_text += number_links.stamps_json(STATE.checked_at)
     scripts = list(page.meta.get("scripts") or [])
     if scripts and crossref.chapter_number(src) is not None:
         line = verified.verified_html(verified.last_verified(ROOT, scripts), scripts)

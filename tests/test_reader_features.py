@@ -272,14 +272,25 @@ def test_numbers_link_to_their_output_line_in_prose_and_math() -> None:
     ]
     embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT})
     assert embedded == {("s.py", 2), ("s.py", 3)}
-    out = number_links.link_numbers(markdown, links, embedded, {"s.py": "script ab, lock cd"})
+    out = number_links.link_numbers(markdown, links, embedded)
     assert out.startswith("## Step 12\n")
-    assert '<a class="num" href="#out-s-L2" title="Printed by s.py, output &#91;1&#93;, line 2:' \
-        in out
-    assert "(checked at script ab, lock cd)\">1,536</a>" in out
-    assert "\\(\\href{#out-s-L2}{12}\\)" in out
-    card = '<span class="num" tabindex="0" title="Printed by s.py, output &#91;2&#93;, line 4'
-    assert card in out
+    assert '<a class="num" href="#out-s-L2" data-block="1">1,536</a>' in out
+    assert "\\({\\href{#out-s-L2}{12}}\\)" in out
+    assert ('<span class="num" tabindex="0" data-script="s.py" data-block="2" data-line="4" '
+            'data-printed="&#91;2&#93; other 99">99</span>') in out
+    assert number_links.card_text("s.py", 2, 4, " [2]  other 99", "script ab, lock cd") == (
+        "Printed by s.py, output [2], line 4: [2] other 99 (checked at script ab, lock cd)")
+    assert number_links.stamps_json({"s.py": "x<b>"}) == (
+        '<div class="number-stamps" hidden data-stamps="{&quot;s.py&quot;: &quot;x&lt;b&gt;'
+        '&quot;}"></div>')
+
+
+def test_a_number_after_a_bare_macro_keeps_its_argument() -> None:
+    markdown = "Here \\(\\sqrt2\\) (output [1] of s.py).\n<!-- embed: output s.py -->\n"
+    start = markdown.index("2\\)")
+    link = number_links.NumberLink(start, start + 1, "2", "s.py", 1, 2, "[1] total")
+    out = number_links.link_numbers(markdown, [link], {("s.py", 2)})
+    assert "\\(\\sqrt{\\href{#out-s-L2}{2}}\\)" in out
 
 
 def test_embedded_output_lines_get_anchors_once() -> None:

@@ -68,17 +68,18 @@ def test_numbers_show_and_reach_the_output_line_that_printed_them(
         context, page = open_page(browser, server, url_path)
         try:
             links = page.eval_on_selector_all(
-                "a.num", "els => els.map(a => ({text: a.textContent, title: a.title, "
+                "a.num", "els => els.map((a, i) => ({text: a.textContent, index: i, "
                          "href: a.hash}))")
             if not links:
                 problems.append(f"/{url_path}: no number is linked to its output")
                 continue
             step = max(1, len(links) // SAMPLE_PER_PAGE)
             for link in links[::step][:SAMPLE_PER_PAGE]:
-                card = CARD.match(link["title"])
+                page.focus(f"a.num >> nth={link['index']}")
+                shown = page.text_content(".num-card") or ""
+                card = CARD.match(shown)
                 if not card:
-                    problems.append(f"/{url_path}: number {link['text']!r} has card "
-                                    f"{link['title']!r}")
+                    problems.append(f"/{url_path}: number {link['text']!r} has card {shown!r}")
                     continue
                 target = page.query_selector(link["href"].replace(".", "\\."))
                 if target is None:
@@ -94,8 +95,8 @@ def test_numbers_show_and_reach_the_output_line_that_printed_them(
             first.click()
             page.wait_for_timeout(300)
             visible = page.evaluate(
-                "id => { const e = document.getElementById(id); const r = e.getBoundingClientRect();"
-                " return e.checkVisibility() && r.top >= 0 && r.bottom <= innerHeight && "
+                "id => { const e = document.getElementById(id);"
+                " const r = e.getBoundingClientRect(); return e.checkVisibility() && r.top >= 0 && r.bottom <= innerHeight && "
                 "getComputedStyle(e).outlineStyle !== 'none'; }", href[1:])
             if not visible:
                 problems.append(f"/{url_path}: clicking {first.text_content()} did not show "
@@ -117,6 +118,13 @@ def test_numbers_are_reachable_by_keyboard_and_do_not_shift_the_layout(
         assert line == 0 or box <= line + 1, f"/{url_path}: a number link is taller than its line"
         page.focus("a.num")
         assert page.evaluate("document.activeElement.classList.contains('num')")
+        assert CARD.match(page.text_content(".num-card") or ""), "focus shows no card"
+        page.keyboard.press("Escape")
+        assert page.query_selector(".num-card") is None, "Escape does not close the card"
+        math_link = page.query_selector("mjx-container a")
+        if math_link is not None:  # a number inside a formula has the same card
+            math_link.hover()
+            assert CARD.match(page.text_content(".num-card") or ""), "no card for a math number"
         page.emulate_media(media="print")
         border = page.eval_on_selector("a.num", "a => getComputedStyle(a).borderBottomStyle")
         assert border == "none", "number links must not show in print"
@@ -163,9 +171,9 @@ def test_equations_figures_citations_and_glossary_render(browser: Any,
         refs = page.eval_on_selector_all("a.xref", "els => els.map(a => a.textContent)")
         assert refs == ["Eq. (98.1)", "Figure 98.1"]
         page.hover("a.xref >> nth=0")
-        page.wait_for_function("() => { const m = document.querySelector('.xref-card "
-                               "mjx-container'); return m && m.getBoundingClientRect().width > 0; }",
-                               timeout=MATHJAX_TIMEOUT_MS)
+        page.wait_for_function(
+            "() => { const m = document.querySelector('.xref-card mjx-container');"
+            " return m && m.getBoundingClientRect().width > 0; }", timeout=MATHJAX_TIMEOUT_MS)
         page.hover("h1")
         assert page.query_selector(".xref-card") is None, "the card stays after the pointer left"
         page.focus("a.xref >> nth=1")
