@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site regenerate check claims chapter bench test lint clean
+.PHONY: help venv serve site pdf regenerate check claims chapter bench test lint clean
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -31,6 +31,9 @@ serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
 
 site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
 	$(VENV)/bin/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
+
+pdf: $(INSTALLED) ## The whole book as one PDF, build/book.pdf (headless Chromium; checks math and links)
+	$(PY) -m explainer_tools.pdf
 
 regenerate: $(INSTALLED) ## Run changed chapter scripts; write outputs, figures; embed into Markdown
 	$(PY) -m explainer_tools regenerate

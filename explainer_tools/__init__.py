@@ -6,14 +6,18 @@ parses the imports and fails otherwise):
 0. `layout`: paths, naming rules (script -> output, stamp, notebook), the run environment, the
    atomic writer. `blocks`: numbered output blocks. `tags`: the provenance tag vocabulary.
    `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
+   `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
 1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
    (warm fork parent, plain subprocess fallback), with time limits and dependency tracing.
    `notebooks`: executes and compares the companion notebooks.
+   Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
+   figures), `glossary`, `verified` ("last verified"), `number_links` (numbers -> output lines),
+   `ledger` (the claims ledger).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
    erratum pages, their index and checks.
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
-4. `scaffold`: `make chapter`. `bench`: `make bench`.
-5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`: MkDocs hooks.
+4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
+5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: MkDocs hooks.
 """
 
 LAYERS: dict[str, int] = {
@@ -21,6 +25,13 @@ LAYERS: dict[str, int] = {
     "blocks": 0,
     "tags": 0,
     "markdown": 0,
+    "html_text": 0,
+    "bibliography": 1,
+    "crossref": 1,
+    "glossary": 1,
+    "verified": 1,
+    "number_links": 1,
+    "ledger": 1,
     "markers": 1,
     "provenance": 1,
     "runner": 1,
@@ -30,7 +41,9 @@ LAYERS: dict[str, int] = {
     "pipeline": 3,
     "scaffold": 4,
     "bench": 4,
+    "pdf": 4,
     "__main__": 5,
     "mkdocs_hooks": 5,
     "errata_hook": 5,
+    "reader_hook": 5,
 }

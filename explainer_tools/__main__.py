@@ -4,6 +4,8 @@
     python -m explainer_tools check [--jobs N] [--skip-notebooks]   # everything `make check` does
     python -m explainer_tools claims [-v] [-q] [PAGE ...]
     python -m explainer_tools errata [--check]
+    python -m explainer_tools.ledger --check     # the claims ledger (part of check)
+    python -m explainer_tools.pdf                # the whole book as a PDF (make pdf)
     python -m explainer_tools chapter N SLUG "TITLE"
     python -m explainer_tools bench [--jobs N]
 """
@@ -22,8 +24,9 @@ def _stop_on_signal(signum: int, frame: object) -> None:
 
 
 def check_everything(jobs: int, notebooks: bool) -> int:
-    """Outputs, figures, pages, stamps, notebooks; then claims; then errata. 0 when all pass."""
-    from explainer_tools import errata, pipeline
+    """Outputs, figures, pages, stamps, notebooks; then claims; then errata; then the claims
+    ledger. 0 when all pass."""
+    from explainer_tools import errata, ledger, pipeline
     from explainer_tools.claims import cli as claims_cli
     from explainer_tools.layout import ERRATA_DIR
 
@@ -36,6 +39,7 @@ def check_everything(jobs: int, notebooks: bool) -> int:
     status |= claims_cli.main(["--quiet"])
     if ERRATA_DIR.is_dir():
         status |= errata.main(["--check"])
+    status |= ledger.main(["--check"])
     return 1 if status else 0
 
 

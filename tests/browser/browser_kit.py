@@ -45,7 +45,8 @@ BUDGET_NOTEBOOK = 4 * MB
 MATHJAX_TIMEOUT_MS = 20_000
 # Build outputs that are not reader pages.
 NOT_PAGES = ("404.html",)
-NOT_PAGE_DIRS = ("assets", "search", "javascripts", "stylesheets")
+NOT_PAGE_DIRS = ("assets", "search", "javascripts", "stylesheets",
+                 "print_page")  # the whole book in one page: test_browser_features.py prints it
 
 
 # --------------------------------------------------------------------------- building the site
@@ -668,6 +669,10 @@ def link_problems(site: Path, site_url: str = "http://127.0.0.1:8000/") -> list[
                 )
                 continue
             fragment = unquote(resolved.fragment)
+            if target.parent.name == "print_page":
+                # The whole-book page gets its ids from print-site.js at run time; the browser
+                # checks its anchors (explainer_tools.pdf, test_browser_features.py).
+                continue
             if fragment and target.suffix == ".html" and fragment not in parse_html(target).ids:
                 where = "/" + target.relative_to(site).as_posix()
                 problems.append(f"{label}: broken anchor {url!r} (no id {fragment!r} in {where})")

@@ -1,0 +1,154 @@
+// Reader features on every page (explainer_tools/reader_hook.py writes the markup):
+// - a preview card for references to equations and figures (a.xref), on hover and on focus;
+// - a card for every number linked to the output line that printed it (a.num, span.num, and
+//   links inside formulas): script, block, line, the line's text and the checked state;
+// - a link to an output line (#out-...) opens the collapsed block that holds the line.
+// Works after Material's instant navigation (document$), with no network.
+(function () {
+  let card = null;
+
+  function closeCard() {
+    if (card) {
+      card.remove();
+      card = null;
+    }
+  }
+
+  function stamps() {
+    const merged = {};
+    document.querySelectorAll(".number-stamps").forEach((s) => {
+      try { Object.assign(merged, JSON.parse(s.dataset.stamps)); } catch (error) { /* none */ }
+    });
+    return merged;
+  }
+
+  // "Printed by ch05_param_count.py, output [1], line 11: <line> (checked at script .., lock ..)"
+  function numberCardText(el) {
+    let script = el.dataset.script, line = el.dataset.line, printed = el.dataset.printed;
+    const hash = el.hash || (el.getAttribute("href") || "");
+    const match = /#out-(.+)-L(\d+)$/.exec(decodeURIComponent(hash));
+    if (match) {
+      script = match[1] + ".py";
+      line = match[2];
+      const target = document.getElementById("out-" + match[1] + "-L" + match[2]);
+      printed = target ? target.textContent : "";
+      if (!el.dataset.block && target) {
+        // A link inside a formula carries no block number: the block is the nearest line
+        // above (or at) the target that starts with "[N]".
+        for (let line = target; line; line = line.previousElementSibling) {
+          const found = /^\[(\d+)\]/.exec(line.textContent);
+          if (found) { el.dataset.block = found[1]; break; }
+        }
+      }
+    }
+    if (!script) return null;
+    const block = el.dataset.block;
+    const state = stamps()[script] || "unknown state";
+    return "Printed by " + script + ", output [" + (block || "?") + "], line " + line + ": "
+      + (printed || "").trim().replace(/\s+/g, " ") + " (checked at " + state + ")";
+  }
+
+  function openTextCard(el, text) {
+    closeCard();
+    card = document.createElement("div");
+    card.className = "xref-card num-card";
+    card.setAttribute("role", "tooltip");
+    card.textContent = text;
+    place(el);
+  }
+
+  function place(link) {
+    document.body.appendChild(card);
+    const box = link.getBoundingClientRect();
+    const left = Math.max(8, Math.min(box.left + window.scrollX,
+                                      window.scrollX + document.documentElement.clientWidth
+                                      - card.offsetWidth - 8));
+    card.style.left = left + "px";
+    card.style.top = (box.bottom + window.scrollY + 6) + "px";
+  }
+
+  function openCard(link) {
+    closeCard();
+    card = document.createElement("div");
+    card.className = "xref-card";
+    card.setAttribute("role", "tooltip");
+    if (link.dataset.tex !== undefined) {
+      const math = document.createElement("div");
+      math.className = "xref-math";
+      math.textContent = "\\[" + link.dataset.tex + "\\]";
+      card.appendChild(math);
+    } else if (link.dataset.img) {
+      const img = document.createElement("img");
+      img.src = link.dataset.img;
+      img.alt = "Preview of " + link.textContent;
+      card.appendChild(img);
+    }
+    const caption = document.createElement("div");
+    caption.className = "xref-caption";
+    caption.textContent = link.textContent;
+    card.appendChild(caption);
+    place(link);
+    const math = card.querySelector(".xref-math");
+    if (math && window.MathJax && MathJax.typesetPromise) {
+      MathJax.startup.promise = MathJax.startup.promise.then(() => MathJax.typesetPromise([math]));
+    }
+  }
+
+  function openTarget() {
+    if (!location.hash) return;
+    let target = null;
+    try {
+      target = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    } catch (error) {
+      return;
+    }
+    if (!target) return;
+    for (let node = target.parentElement; node; node = node.parentElement) {
+      if (node.tagName === "DETAILS") node.open = true;
+    }
+    target.scrollIntoView({block: "center"});
+  }
+
+  function setUp() {
+    document.querySelectorAll("a.xref").forEach((link) => {
+      link.addEventListener("mouseenter", () => openCard(link));
+      link.addEventListener("focus", () => openCard(link));
+      link.addEventListener("mouseleave", closeCard);
+      link.addEventListener("blur", closeCard);
+    });
+    openTarget();
+  }
+
+  function numberAt(target) {
+    if (!(target instanceof Element)) return null;
+    const el = target.closest(".num, mjx-container a, a[href*='#out-']");
+    return el && (el.classList.contains("num") || /#out-/.test(el.getAttribute("href") || ""))
+      ? el : null;
+  }
+  function showNumber(event) {
+    const el = numberAt(event.target);
+    if (!el) return;
+    const text = numberCardText(el);
+    if (text) {
+      el.setAttribute("aria-label", text);
+      openTextCard(el, text);
+    }
+  }
+  function hideNumber(event) {
+    if (numberAt(event.target) && card && card.classList.contains("num-card")) closeCard();
+  }
+  document.addEventListener("mouseover", showNumber);
+  document.addEventListener("focusin", showNumber);
+  document.addEventListener("mouseout", hideNumber);
+  document.addEventListener("focusout", hideNumber);
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") closeCard();
+  });
+  window.addEventListener("hashchange", openTarget);
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(() => { closeCard(); setUp(); });
+  } else {
+    document.addEventListener("DOMContentLoaded", setUp);
+  }
+})();

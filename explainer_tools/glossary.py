@@ -1,0 +1,111 @@
+"""The glossary: terms defined once in `docs/_data/glossary.yml`, shown wherever they occur.
+
+Each entry names a term, the forms it is written in, a one-sentence definition (no numbers: the
+glossary is not a script output) and, optionally, the page that teaches it:
+
+    - term: Occam bound
+      forms: [Occam bound, Occam's bound]
+      definition: A generalization bound that charges each hypothesis the length of its code.
+      page: chapters/11-prefix-codes-occam-bound.md
+
+On every page the first occurrence of each form in prose (not in code, formulas, links or
+headings) becomes `<abbr class="gloss" title="definition">`, which Material shows as a tooltip on
+hover and on keyboard focus; the generated Glossary page lists every entry with a link to the page
+that teaches it.
+
+    >>> terms = [Term("LoRA", ("LoRA",), "Low-rank adaptation.", "")]
+    >>> mark_first_uses("LoRA and LoRA", terms, set())
+    '<abbr class="gloss" title="Low-rank adaptation." tabindex="0">LoRA</abbr> and LoRA'
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+GLOSSARY_PATH = Path("docs") / "_data" / "glossary.yml"
+
+
+class GlossaryError(ValueError):
+    """A malformed glossary entry, naming the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Term:
+    term: str
+    forms: tuple[str, ...]
+    definition: str
+    page: str  # path under docs/, or ""
+
+    @property
+    def anchor(self) -> str:
+        return "term-" + re.sub(r"[^a-z0-9]+", "-", self.term.lower()).strip("-")
+
+
+def parse_glossary(text: str, source: str = str(GLOSSARY_PATH)) -> list[Term]:
+    data = yaml.safe_load(text) or []
+    if not isinstance(data, list):
+        raise GlossaryError(f"{source}: expected a list of entries")
+    terms: list[Term] = []
+    seen: set[str] = set()
+    for position, item in enumerate(data, start=1):
+        where = f"{source}: entry {position}"
+        if not isinstance(item, dict) or not item.get("term") or not item.get("definition"):
+            raise GlossaryError(f"{where}: needs 'term' and 'definition'")
+        definition = " ".join(str(item["definition"]).split())
+        if re.search(r"\d", definition):
+            raise GlossaryError(f"{where} ({item['term']}): a definition holds no numbers "
+                                "(numbers come from script outputs)")
+        forms = tuple(item.get("forms") or [item["term"]])
+        for form in forms:
+            if form in seen:
+                raise GlossaryError(f"{where}: form {form!r} belongs to two entries")
+            seen.add(form)
+        terms.append(Term(str(item["term"]), forms, definition, str(item.get("page", ""))))
+    return terms
+
+
+def load_glossary(root: Path) -> list[Term]:
+    return parse_glossary((root / GLOSSARY_PATH).read_text(encoding="utf-8"))
+
+
+def _pattern(form: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])" + re.escape(html.escape(form, quote=False)) + r"(?![\w-])")
+
+
+def mark_first_uses(text: str, terms: list[Term], used: set[str]) -> str:
+    """Mark, in one run of prose HTML, the first use on the page of each term not yet `used`."""
+    for term in terms:
+        if term.term in used:
+            continue
+        matches = [m for form in term.forms if (m := _pattern(form).search(text))]
+        if not matches:
+            continue
+        first = min(matches, key=lambda m: m.start())
+        title = html.escape(term.definition, quote=True)
+        marked = f'<abbr class="gloss" title="{title}" tabindex="0">{first.group(0)}</abbr>'
+        text = text[: first.start()] + marked + text[first.end() :]
+        used.add(term.term)
+    return text
+
+
+def glossary_markdown(terms: list[Term], existing_pages: set[str]) -> str:
+    """The generated Glossary page."""
+    lines = [
+        "# Glossary",
+        "",
+        "[MY EXPLANATION] Each term the book uses in a special sense, defined once. On the "
+        "chapter pages the first use of a term is underlined with dots: hover over it, or reach "
+        "it with the Tab key, to see the definition.",
+        "",
+    ]
+    for term in sorted(terms, key=lambda t: t.term.lower()):
+        taught = ""
+        if term.page and term.page in existing_pages:
+            taught = f" [Where the book teaches it.]({term.page})"
+        lines += [f"## {term.term} {{#{term.anchor}}}", "", f"{term.definition}{taught}", ""]
+    return "\n".join(lines)

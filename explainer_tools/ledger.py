@@ -1,0 +1,184 @@
+"""The claims ledger: the paper's claims that the book examines, each with a status and evidence.
+
+Defined in `docs/_data/claims_ledger.yml`, rendered as the "Claims ledger" page at build time,
+checked by `python -m explainer_tools.ledger --check` (part of `make check`). One entry:
+
+    - id: L1
+      claim: The smallest model of the paper has 124M parameters.      # the paper's words, short
+      paper: "App. E, p. 16"                                            # where it says so
+      status: reproduced          # reproduced | caveat | cannot-check | contradicted
+      chapters: [chapters/05-transformers-gpt2.md]
+      errata: [E24]               # optional
+      note: ...                   # what the book found (required unless reproduced)
+      evidence:                   # required unless cannot-check
+        - output: ch05_param_count.py
+          block: 1
+          expects: ["123,689,472"]   # strings the block must still print
+
+A status other than "cannot-check" is tied to output blocks: when a script's output changes so
+that a block no longer prints what the entry expects, the check fails and names the entry, so
+nobody keeps calling a claim reproduced on evidence that has moved.
+
+    >>> [p for p in entry_problems({"id": "L9", "claim": "c", "paper": "p. 1",
+    ...     "status": "guessed", "chapters": []}, {}, set())]
+    ['L9: status must be one of reproduced, caveat, cannot-check, contradicted']
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import yaml
+
+from explainer_tools.blocks import Block, BlockError, parse_blocks
+from explainer_tools.layout import REPO_ROOT, output_path
+
+LEDGER_PATH = Path("docs") / "_data" / "claims_ledger.yml"
+STATUSES = {
+    "reproduced": "Reproduced",
+    "caveat": "Reproduced, with a caveat",
+    "cannot-check": "Cannot be checked here",
+    "contradicted": "Contradicted",
+}
+
+
+def load_ledger(root: Path) -> list[dict]:
+    data = yaml.safe_load((root / LEDGER_PATH).read_text(encoding="utf-8")) or []
+    if not isinstance(data, list):
+        raise ValueError(f"{LEDGER_PATH}: expected a list of entries")
+    return data
+
+
+def output_blocks(root: Path, script: str) -> dict[int, Block] | None:
+    path = root / output_path(script).relative_to(REPO_ROOT)
+    if not path.is_file():
+        return None
+    try:
+        return parse_blocks(path.read_text(encoding="utf-8"), source=str(path))
+    except BlockError:
+        return None
+
+
+def entry_problems(entry: dict, outputs: dict[str, dict[int, Block] | None],
+                   pages: set[str]) -> Iterator[str]:
+    """Everything wrong with one ledger entry; `outputs` maps script -> its parsed blocks."""
+    ident = entry.get("id", "?")
+    for field in ("id", "claim", "paper", "status"):
+        if not entry.get(field):
+            yield f"{ident}: missing {field!r}"
+    status = entry.get("status")
+    if status not in STATUSES:
+        yield f"{ident}: status must be one of {', '.join(STATUSES)}"
+        return
+    for page in entry.get("chapters") or []:
+        if page not in pages:
+            yield f"{ident}: chapter page docs/{page} does not exist"
+    if status != "reproduced" and not entry.get("note"):
+        yield f"{ident}: a {status!r} claim needs a note saying what the book found"
+    evidence = entry.get("evidence") or []
+    if status != "cannot-check" and not evidence:
+        yield f"{ident}: a {status!r} claim needs evidence (output blocks)"
+    for item in evidence:
+        script, block = item.get("output", ""), item.get("block")
+        blocks = outputs.get(script)
+        if blocks is None:
+            yield f"{ident}: evidence cites {script!r}, which has no readable golden output"
+            continue
+        if block not in blocks:
+            yield f"{ident}: evidence cites block [{block}] of {script}, which does not exist"
+            continue
+        for expected in item.get("expects") or []:
+            if str(expected) not in blocks[block].text:
+                yield (f"{ident}: output [{block}] of {script} no longer prints {expected!r}; "
+                       "re-examine the claim and update its status and evidence in "
+                       f"{LEDGER_PATH}")
+        if not item.get("expects"):
+            yield f"{ident}: evidence {script} [{block}] lists nothing it expects"
+
+
+def check_ledger(root: Path = REPO_ROOT) -> list[str]:
+    entries = load_ledger(root)
+    scripts = {item.get("output", "") for e in entries for item in e.get("evidence") or []}
+    outputs = {script: output_blocks(root, script) for script in scripts}
+    pages = {str(p.relative_to(root / "docs")) for p in (root / "docs").rglob("*.md")}
+    problems: list[str] = []
+    seen: set[str] = set()
+    for entry in entries:
+        if entry.get("id") in seen:
+            problems.append(f"{entry.get('id')}: duplicate id")
+        seen.add(entry.get("id"))
+        problems += [f"{LEDGER_PATH}: {p}" for p in entry_problems(entry, outputs, pages)]
+    return problems
+
+
+def _page_link(page: str) -> str:
+    """`chapters/05-transformers-gpt2.md` -> a link titled "Chapter 5"."""
+    stem = Path(page).stem
+    number = stem.split("-")[0]
+    title = f"Chapter {int(number)}" if number.isdigit() else stem
+    return f"[{title}]({page})"
+
+
+def _cell(text: str) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def ledger_markdown(entries: list[dict]) -> str:
+    """The generated Claims ledger page: a summary, then one table row per claim."""
+    counts = {status: sum(e.get("status") == status for e in entries) for status in STATUSES}
+    lines = [
+        "# Claims ledger",
+        "",
+        "[MY ANALYSIS] The paper's claims that this book examines, one row each, with what the "
+        "book found. A claim marked reproduced, reproduced with a caveat, or contradicted is "
+        "tied to the output blocks that show it: if a script's output changes, `make check` "
+        "fails until the entry is re-examined. Claims about experiments that need the authors' "
+        "GPUs and data are marked as not checkable here, with the reason.",
+        "",
+        '<div class="ledger-summary">',
+    ]
+    for status, label in STATUSES.items():
+        lines.append(f'<span class="ledger-status ledger-{status}">{label}: {counts[status]}'
+                     "</span>")
+    lines += ["</div>", "", "| | The paper's claim | Status | What the book found |",
+              "| --- | --- | --- | --- |"]
+    for entry in entries:
+        status = entry["status"]
+        found = [_cell(entry["note"])] if entry.get("note") else []
+        links = [_page_link(page) for page in entry.get("chapters") or []]
+        links += [f"[{eid}](errata/{eid.lower()}.md)" for eid in entry.get("errata") or []]
+        for item in entry.get("evidence") or []:
+            expected = ", ".join(f"<code>{html.escape(str(x))}</code>" for x in item["expects"])
+            links.append(f"output [{item['block']}] of `{item['output']}` prints {expected}")
+        if links:
+            found.append("Evidence: " + "; ".join(links) + ".")
+        lines.append(
+            f'| <span id="{entry["id"].lower()}">{entry["id"]}</span> '
+            f"| [PAPER {entry['paper']}] {_cell(entry['claim'])} "
+            f'| <span class="ledger-status ledger-{status}">{STATUSES[status]}</span> '
+            f"| {' '.join(found)} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.ledger",
+                                     description="Check the claims ledger against the outputs.")
+    parser.add_argument("--check", action="store_true", help="check (the only mode)")
+    parser.add_argument("--root", type=Path, default=REPO_ROOT)
+    args = parser.parse_args(argv)
+    problems = check_ledger(args.root)
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    entries = load_ledger(args.root)
+    print(f"claims ledger: {len(entries)} claim(s), "
+          f"{'ok' if not problems else f'{len(problems)} problem(s)'}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

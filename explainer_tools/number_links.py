@@ -1,0 +1,168 @@
+"""Every number the claim check verified becomes a link to the output line that printed it.
+
+At build time the hook asks the claim check (`explainer_tools.claims.api.verified_numbers`) which
+numbers of a page it verified, and where each was printed. This module then
+
+- wraps each such number in the page's Markdown in `<a class="num" href="#out-..." data-block>`:
+  hovering or focusing it shows a card (docs/javascripts/reader.js) with the script, block and
+  output line that printed it and the state it was checked at (the script's and the lock's hashes
+  from the run's stamp); clicking goes to that line of the output embedded in the chapter's code
+  section, highlighted. A number inside a formula becomes `{\\href{...}{...}}` so MathJax renders
+  the link. A number whose output line is not embedded on the page is a focusable `<span>` that
+  carries its line in data attributes;
+- gives every line of an embedded output an anchor `out-<script stem>-L<line>`, and appends the
+  page's table of stamp states (one small JSON script element), so that the card's text is built
+  from the line on the page and costs no bytes per number.
+
+Because the links come from the checker's own results, the site cannot show a provenance that
+`make check` would not accept. No layout shift: the link keeps the text's size and only adds a
+dotted underline (hidden in print).
+
+    >>> anchor("ch05_param_count.py", 12)
+    'out-ch05_param_count-L12'
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from explainer_tools.blocks import parse_blocks
+
+EMBED_OUTPUT = re.compile(r"<!--\s*embed:\s*output\s+(?P<script>\S+\.py)(?:\s+\[(?P<block>\d+)\])?"
+                          r"\s*-->")
+MATH_SPANS = re.compile(
+    r"\\\((.*?)\\\)|\\\[(.*?)\\\]|\$\$(.*?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S
+)
+# Characters that Markdown's inline processors (code, escapes, links, math) would act on inside an
+# attribute before the raw-HTML pattern protects it.
+_ATTRIBUTE_ESCAPES = {"`": "&#96;", "\\": "&#92;", "$": "&#36;", "[": "&#91;", "]": "&#93;",
+                      "|": "&#124;", "*": "&#42;", "_": "&#95;"}
+
+
+@dataclass(frozen=True)
+class NumberLink:
+    """One verified number to link: where it is in the Markdown body, and what printed it."""
+
+    start: int  # offsets in the Markdown body handed to the hook
+    end: int
+    text: str
+    script: str
+    block: int
+    output_line: int
+    output_text: str
+
+
+def anchor(script: str, line: int) -> str:
+    return f"out-{Path(script).stem}-L{line}"
+
+
+def attribute(text: str) -> str:
+    """Text safe inside a double-quoted attribute of inline HTML in Markdown."""
+    escaped = html.escape(text, quote=True)
+    return "".join(_ATTRIBUTE_ESCAPES.get(char, char) for char in escaped)
+
+
+def embedded_lines(markdown: str, outputs: dict[str, str]) -> set[tuple[str, int]]:
+    """(script, output line) of every line of an output embedded in this Markdown."""
+    lines: set[tuple[str, int]] = set()
+    for match in EMBED_OUTPUT.finditer(markdown):
+        script, text = match.group("script"), outputs.get(match.group("script"))
+        if text is None:
+            continue
+        if match.group("block"):
+            block = parse_blocks(text).get(int(match.group("block")))
+            if block:
+                lines.update((script, block.first_line + i) for i in range(len(block.lines)))
+        else:
+            lines.update((script, n) for n in range(1, text.count("\n") + 2))
+    return lines
+
+
+def math_ranges(markdown: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in MATH_SPANS.finditer(markdown)]
+
+
+def _inside(position: int, ranges: Iterable[tuple[int, int]]) -> bool:
+    return any(start < position < end for start, end in ranges)
+
+
+def card_text(script: str, block: int, line: int, printed: str, checked_at: str) -> str:
+    """What the card of a number says (reader.js builds the same text in the browser)."""
+    printed = " ".join(printed.split())
+    return (f"Printed by {script}, output [{block}], line {line}: {printed} "
+            f"(checked at {checked_at})")
+
+
+def stamps_json(checked_at: dict[str, str]) -> str:
+    """The per-page table the cards read: script -> checked state. A hidden element, not a
+    `<script>`: Material's instant navigation would run a script element as JavaScript."""
+    data = html.escape(json.dumps(checked_at, sort_keys=True), quote=True)
+    return f'<div class="number-stamps" hidden data-stamps="{data}"></div>'
+
+
+def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str, int]]) -> str:
+    """Wrap each verified number of the Markdown body in its link (from the end backwards, so
+    earlier offsets stay valid). Numbers in headings are left alone (they would enter the TOC)."""
+    maths = math_ranges(markdown)
+    result = markdown
+    for link in sorted(links, key=lambda item: item.start, reverse=True):
+        if markdown[link.start : link.end] != link.text:
+            continue  # the body does not hold the number where the check saw it: skip safely
+        line_start = markdown.rfind("\n", 0, link.start) + 1
+        if markdown[line_start:link.start].lstrip().startswith("#"):
+            continue
+        target = (link.script, link.output_line) in embedded
+        href = f"#{anchor(link.script, link.output_line)}"
+        if _inside(link.start, maths):
+            if not target:
+                continue
+            # Braced, so that `\sqrt2` -> `\sqrt{\href{..}{2}}` keeps its argument.
+            wrapped = f"{{\\href{{{href}}}{{{link.text}}}}}"
+        elif target:
+            wrapped = f'<a class="num" href="{href}" data-block="{link.block}">{link.text}</a>'
+        else:
+            wrapped = (f'<span class="num" tabindex="0" data-script="{link.script}" '
+                       f'data-block="{link.block}" data-line="{link.output_line}" '
+                       f'data-printed="{attribute(link.output_text)}">{link.text}</span>')
+        result = result[: link.start] + wrapped + result[link.end :]
+    return result
+
+
+_EMBEDDED_BLOCK = re.compile(
+    r"(?P<marker><!--\s*embed:\s*output\s+(?P<script>\S+\.py)(?:\s+\[(?P<block>\d+)\])?\s*-->)"
+    r"(?P<between>\s*<div class=\"highlight\">(?:<span class=\"filename\">[^<]*</span>)?"
+    r"<pre[^>]*>(?:<span></span>)?<code>)(?P<code>.*?)(?P<close></code>)",
+    re.S,
+)
+
+
+def anchor_output_lines(html_text: str, outputs: dict[str, str]) -> str:
+    """Give each line of every embedded output an id, once per page."""
+    used: set[str] = set()
+
+    def lines(match: re.Match[str]) -> str:
+        script = match.group("script")
+        text = outputs.get(script)
+        if text is None:
+            return match.group(0)
+        first = 1
+        if match.group("block"):
+            block = parse_blocks(text).get(int(match.group("block")))
+            first = block.first_line if block else 1
+        wrapped = []
+        for offset, line in enumerate(match.group("code").split("\n")):
+            ident = anchor(script, first + offset)
+            if ident in used or not line:
+                wrapped.append(line)
+                continue
+            used.add(ident)
+            wrapped.append(f'<span class="out-line" id="{ident}">{line}</span>')
+        return (match.group("marker") + match.group("between") + "\n".join(wrapped)
+                + match.group("close"))
+
+    return _EMBEDDED_BLOCK.sub(lines, html_text)

@@ -1,0 +1,170 @@
+"""`make pdf`: the whole book as one PDF, formulas and figures rendered, internal links working.
+
+The site has a generated page holding every page in navigation order (`/print_page/`, made by
+the print-site plugin). This command builds the site, serves it on 127.0.0.1, opens that page in
+headless Chromium, waits until MathJax has typeset every formula, checks the page (every formula
+rendered with a width, every image loaded, every in-book link pointing at an element of the
+page), and prints it to `build/book.pdf` with Chromium's own PDF printer. Nothing is fetched:
+the browser may reach the local server only.
+
+    .venv/bin/python -m explainer_tools.pdf [--site DIR] [--out build/book.pdf]
+
+It exits non-zero, naming what is wrong, if the page is not fully rendered. A summary (formula,
+image and link counts) is written beside the PDF as JSON, for the browser test to compare with the
+individual pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from explainer_tools.layout import REPO_ROOT
+
+PRINT_PAGE = "print_page/"
+CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]  # fmt: skip
+MATHJAX_TIMEOUT_MS = 120_000
+
+# Runs in the page: what is rendered, and what is not.
+INSPECT_JS = """() => {
+  const math = Array.from(document.querySelectorAll("mjx-container"));
+  const ids = new Set(Array.from(document.querySelectorAll("[id]")).map((e) => e.id));
+  const internal = Array.from(document.querySelectorAll('a[href^="#"]'))
+    .map((a) => decodeURIComponent(a.getAttribute("href").slice(1))).filter((h) => h);
+  const images = Array.from(document.querySelectorAll("img"));
+  return {
+    formulas: math.length,
+    zero_width_formulas: math.filter((c) => c.getBoundingClientRect().width === 0
+                                      && c.closest("details:not([open])") === null).length,
+    raw_tex: Array.from(document.querySelectorAll(".arithmatex"))
+      .filter((e) => !e.querySelector("mjx-container")).length,
+    images: images.length,
+    broken_images: images.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src),
+    internal_links: internal.length,
+    dangling_links: [...new Set(internal.filter((h) => !ids.has(h)))],
+  };
+}"""
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@contextmanager
+def serve(site: Path) -> Iterator[str]:
+    """Serve `site` on 127.0.0.1 (a free port) for the duration; yields the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def build_site(dest: Path) -> None:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(dest)]
+    result = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+                            check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"mkdocs build --strict failed:\n{result.stdout}{result.stderr}")
+
+
+def problems_of(summary: dict) -> list[str]:
+    """What makes a rendered book page unfit to print."""
+    found = []
+    if summary["formulas"] == 0:
+        found.append("no formula was typeset")
+    if summary["zero_width_formulas"]:
+        found.append(f"{summary['zero_width_formulas']} formula(s) rendered with zero width")
+    if summary["raw_tex"]:
+        found.append(f"{summary['raw_tex']} formula(s) left as raw TeX")
+    if summary["broken_images"]:
+        found.append(f"images that did not load: {summary['broken_images'][:5]}")
+    if summary["dangling_links"]:
+        found.append(f"in-book links to missing anchors: {summary['dangling_links'][:10]}")
+    return found
+
+
+def print_book(browser: Any, base_url: str, out: Path) -> dict:
+    """With a running Playwright browser, print the whole-book page served at `base_url` to
+    `out` (atomically); return what the page showed (see INSPECT_JS) and what the PDF holds."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1100, "height": 1400})
+    try:
+        page.goto(base_url + PRINT_PAGE, wait_until="load")
+        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
+                               timeout=MATHJAX_TIMEOUT_MS)
+        page.evaluate("MathJax.startup.promise")
+        page.emulate_media(media="print")
+        summary = page.evaluate(INSPECT_JS)
+        tmp = out.with_suffix(".pdf.tmp")
+        page.pdf(path=str(tmp), format="A4", print_background=True, outline=True, tagged=True,
+                 margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})
+        os.replace(tmp, out)
+    finally:
+        page.close()
+    data = out.read_bytes()
+    summary["pdf_bytes"] = len(data)
+    summary["pdf_link_annotations"] = data.count(b"/Subtype /Link")
+    summary["pdf_internal_destinations"] = data.count(b"/Dest")
+    summary["pdf_type3_fonts"] = data.count(b"/Subtype /Type3")  # web fonts: MathJax's glyphs
+    return summary
+
+
+def render_pdf(site: Path, out: Path) -> dict:
+    """Serve a built site, start Chromium, print its whole-book page to `out`."""
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        raise SystemExit(f"Chromium not found at {CHROMIUM} (apt-get install chromium, or set "
+                         "EXPLAINER_CHROMIUM)")
+    with serve(site) as base, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            return print_book(browser, base, out)
+        finally:
+            browser.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.pdf", description=__doc__)
+    parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
+    parser.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "book.pdf")
+    args = parser.parse_args(argv)
+    site = args.site or REPO_ROOT / "build" / "pdf-site"
+    if args.site is None:
+        build_site(site)
+    summary = render_pdf(site, args.out)
+    args.out.with_suffix(".json").write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n",
+                                             encoding="utf-8")
+    problems = problems_of(summary)
+    for problem in problems:
+        print(f"{args.out}: {problem}", file=sys.stderr)
+    print(f"{args.out}: {summary['pdf_bytes'] / 1e6:.1f} MB, {summary['formulas']} formulas, "
+          f"{summary['images']} images, {summary['internal_links']} in-book links "
+          f"({summary['pdf_internal_destinations']} internal link targets in the PDF)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

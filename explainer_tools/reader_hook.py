@@ -1,0 +1,187 @@
+"""MkDocs hook for the reader features: citations, numbered equations and figures with references
+across pages, the glossary, the claims ledger, and "last verified" under each chapter title.
+
+Each feature lives in its own module (bibliography, crossref, glossary, ledger, verified); this
+hook only wires them into the build:
+
+- `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
+  add the generated pages (Glossary, Bibliography, Claims ledger).
+- `on_page_markdown`: fail on an unknown citation key or label (naming page and line); append the
+  page's References section.
+- `on_page_markdown` also links every number the claim check verified to its output line.
+- `on_page_content`: number formulas and figures; turn citations, references and first uses of
+  glossary terms into links; anchor the lines of embedded outputs; add the "last verified" line
+  to chapters.
+
+Errors stop the build with the page and line (the book never ships a dangling reference).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explainer_tools import bibliography, crossref, glossary, ledger, number_links, verified
+from explainer_tools.claims.api import verified_numbers
+from explainer_tools.html_text import map_prose
+from explainer_tools.layout import OUTPUT_DIR
+from explainer_tools.layout import REPO_ROOT as ROOT
+
+GENERATED_PAGES = {
+    "glossary.md": "glossary",
+    "bibliography.md": "bibliography",
+    "claims-ledger.md": "ledger",
+}
+
+
+@dataclass
+class _State:
+    """What `on_files` loads once per build, for the page events."""
+
+    entries: dict[str, bibliography.Entry] = field(default_factory=dict)
+    terms: list[glossary.Term] = field(default_factory=list)
+    index: crossref.Index = field(default_factory=crossref.Index)
+    numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
+    outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
+    checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
+
+
+STATE = _State()
+
+
+def _front_matter_lines(path: Path) -> int:
+    """How many lines of a source file precede the Markdown MkDocs hands to hooks."""
+    text = path.read_text(encoding="utf-8")
+    if not text.startswith("---\n"):
+        return 0
+    end = text.find("\n---", 4)
+    return text.count("\n", 0, end) + 2 if end != -1 else 0
+
+
+def _bibliography_markdown(entries: dict[str, bibliography.Entry]) -> str:
+    lines = ["# Bibliography", "",
+             "[MY EXPLANATION] Every work the book cites, in alphabetical order. Chapters cite "
+             "them as (Author, year); hover over a citation to see the full reference.", "",
+             '<ol class="references">']
+    for key, entry in sorted(entries.items(), key=lambda kv: bibliography.cite_label(kv[1])):
+        text = bibliography.format_reference(entry)
+        lines.append(f'<li id="ref-{key}">{text}</li>')
+    lines.append("</ol>")
+    return "\n".join(lines)
+
+
+def _load_numbers(sources: dict[str, str]) -> None:
+    """The claim check's verified numbers, as offsets into each page's Markdown body."""
+    STATE.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
+                     for path in sorted(OUTPUT_DIR.glob("*.txt"))}
+    for script in STATE.outputs:
+        stamp = verified.read_stamp(ROOT, script)
+        if stamp:
+            STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
+                                        f"lock {verified.short_hash(stamp.lock_hash)}")
+    STATE.numbers = {}
+    for page, claims in verified_numbers(ROOT).items():
+        src = page.removeprefix("docs/")
+        if src not in sources:
+            continue
+        STATE.numbers[src] = [
+            number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
+                                    v.output_line, v.output_text)
+            for v in claims.verified
+        ]
+
+
+def on_files(files: Files, config: Any) -> Files:
+    try:
+        STATE.entries = bibliography.load_bibliography(ROOT)
+        STATE.terms = glossary.load_glossary(ROOT)
+        entries = ledger.load_ledger(ROOT)
+        sources = {
+            f.src_uri: Path(f.abs_src_path).read_text(encoding="utf-8")
+            for f in files.documentation_pages()
+            if f.abs_src_path and f.src_uri.endswith(".md")
+        }
+        STATE.index = crossref.build_index(sources)
+        _load_numbers(sources)
+    except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
+            ValueError) as error:
+        raise PluginError(str(error)) from None
+    pages = set(sources)
+    contents = {
+        "glossary.md": glossary.glossary_markdown(STATE.terms, pages),
+        "bibliography.md": _bibliography_markdown(STATE.entries),
+        "claims-ledger.md": ledger.ledger_markdown(entries),
+    }
+    for name, content in contents.items():
+        files.append(File.generated(config, name, content=content))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    src = page.file.src_uri
+    offset = _front_matter_lines(Path(page.file.abs_src_path)) if page.file.abs_src_path else 0
+    try:
+        crossref.check_references(markdown, src, STATE.index)
+    except crossref.CrossRefError as error:
+        raise PluginError(_shift_line(str(error), offset)) from None
+    cited = bibliography.cited_keys(markdown)
+    for key, line in cited:
+        if key not in STATE.entries:
+            raise PluginError(f"docs/{src}:{line + offset}: unknown citation key {key!r} "
+                              f"(add it to {bibliography.BIB_PATH})")
+    markdown = _link_numbers(markdown, page)
+    return markdown + bibliography.references_markdown([k for k, _ in cited], STATE.entries)
+
+
+def _link_numbers(markdown: str, page: Any) -> str:
+    links = STATE.numbers.get(page.file.src_uri)
+    if not links or not page.file.abs_src_path:
+        return markdown
+    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    body = source.rfind(markdown) if markdown else -1
+    if body < 0:
+        return markdown  # MkDocs changed the body (no verified offsets to trust): no links
+    shifted = [number_links.NumberLink(n.start - body, n.end - body, n.text, n.script, n.block,
+                                       n.output_line, n.output_text)
+               for n in links if n.start >= body]
+    embedded = number_links.embedded_lines(markdown, STATE.outputs)
+    return number_links.link_numbers(markdown, shifted, embedded)
+
+
+def _shift_line(message: str, offset: int) -> str:
+    """Error messages count lines from the Markdown body; make them count from the file's top."""
+    head, sep, rest = message.partition(":")
+    number, sep2, tail = rest.partition(":")
+    return f"{head}:{int(number) + offset}:{tail}" if sep and sep2 and number.isdigit() else message
+
+
+def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+    src = page.file.src_uri
+    if src.endswith(".ipynb"):
+        return html_text
+    html_text = crossref.number_equations(html_text, src, STATE.index)
+    html_text = crossref.number_figures(html_text, src, STATE.index)
+    used: set[str] = set()
+
+    def prose(text: str) -> str:
+        text = bibliography.render_citations(text, STATE.entries, f"docs/{src}")
+        text = crossref.render_references(text, src, STATE.index)
+        return glossary.mark_first_uses(text, STATE.terms, used)
+
+    html_text = map_prose(html_text, prose)
+    html_text = number_links.anchor_output_lines(html_text, STATE.outputs)
+    if 'class="num"' in html_text:
+        html_text += number_links.stamps_json(STATE.checked_at)
+    scripts = list(page.meta.get("scripts") or [])
+    if scripts and crossref.chapter_number(src) is not None:
+        line = verified.verified_html(verified.last_verified(ROOT, scripts), scripts)
+        html_text = html_text.replace("</h1>", "</h1>\n" + line, 1)
+    page.html = html_text  # the print-site plugin keeps its own copy; give it the final HTML
+    return html_text

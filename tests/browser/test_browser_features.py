@@ -1,0 +1,239 @@
+"""The reader features, in Chromium, on the built site and on a fixture chapter.
+
+1. Number provenance: on every chapter page, a sample of the linked numbers shows the output
+   line that printed it (script, block, line, checked state), and its link lands on that line of
+   the embedded output, opened and visible.
+2. Equations, figures, citations, glossary: a fixture chapter with a labelled formula, a figure,
+   references to both, a citation and a glossary term renders numbers, previews and cards.
+3. The whole book: the print page has every formula of the pages it gathers, typeset, and
+   `make pdf`'s printer turns it into a PDF with embedded math glyphs and internal links.
+4. Dark mode keeps figures on a light card; "last verified" names the stamps' last commit;
+   clicking a figure opens it zoomed.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser_kit import (
+    DESKTOP,
+    MATHJAX_TIMEOUT_MS,
+    StaticServer,
+    build_site,
+    discover_pages,
+    open_context,
+    scratch_project,
+)
+from conftest import PROJECT
+
+pytestmark = pytest.mark.browser
+
+SAMPLE_PER_PAGE = 6
+WAIT_MATHJAX = "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+CARD = re.compile(r"^Printed by (?P<script>ch\d\d_\w+\.py), output \[(?P<block>\d+)\], "
+                  r"line (?P<line>\d+): .+ \(checked at script [0-9a-f]{8}, lock [0-9a-f]{8}\)$")
+
+
+def chapter_pages(site: Path) -> list[str]:
+    return [p for p in discover_pages(site) if p.startswith("chapters/")]
+
+
+def open_page(browser: Any, server: StaticServer, url_path: str,
+              viewport: dict[str, int] = DESKTOP) -> tuple[Any, Any]:
+    context = open_context(browser, viewport)
+    page = context.new_page()
+    page.goto(server.url(url_path), wait_until="load")
+    page.wait_for_function(WAIT_MATHJAX, timeout=MATHJAX_TIMEOUT_MS)
+    page.evaluate("MathJax.startup.promise")
+    return context, page
+
+
+def digits(text: str) -> str:
+    return re.sub(r"[^0-9.]", "", text)
+
+
+def test_numbers_show_and_reach_the_output_line_that_printed_them(
+    browser: Any, server: StaticServer, built_site: Path
+) -> None:
+    pages = chapter_pages(built_site)
+    assert pages, "no chapter pages were built"
+    problems: list[str] = []
+    for url_path in pages:
+        context, page = open_page(browser, server, url_path)
+        try:
+            links = page.eval_on_selector_all(
+                "a.num", "els => els.map((a, i) => ({text: a.textContent, index: i, "
+                         "href: a.hash}))")
+            if not links:
+                problems.append(f"/{url_path}: no number is linked to its output")
+                continue
+            step = max(1, len(links) // SAMPLE_PER_PAGE)
+            for link in links[::step][:SAMPLE_PER_PAGE]:
+                page.focus(f"a.num >> nth={link['index']}")
+                shown = page.text_content(".num-card") or ""
+                card = CARD.match(shown)
+                if not card:
+                    problems.append(f"/{url_path}: number {link['text']!r} has card {shown!r}")
+                    continue
+                target = page.query_selector(link["href"].replace(".", "\\."))
+                if target is None:
+                    problems.append(f"/{url_path}: {link['href']} (for {link['text']}) is missing")
+                elif digits(link["text"]) not in digits(target.text_content() or ""):
+                    problems.append(f"/{url_path}: {link['text']} is not on its line "
+                                    f"{link['href']}: {target.text_content()!r}")
+                if f"{card['script']}".split(".")[0] not in link["href"]:
+                    problems.append(f"/{url_path}: {link['href']} is not {card['script']}'s")
+            # Following one link opens the collapsed output and shows the highlighted line.
+            first = page.query_selector("a.num")
+            href = first.evaluate("a => a.hash")
+            first.click()
+            page.wait_for_timeout(300)
+            visible = page.evaluate(
+                "id => { const e = document.getElementById(id);"
+                " const r = e.getBoundingClientRect(); return e.checkVisibility() &&"
+                " r.top >= 0 && r.bottom <= innerHeight &&"
+                " getComputedStyle(e).outlineStyle !== 'none'; }", href[1:])
+            if not visible:
+                problems.append(f"/{url_path}: clicking {first.text_content()} did not show "
+                                f"{href} highlighted")
+        finally:
+            context.close()
+    assert not problems, "\n".join(problems)
+
+
+def test_numbers_are_reachable_by_keyboard_and_do_not_shift_the_layout(
+    browser: Any, server: StaticServer, built_site: Path
+) -> None:
+    url_path = chapter_pages(built_site)[0]
+    context, page = open_page(browser, server, url_path)
+    try:
+        box = page.eval_on_selector("a.num", "a => a.getBoundingClientRect().height")
+        line = page.eval_on_selector("a.num", "a => parseFloat(getComputedStyle(a.parentElement)"
+                                              ".lineHeight) || 0")
+        assert line == 0 or box <= line + 1, f"/{url_path}: a number link is taller than its line"
+        page.focus("a.num")
+        assert page.evaluate("document.activeElement.classList.contains('num')")
+        assert CARD.match(page.text_content(".num-card") or ""), "focus shows no card"
+        page.keyboard.press("Escape")
+        assert page.query_selector(".num-card") is None, "Escape does not close the card"
+        math_link = page.query_selector("mjx-container a")
+        if math_link is not None:  # a number inside a formula has the same card
+            math_link.hover()
+            assert CARD.match(page.text_content(".num-card") or ""), "no card for a math number"
+        page.emulate_media(media="print")
+        border = page.eval_on_selector("a.num", "a => getComputedStyle(a).borderBottomStyle")
+        assert border == "none", "number links must not show in print"
+    finally:
+        context.close()
+
+
+FIXTURE_CHAPTER = textwrap.dedent("""\
+    # Chapter 98: reader features (fixture)
+
+    [MY EXPLANATION] The first formula is labelled:
+
+    \\[ a^2 + b^2 = c^2 \\label{eq:pythagoras} \\]
+
+    <figure markdown id="fig-shares">
+      ![A chart used as a fixture figure](../../assets/fig/{figure})
+      <figcaption>A fixture figure, drawn by a chapter script.</figcaption>
+    </figure>
+
+    [MY EXPLANATION] As [@eq:pythagoras] shows, and as [@fig:shares] draws, LoRA is cheap
+    [@hu2022; @lotfi2024, §4]. LoRA appears twice here; only the first use is marked.
+    """)
+
+
+@pytest.fixture(scope="module")
+def fixture_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StaticServer]:
+    project = scratch_project(tmp_path_factory.mktemp("features") / "project", PROJECT)
+    chapter = project / "docs" / "fixtures" / "chapters" / "98-features.md"
+    chapter.parent.mkdir(parents=True)
+    figure = sorted((project / "docs" / "assets" / "fig").glob("*.png"))[0].name
+    chapter.write_text(FIXTURE_CHAPTER.replace("{figure}", figure), encoding="utf-8")
+    site = build_site(project, project / "site")
+    with StaticServer(site) as running:
+        yield running
+
+
+def test_equations_figures_citations_and_glossary_render(browser: Any,
+                                                        fixture_server: StaticServer) -> None:
+    context, page = open_page(browser, fixture_server, "fixtures/chapters/98-features/")
+    try:
+        tag = page.text_content("#eq-pythagoras mjx-container")
+        assert "(98.1)" in (tag or ""), f"formula tag: {tag!r}"
+        assert page.text_content("figcaption .fig-number") == "Figure 98.1."
+        refs = page.eval_on_selector_all("a.xref", "els => els.map(a => a.textContent)")
+        assert refs == ["Eq. (98.1)", "Figure 98.1"]
+        page.hover("a.xref >> nth=0")
+        page.wait_for_function(
+            "() => { const m = document.querySelector('.xref-card mjx-container');"
+            " return m && m.getBoundingClientRect().width > 0; }", timeout=MATHJAX_TIMEOUT_MS)
+        page.hover("h1")
+        assert page.query_selector(".xref-card") is None, "the card stays after the pointer left"
+        page.focus("a.xref >> nth=1")
+        page.wait_for_function("() => { const i = document.querySelector('.xref-card img');"
+                               " return i && i.complete && i.naturalWidth > 0; }")
+        page.keyboard.press("Escape")
+        citation = page.text_content("span.citation")
+        assert citation == "(Hu et al., 2022; Lotfi et al., 2024, §4)", citation
+        title = page.get_attribute("a.cite >> nth=1", "title")
+        assert title and "Non-Vacuous Generalization Bounds" in title
+        assert page.query_selector("#ref-hu2022") and page.query_selector("#ref-lotfi2024")
+        gloss = page.eval_on_selector_all("abbr.gloss", "els => els.map(e => [e.textContent, "
+                                                        "e.title, e.tabIndex])")
+        assert [g[0] for g in gloss].count("LoRA") == 1, gloss
+        assert all(g[1] and g[2] == 0 for g in gloss), gloss
+        page.click("figure img")
+        page.wait_for_selector(".glightbox-container", state="visible", timeout=5_000)
+    finally:
+        context.close()
+
+
+def test_figures_keep_a_light_card_in_dark_mode(browser: Any, server: StaticServer,
+                                                built_site: Path) -> None:
+    url_path = next(p for p in chapter_pages(built_site)
+                    if "assets/fig/" in (built_site / p / "index.html").read_text("utf-8"))
+    context, page = open_page(browser, server, url_path)
+    try:
+        page.evaluate("document.body.setAttribute('data-md-color-scheme', 'slate')")
+        background = page.eval_on_selector("img[src*='assets/fig/']",
+                                           "i => getComputedStyle(i).backgroundColor")
+        assert background == "rgb(255, 255, 255)", background
+    finally:
+        context.close()
+
+
+def test_last_verified_names_the_commit_of_the_stamps(browser: Any, server: StaticServer,
+                                                      built_site: Path) -> None:
+    for url_path in chapter_pages(built_site):
+        html_text = (built_site / url_path / "index.html").read_text(encoding="utf-8")
+        match = re.search(r'class="last-verified">Last verified: commit <code>([0-9a-f]+)</code>',
+                          html_text)
+        assert match, f"/{url_path}: no 'last verified' line"
+        log = subprocess.run(["git", "log", "--format=%h", "--", "outputs/.stamps/"],
+                             cwd=PROJECT, capture_output=True, text=True, check=True).stdout
+        assert match.group(1) in log.split(), f"/{url_path}: {match.group(1)} changed no stamp"
+
+
+def test_the_whole_book_prints_with_every_formula(browser: Any, server: StaticServer,
+                                                  built_site: Path, tmp_path: Path) -> None:
+    from explainer_tools import pdf
+
+    expected = 0
+    for url_path in discover_pages(built_site):
+        html_text = (built_site / (url_path or "") / "index.html").read_text(encoding="utf-8")
+        if url_path.startswith("notebooks/") or not html_text:
+            continue
+        expected += html_text.count('class="arithmatex"')
+    summary = pdf.print_book(browser, server.url(""), tmp_path / "book.pdf")
+    assert pdf.problems_of(summary) == []
+    assert summary["formulas"] >= expected, (summary["formulas"], expected)
+    assert summary["pdf_type3_fonts"] > 0, "no MathJax glyphs embedded in the PDF"
+    assert summary["pdf_internal_destinations"] > 0, "the PDF has no internal links"
