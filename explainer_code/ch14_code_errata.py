@@ -88,7 +88,8 @@ def block1_alpha_charge() -> None:
     charged = code_extra_bits()
     union = BASE_EXTRA_BITS + math.log2(len(pb.ALPHA_GRID))
     print("    code (cumulative): " + ", ".join(f"{b:g}" for b in charged) + " extra bits")
-    print(f"    enough: {BASE_EXTRA_BITS} + log2 8 = {union:g} bits for every alpha")
+    print(f"    enough: {BASE_EXTRA_BITS} + log2 8 = {BASE_EXTRA_BITS} + "
+          f"{math.log2(len(pb.ALPHA_GRID)):g} = {union:g} bits for every alpha")
     diffs = []
     for alpha, bits in zip(pb.ALPHA_GRID, charged, strict=True):
         delta = pb.loss_range(alpha, V)
