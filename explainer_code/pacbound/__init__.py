@@ -1,6 +1,7 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
-Now: GPT-2 facts and parameter counts (Chapter 5). Later chapters add the bound formulas.
+GPT-2 facts and parameter counts (Chapter 5); prediction smoothing and the subsampling bound
+(Chapters 12-14).
 """
 
 from pacbound.gpt2 import (
@@ -24,8 +25,11 @@ from pacbound.params import (
     linear_params,
     lora_factor_count,
 )
+from pacbound.smoothing import ALPHA_GRID, loss_range, smoothed_nll_bits
+from pacbound.subsampling import subsampling_bound, union_over_grid
 
 __all__ = [
+    "ALPHA_GRID",
     "GPT2_CONTEXT",
     "GPT2_VOCAB_SIZE",
     "NANOGPT_VOCAB_SIZE",
@@ -41,6 +45,10 @@ __all__ = [
     "layernorm_params",
     "linear_params",
     "lora_factor_count",
+    "loss_range",
     "padded_vocab_size",
     "random_guess_bits_per_token",
+    "smoothed_nll_bits",
+    "subsampling_bound",
+    "union_over_grid",
 ]

@@ -221,7 +221,7 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError]) -
     return elements
 
 
-FRONT_MATTER_PROSE = ("title", "paper_says", "problem", "consequences", "correction")
+FRONT_MATTER_PROSE = ("title", "paper_says", "code_does", "problem", "consequences", "correction")
 YAML_KEY = re.compile(r"^(?P<indent> *)(?P<dash>- +)?(?P<key>[A-Za-z_]+):(?: +(?P<rest>.*))?$")
 
 

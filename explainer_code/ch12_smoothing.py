@@ -1,0 +1,229 @@
+"""Chapter 12: bits per token as a bounded loss, by mixing the model with the uniform distribution.
+
+Claims, numbered as the output blocks:
+  [1] The raw surprisal -log2 p has no upper limit: it grows without end as p shrinks.
+  [2] The smoothed surprisal -log2((1 - a) p + a / V) lies between -log2(1 - a + a / V) (at p = 1)
+      and log2(V / a) (at p = 0); the width is Delta(a) = log2(1 + (1 - a) V / a), printed for the
+      eight a of the authors' grid [SOURCE: sublora/sublora_pipeline.py:556, :641 @c606ea6]: 28.90
+      bits at 1e-4 down to 15.62 at 0.5. A scan of p in [0, 1] finds the same width.
+  [3] What smoothing costs: at p = 1 about a / ln 2 bits; smoothing lowers the loss exactly when
+      p < 1 / V; raw and smoothed losses side by side for a few p.
+  [4] A toy model (100,000 true-token probabilities drawn from a fixed mixture, seed 12): mean
+      raw and smoothed losses, and the bound of each a with the complexity of the worked example
+      of Chapter 14; the mean loss is lowest at a middle a, and the bound lowest at a larger a,
+      because Delta shrinks as a grows.
+  [5] The minimum over the grid must be paid for: log2 8 = 3 bits in the Occam term and ln 8
+      inside the Hoeffding root (a union bound over 8 candidates), against the code's cumulative
+      15, 23, ..., 71 bits and nothing in the Hoeffding root.
+Deterministic: numpy only, seed 12, float64; printed values rounded to 4 decimals at most.
+The figure ch12_smoothed_loss.png plots raw and smoothed loss against p.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pacbound as pb
+from script_io import save_figure
+
+SEED = 12
+V = pb.GPT2_VOCAB_SIZE  # 50,257: the vocabulary the code smooths over   [SOURCE: PL:57]
+N_TOY = 100_000  # true-token probabilities of the toy model
+# Worked example of Chapter 14 (FINDINGS_PIPELINE section 9): message of 10^5 bits, 7 extra bits.
+MESSAGE_BITS = 100_000
+BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
+N_DOCS = 8_009_762  # OpenWebText training documents (Chapter 13)
+N_SAMPLE = 10_000  # documents scored
+EPS = 0.05
+FIGURE_NAME = "ch12_smoothed_loss.png"
+
+
+def raw_bits(p: float) -> float:
+    """Surprisal of the true token in bits, -log2 p."""
+    return -math.log2(p)
+
+
+def toy_probabilities(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A toy model's probabilities of the true token: often confident, sometimes badly wrong.
+
+    60 %: p ~ Beta(8, 1) (confident and right), 30 %: p log-uniform in [1e-4, 1],
+    10 %: p log-uniform in [1e-9, 1e-4] (the true token all but ruled out).
+    """
+    kind = rng.choice(3, size=n, p=[0.6, 0.3, 0.1])
+    confident = rng.beta(8.0, 1.0, size=n)
+    middle = 10.0 ** rng.uniform(-4.0, 0.0, size=n)
+    wrong = 10.0 ** rng.uniform(-9.0, -4.0, size=n)
+    return np.where(kind == 0, confident, np.where(kind == 1, middle, wrong))
+
+
+def complexity_nats(extra_bits: float) -> float:
+    """(L + 2 log2 L + extra bits) ln 2: the code's `div` for a message of L bits."""
+    return (MESSAGE_BITS + 2 * math.log2(MESSAGE_BITS) + extra_bits) * math.log(2)
+
+
+def bound(train_error: float, alpha: float, extra_bits: float, eps: float = EPS) -> float:
+    return pb.subsampling_bound(
+        train_error=train_error,
+        loss_range=pb.loss_range(alpha, V),
+        complexity_nats=complexity_nats(extra_bits),
+        n_population=N_DOCS,
+        n_sample=N_SAMPLE,
+        eps=eps,
+    )
+
+
+def block1_unbounded() -> None:
+    print("[1] Raw surprisal -log2 p grows without limit as p shrinks")
+    for p in (0.5, 1e-2, 1e-6, 1e-12, 1e-30, 1e-300):
+        print(f"    p = {p:.0e}:  {raw_bits(p):9.4f} bits")
+    assert raw_bits(1e-300) > 996 and raw_bits(1e-12) > 39.86
+    print("    any bound of the form 'loss in [0, Delta]' fails: there is no finite Delta")
+
+
+def block2_ranges() -> None:
+    print(
+        f"[2] Smoothed surprisal -log2((1 - a) p + a / V), V = {V:,}: its range for the code's grid"
+    )
+    print("    a        min (p = 1)  max (p = 0)   Delta = max - min   log2(1 + (1 - a) V / a)")
+    p_scan = np.linspace(0.0, 1.0, 200_001)
+    for alpha in pb.ALPHA_GRID:
+        lo = pb.smoothed_nll_bits(1.0, alpha, V)
+        hi = pb.smoothed_nll_bits(0.0, alpha, V)
+        delta = pb.loss_range(alpha, V)
+        assert abs((hi - lo) - delta) < 1e-9 and abs(hi - math.log2(V / alpha)) < 1e-9
+        scan = pb.smoothed_nll_bits(p_scan, alpha, V)
+        assert abs((scan.max() - scan.min()) - delta) < 1e-9
+        print(f"    {alpha:<8g} {lo:10.4f}   {hi:10.4f}   {hi - lo:12.4f}   {delta:18.4f}")
+    assert round(pb.loss_range(1e-4, V), 2) == 28.90 and round(pb.loss_range(0.5, V), 2) == 15.62
+    print(f"    a scan of {p_scan.size:,} values of p in [0, 1] gives the same widths (to 1e-9)")
+    print(f"    for comparison, log2 V = {math.log2(V):.4f} bits: a uniform guess")
+
+
+def block3_cost() -> None:
+    print("[3] What smoothing costs and what it saves")
+    for alpha in (0.01, 0.1, 0.5):
+        at_one = pb.smoothed_nll_bits(1.0, alpha, V)
+        approx = alpha / math.log(2)
+        print(f"    a = {alpha:<4g}: loss at p = 1 is {at_one:.4f} bits (a / ln 2 = {approx:.4f})")
+    assert abs(pb.smoothed_nll_bits(1.0, 0.01, V) - 0.01 / math.log(2)) < 1e-4
+    print(f"    smoothing lowers the loss exactly when p < 1 / V = {1 / V:.3e}:")
+    print("    p          raw      a = 0.01   a = 0.1   a = 0.5")
+    for p in (0.99, 0.9, 0.5, 0.1, 1e-3, 1 / V, 1e-6, 1e-9):
+        row = [pb.smoothed_nll_bits(p, a, V) for a in (0.01, 0.1, 0.5)]
+        name = "1/V" if p == 1 / V else f"{p:.0e}" if p < 0.01 else f"{p:g}"
+        print(f"    {name:<9} {raw_bits(p):8.4f} " + " ".join(f"{x:9.4f}" for x in row))
+        for a, x in zip((0.01, 0.1, 0.5), row, strict=True):
+            if p > 1 / V:
+                assert x > raw_bits(p)
+            elif p < 1 / V:
+                assert x < raw_bits(p)
+            else:
+                assert abs(x - raw_bits(p)) < 1e-9, a
+
+
+def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
+    print(f"[4] A toy model: {N_TOY:,} true-token probabilities (seed {SEED}), mean loss per a")
+    raw = -np.log2(p)
+    print(f"    raw mean surprisal {raw.mean():.4f} bits, largest {raw.max():.4f} bits")
+    print("    complexity of Chapter 14's example with 10 extra bits (7 + log2 8);")
+    print(f"    N = {N_DOCS:,} documents, n = {N_SAMPLE:,}, eps = {EPS}")
+    print("    a        mean smoothed loss   Delta     bound (bits per token)")
+    means, bounds = [], []
+    for alpha in pb.ALPHA_GRID:
+        m = float(pb.smoothed_nll_bits(p, alpha, V).mean())
+        b = bound(m, alpha, BASE_EXTRA_BITS + 3)
+        means.append(m)
+        bounds.append(b)
+        print(f"    {alpha:<8g} {m:14.4f}    {pb.loss_range(alpha, V):8.4f}   {b:8.4f}")
+    best, lowest_loss = int(np.argmin(bounds)), int(np.argmin(means))
+    assert 0 < lowest_loss < best < len(bounds) - 1  # both minima inside the grid, in this order
+    low = pb.ALPHA_GRID[lowest_loss]
+    print(f"    lowest mean loss at a = {low:g} (capping the badly wrong tokens")
+    print("    helps until the cost on the confident ones takes over);")
+    print(
+        f"    lowest bound at a = {pb.ALPHA_GRID[best]:g}: {bounds[best]:.4f} bits per token, since"
+    )
+    print("    Delta keeps falling as a grows and multiplies the complexity term")
+    return means, best
+
+
+def block5_union(means: list[float]) -> None:
+    print("[5] Paying for the minimum over the grid of 8 values of a")
+    k = len(pb.ALPHA_GRID)
+    r = N_SAMPLE / (N_SAMPLE + N_DOCS)
+    plain = -math.log((1 - r) * EPS)
+    print("    union bound: each a at confidence eps / 8;")
+    print(f"    Occam term: + log2 8 = {math.log2(k):g} bits of complexity")
+    print(f"    Hoeffding root: -ln((1 - r) eps) = {plain:.4f} becomes {plain + math.log(k):.4f}")
+    code_bits = [BASE_EXTRA_BITS + 8 * (j + 1) for j in range(k)]
+    print(
+        "    the code's charge for a (cumulative, sublora_pipeline.py:637): "
+        + ", ".join(str(b) for b in code_bits)
+        + " bits"
+    )
+    code = [bound(m, a, b) for m, a, b in zip(means, pb.ALPHA_GRID, code_bits, strict=True)]
+    paid = pb.union_over_grid(
+        train_errors=means,
+        loss_ranges=[pb.loss_range(a, V) for a in pb.ALPHA_GRID],
+        complexity_nats=complexity_nats(BASE_EXTRA_BITS),
+        n_population=N_DOCS,
+        n_sample=N_SAMPLE,
+        eps=EPS,
+    )
+    print(f"    toy model: the code's minimum {min(code):.4f}, the union-bound minimum {paid:.4f},")
+    print(f"    difference {paid - min(code):+.4f} bits per token")
+    assert paid > min(code)
+
+
+def draw_figure() -> None:
+    p = np.logspace(-12, 0, 600)
+    colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]  # Okabe-Ito
+    fig, ax = plt.subplots(figsize=(8.0, 4.8))
+    ax.plot(p, -np.log2(p), color="#000000", lw=2.0, label="raw: -log2 p (no upper limit)")
+    for colour, alpha in zip(colours, (1e-4, 0.01, 0.1, 0.5), strict=True):
+        ax.plot(
+            p,
+            pb.smoothed_nll_bits(p, alpha, V),
+            color=colour,
+            lw=1.8,
+            ls="--",
+            label=f"smoothed, a = {alpha:g} (cap {math.log2(V / alpha):.1f} bits)",
+        )
+    ax.axvline(1 / V, color="#777777", lw=0.8, ls=":")
+    ax.text(1.3 / V, 36, "p = 1/V", fontsize=8, color="#555555")
+    ax.set_xscale("log")
+    ax.set_ylim(0, 40)
+    ax.set_xlabel("probability p the model gives the true token")
+    ax.set_ylabel("loss (bits)")
+    ax.set_title(
+        "Smoothing caps the loss at log2(V / a); above p = 1/V it adds a little", fontsize=10
+    )
+    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.text(0.99, 0.01, "drawn by ch12_smoothing.py", ha="right", fontsize=7, color="#555555")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 12 -- prediction smoothing (ch12_smoothing.py)")
+    block1_unbounded()
+    block2_ranges()
+    block3_cost()
+    p = toy_probabilities(np.random.default_rng(SEED), N_TOY)
+    means, _ = block4_toy_model(p)
+    block5_union(means)
+    draw_figure()
+    print(f"Figure: {FIGURE_NAME}")
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""Chapter 14: the subsampling bound of the authors' code, term by term, on the worked example.
+
+Claims, numbered as the output blocks (inputs of shared/design/FINDINGS_PIPELINE.md section 9,
+obtained there by running the authors' `llm_subsampling_bound`, sublora/bounds/compute_bounds.py:5-9
+@c606ea6; here computed with pacbound.subsampling_bound, which has the same semantics):
+  [1] Inputs and the split of eps: K = L + 2 log2 L = 100,033.22 bits; r = n / (n + N) =
+      1.24844e-3; r eps = 6.2422e-5; (1 - r) eps = 0.049938.
+  [2] First alpha (15 extra bits): div = 69,348.14 nats; term 1 = 0.065840; term 2 = 0.012241;
+      complexity = 0.078081; units: nats inside the roots, bits per token outside.
+  [3] Every row of the table: alpha, extra bits (cumulative), Delta, bound; each matches the
+      section's value to 4 decimals; the reported value is the minimum, 6.2197 at alpha = 0.5.
+  [4] With N = 8,009,762 (the real document count) and alpha = 0.1: 6.4664 with the 55 bits the
+      loop charges there (6.4662 with 15 bits, the value section 9 quotes).
+  [5] Top-1 analogue: train error 0.9, Delta 1, 7 extra bits: 0.97808.
+  [6] What each piece contributes at alpha = 0.5, and how the two roots move with n.
+  [7] Units: the code converts bits to nats (x ln 2); passing the bit count instead would inflate
+      the Occam root by sqrt(1 / ln 2) = 1.2011.
+Deterministic: float64 arithmetic of closed formulas; values rounded as printed.
+The figure ch14_bound_terms.png stacks the pieces of the bound for each alpha.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import pacbound as pb
+from script_io import save_figure
+
+TRAIN_ERROR = 5.0  # bits per token, held fixed for every alpha (toy input)
+MESSAGE_BITS = 100_000  # L, the compressed model's message length (toy input)
+N_POP = 8_000_000  # N in the worked example (toy input)
+N_DOCS = 8_009_762  # the real document count, sublora_pipeline.py:59
+N_SAMPLE = 10_000  # n, bound_samples, config/sublora_bounds.yaml:36
+EPS = 0.05  # compute_bounds.py:5
+V = pb.GPT2_VOCAB_SIZE  # sublora_pipeline.py:57
+BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
+ALPHA_STEP_BITS = 8  # np.ceil(len(alpha_array)), added per alpha, sublora_pipeline.py:637
+# FINDINGS_PIPELINE.md section 9: alpha -> (extra bits, Delta, bound).
+SECTION9 = {
+    1e-4: (15, 28.9046, 7.2569),
+    1e-3: (23, 25.5814, 6.9975),
+    5e-3: (31, 23.2537, 6.8158),
+    0.01: (39, 22.2464, 6.7372),
+    0.05: (47, 19.8650, 6.5513),
+    0.1: (55, 18.7870, 6.4672),
+    0.25: (63, 17.2020, 6.3434),
+    0.5: (71, 15.6171, 6.2197),
+}
+FIGURE_NAME = "ch14_bound_terms.png"
+
+
+def prefix_bits(message_bits: float) -> float:
+    """K = L + 2 log2 L: the prefix-free length the code charges (bound_utils.py:222)."""
+    return message_bits + 2 * math.log2(message_bits)
+
+
+def div_nats(extra_bits: float) -> float:
+    """The code's divergence: (K + extra bits) ln 2 nats (sublora_pipeline.py:629, :638)."""
+    return (prefix_bits(MESSAGE_BITS) + extra_bits) * math.log(2)
+
+
+def roots(div: float, n_pop: int, n_sample: int, eps: float = EPS) -> tuple[float, float]:
+    """The two square roots of the bound (compute_bounds.py:7), before multiplying by Delta."""
+    r = n_sample / (n_sample + n_pop)
+    occam = math.sqrt((div - math.log(r * eps)) / (2 * n_pop))
+    hoeffding = math.sqrt(-math.log((1 - r) * eps) / (2 * n_sample))
+    return occam, hoeffding
+
+
+def code_extra_bits() -> list[int]:
+    """The extra bits each alpha is charged: 7 + 8, 7 + 16, ... (the loop adds 8 each time)."""
+    return [BASE_EXTRA_BITS + ALPHA_STEP_BITS * (j + 1) for j in range(len(pb.ALPHA_GRID))]
+
+
+def block1_inputs() -> None:
+    print("[1] Inputs (toy values of the worked example) and the split of eps")
+    print(
+        f"    train error {TRAIN_ERROR} bits per token; message L = {MESSAGE_BITS:,} bits; "
+        f"N = {N_POP:,}; n = {N_SAMPLE:,}; eps = {EPS}; V = {V:,}"
+    )
+    k = prefix_bits(MESSAGE_BITS)
+    r = N_SAMPLE / (N_SAMPLE + N_POP)
+    print(f"    K = L + 2 log2 L = {k:,.2f} bits")
+    print(
+        f"    r = n / (n + N) = {r:.5e}; r eps = {r * EPS:.4e} (Occam part); "
+        f"(1 - r) eps = {(1 - r) * EPS:.6f} (Hoeffding part)"
+    )
+    assert round(k, 2) == 100_033.22 and f"{r:.5e}" == "1.24844e-03"
+    assert f"{r * EPS:.4e}" == "6.2422e-05" and round((1 - r) * EPS, 6) == 0.049938
+
+
+def block2_first_alpha() -> None:
+    extra = code_extra_bits()[0]
+    div = div_nats(extra)
+    occam, hoeffding = roots(div, N_POP, N_SAMPLE)
+    print(f"[2] First alpha ({pb.ALPHA_GRID[0]:g}, {extra} extra bits), term by term")
+    print(f"    div = (K + {extra}) x ln 2 = {div:,.2f} nats")
+    print(
+        f"    term 1 = sqrt((div - ln(r eps)) / (2 N)) = {occam:.6f}   (nats / documents, no unit)"
+    )
+    print(f"    term 2 = sqrt(-ln((1 - r) eps) / (2 n)) = {hoeffding:.6f}")
+    print(f"    complexity = term 1 + term 2 = {occam + hoeffding:.6f}")
+    delta = pb.loss_range(pb.ALPHA_GRID[0], V)
+    b = TRAIN_ERROR + delta * (occam + hoeffding)
+    print(
+        f"    bound = {TRAIN_ERROR} + Delta x complexity = {TRAIN_ERROR} + {delta:.4f} x "
+        f"{occam + hoeffding:.6f} = {b:.4f} bits per token"
+    )
+    assert round(div, 2) == 69_348.14 and round(occam, 6) == 0.065840
+    assert round(hoeffding, 6) == 0.012241 and round(occam + hoeffding, 6) == 0.078081
+    assert round(b, 4) == 7.2569
+
+
+def bound_rows(n_pop: int) -> list[tuple[float, int, float, float]]:
+    rows = []
+    for alpha, extra in zip(pb.ALPHA_GRID, code_extra_bits(), strict=True):
+        delta = pb.loss_range(alpha, V)
+        b = pb.subsampling_bound(
+            train_error=TRAIN_ERROR,
+            loss_range=delta,
+            complexity_nats=div_nats(extra),
+            n_population=n_pop,
+            n_sample=N_SAMPLE,
+            eps=EPS,
+        )
+        rows.append((alpha, extra, delta, b))
+    return rows
+
+
+def block3_table() -> None:
+    print("[3] Every alpha of the grid, as the code's loop charges it")
+    print("    alpha    extra bits   Delta (bits)   bound (bits per token)")
+    rows = bound_rows(N_POP)
+    for alpha, extra, delta, b in rows:
+        print(f"    {alpha:<8g} {extra:>6}      {delta:10.4f}     {b:10.4f}")
+        want_extra, want_delta, want_bound = SECTION9[alpha]
+        assert extra == want_extra and round(delta, 4) == want_delta and round(b, 4) == want_bound
+    best = min(rows, key=lambda row: row[3])
+    print(
+        f"    reported: the minimum, {best[3]:.4f} at alpha = {best[0]:g} (train error held fixed"
+    )
+    print("    here; in a real run the smoothed loss changes with alpha, see Chapter 12)")
+    assert best[0] == 0.5 and round(best[3], 4) == 6.2197
+
+
+def block4_real_n() -> None:
+    print(f"[4] The real document count N = {N_DOCS:,} at alpha = 0.1")
+    delta = pb.loss_range(0.1, V)
+    for extra, note in (
+        (55, "the 55 bits the loop charges at alpha = 0.1"),
+        (15, "15 bits, the first alpha's charge"),
+    ):
+        b = pb.subsampling_bound(
+            train_error=TRAIN_ERROR,
+            loss_range=delta,
+            complexity_nats=div_nats(extra),
+            n_population=N_DOCS,
+            n_sample=N_SAMPLE,
+            eps=EPS,
+        )
+        print(f"    {note}: {b:.4f}")
+        assert round(b, 4) == {55: 6.4664, 15: 6.4662}[extra]
+
+
+def block5_top1() -> None:
+    print("[5] Top-1 error analogue: train error 0.9, Delta = 1 (an error rate lies in [0, 1])")
+    b = pb.subsampling_bound(
+        train_error=0.9,
+        loss_range=1.0,
+        complexity_nats=div_nats(BASE_EXTRA_BITS),
+        n_population=N_POP,
+        n_sample=N_SAMPLE,
+        eps=EPS,
+    )
+    occam, hoeffding = roots(div_nats(BASE_EXTRA_BITS), N_POP, N_SAMPLE)
+    print(
+        f"    {BASE_EXTRA_BITS} extra bits, no charge for k: 0.9 + {occam:.6f} + {hoeffding:.6f}"
+        f" = {b:.5f}"
+    )
+    assert round(b, 5) == 0.97808
+
+
+def block6_pieces() -> None:
+    alpha = 0.5
+    extra = code_extra_bits()[-1]
+    delta = pb.loss_range(alpha, V)
+    occam, hoeffding = roots(div_nats(extra), N_POP, N_SAMPLE)
+    print(f"[6] The pieces at alpha = {alpha:g}, in bits per token")
+    print(
+        f"    train error {TRAIN_ERROR:.4f} + Occam part {delta * occam:.4f} + "
+        f"Hoeffding part {delta * hoeffding:.4f} = {TRAIN_ERROR + delta * (occam + hoeffding):.4f}"
+    )
+    assert delta * occam > 5 * delta * hoeffding
+    print("    how the parts move with the number n of scored documents (same N, div, Delta):")
+    print("    n           Occam part   Hoeffding part")
+    for n in (1_000, 10_000, 100_000, 1_000_000):
+        o, h = roots(div_nats(extra), N_POP, n)
+        print(f"    {n:>9,}     {delta * o:.4f}       {delta * h:.4f}")
+    o1, h1 = roots(div_nats(extra), N_POP, 1_000)
+    o2, h2 = roots(div_nats(extra), N_POP, 100_000)
+    assert h1 > 9 * h2 and abs(o1 - o2) / o1 < 0.001
+
+
+def block7_units() -> None:
+    extra = code_extra_bits()[0]
+    occam_nats, _ = roots(div_nats(extra), N_POP, N_SAMPLE)
+    occam_bits, _ = roots(prefix_bits(MESSAGE_BITS) + extra, N_POP, N_SAMPLE)
+    print("[7] Units: div must be in nats, because Hoeffding's ln(1/eps) is in nats")
+    print(
+        f"    term 1 with div in nats {occam_nats:.6f}; with the same size in bits "
+        f"{occam_bits:.6f} (ratio {occam_bits / occam_nats:.4f}, sqrt(1 / ln 2) = "
+        f"{math.sqrt(1 / math.log(2)):.4f})"
+    )
+    assert abs(occam_bits / occam_nats - math.sqrt(1 / math.log(2))) < 1e-3
+
+
+def draw_figure() -> None:
+    rows = bound_rows(N_POP)
+    colours = ["#999999", "#0072B2", "#E69F00"]  # grey + Okabe-Ito
+    fig, ax = plt.subplots(figsize=(8.0, 4.4))
+    for j, (_alpha, extra, delta, b) in enumerate(rows):
+        occam, hoeffding = roots(div_nats(extra), N_POP, N_SAMPLE)
+        parts = [TRAIN_ERROR, delta * occam, delta * hoeffding]
+        bottom = 0.0
+        for k, (part, colour) in enumerate(zip(parts, colours, strict=True)):
+            label = ["train error (held at 5.0)", "Delta x Occam root", "Delta x Hoeffding root"][k]
+            ax.bar(
+                j,
+                part,
+                bottom=bottom,
+                color=colour,
+                edgecolor="white",
+                label=label if j == 0 else None,
+            )
+            bottom += part
+        ax.text(j, b + 0.08, f"{b:.2f}", ha="center", fontsize=8)
+    ax.set_xticks(range(len(rows)), [f"{a:g}" for a in pb.ALPHA_GRID])
+    ax.set_xlabel("smoothing weight alpha")
+    ax.set_ylabel("bits per token")
+    ax.set_ylim(0, 8.2)
+    ax.set_title("The worked example: the bound for each alpha, piece by piece", fontsize=10)
+    ax.legend(fontsize=8, frameon=False, loc="upper right", ncol=3)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.text(0.99, 0.01, "drawn by ch14_complete_bound.py", ha="right", fontsize=7, color="#555555")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME, dpi=110)
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 14 -- the subsampling bound, term by term (ch14_complete_bound.py)")
+    block1_inputs()
+    block2_first_alpha()
+    block3_table()
+    block4_real_n()
+    block5_top1()
+    block6_pieces()
+    block7_units()
+    draw_figure()
+    print(f"Figure: {FIGURE_NAME}")
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
