@@ -1,8 +1,15 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
-Now: GPT-2 facts and parameter counts (Chapter 5). Later chapters add the bound formulas.
+Now: GPT-2 facts and parameter counts (Chapter 5); quantization, arithmetic coding and message
+length (Chapters 15-17). Later chapters add the bound formulas.
 """
 
+from pacbound.arithmetic import (
+    arithmetic_code_length_bits,
+    arithmetic_decode,
+    arithmetic_encode,
+    symbol_counts,
+)
 from pacbound.gpt2 import (
     GPT2_CONTEXT,
     GPT2_VOCAB_SIZE,
@@ -10,6 +17,12 @@ from pacbound.gpt2 import (
     VOCAB_PAD_MULTIPLE,
     padded_vocab_size,
     random_guess_bits_per_token,
+)
+from pacbound.message import (
+    MessageParts,
+    empirical_entropy_bits,
+    message_length_bits,
+    message_parts,
 )
 from pacbound.params import (
     ComponentCounts,
@@ -24,6 +37,7 @@ from pacbound.params import (
     linear_params,
     lora_factor_count,
 )
+from pacbound.quantize import dequantize, quantize_uniform
 
 __all__ = [
     "GPT2_CONTEXT",
@@ -32,8 +46,14 @@ __all__ = [
     "VOCAB_PAD_MULTIPLE",
     "ComponentCounts",
     "GPT2Pieces",
+    "MessageParts",
+    "arithmetic_code_length_bits",
+    "arithmetic_decode",
+    "arithmetic_encode",
     "authors_num_params",
     "block_params",
+    "dequantize",
+    "empirical_entropy_bits",
     "gpt2_components",
     "gpt2_lora_params",
     "gpt2_params",
@@ -41,6 +61,10 @@ __all__ = [
     "layernorm_params",
     "linear_params",
     "lora_factor_count",
+    "message_length_bits",
+    "message_parts",
     "padded_vocab_size",
+    "quantize_uniform",
     "random_guess_bits_per_token",
+    "symbol_counts",
 ]
