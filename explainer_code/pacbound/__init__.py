@@ -1,6 +1,6 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
-Now: GPT-2 facts and parameter counts (Chapter 5). Later chapters add the bound formulas.
+GPT-2 facts and parameter counts (Chapter 5); Hoeffding, Occam, prefix codes (Chapters 9-11).
 """
 
 from pacbound.gpt2 import (
@@ -10,6 +10,12 @@ from pacbound.gpt2 import (
     VOCAB_PAD_MULTIPLE,
     padded_vocab_size,
     random_guess_bits_per_token,
+)
+from pacbound.occam import (
+    hoeffding_bound,
+    kraft_sum,
+    occam_bound,
+    prefix_code_bits,
 )
 from pacbound.params import (
     ComponentCounts,
@@ -38,9 +44,13 @@ __all__ = [
     "gpt2_lora_params",
     "gpt2_params",
     "gpt2_pieces",
+    "hoeffding_bound",
+    "kraft_sum",
     "layernorm_params",
     "linear_params",
     "lora_factor_count",
+    "occam_bound",
     "padded_vocab_size",
+    "prefix_code_bits",
     "random_guess_bits_per_token",
 ]
