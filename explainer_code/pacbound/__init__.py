@@ -1,7 +1,7 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
-Now: GPT-2 facts and parameter counts (Chapter 5); quantization, arithmetic coding and message
-length (Chapters 15-17). Later chapters add the bound formulas.
+GPT-2 facts and parameter counts (Chapter 5); Hoeffding, Occam, prefix codes (Chapters 9-11);
+quantization, arithmetic coding and message length (Chapters 15-17).
 """
 
 from pacbound.arithmetic import (
@@ -23,6 +23,12 @@ from pacbound.message import (
     empirical_entropy_bits,
     message_length_bits,
     message_parts,
+)
+from pacbound.occam import (
+    hoeffding_bound,
+    kraft_sum,
+    occam_bound,
+    prefix_code_bits,
 )
 from pacbound.params import (
     ComponentCounts,
@@ -58,12 +64,16 @@ __all__ = [
     "gpt2_lora_params",
     "gpt2_params",
     "gpt2_pieces",
+    "hoeffding_bound",
+    "kraft_sum",
     "layernorm_params",
     "linear_params",
     "lora_factor_count",
     "message_length_bits",
     "message_parts",
+    "occam_bound",
     "padded_vocab_size",
+    "prefix_code_bits",
     "quantize_uniform",
     "random_guess_bits_per_token",
     "symbol_counts",
