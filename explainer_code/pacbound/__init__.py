@@ -1,7 +1,8 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
 GPT-2 facts and parameter counts (Chapter 5); Hoeffding, Occam, prefix codes (Chapters 9-11);
-quantization, arithmetic coding and message length (Chapters 15-17).
+prediction smoothing and the subsampling bound (Chapters 12-14); quantization, arithmetic coding
+and message length (Chapters 15-17).
 """
 
 from pacbound.arithmetic import (
@@ -44,8 +45,11 @@ from pacbound.params import (
     lora_factor_count,
 )
 from pacbound.quantize import dequantize, quantize_uniform
+from pacbound.smoothing import ALPHA_GRID, loss_range, smoothed_nll_bits
+from pacbound.subsampling import subsampling_bound, union_over_grid
 
 __all__ = [
+    "ALPHA_GRID",
     "GPT2_CONTEXT",
     "GPT2_VOCAB_SIZE",
     "NANOGPT_VOCAB_SIZE",
@@ -69,6 +73,7 @@ __all__ = [
     "layernorm_params",
     "linear_params",
     "lora_factor_count",
+    "loss_range",
     "message_length_bits",
     "message_parts",
     "occam_bound",
@@ -76,5 +81,8 @@ __all__ = [
     "prefix_code_bits",
     "quantize_uniform",
     "random_guess_bits_per_token",
+    "smoothed_nll_bits",
+    "subsampling_bound",
     "symbol_counts",
+    "union_over_grid",
 ]
