@@ -35,6 +35,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
+from pacbound import arithmetic as pb_arith
 from pacbound.arithmetic import encode_to_bits
 from script_io import save_figure
 
@@ -138,6 +139,14 @@ def block1_toy() -> list[tuple[Fraction, Fraction]]:
     back = pb.arithmetic_decode(data, TOY_COUNTS, len(TOY_SEQUENCE)).tolist()
     print(f"    as bytes: {data.hex()} (hex); decoded: {' '.join(TOY_NAMES[s] for s in back)}")
     assert back == list(TOY_SEQUENCE)
+    longer = (*TOY_SEQUENCE, 0, 0, 0)
+    ideal_longer = -math.log2(exact_intervals(longer, TOY_COUNTS)[-1][1])
+    n_longer = len(encode_to_bits(longer, TOY_COUNTS))
+    print(
+        f"    three more a's: each adds log2(8/5) = {math.log2(8 / 5):.3f} bits; surprisal "
+        f"{ideal_longer:.3f} bits, the coder writes {n_longer} bits"
+    )
+    assert ideal_longer - 1 <= n_longer < ideal_longer + 2
     return intervals
 
 
@@ -233,6 +242,12 @@ def block4_real_coder(codes: np.ndarray, counts: np.ndarray) -> None:
         f"difference {n_bits - authors:+d} bits"
     )
     print(f"    decoded back: {np.array_equal(back, codes)} (all {D:,} symbols equal)")
+    print(
+        f"    the coder: {pb_arith.PRECISION}-bit integer state, counts totalling at most "
+        f"2^{pb_arith.MAX_TOTAL.bit_length() - 1}; output between -log2 W - 1 and -log2 W + 2 "
+        "bits, W the product of the model probabilities of the symbols sent"
+    )
+    assert pb_arith.PRECISION == 32 and pb_arith.MAX_TOTAL == 2**30
     assert np.array_equal(back, codes)
     assert abs(n_bits - authors) <= 2
     assert D * h - 1 <= n_bits < D * h + 2
