@@ -239,6 +239,17 @@ def test_quantizer_bins_are_symmetric_and_errors_bounded() -> None:
     assert np.all(np.diff(book.astype(np.float64)) > 0)
 
 
+def test_quantizer_float32_means_in_float32() -> None:
+    # The authors' code averages a float32 vector in float32 before casting to float16.
+    rng = np.random.default_rng(11)
+    w = (rng.standard_t(df=3, size=20_000) * 0.01).astype(np.float32)
+    codes, book = pb.quantize_uniform(w, 11)
+    for k in range(11):
+        members = w[codes == k]
+        if members.size:
+            assert book[k] == np.float16(np.mean(members, dtype=np.float32))
+
+
 def test_quantizer_empty_bin_keeps_left_edge() -> None:
     codes, book = pb.quantize_uniform([-1.0, 1.0], 3)
     assert codes.tolist() == [0, 2]

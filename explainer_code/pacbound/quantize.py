@@ -5,8 +5,8 @@ get_random_symbols_and_codebook, @c606ea6]:
 
 1. m = max|w|; the interval [-m - 1e-6, m + 1e-6] is cut into `levels` bins of equal width;
 2. each number's code is the index of its bin (0 .. levels - 1);
-3. each bin's codebook entry is the mean of the numbers that fell into it (an empty bin keeps its
-   left edge, a value that no code uses);
+3. each bin's codebook entry is the mean of the numbers that fell into it, computed in the input's
+   float type (an empty bin keeps its left edge, a value that no code uses);
 4. the codebook is stored as float16, so the decoded vector is `codebook[codes]` in float16.
 
 Left out: the k-means codebook (`use_kmeans`) and quantization-aware training, both switched off
@@ -37,7 +37,10 @@ def quantize_uniform(
     """
     if levels < 1:
         raise ValueError("levels must be at least 1")
-    vec = np.asarray(w, dtype=np.float64).ravel()
+    given = np.asarray(w).ravel()
+    if not np.issubdtype(given.dtype, np.floating):
+        given = given.astype(np.float64)
+    vec = given.astype(np.float64)
     if vec.size == 0:
         raise ValueError("cannot quantize an empty vector")
     if not np.all(np.isfinite(vec)):
@@ -45,9 +48,12 @@ def quantize_uniform(
     largest = float(np.max(np.abs(vec)))
     edges = np.linspace(-largest - EDGE_MARGIN, largest + EDGE_MARGIN, levels + 1)
     codes = (np.digitize(vec, edges) - 1).astype(np.int64)
-    sums = np.bincount(codes, weights=vec, minlength=levels)
-    counts = np.bincount(codes, minlength=levels)
-    centroids = np.where(counts > 0, sums / np.maximum(counts, 1), edges[:levels])
+    # Bin means in the input's own float type, as np.mean computes them in the authors' code, so
+    # that a float32 vector gets the very same float16 codebook.
+    centroids = np.array(
+        [float(np.mean(given[codes == k])) if np.any(codes == k) else edges[k]
+         for k in range(levels)]
+    )  # fmt: skip
     return codes, centroids.astype(np.float16)
 
 
