@@ -1,6 +1,7 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
 GPT-2 facts and parameter counts (Chapter 5); Hoeffding, Occam, prefix codes (Chapters 9-11).
+The Markov source of Chapters 9-11 is the submodule `pacbound.markov` (import it by name).
 """
 
 from pacbound.gpt2 import (
