@@ -81,6 +81,7 @@ def block1_source(chain: np.ndarray) -> dict[str, float]:
         f"[1] Source: Markov chain, V = {VOCAB} tokens, documents of {DOC_LENGTH} tokens, rows "
         f"Dirichlet({CONCENTRATION}), seed {SOURCE_SEED}"
     )
+    print(f"    {VOCAB + 1} distributions: one per previous token, one for the first token")
     print(f"    entropy rate (best possible loss)     {h:.3f} bits per token")
     print(f"    random guess, log2 V                  {guess:.3f} bits per token")
     print(f"    best possible top-1 error (exact)     {bayes_err:.3f}")

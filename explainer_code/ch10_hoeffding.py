@@ -151,8 +151,9 @@ def block4_selection() -> dict[str, list[float]]:
     print(
         f"[4] k hypotheses, each a fair coin guessing a fair-coin label (true error 0.5); pick "
         f"the lowest training error on n = {SELECT_N} (seed {SELECT_SEED}, "
-        f"{SELECT_REPEATS:,} redraws)"
+        f"{SELECT_REPEATS:,} redraws); eps = {EPS}"
     )
+    print("    single slack = sqrt(ln(1/eps) / (2n)); union slack = sqrt(ln(k/eps) / (2n))")
     print(
         f"    the single-hypothesis slack {single:.4f} fails for one fixed hypothesis with "
         f"probability q = {float(q):.5f}"

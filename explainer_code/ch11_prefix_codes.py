@@ -12,7 +12,7 @@ Claims, numbered as the output blocks:
       sum below 1 (1 - 2^-J up to length 2^J - 1); the authors' K = L + 2 log2 L
       [SOURCE: sublora/bounds/bound_utils.py:222 @c606ea6] is within one bit of gamma, but as
       a code over all bit strings its Kraft sum tends to pi^2/6, which one extra bit repairs.
-      Header sizes for message lengths up to the authors' toy message of 115,840 bits.
+      Header sizes for message lengths from 10 to 10^8 bits.
   [4] A prior from a code: a two-part code over predictors on the Markov source of Chapter 9
       (a flag bit, then a constant token in 4 bits or a 17-entry table in 68 bits) has Kraft
       sum 1, so 2^(-K) is a probability distribution.
@@ -52,7 +52,7 @@ AMBIGUOUS = "0110"
 KRAFT_CASES = ((1, 2, 3, 3), (2, 2, 2, 3, 3), (1, 3, 3, 3, 4, 4), (1, 1, 2), (2, 2, 2, 2, 3))
 MAX_LENGTHS = (7, 63, 1023)  # 2^J - 1: gamma's sum is then exactly 1 - 2^-J
 HEADER_L = (10, 68, 1_000, 115_840, 10**6, 10**8)
-AUTHORS_TOY_MESSAGE = 115_840  # bits [SOURCE: FINDINGS_PIPELINE.md section 5, run]
+EXAMPLE_MESSAGE = 115_840  # bits: an example length, for scale
 FLAG_BITS = 1
 TOKEN_BITS = 4  # log2 VOCAB
 TRAIN_DOCS = (10, 30, 100, 300, 1_000, 3_000)
@@ -219,10 +219,10 @@ def block3_lengths() -> None:
         )
         assert two_log - 1 < gamma_bits(length) <= two_log + 1
         assert length < 100 or delta_bits(length) < gamma_bits(length)
-    toy = pb.prefix_code_bits(AUTHORS_TOY_MESSAGE)
+    toy = pb.prefix_code_bits(EXAMPLE_MESSAGE)
     print(
-        f"    the authors' toy message of {AUTHORS_TOY_MESSAGE:,} bits: K = {toy:,.1f}; the header "
-        f"is {(toy - AUTHORS_TOY_MESSAGE) / AUTHORS_TOY_MESSAGE:.3%} of the message"
+        f"    a message of {EXAMPLE_MESSAGE:,} bits: K = {toy:,.1f}; the header "
+        f"is {(toy - EXAMPLE_MESSAGE) / EXAMPLE_MESSAGE:.3%} of the message"
     )
 
 
