@@ -131,23 +131,67 @@ def script_name(n: int, slug: str) -> str:
     return f"ch{n:02d}_{slug.replace('-', '_')}.py"
 
 
-def nav_with_chapter(yml: str, n: int, title: str, page: str) -> str:
-    """mkdocs.yml with `- "N. Title": chapters/...` added under Chapters, in chapter order.
+# The book's parts (docs/book.md's table of contents): chapters 1-8, 9-14, 15-20, 21-26.
+PARTS = ((8, "Part I. Foundations"), (14, "Part II. Bounds"), (20, "Part III. Compression"),
+         (26, "Part IV. The bound, computed"))
 
-    >>> yml = 'nav:\\n  - Chapters:\\n      - "5. T": chapters/05-t.md\\n      - "N": n.ipynb\\n'
+
+def part_of(n: int) -> str:
+    """The nav section of chapter `n`: `part_of(9)` -> 'Part II. Bounds'."""
+    return next((title for last, title in PARTS if n <= last), PARTS[-1][1])
+
+
+def nav_with_chapter(yml: str, n: int, title: str, page: str) -> str:
+    """mkdocs.yml with `- "N. Title": chapters/...` added under the chapter's Part, in chapter
+    order; the Part's section is created (after the Parts before it) when it is new.
+
+    >>> yml = ('nav:\\n  - "Part I. Foundations":\\n      - "5. T": chapters/05-t.md\\n'
+    ...        '      - "N": n.ipynb\\n  - "Part II. Bounds":\\n'
+    ...        '      - "12. S": chapters/12-s.md\\n  - Reference:\\n      - glossary.md\\n')
     >>> print(nav_with_chapter(yml, 9, "G", "chapters/09-g.md"), end="")
     nav:
-      - Chapters:
+      - "Part I. Foundations":
           - "5. T": chapters/05-t.md
-          - "9. G": chapters/09-g.md
           - "N": n.ipynb
+      - "Part II. Bounds":
+          - "9. G": chapters/09-g.md
+          - "12. S": chapters/12-s.md
+      - Reference:
+          - glossary.md
+    >>> print(nav_with_chapter(yml, 21, "P", "chapters/21-p.md"), end="")
+    nav:
+      - "Part I. Foundations":
+          - "5. T": chapters/05-t.md
+          - "N": n.ipynb
+      - "Part II. Bounds":
+          - "12. S": chapters/12-s.md
+      - "Part IV. The bound, computed":
+          - "21. P": chapters/21-p.md
+      - Reference:
+          - glossary.md
     """
     lines = yml.split("\n")
     entry = f'"{n}. {title}": {page}'
-    start = next((i for i, line in enumerate(lines) if line.strip() == "- Chapters:"), None)
+    part = part_of(n)
+    headers = {i: line.strip()[2:].rstrip(":").strip('"') for i, line in enumerate(lines)
+               if line.startswith("  - ") and line.rstrip().endswith(":")}
+    start = next((i for i, name in headers.items() if name == part), None)
     if start is None:
-        raise ValueError("mkdocs.yml has no '- Chapters:' section in its nav")
-    insert_at, indent = start + 1, " " * (len(lines[start]) - len(lines[start].lstrip()) + 4)
+        if not any(name.startswith("Part ") for name in headers.values()):
+            raise ValueError("mkdocs.yml's nav has no 'Part ...' sections for the chapters")
+        order = [title for _, title in PARTS]
+
+        def after_part(name: str) -> bool:  # a later Part, or a section that is not a Part
+            if not name.startswith("Part "):
+                return True
+            return name in order and order.index(name) > order.index(part)
+
+        nav_start = next(i for i, line in enumerate(lines) if line.strip() == "nav:")
+        later = [i for i, name in headers.items() if i > nav_start and after_part(name)]
+        at = min(later) if later else len(lines)
+        lines[at:at] = [f'  - "{part}":', f"      - {entry}"]
+        return "\n".join(lines)
+    insert_at, indent = start + 1, "      "
     index = start + 1
     while index < len(lines) and (lines[index].startswith(indent) or not lines[index].strip()):
         match = NAV_CHAPTER.match(lines[index])

@@ -12,7 +12,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MKDOCS = """nav:
   - Home: index.md
-  - Chapters:
+  - "Part II. Bounds":
       - "5. Transformers": chapters/05-transformers.md
       - "12. Smoothing": chapters/12-smoothing.md
       - "Companion notebook": notebooks/x.ipynb

@@ -2,7 +2,8 @@
 
 GPT-2 facts and parameter counts (Chapter 5); Hoeffding, Occam, prefix codes (Chapters 9-11);
 prediction smoothing and the subsampling bound (Chapters 12-14); quantization, arithmetic coding
-and message length (Chapters 15-17).
+and message length (Chapters 15-17). The Markov source of Chapters 9-11 is the submodule
+`pacbound.markov` (import it by name).
 """
 
 from pacbound.arithmetic import (

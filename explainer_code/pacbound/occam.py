@@ -75,8 +75,8 @@ def prefix_code_bits(message_bits: float) -> float:
 
     The 2 log2 L bits stand for writing down the length L first, so that a decoder knows where
     the message ends (an Elias-style code for L costs about that much). Lengths between 0 and 1
-    are rejected: there 2 log2 L is negative and the formula stops making sense. Example: the
-    authors' toy message of 115,840 bits costs 115,840 + 2 log2 115,840 = 115,873.6 bits.
+    are rejected: there 2 log2 L is negative and the formula stops making sense. Example: a
+    message of 115,840 bits costs 115,840 + 2 log2 115,840 = 115,873.6 bits.
 
     >>> round(prefix_code_bits(115_840), 1)
     115873.6

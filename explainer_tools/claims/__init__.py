@@ -70,8 +70,8 @@ checked, skipped by rule, waived and uncited (with lines), then the blocks that 
 
 Pages: every `docs/**/*.md` except those under a `fixtures/` folder (test pages of other
 tools); notebooks (`.ipynb`) are not read. An erratum's prose lives in its front matter
-(`title`, `paper_says` or `code_does`, `problem`, `consequences`, `correction`, and each evidence item's
-`shows`, which cites the item's `output`/`block`), and is checked like the body.
+(`title`, `paper_says` or `code_does`, `problem`, `consequences`, `correction`, and each evidence
+item's `shows`, which cites the item's `output`/`block`), and is checked like the body.
 
     python -m explainer_tools claims [-v] [-q] [--root DIR] [PAGE ...]
 

@@ -1,0 +1,295 @@
+"""Chapter 9: training risk, population risk, and what "with probability 1 - eps" means.
+
+The source is a fixed random first-order Markov chain over V = 16 tokens (documents of 32 tokens,
+rows drawn from Dirichlet(0.1), seed SOURCE_SEED), so the population risk of any model is a finite
+sum computed exactly (pacbound.markov), not estimated on a test set.
+
+Claims, numbered as the output blocks:
+  [1] The source: its entropy rate (the best possible bits per token), the random-guess rate
+      log2 V and the best possible top-1 error, all exact.
+  [2] Overfitting: an add-k bigram model trained on m documents. With k = 0.01 and few documents
+      the training loss is far below the population loss; the gap closes as m grows. k = 1
+      has a smaller gap, yet no lower population loss: a small gap is not a good model.
+  [3] The exact population risk agrees with a Monte Carlo estimate on fresh documents (within
+      4 standard errors).
+  [4] "With probability at least 1 - eps over the draw of the training set": a predictor fixed
+      before the data, n = 100 documents redrawn REPEATS times; Hoeffding's bound holds in a
+      fraction of draws above 1 - eps, by more than 3 Monte Carlo standard errors, for four eps.
+      For contrast, "population <= training error" holds in about half the draws, and training
+      error + one standard error in about 84 % of them.
+  [5] Vacuous and non-vacuous: the yardsticks (log2 50,257 = 15.617 bits per token for GPT-2,
+      top-1 error 1) and a Hoeffding bound that says nothing at n = 3 and something at n = 100.
+Figure: ch09_overfitting.png (train vs population loss against m; 100 redraws of a bound).
+Deterministic: numpy Generators with fixed seeds; values that pass through matrix products are
+printed with at most 4 significant digits.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pacbound as pb
+from pacbound import markov
+
+VOCAB = 16  # tokens of the toy source
+DOC_LENGTH = 32  # tokens per document
+CONCENTRATION = 0.1  # Dirichlet parameter of each row: small = peaked, predictable rows
+SOURCE_SEED = 9  # fixes the chain itself
+DATA_SEED = 909  # training sets of block [2]
+MC_SEED = 9009  # fresh documents of block [3]
+SIM_SEED = 90009  # redraws of block [4]
+PILOT_SEED = 900009  # the pilot documents that fix block [4]'s predictor
+
+TRAIN_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096)  # documents
+SMALL_M = 256  # up to here one sample shows the gap clearly
+SMOOTHING = (0.01, 1.0)  # add-k constants
+MC_DOCS = 20_000
+N_DOCS = 100  # training set of block [4]
+PILOT_DOCS = 50
+REPEATS = 4_000
+EPS_GRID = (0.5, 0.2, 0.05, 0.01)
+EPS = 0.05
+FIGURE_NAME = "ch09_overfitting.png"
+
+
+def add_k_model(counts: np.ndarray, k: float) -> np.ndarray:
+    """q(x | s) = (c[s, x] + k) / (c[s] + k V): the add-k (Laplace for k = 1) bigram model."""
+    return (counts + k) / (counts.sum(axis=1, keepdims=True) + k * counts.shape[1])
+
+
+def train_and_population_bits(chain: np.ndarray, docs: np.ndarray, k: float) -> tuple[float, float]:
+    """Bits per token of the add-k model fitted to `docs`: on `docs` and on the population."""
+    q = add_k_model(markov.transition_counts(docs, VOCAB), k)
+    surprisal = -np.log2(q)
+    train = float(markov.per_document_loss(docs, surprisal).mean())
+    population = markov.expected_loss(chain, surprisal, DOC_LENGTH)
+    return train, population
+
+
+def sig4(x: float) -> str:
+    """At most 4 significant digits: what survives BLAS summation order."""
+    return f"{x:.4g}"
+
+
+def block1_source(chain: np.ndarray) -> dict[str, float]:
+    h = markov.entropy_rate_bits(chain, DOC_LENGTH)
+    guess = math.log2(VOCAB)
+    bayes = markov.top1_error_table(chain.argmax(axis=1), VOCAB)
+    bayes_err = markov.expected_loss(chain, bayes, DOC_LENGTH)
+    print(
+        f"[1] Source: Markov chain, V = {VOCAB} tokens, documents of {DOC_LENGTH} tokens, rows "
+        f"Dirichlet({CONCENTRATION}), seed {SOURCE_SEED}"
+    )
+    print(f"    {VOCAB + 1} distributions: one per previous token, one for the first token")
+    print(f"    entropy rate (best possible loss)     {h:.3f} bits per token")
+    print(f"    random guess, log2 V                  {guess:.3f} bits per token")
+    print(f"    best possible top-1 error (exact)     {bayes_err:.3f}")
+    print(f"    random-guess top-1 error, 1 - 1/V     {1 - 1 / VOCAB:.4f}")
+    assert 0.5 < h < guess - 1.0, "the source must be far from uniform, yet not deterministic"
+    assert 0.1 < bayes_err < 0.6
+    return {"entropy": h, "bayes_err": bayes_err}
+
+
+def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tuple]]:
+    rng = np.random.default_rng(DATA_SEED)
+    pool = markov.sample_documents(chain, max(TRAIN_SIZES), DOC_LENGTH, rng)
+    rows: dict[float, list[tuple]] = {k: [] for k in SMOOTHING}
+    print(
+        "[2] Overfitting: add-k bigram models trained on the first m documents of one sample "
+        f"(seed {DATA_SEED}); bits per token"
+    )
+    print(
+        "         m   tokens  |  k = 0.01: train  population       gap  |  k = 1: train  population"
+    )
+    for m in TRAIN_SIZES:
+        docs = pool[:m]
+        cells = []
+        for k in SMOOTHING:
+            train, pop = train_and_population_bits(chain, docs, k)
+            rows[k].append((m, train, pop))
+            cells.append((train, pop))
+        (t1, p1), (t2, p2) = cells
+        print(
+            f"    {m:6,} {m * DOC_LENGTH:8,}  |  {sig4(t1):>14} {sig4(p1):>11} {sig4(p1 - t1):>9}"
+            f"  |  {sig4(t2):>11} {sig4(p2):>11}"
+        )
+    small, big = rows[0.01][0], rows[0.01][-1]
+    print(
+        f"    k = 0.01, m = {small[0]}: training loss {sig4(small[1])} bits, population loss "
+        f"{sig4(small[2])} bits, {small[2] / small[1]:.1f} times as much"
+    )
+    print(
+        f"    k = 0.01, m = {big[0]:,}: population loss {sig4(big[2])} vs entropy rate "
+        f"{entropy:.3f}; train and population agree to {abs(big[2] - big[1]):.1g} bits"
+    )
+    gaps = {k: [pop - train for m, train, pop in rows[k] if m <= SMALL_M] for k in SMOOTHING}
+    print(
+        f"    for m <= {SMALL_M}: training loss below population loss for both k; k = 1 has the "
+        "smaller gap at every m, yet never the lower population loss"
+    )
+    for k in SMOOTHING:
+        assert all(g > 0 for g in gaps[k]), "training loss is optimistic on small samples"
+        assert all(pop > entropy for _, _, pop in rows[k]), "nothing beats the entropy rate"
+    assert all(a > b for a, b in zip(gaps[0.01], gaps[1.0], strict=True))
+    assert all(a[2] <= b[2] for a, b in zip(rows[0.01], rows[1.0], strict=True))
+    assert small[2] - small[1] > 2.0 and small[2] > 4 * small[1]
+    assert abs(big[2] - big[1]) < 0.01 and big[2] - entropy < 0.005
+    return rows
+
+
+def block3_monte_carlo(chain: np.ndarray) -> None:
+    rng = np.random.default_rng(DATA_SEED)
+    docs = markov.sample_documents(chain, 8, DOC_LENGTH, rng)
+    q = add_k_model(markov.transition_counts(docs, VOCAB), 0.01)
+    surprisal = -np.log2(q)
+    exact = markov.expected_loss(chain, surprisal, DOC_LENGTH)
+    fresh = markov.sample_documents(chain, MC_DOCS, DOC_LENGTH, np.random.default_rng(MC_SEED))
+    per_doc = markov.per_document_loss(fresh, surprisal)
+    mean = float(per_doc.mean())
+    se = float(per_doc.std(ddof=1) / math.sqrt(MC_DOCS))
+    z = (mean - exact) / se
+    print(
+        f"[3] The m = 8, k = 0.01 model on {MC_DOCS:,} fresh documents (seed {MC_SEED}): "
+        f"{sig4(mean)} bits per token, standard error {se:.2g}"
+    )
+    print(f"    exact population loss {sig4(exact)}; difference {abs(z):.2g} standard errors")
+    assert abs(z) < 4.0
+
+
+def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
+    pilot = markov.sample_documents(
+        chain, PILOT_DOCS, DOC_LENGTH, np.random.default_rng(PILOT_SEED)
+    )
+    predictions = markov.transition_counts(pilot, VOCAB).argmax(axis=1)
+    table = markov.top1_error_table(predictions, VOCAB)
+    true_risk = markov.expected_loss(chain, table, DOC_LENGTH)
+    rng = np.random.default_rng(SIM_SEED)
+    docs = markov.sample_documents(chain, REPEATS * N_DOCS, DOC_LENGTH, rng)
+    per_doc = markov.per_document_loss(docs, table).reshape(REPEATS, N_DOCS)
+    train_err = per_doc.mean(axis=1)  # one training error per redraw
+    doc_sd = float(per_doc.std())
+    print(
+        f"[4] A top-1 predictor fixed in advance (from {PILOT_DOCS} pilot documents, seed "
+        f"{PILOT_SEED}); exact population error {true_risk:.4f}"
+    )
+    print(
+        f"    training sets of n = {N_DOCS} documents drawn {REPEATS:,} times (seed {SIM_SEED}); "
+        f"Hoeffding: population error <= training error + sqrt(ln(1/eps) / (2n))"
+    )
+    print(
+        f"    training error over the draws: {train_err.min():.4f} to {train_err.max():.4f}; "
+        f"a document's error has standard deviation {doc_sd:.3f}"
+    )
+    print("    eps   slack   held: Hoeffding   1 - eps   std. error at 1 - eps   margin")
+    held_at = {}
+    for eps in EPS_GRID:
+        slack = pb.hoeffding_bound(0.0, n=N_DOCS, eps=eps)
+        held = float((train_err + slack >= true_risk).mean())
+        se = math.sqrt(eps * (1 - eps) / REPEATS)  # of a frequency whose true value is 1 - eps
+        margin = (held - (1 - eps)) / se
+        held_at[eps] = (held, se, slack)
+        print(
+            f"    {eps:<5} {slack:.4f}        {held:.4f}       {1 - eps:.2f}"
+            f"          {se:.4f}          {margin:.1f}"
+        )
+        assert held - 3 * se > 1 - eps, f"the bound must hold with probability >= 1 - {eps}"
+    naive = float((train_err >= true_risk).mean())
+    one_se = float((train_err + doc_sd / math.sqrt(N_DOCS) >= true_risk).mean())
+    se_half = math.sqrt(naive * (1 - naive) / REPEATS)
+    print(
+        f"    for contrast, 'population error <= training error' held in {naive:.4f} of draws "
+        f"(std. error {se_half:.4f}); training error + one standard error "
+        f"({doc_sd / math.sqrt(N_DOCS):.4f}) in {one_se:.4f}"
+    )
+    print(
+        f"    why Hoeffding never failed here: it must cover any loss in [0, 1], whose standard "
+        f"deviation can reach 0.5; this one's is {doc_sd:.3f}"
+    )
+    assert abs(naive - 0.5) < 0.1 and 0.75 < one_se < 0.92
+    assert doc_sd < 0.25
+    first = [(float(e), pb.hoeffding_bound(float(e), n=N_DOCS, eps=EPS)) for e in train_err[:5]]
+    print(f"    the first five draws at eps = {EPS}: (training error, bound)")
+    print("      " + "  ".join(f"({e:.4f}, {b:.4f})" for e, b in first))
+    return {"true_risk": true_risk, "train_err": train_err, "held": held_at}
+
+
+def block5_vacuous(bayes_err: float, sim: dict[str, object]) -> None:
+    gpt2_guess = pb.random_guess_bits_per_token()
+    train_err = sim["train_err"]
+    typical = float(np.median(train_err))  # type: ignore[arg-type]
+    n_small = 3
+    b_small = pb.hoeffding_bound(typical, n=n_small, eps=EPS)
+    b_big = pb.hoeffding_bound(typical, n=N_DOCS, eps=EPS)
+    print("[5] Yardsticks: a bound at or above these says nothing")
+    print(f"    GPT-2: random guess log2 50,257 = {gpt2_guess:.3f} bits per token; top-1 error 1")
+    print(f"    toy source: log2 V = {math.log2(VOCAB):.0f} bits per token; top-1 error 1")
+    print(
+        f"    the median training error of block [4], {typical:.4f}, at eps = {EPS}: "
+        f"bound {b_small:.4f} with n = {n_small} documents (vacuous, above 1), "
+        f"{b_big:.4f} with n = {N_DOCS} (non-vacuous)"
+    )
+    print(
+        f"    non-vacuous is not the same as useful: {b_big:.4f} is still above the best possible "
+        f"error {bayes_err:.3f}"
+    )
+    assert round(gpt2_guess, 3) == 15.617
+    assert b_small > 1.0 > b_big > bayes_err
+
+
+def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, object]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from script_io import save_figure
+
+    blue, orange, grey, red = "#0072B2", "#E69F00", "#666666", "#D55E00"  # Okabe-Ito
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    for k, colour in zip(SMOOTHING, (blue, orange), strict=True):
+        m = [r[0] for r in rows[k]]
+        ax1.plot(m, [r[1] for r in rows[k]], "o--", color=colour, label=f"training, k = {k:g}")
+        ax1.plot(m, [r[2] for r in rows[k]], "s-", color=colour, label=f"population, k = {k:g}")
+    ax1.axhline(entropy, color=grey, lw=1)
+    ax1.text(300, entropy - 0.15, f"entropy rate {entropy:.2f}", color=grey, fontsize=8)
+    ax1.axhline(math.log2(VOCAB), color=grey, lw=1, ls=":")
+    ax1.text(1, math.log2(VOCAB) - 0.18, "random guess, log2 V = 4", color=grey, fontsize=8)
+    ax1.set_ylim(0.5, 4.3)
+    ax1.set_xscale("log")
+    ax1.set_xlabel("training documents m")
+    ax1.set_ylabel("bits per token")
+    ax1.set_title("Add-k bigram model: training vs population loss", fontsize=10)
+    ax1.legend(fontsize=8, loc="upper right", bbox_to_anchor=(1.0, 0.93))
+
+    true_risk = float(sim["true_risk"])  # type: ignore[arg-type]
+    train_err = np.asarray(sim["train_err"])[:100]
+    bounds = np.array([pb.hoeffding_bound(float(e), n=N_DOCS, eps=EPS) for e in train_err])
+    ok = bounds >= true_risk
+    idx = np.arange(len(train_err))
+    ax2.vlines(idx, train_err, bounds, color=np.where(ok, blue, red), lw=1.2)
+    ax2.plot(idx, train_err, ".", color=grey, ms=3, label="training error")
+    ax2.axhline(true_risk, color="black", lw=1.2, label="population error (exact)")
+    ax2.set_xlabel("redraw of the training set")
+    ax2.set_ylabel("top-1 error")
+    ax2.set_title(f"100 draws: training error up to its bound (eps = {EPS})", fontsize=10)
+    ax2.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME)
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 9 -- training risk, population risk, and the probability of a bound "
+          "(ch09_generalization.py)")  # fmt: skip
+    chain = markov.random_markov_chain(VOCAB, CONCENTRATION, np.random.default_rng(SOURCE_SEED))
+    source = block1_source(chain)
+    rows = block2_overfitting(chain, source["entropy"])
+    block3_monte_carlo(chain)
+    sim = block4_repeated_draws(chain)
+    block5_vacuous(source["bayes_err"], sim)
+    draw_figure(rows, source["entropy"], sim)
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

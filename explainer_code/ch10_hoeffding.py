@@ -1,0 +1,260 @@
+"""Chapter 10: Hoeffding's inequality against exact binomial tails, and the union bound's price.
+
+The loss in every experiment here is a 0-1 error, so a training error on n samples is a binomial
+count divided by n, and the probability that a bound fails can be computed exactly (integer
+arithmetic with math.comb and fractions.Fraction), then checked by simulation.
+
+Claims, numbered as the output blocks:
+  [1] Hoeffding's slack sqrt(ln(1/eps) / (2n)) at eps = 0.05 for n from 10 to 1,000,000, and how
+      it scales with the loss range (b - a).
+  [2] Exact lower tails P(training error <= p - t) of Binomial(100, p)/100 for p = 0.5 and
+      p = 0.1 against Hoeffding's exp(-2 n t^2): the exact tail is always below; the exact
+      deviation with tail 0.05 is smaller than Hoeffding's slack.
+  [3] A simulation (seed SIM_SEED, SIM_REPEATS draws) matches the exact tails within 4 Monte
+      Carlo standard errors.
+  [4] Choosing the best of k hypotheses after seeing the data: with k independent fair-coin
+      guessers, the single-hypothesis bound for the chosen one fails with probability
+      1 - (1 - q)^k (exact, and simulated with seed SELECT_SEED); the union-bound slack
+      sqrt(ln(k/eps) / (2n)) keeps the failure probability below eps.
+  [5] The price of the union bound: slack against m for k = 1 .. 10^9, and the m needed for a
+      slack of 0.05; ln k enters, not k.
+Figure: ch10_union_width.png (exact tails vs Hoeffding; slack vs m for several k).
+Deterministic: exact rational arithmetic, numpy Generators with fixed seeds.
+"""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pacbound as pb
+
+EPS = 0.05
+SLACK_N = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
+N_TAIL = 100
+TAIL_P = (Fraction(1, 2), Fraction(1, 10))
+TAIL_T = (0.05, 0.1, 0.15, 0.2, 0.25)
+SIM_SEED = 1010
+SIM_REPEATS = 200_000
+SELECT_SEED = 10010
+SELECT_N = 100
+SELECT_K = (1, 10, 100, 1_000, 10_000)
+SELECT_REPEATS = 2_000
+UNION_K = (1, 10, 1_000, 10**6, 10**9)
+UNION_M = (100, 1_000, 10_000, 100_000, 1_000_000)
+TARGET_SLACK = 0.05
+FIGURE_NAME = "ch10_union_width.png"
+
+
+def binomial_cdf(n: int, p: Fraction, k: int) -> Fraction:
+    """P(X <= k) for X ~ Binomial(n, p), exactly (0 for k < 0)."""
+    q = 1 - p
+    return sum((math.comb(n, j) * p**j * q ** (n - j) for j in range(min(k, n) + 1)), Fraction(0))
+
+
+def lower_tail(n: int, p: Fraction, t: float) -> Fraction:
+    """P(X / n <= p - t): the training error falls t or more below the true error p."""
+    return binomial_cdf(n, p, math.floor(n * (float(p) - t) + 1e-9))
+
+
+def failure_probability(n: int, p: Fraction, slack: float) -> Fraction:
+    """P(X / n + slack < p): the bound 'p <= training error + slack' fails."""
+    return binomial_cdf(n, p, math.ceil(n * (float(p) - slack) - 1e-9) - 1)
+
+
+def exact_slack(n: int, p: Fraction, eps: float) -> float:
+    """The smallest slack s = j / n for which the bound fails with probability at most eps."""
+    for j in range(n + 1):
+        if failure_probability(n, p, j / n) <= eps:
+            return j / n
+    return 1.0
+
+
+def union_slack(k: int, m: int, eps: float) -> float:
+    """Hoeffding at eps / k, as the union bound over k hypotheses asks: sqrt(ln(k/eps) / 2m)."""
+    return pb.hoeffding_bound(0.0, n=m, eps=eps / k)
+
+
+def block1_slack() -> None:
+    print(f"[1] Hoeffding's slack sqrt(ln(1/eps) / (2n)) at eps = {EPS}, loss in [0, 1]")
+    print("    " + "  ".join(f"n = {n:,}: {pb.hoeffding_bound(0.0, n=n, eps=EPS):.4f}"
+                             for n in SLACK_N))  # fmt: skip
+    s100 = pb.hoeffding_bound(0.0, n=100, eps=EPS)
+    s400 = pb.hoeffding_bound(0.0, n=400, eps=EPS)
+    s_range = pb.hoeffding_bound(0.0, n=100, eps=EPS, loss_range=2.0)
+    print(
+        f"    four times the data halves it: n = 100 gives {s100:.4f}, n = 400 gives {s400:.4f}; "
+        f"a loss in [-1, 1] (range 2) at n = 100 doubles it: {s_range:.4f}"
+    )
+    assert math.isclose(s100, 2 * s400) and math.isclose(s_range, 2 * s100)
+    assert (
+        pb.hoeffding_bound(0.0, n=10, eps=EPS)
+        > 0.38
+        > 0.0013
+        > pb.hoeffding_bound(0.0, n=1_000_000, eps=EPS)
+    )
+
+
+def block2_exact_tails() -> dict[Fraction, list[tuple[float, float, float]]]:
+    print(
+        f"[2] P(training error <= p - t) for n = {N_TAIL} samples of a 0-1 loss with mean p: "
+        "exact binomial tail vs Hoeffding's exp(-2 n t^2)"
+    )
+    print("       p     t     exact tail    Hoeffding    Hoeffding / exact")
+    rows: dict[Fraction, list[tuple[float, float, float]]] = {}
+    for p in TAIL_P:
+        rows[p] = []
+        for t in TAIL_T:
+            exact = float(lower_tail(N_TAIL, p, t))
+            hoeff = math.exp(-2 * N_TAIL * t * t)
+            rows[p].append((t, exact, hoeff))
+            ratio = f"{hoeff / exact:,.1f}" if exact > 0 else "(exact tail is 0)"
+            print(f"    {float(p):4}  {t:4}   {exact:.4e}   {hoeff:.4e}    {ratio}")
+            assert exact <= hoeff
+    hoeff_slack = pb.hoeffding_bound(0.0, n=N_TAIL, eps=EPS)
+    for p in TAIL_P:
+        s = exact_slack(N_TAIL, p, EPS)
+        print(
+            f"    slack needed for a failure probability <= {EPS} at p = {float(p)}: "
+            f"exact {s:.2f}, Hoeffding {hoeff_slack:.4f}"
+        )
+        assert s < hoeff_slack
+    return rows
+
+
+def block3_simulation() -> None:
+    rng = np.random.default_rng(SIM_SEED)
+    p = TAIL_P[0]
+    errors = rng.binomial(N_TAIL, float(p), size=SIM_REPEATS) / N_TAIL
+    print(
+        f"[3] Simulation: {SIM_REPEATS:,} training sets of n = {N_TAIL} at p = {float(p)} "
+        f"(seed {SIM_SEED})"
+    )
+    print("      t    simulated   std. error   exact       Hoeffding")
+    for t in TAIL_T[:4]:
+        freq = float((errors <= float(p) - t + 1e-9).mean())
+        exact = float(lower_tail(N_TAIL, p, t))
+        se = math.sqrt(exact * (1 - exact) / SIM_REPEATS)
+        print(
+            f"    {t:4}   {freq:.5f}     {se:.5f}     {exact:.5f}     "
+            f"{math.exp(-2 * N_TAIL * t * t):.5f}"
+        )
+        assert abs(freq - exact) < 4 * se
+
+
+def block4_selection() -> dict[str, list[float]]:
+    rng = np.random.default_rng(SELECT_SEED)
+    p = Fraction(1, 2)
+    single = pb.hoeffding_bound(0.0, n=SELECT_N, eps=EPS)
+    q = failure_probability(SELECT_N, p, single)
+    print(
+        f"[4] k hypotheses, each a fair coin guessing a fair-coin label (true error 0.5); pick "
+        f"the lowest training error on n = {SELECT_N} (seed {SELECT_SEED}, "
+        f"{SELECT_REPEATS:,} redraws); eps = {EPS}"
+    )
+    print("    single slack = sqrt(ln(1/eps) / (2n)); union slack = sqrt(ln(k/eps) / (2n))")
+    print(
+        f"    the single-hypothesis slack {single:.4f} fails for one fixed hypothesis with "
+        f"probability q = {float(q):.5f}"
+    )
+    print(
+        "          k   best training error   single slack: fails  exact 1-(1-q)^k"
+        "   union slack  fails  exact"
+    )
+    out: dict[str, list[float]] = {"k": [], "single": [], "union": []}
+    for k in SELECT_K:
+        best = rng.binomial(SELECT_N, 0.5, size=(SELECT_REPEATS, k)).min(axis=1) / SELECT_N
+        sim_single = float((best + single < 0.5).mean())
+        exact_single = float(1 - (1 - q) ** k)
+        u = union_slack(k, SELECT_N, EPS)
+        q_u = failure_probability(SELECT_N, p, u)
+        exact_union = float(1 - (1 - q_u) ** k)
+        sim_union = float((best + u < 0.5).mean())
+        se = math.sqrt(max(exact_single * (1 - exact_single), 1e-12) / SELECT_REPEATS)
+        print(
+            f"    {k:7,}   mean {best.mean():.4f}            {sim_single:.4f}     "
+            f"{exact_single:.4f}          {u:.4f}   {sim_union:.4f}  {exact_union:.4f}"
+        )
+        assert abs(sim_single - exact_single) < 4 * se + 1e-9
+        assert exact_union <= EPS
+        assert sim_union <= EPS + 4 * math.sqrt(EPS * (1 - EPS) / SELECT_REPEATS)
+        out["k"].append(k)
+        out["single"].append(exact_single)
+        out["union"].append(exact_union)
+    print(
+        "    the chosen hypothesis still has true error 0.5: its low training error is luck "
+        "found by searching"
+    )
+    assert out["single"][0] <= EPS < out["single"][1] and out["single"][3] > 0.99
+    return out
+
+
+def block5_union_price() -> None:
+    print(f"[5] Union-bound slack sqrt(ln(k/eps) / (2m)) at eps = {EPS}")
+    print("    " + "k \\ m".rjust(14) + "".join(f"{m:>11,}" for m in UNION_M)
+          + "   m for slack " + f"{TARGET_SLACK}")  # fmt: skip
+    needed = {}
+    for k in UNION_K:
+        cells = "".join(f"{union_slack(k, m, EPS):>11.4f}" for m in UNION_M)
+        m_needed = math.ceil(math.log(k / EPS) / (2 * TARGET_SLACK**2))
+        needed[k] = m_needed
+        print(f"    {k:>14,}{cells}   {m_needed:>10,}")
+        assert union_slack(k, m_needed, EPS) <= TARGET_SLACK < union_slack(k, m_needed - 1, EPS)
+    ratio = needed[10**9] / needed[1]
+    print(
+        f"    a billion hypotheses need {ratio:.1f} times the data of one: the price grows with "
+        f"ln k = {math.log(10**9):.2f} nats = log2 k = {math.log2(10**9):.2f} bits, not with k"
+    )
+    assert 7 < ratio < 8
+
+
+def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from script_io import save_figure
+
+    palette = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00")  # Okabe-Ito
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    ts = np.linspace(0.0, 0.3, 61)
+    ax1.semilogy(ts, np.exp(-2 * N_TAIL * ts**2), color="black", label="Hoeffding exp(-2nt²)")
+    for p, colour in zip(TAIL_P, palette, strict=False):
+        exact = [float(lower_tail(N_TAIL, p, float(t))) for t in ts]
+        ax1.semilogy(ts, np.maximum(exact, 1e-30), drawstyle="steps-post", color=colour,
+                     label=f"exact, p = {float(p)}")  # fmt: skip
+    ax1.axhline(EPS, color="#666666", lw=0.8, ls=":")
+    ax1.text(0.22, EPS * 1.4, f"eps = {EPS}", color="#666666", fontsize=8)
+    ax1.set_ylim(1e-12, 2)
+    ax1.set_xlabel("deviation t (training error below true error by t)")
+    ax1.set_ylabel("probability")
+    ax1.set_title(f"Tail of the training error, n = {N_TAIL}", fontsize=10)
+    ax1.legend(fontsize=8, loc="lower left")
+
+    ms = np.logspace(1, 7, 100)
+    for k, colour in zip(UNION_K, palette, strict=True):
+        ax2.loglog(ms, np.sqrt(np.log(k / EPS) / (2 * ms)), color=colour, label=f"k = {k:,}")
+    ax2.axhline(TARGET_SLACK, color="#666666", lw=0.8, ls=":")
+    ax2.set_xlabel("training samples m")
+    ax2.set_ylabel("slack sqrt(ln(k/eps) / 2m)")
+    ax2.set_title(f"Union bound over k hypotheses, eps = {EPS}", fontsize=10)
+    ax2.legend(fontsize=8, loc="upper right")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME)
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 10 -- Hoeffding's inequality and the union bound (ch10_hoeffding.py)")
+    block1_slack()
+    rows = block2_exact_tails()
+    block3_simulation()
+    block4_selection()
+    block5_union_price()
+    draw_figure(rows)
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
