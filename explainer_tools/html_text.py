@@ -31,7 +31,8 @@ SKIP_ELEMENTS = frozenset(
      "style", "svg", "textarea", "title", "dfn"}
 )  # fmt: skip
 # Classes whose elements are never prose: formulas, provenance badges, the reader's own marks.
-SKIP_CLASSES = frozenset({"arithmatex", "prov", "xref", "cite", "gloss", "num", "references"})
+SKIP_CLASSES = frozenset({"arithmatex", "prov", "xref", "cite", "gloss", "num", "references",
+                          "chapter-link"})
 
 
 def _classes(attrs: str) -> set[str]:

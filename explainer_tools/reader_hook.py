@@ -48,6 +48,7 @@ class _State:
     entries: dict[str, bibliography.Entry] = field(default_factory=dict)
     terms: list[glossary.Term] = field(default_factory=list)
     index: crossref.Index = field(default_factory=crossref.Index)
+    chapters: dict[int, str] = field(default_factory=dict)  # number -> page, existing ones
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
@@ -109,6 +110,7 @@ def on_files(files: Files, config: Any) -> Files:
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
         STATE.index = crossref.build_index(sources)
+        STATE.chapters = crossref.chapter_pages(list(sources))
         _load_numbers(sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
             ValueError) as error:
@@ -173,7 +175,8 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
     def prose(text: str) -> str:
         text = bibliography.render_citations(text, STATE.entries, f"docs/{src}")
         text = crossref.render_references(text, src, STATE.index)
-        return glossary.mark_first_uses(text, STATE.terms, used)
+        text = glossary.mark_first_uses(text, STATE.terms, used)
+        return crossref.link_chapter_mentions(text, src, STATE.chapters)
 
     html_text = map_prose(html_text, prose)
     html_text = number_links.anchor_output_lines(html_text, STATE.outputs)

@@ -303,3 +303,12 @@ def test_embedded_output_lines_get_anchors_once() -> None:
     assert out.count('id="out-s-L2"') == 1
     assert '<span class="out-line" id="out-s-L1">Title</span>' in out
     assert '<span class="out-line" id="out-s-L3">    second 7</span>' in out
+
+
+def test_chapter_mentions_link_only_to_written_chapters() -> None:
+    chapters = crossref.chapter_pages(["chapters/09-gen.md", "chapters/10-hoef.md", "index.md"])
+    assert chapters == {9: "chapters/09-gen.md", 10: "chapters/10-hoef.md"}
+    out = crossref.link_chapter_mentions("Chapter 9, Chapter 10 and Chapter 21.",
+                                         "chapters/10-hoef.md", chapters)
+    assert out == ('<a class="chapter-link" href="../../chapters/09-gen/">Chapter 9</a>, '
+                   "Chapter 10 and Chapter 21.")
