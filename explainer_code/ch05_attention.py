@@ -373,7 +373,7 @@ def block5_heatmap(weights: torch.Tensor) -> None:
         f"per earlier position (uniform would be 1/{T} = {1 / T:.3f})"
     )
     assert last_row.min() > 0.5 / T and last_row.max() < 2 / T  # untrained: close to uniform
-    fig, axes = plt.subplots(1, N_HEAD, figsize=(10.0, 3.0), constrained_layout=True)
+    fig, axes = plt.subplots(1, N_HEAD, figsize=(9.0, 2.7), constrained_layout=True)
     for head, ax in enumerate(axes):
         shown = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), np.nan, w[head])
         image = ax.imshow(shown, cmap=SEQ_MAP, vmin=0.0, vmax=1.0)
@@ -389,73 +389,49 @@ def block5_heatmap(weights: torch.Tensor) -> None:
         "Untrained 4-layer model, layer 1: each row averages the positions it may read",
         fontsize=10,
     )
-    save_figure(fig, HEATMAP, dpi=90)
+    save_figure(fig, HEATMAP, dpi=80)
     plt.close(fig)
 
 
 def draw_three_tokens(
-    q: np.ndarray,
-    k: np.ndarray,
-    v: np.ndarray,
-    masked: np.ndarray,
-    expo: np.ndarray,
-    weights: np.ndarray,
-    out: np.ndarray,
-) -> None:
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, masked: np.ndarray, expo: np.ndarray,
+    weights: np.ndarray, out: np.ndarray,
+) -> None:  # fmt: skip
     """The three-token example as a picture: scores, weights, and outputs as averages."""
-    fig, (ax_w, ax_v) = plt.subplots(1, 2, figsize=(9.0, 3.8), constrained_layout=True)
-    shown = np.where(np.isneginf(masked), np.nan, weights)
-    ax_w.imshow(shown, cmap=SEQ_MAP, vmin=0.0, vmax=1.0)
+    fig, (ax_w, ax_v) = plt.subplots(1, 2, figsize=(8.0, 3.4), constrained_layout=True)
+    ax_w.imshow(np.where(np.isneginf(masked), np.nan, weights), cmap=SEQ_MAP, vmin=0, vmax=1)
     ax_w.set_facecolor("#f2f2f2")
-    for i in range(3):
-        for j in range(3):
-            if np.isneginf(masked[i, j]):
-                ax_w.text(j, i, "masked", ha="center", va="center", fontsize=8, color="#555555")
-                continue
+    for (i, j), s in np.ndenumerate(masked):
+        label, colour = "masked", "#555555"
+        if not np.isneginf(s):
+            label = f"e^{s:.3f}\n= {expo[i, j]:.3f}\nweight {weights[i, j]:.3f}"
             colour = "white" if weights[i, j] < 0.6 else "black"
-            ax_w.text(
-                j,
-                i,
-                f"e^{masked[i, j]:.3f}\n= {expo[i, j]:.3f}\nweight {weights[i, j]:.3f}",
-                ha="center",
-                va="center",
-                fontsize=8,
-                color=colour,
-            )
+        ax_w.text(j, i, label, ha="center", va="center", fontsize=8, color=colour)
     ax_w.set_xticks(range(3), [f"key of token {j + 1}" for j in range(3)], fontsize=8)
-    ax_w.set_yticks(
-        range(3), [f"token {i + 1}\nsum {expo[i].sum():.3f}" for i in range(3)], fontsize=8
-    )
+    sums = [f"token {i + 1}\nsum {expo[i].sum():.3f}" for i in range(3)]
+    ax_w.set_yticks(range(3), sums, fontsize=8)
     ax_w.set_title("scores -> exponentials -> weights (row / its sum)", fontsize=9)
 
     ax_v.axhline(0, color="#bbbbbb", lw=0.6)
     ax_v.axvline(0, color="#bbbbbb", lw=0.6)
-    ax_v.scatter(v[:, 0], v[:, 1], s=70, color=INK, zorder=3, label="values v_1, v_2, v_3")
-    for j in range(3):
-        ax_v.annotate(f"v_{j + 1}", v[j], textcoords="offset points", xytext=(6, 6), fontsize=9)
-    ax_v.scatter(
-        out[:, 0],
-        out[:, 1],
-        s=70,
-        marker="D",
-        color=ACCENT,
-        zorder=3,
-        label="outputs o_1, o_2, o_3",
-    )
-    for i in range(3):
-        ax_v.annotate(
-            f"o_{i + 1}",
-            out[i],
-            textcoords="offset points",
-            xytext=(-16, -14),
-            fontsize=9,
-            color=ACCENT,
-        )
     ax_v.fill(v[:, 0], v[:, 1], color=INK, alpha=0.08)
-    ax_v.set_xlim(-0.2, 1.3)
-    ax_v.set_ylim(-0.2, 1.3)
-    ax_v.set_aspect("equal")
-    ax_v.set_title("each output is a weighted average of the values it may read", fontsize=9)
+    for points, name, style, shift in (
+        (v, "v", {"color": INK}, (6, 6)),
+        (out, "o", {"color": ACCENT, "marker": "D"}, (-16, -14)),
+    ):
+        label = f"{'values' if name == 'v' else 'outputs'} {name}_1, {name}_2, {name}_3"
+        ax_v.scatter(points[:, 0], points[:, 1], s=70, zorder=3, label=label, **style)
+        for n, point in enumerate(points, start=1):
+            ax_v.annotate(
+                f"{name}_{n}",
+                point,
+                textcoords="offset points",
+                xytext=shift,
+                fontsize=9,
+                color=style["color"],
+            )
+    ax_v.set(xlim=(-0.2, 1.3), ylim=(-0.2, 1.3), aspect="equal")
+    ax_v.set_title("outputs: weighted averages of the values", fontsize=9)
     ax_v.legend(fontsize=8, loc="lower left", frameon=False)
     save_figure(fig, THREE_TOKENS, dpi=80)
     plt.close(fig)

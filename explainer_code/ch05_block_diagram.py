@@ -74,7 +74,7 @@ def block1_shapes() -> list[tuple[str, str, str]]:
 
 
 def draw(stages: list[tuple[str, str, str]]) -> None:
-    fig, ax = plt.subplots(figsize=(6.0, 8.6))
+    fig, ax = plt.subplots(figsize=(4.6, 6.9))
     ax.set_xlim(0, 10)
     ax.set_ylim(-0.6, len(stages) + 0.2)
     ax.axis("off")
@@ -92,7 +92,7 @@ def draw(stages: list[tuple[str, str, str]]) -> None:
                 linewidth=0.8,
             )
         )
-        ax.text(x0 + box_w / 2, y, step, ha="center", va="center", fontsize=9)
+        ax.text(x0 + box_w / 2, y, step, ha="center", va="center", fontsize=7.5)
     for i in range(len(stages) - 1):  # arrows carry the shape of what flows along them
         top, bottom = ys[i] - box_h / 2, ys[i + 1] + box_h / 2
         ax.add_patch(
@@ -108,7 +108,7 @@ def draw(stages: list[tuple[str, str, str]]) -> None:
             x0 + box_w / 2 + 0.15,
             (top + bottom) / 2,
             stages[i][2],
-            fontsize=7.5,
+            fontsize=6.5,
             va="center",
             ha="left",
             color="#222222",
@@ -151,16 +151,16 @@ def draw(stages: list[tuple[str, str, str]]) -> None:
         0.35,
         (ys[1] + ys[7]) / 2,
         "residual\nstream",
-        fontsize=7.5,
+        fontsize=6.5,
         color="#0072B2",
         ha="left",
         va="center",
         rotation=90,
     )
-    ax.set_title("GPT-2 small, one forward pass: shapes on the arrows (T tokens)", fontsize=10)
+    ax.set_title("GPT-2 small on T tokens: shapes on the arrows", fontsize=10)
     fig.text(0.99, 0.005, "ch05_block_diagram.py", ha="right", fontsize=7, color="#666666")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=80)
+    save_figure(fig, FIGURE_NAME, dpi=100)
     plt.close(fig)
 
 

@@ -518,7 +518,7 @@ def draw_figure() -> None:
         ("attention", "#EE6677", "s"),
         ("MLP", "#228833", "^"),
     ]
-    fig, ax = plt.subplots(figsize=(8.0, 5.0))
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
     for k, (name, colour, marker) in enumerate(styles):
         for group, filled in ((sweep, True), (larger, False)):
             xs = [pb.gpt2_params(nl, d) for nl, d in group]
@@ -551,7 +551,7 @@ def draw_figure() -> None:
         ax.spines[side].set_visible(False)
     fig.text(0.99, 0.01, "ch05_param_count.py", ha="right", fontsize=7, color="#666666")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=90)
+    save_figure(fig, FIGURE_NAME, dpi=80)
     plt.close(fig)
 
 
