@@ -10,8 +10,9 @@ Claims, numbered as the output blocks:
       shapes of 458M and 849M are INFERRED from the sizes; their head counts (20, 25) come from the
       authors' code [SOURCE: sublora/utils.py, get_model_config], since heads do not change the
       count. OpenAI's checkpoint convention for comparison.
-  [4] Figure 3's x-positions (data/fig3_x_positions.json) are the authors' count: all parameter
-      tensors of the bias-free LoRA model with the fused c_attn [SOURCE: sublora/nn/model.py].
+  [4] Figure 3's x-positions, as recorded in data/fig3_x_positions.json (copied from a secondary
+      source), match the authors' count: all parameter tensors of the bias-free LoRA model with a
+      fused c_attn [SOURCE: sublora/nn/model.py].
   [5] Every formula checked against torch modules built on the "meta" device (shapes only).
   [6] The eight gaps between Figure 3's x-positions and the authors' count, in parameters: all
       positive (+10 to +141), which a symmetric reading error would give with probability 2^-8.
@@ -97,7 +98,8 @@ def shapes_with_label(label: str, widths: range | tuple[int, ...]) -> list[tuple
 
 
 def load_fig3_points() -> list[dict[str, int]]:
-    """The eight (n_layer, n_head, n_embd, x_params) points read off the paper's Figure 3."""
+    """The eight (n_layer, n_head, n_embd, x_params) points of Figure 3 as the data file records
+    them: copied from the seed, which credits an unavailable PDF reader; not checked here."""
     data = json.loads(FIG3_DATA.read_text(encoding="utf-8"))
     assert "provenance" in data, "the data file must state where its numbers come from"
     return data["points"]
