@@ -1,13 +1,21 @@
 """Chapter 5: the arithmetic inside a transformer block, on numbers small enough to check by hand.
 
 Claims, numbered as the output blocks:
-  [1] GELU(t) = t Phi(t) at t = -2..2, and LayerNorm of (1, 2, 3, 6) by hand (mean 0, variance 1).
+  [1] GELU(t) = t Phi(t) at t = -2..2 (nanoGPT's nn.GELU and the authors' code), next to the tanh
+      approximation that OpenAI's GPT-2 code uses (GELU(1) = 0.8413 exact, 0.8412 tanh); LayerNorm
+      of (1, 2, 3, 6) by hand (mean 0, variance 1).
   [2] Causal self-attention of three tokens with d_head = 2: scores q.k / sqrt(d_head), causal
-      mask, softmax weights (each row sums to 1), outputs as weighted averages of the values.
+      mask, the exponentials and their sums, softmax weights (each row sums to 1), outputs as
+      weighted averages of the values.
   [3] A randomly initialized model of nanoGPT's layout with 4 layers, 4 heads, n_embd 32 (the
       smallest shape of the paper's Figure 3 sweep, PAPER App. E, p. 17): its parameter count,
       the shapes along the residual stream, causality (changing token 9 leaves the logits at
       positions 1-8 bit for bit unchanged), and an untrained model's surprisal near log2 V.
+  [4] Word order without a position embedding: with the position embedding zeroed, the causal
+      model still tells [100, 200, 300] from [300, 200, 100] (the mask leaks order); without the
+      mask as well it cannot (the same token gets the same logits in both orders).
+  [5] The attention weights of the tiny model's first layer, drawn as a heatmap.
+Figures: ch05_attention_heatmap.png (block [5]), ch05_three_tokens.png (block [2]).
 Deterministic: torch.manual_seed(0); CPU only; float32 values printed to at most 4 significant
 digits, rounding errors printed as bounds.
 """
@@ -16,10 +24,15 @@ from __future__ import annotations
 
 import math
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
 import torch
 import torch.nn.functional as F
+from script_io import save_figure
 from torch import nn
 
 SEED = 0
@@ -28,6 +41,17 @@ N_LAYER, N_HEAD, N_EMBD = 4, 4, 32  # smallest Figure 3 shape     [PAPER App. E,
 T = 12  # tokens fed to the tiny model
 CHANGED = 8  # 0-based index of the token we change: token 9
 ROW_SUM_BOUND = 1e-6  # printed as "below 1e-6": the exact rounding error is platform noise
+ORDER_TEST = ([100, 200, 300], [300, 200, 100])  # the same three token ids, in two orders
+HEATMAP = "ch05_attention_heatmap.png"
+# The three-token example: (query rows, key rows, value rows), one row per token, d_head = 2.
+THREE_TOKEN_QKV = (
+    ((1, 0), (0, 1), (1, 1)),
+    ((1, 0), (0, 2), (1, 1)),
+    ((1, 0), (0, 1), (1, 1)),
+)
+THREE_TOKENS = "ch05_three_tokens.png"
+# Palette: Okabe-Ito blue and vermillion, and a sequential map that reads in grey too.
+INK, ACCENT, SEQ_MAP = "#0072B2", "#D55E00", "cividis"
 
 
 def fmt(values: np.ndarray | list[float]) -> str:
@@ -40,6 +64,11 @@ def gelu(t: float) -> float:
     return t * 0.5 * (1.0 + math.erf(t / math.sqrt(2.0)))
 
 
+def gelu_tanh(t: float) -> float:
+    """The tanh approximation 0.5 t (1 + tanh(sqrt(2/pi) (t + 0.044715 t^3))) of OpenAI's GPT-2."""
+    return 0.5 * t * (1.0 + math.tanh(math.sqrt(2.0 / math.pi) * (t + 0.044715 * t**3)))
+
+
 def causal_softmax(scores: np.ndarray) -> np.ndarray:
     """Row-wise softmax of a (T, T) score matrix whose entries above the diagonal become -inf."""
     masked = np.where(np.triu(np.ones(scores.shape, dtype=bool), k=1), -np.inf, scores)
@@ -48,10 +77,13 @@ def causal_softmax(scores: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------- a tiny model, nanoGPT layout
-class CausalSelfAttention(nn.Module):
+class Attention(nn.Module):
+    """Multi-head self-attention with nanoGPT's fused c_attn; `causal=False` drops the mask."""
+
     def __init__(self, n_embd: int, n_head: int) -> None:
         super().__init__()
         self.n_head = n_head
+        self.causal = True
         self.c_attn = nn.Linear(n_embd, 3 * n_embd)  # W_Q, W_K, W_V side by side
         self.c_proj = nn.Linear(n_embd, n_embd)  # W_O
         self.weights: torch.Tensor | None = None  # last attention weights, (n_head, T, T)
@@ -64,8 +96,10 @@ class CausalSelfAttention(nn.Module):
             z.view(n_tok, self.n_head, d_head).transpose(0, 1) for z in (q, k, v)
         )  # (H, T, hs)
         scores = q @ k.transpose(1, 2) / math.sqrt(d_head)  # (H, T, T)
-        future = torch.ones(n_tok, n_tok, dtype=torch.bool).triu(diagonal=1)
-        self.weights = F.softmax(scores.masked_fill(future, float("-inf")), dim=-1)  # (H, T, T)
+        if self.causal:  # position i may read positions j <= i only
+            future = torch.ones(n_tok, n_tok, dtype=torch.bool).triu(diagonal=1)
+            scores = scores.masked_fill(future, float("-inf"))
+        self.weights = F.softmax(scores, dim=-1)  # (H, T, T)
         y = (self.weights @ v).transpose(0, 1).reshape(n_tok, n_embd)  # heads side by side (T, C)
         return self.c_proj(y)
 
@@ -84,7 +118,7 @@ class Block(nn.Module):
     def __init__(self, n_embd: int, n_head: int) -> None:
         super().__init__()
         self.ln_1 = nn.LayerNorm(n_embd)
-        self.attn = CausalSelfAttention(n_embd, n_head)
+        self.attn = Attention(n_embd, n_head)
         self.ln_2 = nn.LayerNorm(n_embd)
         self.mlp = MLP(n_embd)
 
@@ -103,7 +137,7 @@ class TinyGPT(nn.Module):
         self.h = nn.ModuleList(Block(n_embd, n_head) for _ in range(n_layer))
         self.ln_f = nn.LayerNorm(n_embd)
         self.lm_head = nn.Linear(n_embd, V_PAD, bias=False)
-        self.wte.weight = self.lm_head.weight  # weight tying
+        self.lm_head.weight = self.wte.weight  # weight tying: one table, read at both ends
         # GPT-2 initialization, one pass in registration order: every matrix ~ N(0, 0.02^2),
         # the two residual projections (c_proj) scaled down by sqrt(2 n_layer), biases 0,
         # LayerNorm gains stay 1.
@@ -117,10 +151,11 @@ class TinyGPT(nn.Module):
 
     def forward(self, idx: torch.Tensor) -> torch.Tensor:
         x = self.wte(idx) + self.wpe(torch.arange(idx.shape[0]))  # residual stream (T, C)
-        self.stream_shapes = [tuple(x.shape)]
+        shapes = [tuple(x.shape)]
         for block in self.h:
             x = block(x)
-            self.stream_shapes.append(tuple(x.shape))
+            shapes.append(tuple(x.shape))
+        self.stream_shapes = shapes
         return self.lm_head(self.ln_f(x))  # logits (T, V_PAD)
 
 
@@ -138,6 +173,20 @@ def block1_gelu_layernorm() -> None:
         F.gelu(torch.tensor(ts, dtype=torch.float64)), torch.tensor(values, dtype=torch.float64)
     )
     assert [f"{g:.4f}" for g in values] == ["-0.0455", "-0.1587", "0.0000", "0.8413", "1.9545"]
+    approx = [gelu_tanh(t) for t in ts]
+    grid = np.linspace(-6.0, 6.0, 12_001)
+    worst = max(abs(gelu(t) - gelu_tanh(t)) for t in grid)
+    print(
+        "    tanh approximation (OpenAI's GPT-2 code):  "
+        + ",  ".join(f"GELU({t}) = {g:.4f}" for t, g in zip(ts, approx, strict=True))
+    )
+    print(f"    the two forms differ by less than {worst:.1e} on [-6, 6]")
+    assert f"{approx[3]:.4f}" == "0.8412" and f"{values[3]:.4f}" == "0.8413"
+    assert worst < 5e-4
+    assert torch.allclose(
+        F.gelu(torch.tensor(ts, dtype=torch.float64), approximate="tanh"),
+        torch.tensor(approx, dtype=torch.float64),
+    )
 
     u = np.array([1.0, 2.0, 3.0, 6.0])
     mu = u.mean()
@@ -154,9 +203,7 @@ def block1_gelu_layernorm() -> None:
 
 
 def block2_three_tokens() -> None:
-    q = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
-    k = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
-    v = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+    q, k, v = (np.array(rows, dtype=float) for rows in THREE_TOKEN_QKV)  # each (3, 2)
     d_head = q.shape[1]
     dots = q @ k.T  # row i: q_i . k_j
     scores = dots / math.sqrt(d_head)
@@ -171,6 +218,13 @@ def block2_three_tokens() -> None:
             f"    row {i + 1}: q.k = {fmt(dots[i])}  / sqrt(2) = {fmt(scores[i])}  "
             f"masked = {fmt(masked[i])}"
         )
+    expo = np.exp(masked)  # e^{-inf} = 0: masked entries drop out of the sum
+    for i in range(3):
+        print(
+            f"    row {i + 1}: e^score = {fmt(expo[i])}  sum = {expo[i].sum():.3f}  "
+            "weights = e^score / sum"
+        )
+    assert np.allclose(expo / expo.sum(axis=1, keepdims=True), weights)
     for i in range(3):
         print(
             f"    row {i + 1}: weights = {fmt(weights[i])} (sum {weights[i].sum():.3f})  "
@@ -191,9 +245,10 @@ def block2_three_tokens() -> None:
         f"    without the mask, token 1 would use weights {fmt(unmasked)}: it would read the future"
     )
     assert unmasked[1] > 0 and unmasked[2] > 0
+    draw_three_tokens(q, k, v, masked, expo, weights, out)
 
 
-def block3_tiny_gpt() -> None:
+def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
     torch.manual_seed(SEED)
     model = TinyGPT(N_LAYER, N_HEAD, N_EMBD).eval()
     n_all = sum(p.numel() for p in model.parameters())  # the tied matrix counts once
@@ -258,13 +313,138 @@ def block3_tiny_gpt() -> None:
         f"position 1 range from {lo:.3f} to {hi:.3f}, so softmax is close to uniform"
     )
     assert (prob_sum - 1).abs().max().item() < 1e-5 and hi - lo < 2
+    return model, weights
+
+
+def last_logits(model: TinyGPT, ids: list[int]) -> torch.Tensor:
+    """Logits at the last position for the token ids `ids`, shape (V_PAD,)."""
+    with torch.no_grad():
+        return model(torch.tensor(ids))[-1]
+
+
+def set_causal(model: TinyGPT, causal: bool) -> None:
+    for block in model.h:
+        block.attn.causal = causal
+
+
+def block4_order(model: TinyGPT) -> None:
+    """Zero the position embedding and ask whether the model still sees word order."""
+    a, b = ORDER_TEST
+    c = [a[1], a[0], a[2]]  # the same three tokens, the last one kept in place
+    with torch.no_grad():
+        model.wpe.weight.zero_()
+    gaps = {}
+    for causal in (True, False):
+        set_causal(model, causal)
+        with torch.no_grad():
+            out_a, out_b, out_c = (model(torch.tensor(ids)) for ids in (a, b, c))  # (3, V_PAD)
+        gaps[causal] = (
+            (out_a[-1] - out_b[-1]).abs().max().item(),  # reversed: the last token differs too
+            (out_a[-1] - out_c[-1]).abs().max().item(),  # same last token, earlier ones swapped
+            (out_a[2] - out_b[0]).abs().max().item(),  # token 300 at position 3 and at position 1
+        )
+    set_causal(model, True)
+    (rev_causal, fair_causal, _), (rev_free, fair_free, bag_free) = gaps[True], gaps[False]
+    print("[4] Position embedding zeroed; largest |difference| of the last position's logits:")
+    print(
+        f"    {a} against {b}: {rev_causal:.2f} with the causal mask, {rev_free:.2f} without it "
+        "(the last token differs, so this pair tests nothing about order)"
+    )
+    print(
+        f"    {a} against {c} (same last token): {fair_causal:.3g} with the causal mask, below "
+        "1e-6 without it"
+    )
+    print(
+        "    without mask and position embedding the model reads a bag of tokens: token 300 gets "
+        "the same logits at position 3 of the first order and at position 1 of the reversed one "
+        "(|difference| below 1e-6); the causal mask alone lets order through"
+    )
+    assert f"{rev_causal:.2f}" == "0.69" and f"{rev_free:.2f}" == "0.70"
+    assert f"{fair_causal:.3g}" == "0.0312" and fair_free < 1e-6 and bag_free < 1e-6
+
+
+def block5_heatmap(weights: torch.Tensor) -> None:
+    """Draw the first layer's attention weights of the untrained tiny model, one panel per head."""
+    w = weights.numpy()  # (H, T, T)
+    last_row = w[:, -1, :]  # what position 12 reads, per head
+    print(
+        f"[5] Heatmap of layer 1's attention weights ({N_HEAD} heads, {T} x {T}): "
+        f"row {T} spreads its weight between {last_row.min():.3f} and {last_row.max():.3f} "
+        f"per earlier position (uniform would be 1/{T} = {1 / T:.3f})"
+    )
+    assert last_row.min() > 0.5 / T and last_row.max() < 2 / T  # untrained: close to uniform
+    fig, axes = plt.subplots(1, N_HEAD, figsize=(9.0, 2.7), constrained_layout=True)
+    for head, ax in enumerate(axes):
+        shown = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), np.nan, w[head])
+        image = ax.imshow(shown, cmap=SEQ_MAP, vmin=0.0, vmax=1.0)
+        ax.set_title(f"head {head + 1}", fontsize=10)
+        ax.set_xticks([0, T - 1], ["1", str(T)], fontsize=8)
+        ax.set_yticks([0, T - 1], ["1", str(T)], fontsize=8)
+        ax.set_xlabel("read from position j", fontsize=8)
+        if head == 0:
+            ax.set_ylabel("position i", fontsize=8)
+        ax.set_facecolor("#f2f2f2")  # the masked future, left blank
+    fig.colorbar(image, ax=axes, shrink=0.85, label="weight a_ij")
+    fig.suptitle(
+        "Untrained 4-layer model, layer 1: each row averages the positions it may read",
+        fontsize=10,
+    )
+    save_figure(fig, HEATMAP, dpi=80)
+    plt.close(fig)
+
+
+def draw_three_tokens(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray, masked: np.ndarray, expo: np.ndarray,
+    weights: np.ndarray, out: np.ndarray,
+) -> None:  # fmt: skip
+    """The three-token example as a picture: scores, weights, and outputs as averages."""
+    fig, (ax_w, ax_v) = plt.subplots(1, 2, figsize=(8.0, 3.4), constrained_layout=True)
+    ax_w.imshow(np.where(np.isneginf(masked), np.nan, weights), cmap=SEQ_MAP, vmin=0, vmax=1)
+    ax_w.set_facecolor("#f2f2f2")
+    for (i, j), s in np.ndenumerate(masked):
+        label, colour = "masked", "#555555"
+        if not np.isneginf(s):
+            label = f"e^{s:.3f}\n= {expo[i, j]:.3f}\nweight {weights[i, j]:.3f}"
+            colour = "white" if weights[i, j] < 0.6 else "black"
+        ax_w.text(j, i, label, ha="center", va="center", fontsize=8, color=colour)
+    ax_w.set_xticks(range(3), [f"key of token {j + 1}" for j in range(3)], fontsize=8)
+    sums = [f"token {i + 1}\nsum {expo[i].sum():.3f}" for i in range(3)]
+    ax_w.set_yticks(range(3), sums, fontsize=8)
+    ax_w.set_title("scores -> exponentials -> weights (row / its sum)", fontsize=9)
+
+    ax_v.axhline(0, color="#bbbbbb", lw=0.6)
+    ax_v.axvline(0, color="#bbbbbb", lw=0.6)
+    ax_v.fill(v[:, 0], v[:, 1], color=INK, alpha=0.08)
+    for points, name, style, shift in (
+        (v, "v", {"color": INK}, (6, 6)),
+        (out, "o", {"color": ACCENT, "marker": "D"}, (-16, -14)),
+    ):
+        label = f"{'values' if name == 'v' else 'outputs'} {name}_1, {name}_2, {name}_3"
+        ax_v.scatter(points[:, 0], points[:, 1], s=70, zorder=3, label=label, **style)
+        for n, point in enumerate(points, start=1):
+            ax_v.annotate(
+                f"{name}_{n}",
+                point,
+                textcoords="offset points",
+                xytext=shift,
+                fontsize=9,
+                color=style["color"],
+            )
+    ax_v.set(xlim=(-0.2, 1.3), ylim=(-0.2, 1.3), aspect="equal")
+    ax_v.set_title("outputs: weighted averages of the values", fontsize=9)
+    ax_v.legend(fontsize=8, loc="lower left", frameon=False)
+    save_figure(fig, THREE_TOKENS, dpi=80)
+    plt.close(fig)
 
 
 def main() -> None:
     print("Chapter 5 -- inside a transformer block (ch05_attention.py)")
     block1_gelu_layernorm()
     block2_three_tokens()
-    block3_tiny_gpt()
+    model, weights = block3_tiny_gpt()
+    block4_order(model)
+    block5_heatmap(weights)
+    print(f"Figures: {THREE_TOKENS}, {HEATMAP}")
     print("All assertions passed.")
 
 

@@ -10,9 +10,17 @@ Claims, numbered as the output blocks:
       shapes of 458M and 849M are INFERRED from the sizes; their head counts (20, 25) come from the
       authors' code [SOURCE: sublora/utils.py, get_model_config], since heads do not change the
       count. OpenAI's checkpoint convention for comparison.
-  [4] Figure 3's x-positions (data/fig3_x_positions.json) are the authors' count: all parameter
-      tensors of the bias-free LoRA model with the fused c_attn [SOURCE: sublora/nn/model.py].
+  [4] Figure 3's x-positions, as recorded in data/fig3_x_positions.json (copied from a secondary
+      source), match the authors' count: all parameter tensors of the bias-free LoRA model with a
+      fused c_attn [SOURCE: sublora/nn/model.py].
   [5] Every formula checked against torch modules built on the "meta" device (shapes only).
+  [6] The eight gaps between Figure 3's x-positions and the authors' count, in parameters: all
+      positive (+10 to +141), which a symmetric reading error would give with probability 2^-8.
+  [7] Other LoRA layouts (W_K or W_O as well, or no head) change the count by far more than
+      the gaps: only LoRA on W_Q, W_V and the head fits Figure 3 (the E44 question, shown).
+  [8] The shape tables: the authors' get_model_config [SOURCE: sublora/utils.py:140-178] knows
+      seven sizes and only one Figure 3 shape; nanoGPT's from_pretrained table [SOURCE: nanoGPT
+      model.py:216-221] gives GPT-2 XL as 48 layers, 25 heads, n_embd 1,600.
 Figure: ch05_param_shares.png (parameter shares of the 8 sweep shapes and the 4 larger variants).
 Deterministic; pure integer arithmetic apart from the figure; no randomness.
 """
@@ -31,8 +39,8 @@ import torch
 from script_io import save_figure
 from torch import nn
 
-HERE = Path(__file__).resolve().parent
-FIG3_DATA = HERE / "data" / "fig3_x_positions.json"
+SCRIPT_DIR = Path(__file__).resolve().parent
+FIG3_DATA = SCRIPT_DIR / "data" / "fig3_x_positions.json"
 FIGURE_NAME = "ch05_param_shares.png"
 
 V_PAD = pb.NANOGPT_VOCAB_SIZE  # 50,304 rows in nanoGPT's embedding      [SOURCE: nanoGPT]
@@ -52,6 +60,24 @@ VARIANTS = [
     ("849M", 25, 1600, 25, "shape INFERRED; heads [SOURCE]"),
 ]
 GPT2_WIDTHS = (768, 1024, 1280, 1600)
+# Search range of the "any width" statement of block [3]: widths 64, 128, ..., 4,096 and 1 to 96
+# layers. Outside it other shapes may round to the same labels; the statement claims no more.
+SEARCH_WIDTHS = range(64, 4097, 64)
+SEARCH_LAYERS = range(1, 97)
+
+# (n_layer, n_head, n_embd) by model_size in the authors' get_model_config,
+# [SOURCE: sublora/utils.py:140-178 @c606ea6]; any other name leaves the three unset.
+GET_MODEL_CONFIG = {
+    "small": (12, 12, 768),
+    "small-medium": (16, 16, 1024),
+    "medium": (24, 16, 1024),
+    "medium-large": (20, 20, 1280),
+    "large": (36, 20, 1280),
+    "large-vlarge": (25, 25, 1600),
+    "vlarge": (48, 25, 1600),
+}
+# GPT-2 XL in nanoGPT's from_pretrained table [SOURCE: nanoGPT model.py:220 @3adf61e].
+GPT2_XL = (48, 25, 1600)
 
 
 def millions(n: int) -> str:
@@ -60,18 +86,20 @@ def millions(n: int) -> str:
 
 
 def shapes_with_label(label: str, widths: range | tuple[int, ...]) -> list[tuple[int, int]]:
-    """All (n_layer, n_embd), n_layer in 1..96, whose nanoGPT count rounds to `label`."""
+    """All (n_layer, n_embd) with n_embd in `widths`, n_layer in SEARCH_LAYERS, whose nanoGPT
+    count rounds to `label`."""
     target = int(label.rstrip("M"))
     return [
         (n_layer, d)
         for d in widths
-        for n_layer in range(1, 97)
+        for n_layer in SEARCH_LAYERS
         if round(pb.gpt2_params(n_layer, d) / 1e6) == target
     ]
 
 
 def load_fig3_points() -> list[dict[str, int]]:
-    """The eight (n_layer, n_head, n_embd, x_params) points read off the paper's Figure 3."""
+    """The eight (n_layer, n_head, n_embd, x_params) points of Figure 3 as the data file records
+    them: copied from the seed, which credits an unavailable PDF reader; not checked here."""
     data = json.loads(FIG3_DATA.read_text(encoding="utf-8"))
     assert "provenance" in data, "the data file must state where its numbers come from"
     return data["points"]
@@ -109,7 +137,7 @@ class RefBlock(nn.Module):
                 self.q_lora = LoRAFactors(d, d, lora_r)
                 self.v_lora = LoRAFactors(d, d, lora_r)
         self.attn_c_proj = nn.Linear(d, d, bias=bias)
-        self.c_fc = nn.Linear(d, 4 * d, bias=bias)
+        self.mlp_up = nn.Linear(d, 4 * d, bias=bias)  # (4d, d)
         self.mlp_c_proj = nn.Linear(4 * d, d, bias=bias)
 
 
@@ -121,10 +149,10 @@ class RefGPT(nn.Module):
     ) -> None:
         super().__init__()
         self.wte = nn.Embedding(V_PAD, d)
-        self.wpe = nn.Embedding(CTX, d)
+        self.wpe = nn.Embedding(CTX, d)  # (1024, d): counted by the authors, not by nanoGPT
         self.h = nn.ModuleList(RefBlock(d, bias, lora_r, fused) for _ in range(n_layer))
         self.ln_f = nn.LayerNorm(d, bias=bias)
-        self.lm_head = nn.Linear(d, V_PAD, bias=False)
+        self.lm_head = nn.Linear(d, V_PAD, bias=False)  # (V_PAD, d), tied below
         self.wte.weight = self.lm_head.weight  # weight tying: one tensor, two uses
         if lora_r:
             self.lm_head_lora = LoRAFactors(V_PAD, d, lora_r)
@@ -248,13 +276,16 @@ def block3_paper_sizes() -> None:
     )
     for label, family_layers in (("458M", 20), ("849M", 25)):
         gpt2_width = shapes_with_label(label, GPT2_WIDTHS)
-        any64 = shapes_with_label(label, range(64, 4097, 64))
-        family = [nl for nl in range(1, 97) if millions(pb.gpt2_params(nl, 64 * nl)) == label]
+        any64 = shapes_with_label(label, SEARCH_WIDTHS)
+        family = [nl for nl in SEARCH_LAYERS if millions(pb.gpt2_params(nl, 64 * nl)) == label]
         print(
             f"    {label} [INFERRED from the size]: with a GPT-2 width "
             "(768/1,024/1,280/1,600) only "
             + ", ".join(f"{nl} x {d:,}" for nl, d in gpt2_width)
-            + f"; with any width that is a multiple of 64: {len(any64)} shapes; "
+            + "; with any width that is a multiple of 64 (64 to 4,096, 1 to 96 layers): "
+            + f"{len(any64)} shapes ("
+            + ", ".join(f"{nl} x {d:,}" for nl, d in any64)
+            + "); "
             + "in the family d = 64 x n_layer: n_layer = "
             + ", ".join(map(str, family))
         )
@@ -371,7 +402,7 @@ def block5_torch_check() -> list[tuple[int, int]]:
                 n_checks += 1
         tied = RefGPT(12, 768)
         untied = RefGPT(12, 768)
-        untied.wte.weight = nn.Parameter(torch.empty(V_PAD, 768))
+        untied.wte.weight = nn.Parameter(torch.empty(V_PAD, 768))  # a second table
         extra = count(untied) - count(tied)
     assert extra == V_PAD * 768 == 38_633_472
     print(
@@ -383,53 +414,146 @@ def block5_torch_check() -> list[tuple[int, int]]:
     return shapes
 
 
+def block6_gaps() -> None:
+    points = load_fig3_points()
+    gaps = [
+        p["x_params"] - pb.authors_num_params(p["n_layer"], p["n_embd"], LORA_R) for p in points
+    ]
+    positive = sum(g > 0 for g in gaps)
+    chance = 0.5 ** len(gaps)
+    print(
+        "[6] Figure 3 x-position minus the authors' count, in parameters, smallest shape first: "
+        + ", ".join(f"{g:+,}" for g in gaps)
+    )
+    print(
+        f"    {positive} of {len(gaps)} gaps are positive; if reading errors fell on either side "
+        f"with equal odds, all {len(gaps)} on one given side would have probability "
+        f"2^-{len(gaps)} = {chance:.4f}"
+    )
+    print(
+        "    so the recovered positions sit slightly but systematically to the right of the "
+        "authors' count; how they were read is not recorded (data/fig3_x_positions.json)"
+    )
+    assert positive == len(gaps) == 8 and min(gaps) == 10 and max(gaps) == 141
+    assert f"{chance:.4f}" == "0.0039"
+
+
+def lora_layout_count(n_layer: int, d: int, matrices: int, head: bool) -> int:
+    """Rank-LORA_R factors on `matrices` of the four d x d attention matrices per block, plus
+    the head (V_PAD x d) if `head`."""
+    per_block = matrices * pb.lora_factor_count(d, d, LORA_R)
+    return n_layer * per_block + (pb.lora_factor_count(V_PAD, d, LORA_R) if head else 0)
+
+
+LORA_LAYOUTS = [  # (name, attention matrices with LoRA, LoRA on the head)
+    ("W_Q, W_V + head (App. E; the code)", 2, True),
+    ("W_Q, W_K, W_V + head", 3, True),
+    ("W_Q, W_K, W_V, W_O + head", 4, True),
+    ("W_Q, W_V, no head", 2, False),
+]
+
+
+def block7_lora_layouts() -> None:
+    points = load_fig3_points()
+    print(
+        f"[7] Rank-{LORA_R} LoRA layouts: factors in GPT-2 small, and the largest gap to "
+        "Figure 3's eight x-positions when the authors' count uses that layout"
+    )
+    worst_by_layout = []
+    for name, matrices, head in LORA_LAYOUTS:
+        small = lora_layout_count(12, 768, matrices, head)
+        worst = 0.0
+        for p in points:
+            nl, d = p["n_layer"], p["n_embd"]
+            base = pb.authors_num_params(nl, d, LORA_R) - pb.gpt2_lora_params(nl, d, LORA_R)
+            worst = max(
+                worst, abs(p["x_params"] / (base + lora_layout_count(nl, d, matrices, head)) - 1)
+            )
+        worst_by_layout.append(worst)
+        print(f"    {name:<36} {small:>9,} factors   largest gap {1e6 * worst:>8,.1f} ppm")
+    assert lora_layout_count(12, 768, 2, True) == pb.gpt2_lora_params(12, 768, LORA_R) == 351_744
+    assert worst_by_layout[0] < 1e-5 and min(worst_by_layout[1:]) > 1e-4
+    print(
+        "    only LoRA on W_Q, W_V and the head fits; adding W_K or dropping the head misses by "
+        "more than 100 ppm"
+    )
+
+
+def block8_shape_tables() -> None:
+    print(
+        "[8] Shape tables in the code: the authors' get_model_config (n_layer, n_head, n_embd) "
+        "[SOURCE: sublora/utils.py:140-178]"
+    )
+    print("    " + "; ".join(f"{k} {v}" for k, v in GET_MODEL_CONFIG.items()))
+    sweep = [(p["n_layer"], p["n_head"], p["n_embd"]) for p in load_fig3_points()]
+    known = [s for s in sweep if s in GET_MODEL_CONFIG.values()]
+    print(
+        f"    of Figure 3's {len(sweep)} shapes, {len(known)} is in the table: {known[0]} "
+        f"('small'); the other {len(sweep) - len(known)} cannot be built through model_size "
+        "[SOURCE: sublora/sublora_pipeline.py:195]"
+    )
+    assert known == [(12, 12, 768)] and len(sweep) == 8
+    nl, nh, d = GPT2_XL
+    xl_nanogpt = pb.gpt2_params(nl, d)
+    xl_openai = pb.gpt2_params(nl, d, vocab=V, include_pos=True)
+    print(
+        f"    GPT-2 XL in nanoGPT's from_pretrained table [SOURCE: nanoGPT model.py:220]: "
+        f"n_layer = {nl}, n_head = {nh}, n_embd = {d:,}, the authors' 'vlarge'; "
+        f"nanoGPT's count {xl_nanogpt:,}, OpenAI's convention {xl_openai / 1e6:.1f}M"
+    )
+    assert GET_MODEL_CONFIG["vlarge"] == GPT2_XL and millions(xl_openai) == "1558M"
+
+
 # --------------------------------------------------------------------------------- figure
 def draw_figure() -> None:
     points = load_fig3_points()
-    shapes = [(p["n_layer"], p["n_embd"]) for p in points] + [(v[1], v[2]) for v in VARIANTS[1:]]
+    sweep = [(p["n_layer"], p["n_embd"]) for p in points]
+    larger = [(v[1], v[2]) for v in VARIANTS[1:]]
     ln_max = max(
-        100 * pb.gpt2_components(nl, d).layernorm / pb.gpt2_params(nl, d) for nl, d in shapes
+        100 * pb.gpt2_components(nl, d).layernorm / pb.gpt2_params(nl, d)
+        for nl, d in sweep + larger
     )
     assert ln_max < 0.1
-    names = ["token embedding (= head)", "attention", "MLP", "LayerNorm (under 0.1 %)"]
-    colours = ["#0072B2", "#009E73", "#E69F00", "#CC79A7"]  # Okabe-Ito
-    fig, ax = plt.subplots(figsize=(9.0, 5.6))
-    ys = list(range(len(shapes)))[::-1]
-    for row, ((nl, d), y) in enumerate(zip(shapes, ys, strict=True)):
-        comps = pb.gpt2_components(nl, d)
-        total = pb.gpt2_params(nl, d)
-        assert sum(comps) == total
-        left = 0.0
-        for j, n in enumerate(comps):
-            share = 100 * n / total
-            ax.barh(
-                y,
-                share,
-                left=left,
-                color=colours[j],
-                edgecolor="white",
-                linewidth=1.2,
-                label=names[j] if row == 0 else None,
+    # Paul Tol's "bright" scheme, safe for colour-blind readers; one marker shape per component.
+    styles = [
+        ("token embedding (= head)", "#4477AA", "o"),
+        ("attention", "#EE6677", "s"),
+        ("MLP", "#228833", "^"),
+    ]
+    fig, ax = plt.subplots(figsize=(7.2, 4.6))
+    for k, (name, colour, marker) in enumerate(styles):
+        for group, filled in ((sweep, True), (larger, False)):
+            xs = [pb.gpt2_params(nl, d) for nl, d in group]
+            ys = [100 * pb.gpt2_components(nl, d)[k] / pb.gpt2_params(nl, d) for nl, d in group]
+            ax.plot(
+                xs,
+                ys,
+                color=colour,
+                marker=marker,
+                lw=1.6 if filled else 0.0,
+                ms=6,
+                markerfacecolor=colour if filled else "white",
+                label=name if filled else None,
             )
-            left += share
-        emb = 100 * comps.token_embedding / total
-        ax.text(emb / 2, y, f"{emb:.0f} %", ha="center", va="center", color="white", fontsize=9)
-    labels = [f"{nl} layers, d = {d}  ({pb.gpt2_params(nl, d) / 1e6:.1f}M)" for nl, d in shapes]
-    ax.set_yticks(ys, labels, fontsize=9)
-    ax.axhline(3.5, color="#777777", lw=0.8, ls="--")
-    ax.text(100.5, 3.5, "paper's larger\nvariants below", fontsize=8, va="center", color="#555555")
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("share of the model's parameters (%), nanoGPT count")
-    ax.set_title(
-        "Where the parameters of GPT-2-style models sit: Figure 3 sweep and the larger variants",
-        fontsize=11,
+    ax.set_xscale("log")
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("parameters, nanoGPT's count (log scale)")
+    ax.set_ylabel("share of the parameters (%)")
+    ax.grid(True, which="major", color="#dddddd", lw=0.6)
+    ax.text(
+        2.2e8, 88, "hollow markers:\n354M, 458M, 773M, 849M", fontsize=8, color="#444444", va="top"
     )
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=4, fontsize=9, frameon=False)
+    ax.text(1.7e6, 8, "filled, joined: the eight\nFigure 3 shapes", fontsize=8, color="#444444")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=3, fontsize=9, frameon=False)
+    ax.set_title(
+        "The lookup table shrinks in share as the models grow (LayerNorms: under 0.1 %)",
+        fontsize=10,
+    )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    fig.text(0.99, 0.01, "drawn by ch05_param_count.py", ha="right", fontsize=7, color="#555555")
+    fig.text(0.99, 0.01, "ch05_param_count.py", ha="right", fontsize=7, color="#666666")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=130)
+    save_figure(fig, FIGURE_NAME, dpi=80)
     plt.close(fig)
 
 
@@ -440,6 +564,9 @@ def main() -> None:
     block3_paper_sizes()
     block4_figure3()
     block5_torch_check()
+    block6_gaps()
+    block7_lora_layouts()
+    block8_shape_tables()
     draw_figure()
     print(f"Figure: {FIGURE_NAME}")
     print("All assertions passed.")

@@ -4,6 +4,12 @@
 Tags inside fenced code, inline code, front matter and HTML comments are left alone. The tag
 grammar is `tags.py`'s; the Markdown structure is `markdown.scan`'s. A `[PAPER]` without a
 location is an error: the book never cites the paper without saying where.
+
+A run of paragraphs of one kind is tagged once: a line holding only `[SECTION: MY EXPLANATION]`
+(any tag after `SECTION:`), right under a heading or at the top of an admonition, renders as a
+badge with the note "this section unless marked" ("this block" when indented, i.e. inside an
+admonition or list). Sentences of another kind inside the run carry their own tag. A `SECTION:`
+tag that shares its line with prose is an error.
 """
 
 from __future__ import annotations
@@ -18,6 +24,10 @@ from explainer_tools.tags import KIND_CLASSES, TAG_PATTERN, kind_of
 INLINE_SKIP_PATTERN = re.compile(r"(`+)(?:.+?)\1|<!--.*?-->", re.S)
 
 
+SCOPE_LINE = re.compile(r"^(?P<indent>[ \t]*)(?P<tag>\[SECTION:[^\]\n]*\])[ \t]*$")
+SCOPE_NOTES = {False: "this section unless marked", True: "this block unless marked"}
+
+
 class ProvenanceError(ValueError):
     """A malformed provenance tag, with the page and line it is on."""
 
@@ -27,6 +37,7 @@ class Tag:
     kind: str  # one of KIND_CLASSES
     text: str  # what the badge shows, e.g. "PAPER App. E, p. 16"
     line: int  # 1-based line in the page
+    scope: bool = False  # a [SECTION: ...] default for the run of paragraphs it heads
 
 
 _kind_of = kind_of
@@ -35,6 +46,32 @@ _kind_of = kind_of
 def _badge(tag_text: str) -> str:
     kind = _kind_of(tag_text)
     return f'<span class="prov {KIND_CLASSES[kind]}">{html.escape(tag_text)}</span>'
+
+
+def _scope_badge(line: str, page: str, line_no: int, tags: list[Tag]) -> str | None:
+    """Render a line that holds only `[SECTION: <tag>]`; None if the line is not one."""
+    scope = SCOPE_LINE.match(line)
+    if scope is None:
+        return None
+    match = TAG_PATTERN.fullmatch(scope.group("tag"))
+    if match is None:
+        raise ProvenanceError(
+            f"{page}:{line_no}: {scope.group('tag')} does not name a tag; write e.g. "
+            "[SECTION: MY EXPLANATION]"
+        )
+    tag_text = " ".join(match.group("tag").split())
+    if tag_text == "PAPER":
+        raise ProvenanceError(
+            f"{page}:{line_no}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]"
+        )
+    tags.append(Tag(_kind_of(tag_text), tag_text, line_no, scope=True))
+    indent = scope.group("indent")
+    note = SCOPE_NOTES[bool(indent)]
+    return (
+        f'{indent}<span class="prov-scope" title="Provenance of what follows, until the next '
+        f'heading: each claim is of this kind unless it carries its own tag">{_badge(tag_text)}'
+        f'<span class="prov-scope__note">{note}</span></span>'
+    )
 
 
 def _replace_outside_code(text: str, page: str, line_no: int, tags: list[Tag]) -> str:
@@ -51,6 +88,11 @@ def _replace_outside_code(text: str, page: str, line_no: int, tags: list[Tag]) -
 
 def _replace_in_prose(text: str, page: str, line_no: int, tags: list[Tag]) -> str:
     def substitute(match: re.Match[str]) -> str:
+        if match.group("scope"):
+            raise ProvenanceError(
+                f"{page}:{line_no}: {match.group(0)} must stand on a line of its own, under a "
+                "heading or at the top of an admonition"
+            )
         tag_text = " ".join(match.group("tag").split())
         if tag_text == "PAPER":
             raise ProvenanceError(
@@ -71,10 +113,14 @@ def render_tags(markdown: str, page: str = "<page>") -> tuple[str, list[Tag]]:
     tags: list[Tag] = []
     out_lines: list[str] = []
     for entry in scan(markdown).lines:
-        if entry.kind == "prose":
-            out_lines.append(_replace_outside_code(entry.text, page, entry.number, tags))
-        else:  # front matter, fenced code, HTML comments, blank lines
+        if entry.kind != "prose":  # front matter, fenced code, HTML comments, blank lines
             out_lines.append(entry.text)
+            continue
+        scoped = _scope_badge(entry.text, page, entry.number, tags)
+        if scoped is not None:
+            out_lines.append(scoped)
+            continue
+        out_lines.append(_replace_outside_code(entry.text, page, entry.number, tags))
     return "\n".join(out_lines), tags
 
 
@@ -107,7 +153,7 @@ def _replace_in_prose_html(text: str, page: str, tags: list[Tag]) -> str:
     out: list[str] = []
     last = 0
     for match in TAG_PATTERN.finditer(text):
-        tag_text = " ".join(match.group("tag").split())
+        tag_text = " ".join(match.group("tag").split())  # a SECTION: prefix renders as a badge
         if tag_text == "PAPER":
             raise ProvenanceError(f"{page}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]")
         tags.append(Tag(_kind_of(tag_text), tag_text, 0))

@@ -5,6 +5,7 @@ which strips tags) all use these patterns.
     [PAPER App. E, p. 16]      a location the paper states; a bare [PAPER] is an error
     [SOURCE: <repo> <file>:<line> @<commit>]
     [MY EXPLANATION]  [MY ANALYSIS]  [INFERRED]  (and the combined [MY ANALYSIS / INFERRED])
+    [SECTION: MY EXPLANATION]  on a line of its own: the default kind of what follows
 
 >>> TAG_PATTERN.search("as stated [PAPER §6, p. 8].").group("tag")
 'PAPER §6, p. 8'
@@ -24,8 +25,10 @@ KIND_CLASSES = {
     "MY ANALYSIS": "prov--analysis",
     "INFERRED": "prov--analysis",
 }
+# `[SECTION: MY EXPLANATION]` on a line of its own sets the kind of a run of paragraphs
+# (provenance.py); the optional `scope` group is that prefix.
 TAG_PATTERN = re.compile(
-    r"\[(?P<tag>PAPER(?:\s+(?P<paper_loc>[^\]\n]+))?"
+    r"\[(?P<scope>SECTION:\s*)?(?P<tag>PAPER(?:\s+(?P<paper_loc>[^\]\n]+))?"
     r"|SOURCE:\s*(?P<source>[^\]\n]+)"
     r"|MY EXPLANATION|MY ANALYSIS(?:\s*/\s*INFERRED)?|INFERRED(?:\s*\(MY ANALYSIS\))?)\]"
     r"(?![(\[:])"

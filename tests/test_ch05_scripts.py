@@ -82,7 +82,7 @@ def test_script_prints_the_seed_blocks(name: str, tmp_path: Path) -> None:
     assert lines[-1] == "All assertions passed."
     blocks = parse_blocks(result.stdout, name)
     expected = SEED_NUMBERS[name]
-    assert sorted(blocks) == sorted(expected)
+    assert set(expected) <= set(blocks), "every seed block is still printed (more may follow)"
     for number, wanted in expected.items():
         missing = set(wanted.split()) - numbers_in(blocks[number].text)
         assert not missing, f"{name} [{number}] lacks {sorted(missing)}"

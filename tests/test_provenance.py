@@ -69,3 +69,49 @@ def test_tags_in_rendered_notebook_html_become_badges_outside_code() -> None:
     assert " a &lt; b</p>" in rendered
     assert "<pre>[MY EXPLANATION] in code</pre><code>[INFERRED]</code>" in rendered
     assert 'title="[MY ANALYSIS]"' in rendered
+
+
+def test_section_tag_renders_one_badge_with_a_scope_note() -> None:
+    page = (
+        "## Definitions\n\n[SECTION: MY EXPLANATION]\n\n"
+        "A layer is a step. [SOURCE: nanoGPT model.py] Code.\n"
+    )
+    rendered, tags = render_tags(page)
+    assert [(t.text, t.line, t.scope) for t in tags] == [
+        ("MY EXPLANATION", 3, True),
+        ("SOURCE: nanoGPT model.py", 5, False),
+    ]
+    scope_line = rendered.split("\n")[2]
+    assert scope_line.startswith('<span class="prov-scope"')
+    assert '<span class="prov prov--explanation">MY EXPLANATION</span>' in scope_line
+    assert "this section unless marked" in scope_line
+    assert '<span class="prov prov--source">SOURCE: nanoGPT model.py</span> Code.' in rendered
+
+
+def test_indented_section_tag_scopes_its_admonition_block() -> None:
+    rendered, tags = render_tags(
+        '??? note "Proof"\n\n    [SECTION: PAPER App. E, p. 16]\n\n    Text.'
+    )
+    assert tags[0].scope and tags[0].kind == "PAPER" and tags[0].text == "PAPER App. E, p. 16"
+    assert rendered.split("\n")[2].startswith('    <span class="prov-scope"')
+    assert "this block unless marked" in rendered
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("Text [SECTION: MY EXPLANATION] more.", "must stand on a line of its own"),
+        ("[SECTION: MY GUESS]", "does not name a tag"),
+        ("[SECTION: PAPER]", "needs a location"),
+    ],
+)
+def test_malformed_section_tags_are_errors_naming_the_line(line: str, message: str) -> None:
+    with pytest.raises(ProvenanceError, match=rf"docs/x\.md:2: .*{message}"):
+        render_tags(f"fine\n{line}", page="docs/x.md")
+
+
+def test_section_tag_contents_are_skipped_by_the_claim_check() -> None:
+    from explainer_tools.claims.page import INLINE
+
+    match = INLINE.search("[SECTION: PAPER §6.4, p. 7]")
+    assert match is not None and match.group("tag") == "[SECTION: PAPER §6.4, p. 7]"
