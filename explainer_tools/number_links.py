@@ -133,6 +133,20 @@ def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str
     return result
 
 
+EMBEDDED_SOURCE = re.compile(r'(<!--\s*embed:\s*source\s+\S+\s*-->\s*<div class="highlight")')
+
+
+def exclude_sources_from_search(html_text: str) -> str:
+    """Embedded script sources stay out of the search index (`data-search-exclude`, Material's
+    search plugin): they are the bulk of the index, which every page downloads, and the prose
+    around them names what they compute.
+
+    >>> exclude_sources_from_search('<!-- embed: source a.py -->\\n<div class="highlight">')
+    '<!-- embed: source a.py -->\\n<div class="highlight" data-search-exclude>'
+    """
+    return EMBEDDED_SOURCE.sub(r"\1 data-search-exclude", html_text)
+
+
 _EMBEDDED_BLOCK = re.compile(
     r"(?P<marker><!--\s*embed:\s*output\s+(?P<script>\S+\.py)(?:\s+\[(?P<block>\d+)\])?\s*-->)"
     r"(?P<between>\s*<div class=\"highlight\">(?:<span class=\"filename\">[^<]*</span>)?"

@@ -180,6 +180,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
 
     html_text = map_prose(html_text, prose)
     html_text = number_links.anchor_output_lines(html_text, STATE.outputs)
+    html_text = number_links.exclude_sources_from_search(html_text)
     if 'class="num"' in html_text:
         html_text += number_links.stamps_json(STATE.checked_at)
     scripts = list(page.meta.get("scripts") or [])
