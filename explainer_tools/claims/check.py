@@ -281,20 +281,29 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
 
 ROW_RULE = True
 CONTEXT_WORDS = 3  # content words before a number that may name its row
+def context_words(before: str) -> list[str]:
+    """The content words just before a number that may say what it is, nearest first: from the
+    last clause mark or number on, at most CONTEXT_WORDS of them.
+
+    >>> context_words("12 layers; the token embedding holds ")
+    ['hold', 'embedding', 'token']
+    """
+    before = re.split(r"[,;:()\[\]0-9]|\.\s", before)[-1]
+    words = [w for w in PLAIN_WORD.findall(re.sub(r"\\[A-Za-z]+", " ", before))
+             if w.lower() not in STOPWORDS]
+    return [w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word)]
+
+
 def _context(unit: _Unit, token: Token) -> list[str]:
-    """The words that say what a number is: in a table row, the row's first cell; in prose, the
-    nearest content word before it, not reaching back past the previous number or a clause
-    mark, nearest first ("the token embedding holds 38,633,472" -> hold, embedding, token)."""
+    """Context words of a number: in a table row, the row's first cell; in prose,
+    `context_words` of the text before it in its sentence."""
     text = unit.element.text
     if unit.element.kind == "row":
         cells = _cells(text.split("\n", 1)[0])
         first = cells[0] if cells else ""
         return [] if token.start < len(first) + 2 else sorted(content_words(first))
     before_start = max([unit.start] + [t.end for t in unit.numbers if t.end <= token.start])
-    before = re.split(r"[,;:()\[\]]|\.\s", text[before_start:token.start])[-1]
-    words = [w for w in PLAIN_WORD.findall(re.sub(r"\\[A-Za-z]+", " ", before))
-             if w.lower() not in STOPWORDS]
-    return [w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word)]
+    return context_words(text[before_start:token.start])
 
 
 def _form(text: str) -> tuple[int, int]:
@@ -304,39 +313,64 @@ def _form(text: str) -> tuple[int, int]:
     return len(whole.lstrip("0") or "0"), len(fraction)
 
 
+def named_row(context: list[str], lines: list[tuple[str, set[str], list[Token]]]
+              ) -> tuple[str, str, list[Token]] | None:
+    """The row that context words name: the nearest word found on any line of the cited
+    block(s) decides; it names a row when it is on exactly one line, which prints a number.
+    Returns (word, line text, the numbers printed after that word there), or None."""
+    for word in context:
+        holders = [(text, printed) for text, words, printed in lines if word in words]
+        if not holders:
+            continue
+        if len(holders) != 1 or not holders[0][1]:
+            return None
+        text, printed = holders[0]
+        at = _word_position(text, word)
+        after = [t for t in printed if t.start >= at]
+        return word, text, after or [max(printed, key=lambda t: t.start)]
+    return None
+
+
+def _ordinal(unit: _Unit, token: Token) -> int:
+    """Which number after its label `token` is: in a table row, its place among the row's
+    numbers after the first cell (the Share column's number is the second); in prose, the
+    first."""
+    if unit.element.kind != "row":
+        return 0
+    first = _cells(unit.element.text.split("\n", 1)[0])
+    label_end = len(first[0]) + 1 if first else 0
+    return sum(1 for t in unit.numbers
+               if label_end <= t.start < token.start and t.value is not None)
+
+
 def _line_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
                    outputs: Outputs) -> str:
-    """The row rule against swapped numbers. The words next to a number (a table row's label)
-    point to a line of the cited block(s) when one of them is found on exactly one line. If that
-    line prints a number written like this one (as many digits, as many decimals) but not this
-    one, and no line that prints this one shares any of the words, the number belongs to another
-    row: an error. Returns the message, or "" when the number is where its words say."""
+    """The row rule against swapped numbers (issue 10, probe 9). The words before a number (a
+    table row's label) name a row of the cited block(s) (`named_row`). When that row does not
+    print the number, and the number it prints in the same place after the naming word (the
+    first, or for a table cell the same column) is written like this one (as many digits, as
+    many decimals), the number was copied from another row: an error. Returns the message, or
+    "" when the number is where its words say."""
     context = _context(unit, token)
     if not context:
         return ""
     lines: list[tuple[str, set[str], list[Token]]] = []
     for key in dict.fromkeys((c.script, n) for _, c, n in candidates):
         lines.extend(outputs.line_words(*key))
-    if any(words & set(context) for _, words, printed in lines
-           if any(t.value == token.value for t in printed)):
+    row = named_row(context, lines)
+    if row is None:
         return ""
-    form = _form(token.text)
-    for word in context:  # the nearest word the block knows decides
-        holders = [(text, printed) for text, words, printed in lines if word in words]
-        if not holders:
-            continue
-        if len(holders) != 1 or not holders[0][1]:
-            return ""  # it names several lines, or a line without numbers: no row to check
-        text, printed = holders[0]
-        at = _word_position(text, word)
-        nearest = min(printed, key=lambda t: min(abs(t.start - at), abs(t.end - at)))
-        if _form(nearest.text) == form:
-            return (f"{token.text} is printed in "
-                    f"{'; '.join(c.describe() for c in unit.citations)}, but the line that "
-                    f"'{word}' points to prints {nearest.text} there: {text.strip()!r} "
-                    "(a number from another row?)")
+    word, text, after = row
+    if any(t.value == token.value for line, _words, printed in lines if line == text
+           for t in printed):
         return ""
-    return ""
+    place = _ordinal(unit, token)
+    expected = after[place] if place < len(after) else None
+    if expected is None or _form(expected.text) != _form(token.text):
+        return ""
+    return (f"{token.text} is printed in {'; '.join(c.describe() for c in unit.citations)}, "
+            f"but the line that '{word}' points to prints {expected.text} there: "
+            f"{text.strip()!r} (a number from another row?)")
 
 
 def _word_position(text: str, word: str) -> int:
