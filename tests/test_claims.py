@@ -653,6 +653,7 @@ def test_row_rule_catches_a_number_copied_from_another_row() -> None:
     report = check(table.format("31.23"), outputs)
     assert error_lines(report) == [(5, "31.23")]
     assert "the line that 'attention' points to prints 22.92" in report.errors[0].message
+    # In prose the words before a number name a row too loosely to call a number wrong without
+    # false errors (measured on every chapter written so far): the rule is for table rows.
     sentence = "Of all parameters, attention holds {0} % (output [2] of ch05_param_count.py).\n"
-    assert check(sentence.format("22.92"), outputs).errors == []
-    assert error_lines(check(sentence.format("31.23"), outputs)) == [(1, "31.23")]
+    assert check(sentence.format("31.23"), outputs).errors == []
