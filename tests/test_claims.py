@@ -635,3 +635,25 @@ def test_quiet_summary_counts_uncited_numbers(tmp_path: Path) -> None:
     text = format_report(check_site(tmp_path), quiet=True)
     assert "1 uncited" in text.splitlines()[-1]
     assert "uncited, line" not in text
+
+
+def test_row_rule_catches_a_number_copied_from_another_row() -> None:
+    """Issue 10, probe 9: the attention row quoting the embedding's share (same block)."""
+    outputs = Outputs({"ch05_param_count.py": "T\n[2] shares:\n    token embedding 31.23 %\n"
+                       "    attention 22.92 %\n    LayerNorms 0.031 %\n"})
+    table = """\
+        Shares (output [2] of ch05_param_count.py):
+
+        | piece | share |
+        | --- | --- |
+        | attention | {0} % |
+        | LayerNorms | 0.031 % |
+        """
+    assert check(table.format("22.92"), outputs).errors == []
+    report = check(table.format("31.23"), outputs)
+    assert error_lines(report) == [(5, "31.23")]
+    assert "the line that 'attention' points to prints 22.92" in report.errors[0].message
+    # In prose the words before a number name a row too loosely to call a number wrong without
+    # false errors (measured on every chapter written so far): the rule is for table rows.
+    sentence = "Of all parameters, attention holds {0} % (output [2] of ch05_param_count.py).\n"
+    assert check(sentence.format("31.23"), outputs).errors == []

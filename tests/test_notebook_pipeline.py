@@ -5,6 +5,7 @@ test_gpt_lab.py.)"""
 from __future__ import annotations
 
 import copy
+import os
 import struct
 
 import nbformat
@@ -160,6 +161,8 @@ def test_committed_notebook_is_normalised_and_has_outputs() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(os.environ.get("EXPLAINER_CHECK_PASSED") == "1",
+                    reason="make check has just re-executed and compared every notebook")
 def test_fresh_execution_matches_the_committed_notebook() -> None:
     """The real `make check` path: execute the source offline and compare with the committed
     notebook; then a copy with one deterministic output edited must not match."""

@@ -19,7 +19,8 @@ introducing sentence (the last sentence of the paragraph right before it, for a 
 with ":") cites blocks is checked cell by cell / item by item against them, unless a row or item
 carries its own citation; so is a table followed by a caption paragraph ("Table: ...") that cites.
 Numbers outside every scope are *uncited*: reported with their lines, and an error inside the
-sections every chapter must fully cite: "Worked example...", "Common misconceptions", "Self-test".
+sections every chapter must fully cite ("Worked example...", "Common misconceptions",
+"Self-test") and, anywhere, when no output of the page's scripts prints them.
 
 Matching is by value after normalising how people write numbers: thousands separators (`,` in
 prose; thin, narrow and no-break spaces; LaTeX `{,}` and `\\,`), unicode minus, a leading `+`,
@@ -65,8 +66,13 @@ malformed `claims:` comment, and a waiver that matches no number are errors.
 
 Errors (exit status 1) name the file and line: a number missing from the cited block(s), with the
 closest number found there; a citation of an unknown script or block; an ambiguous short citation;
-an uncited number in a fully-cited section; a bad waiver. The report lists per page the numbers
-checked, skipped by rule, waived and uncited (with lines), then the blocks that no page cites.
+an uncited number in a fully-cited section, or anywhere when no output of the page's scripts
+(front matter, erratum evidence, citations) prints it; a number from another row (the row rule,
+for tables: every word of a row's label stands on one line of the cited block only, and that line
+prints another number written alike in the cell's place; `check.named_row`); a bad waiver; a page
+that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
+page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page
+cites.
 
 Pages: every `docs/**/*.md` except those under a `fixtures/` folder (test pages of other
 tools); notebooks (`.ipynb`) are not read. An erratum's prose lives in its front matter

@@ -281,20 +281,34 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
 
 ROW_RULE = True
 CONTEXT_WORDS = 3  # content words before a number that may name its row
-def _context(unit: _Unit, token: Token) -> list[str]:
-    """The words that say what a number is: in a table row, the row's first cell; in prose, the
-    nearest content word before it, not reaching back past the previous number or a clause
-    mark, nearest first ("the token embedding holds 38,633,472" -> hold, embedding, token)."""
+PROSE_WORDS = 0  # of them, how many must name one line together (0: tables only)
+def context_words(before: str) -> list[str]:
+    """The content words just before a number that may say what it is, nearest first: from the
+    last clause mark or number on, at most CONTEXT_WORDS of them.
+
+    >>> context_words("12 layers; the token embedding holds ")
+    ['hold', 'embedding', 'token']
+    """
+    before = re.split(r"[,;:()\[\]0-9]|\.\s", before)[-1]
+    words = [w for w in PLAIN_WORD.findall(re.sub(r"\\[A-Za-z]+", " ", before))
+             if w.lower() not in STOPWORDS]
+    return [w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word)]
+
+
+def _context(unit: _Unit, token: Token) -> tuple[list[str], int]:
+    """Context words of a number and how many of them must name its row: in a table row, every
+    word of the row's label (its first cell); in prose, the two nearest `context_words` of the
+    text before it in its sentence that the block uses."""
     text = unit.element.text
     if unit.element.kind == "row":
         cells = _cells(text.split("\n", 1)[0])
         first = cells[0] if cells else ""
-        return [] if token.start < len(first) + 2 else sorted(content_words(first))
+        if token.start < len(first) + 2:
+            return [], 0
+        label = sorted(content_words(first))
+        return label, len(label)
     before_start = max([unit.start] + [t.end for t in unit.numbers if t.end <= token.start])
-    before = re.split(r"[,;:()\[\]]|\.\s", text[before_start:token.start])[-1]
-    words = [w for w in PLAIN_WORD.findall(re.sub(r"\\[A-Za-z]+", " ", before))
-             if w.lower() not in STOPWORDS]
-    return [w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word)]
+    return context_words(text[before_start:token.start]), PROSE_WORDS
 
 
 def _form(text: str) -> tuple[int, int]:
@@ -304,39 +318,91 @@ def _form(text: str) -> tuple[int, int]:
     return len(whole.lstrip("0") or "0"), len(fraction)
 
 
+def named_row(context: list[str], need: int, lines: list[tuple[str, set[str], list[Token]]]
+              ) -> tuple[str, str, list[Token]] | None:
+    """The row that context words name. In prose, the `need` nearest words that the cited
+    block(s) use must all stand on one line and on no other; for a table row's label, all its
+    words. That line must print a number. Returns (the nearest of those words, the line, the
+    numbers printed after that word on it), or None.
+
+    >>> lines = [("token embedding 38,633,472", {"token", "embedding"}, []),
+    ...          ("attention 22.92", {"attention"}, [])]
+    >>> named_row(["embedding", "token", "hold"], 2, lines) is None  # prints no number
+    True
+    """
+    known = [w for w in context if any(w in words for _, words, _ in lines)]
+    if need < 1 or len(known) < need or (need == len(context) and len(known) < len(context)):
+        return None
+    chosen = set(known[:need])
+    holders = [(text, printed) for text, words, printed in lines if chosen <= words]
+    if len(holders) != 1 or not holders[0][1]:
+        return None
+    text, printed = holders[0]
+    at = _word_position(text, known[0])
+    after = [t for t in printed if t.start >= at]
+    return known[0], text, after or [max(printed, key=lambda t: t.start)]
+
+
+def _ordinal(unit: _Unit, token: Token) -> int:
+    """Which number after its label `token` is: in a table row, its place among the row's
+    numbers after the first cell (the Share column's number is the second); in prose, the
+    first."""
+    if unit.element.kind != "row":
+        return 0
+    first = _cells(unit.element.text.split("\n", 1)[0])
+    label_end = len(first[0]) + 1 if first else 0
+    return sum(1 for t in unit.numbers
+               if label_end <= t.start < token.start and t.value is not None)
+
+
+def _alone_in_cell(unit: _Unit, token: Token) -> bool:
+    """Whether `token` is the only number of its table cell."""
+    if unit.element.kind != "row":
+        return False
+    row = unit.element.text.split("\n", 1)[0]
+    position = 0
+    for cell in _cells(row):
+        position = row.find(cell, position)
+        if position <= token.start < position + len(cell):
+            return sum(1 for t in unit.numbers if position <= t.start < position + len(cell)) == 1
+        position += len(cell)
+    return False
+
+
 def _line_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
                    outputs: Outputs) -> str:
-    """The row rule against swapped numbers. The words next to a number (a table row's label)
-    point to a line of the cited block(s) when one of them is found on exactly one line. If that
-    line prints a number written like this one (as many digits, as many decimals) but not this
-    one, and no line that prints this one shares any of the words, the number belongs to another
-    row: an error. Returns the message, or "" when the number is where its words say."""
-    context = _context(unit, token)
+    """The row rule against swapped numbers (issue 10, probe 9). The words before a number (a
+    table row's label) name a row of the cited block(s) (`named_row`). When that row does not
+    print the number, and the number it prints in the same place after the naming word (the
+    first, or for a table cell the same column) is written like this one (as many digits, as
+    many decimals), the number was copied from another row: an error. Returns the message, or
+    "" when the number is where its words say."""
+    context, need = _context(unit, token)
     if not context:
         return ""
     lines: list[tuple[str, set[str], list[Token]]] = []
     for key in dict.fromkeys((c.script, n) for _, c, n in candidates):
         lines.extend(outputs.line_words(*key))
-    if any(words & set(context) for _, words, printed in lines
-           if any(t.value == token.value for t in printed)):
+    row = named_row(context, need, lines)
+    if row is None:
         return ""
-    form = _form(token.text)
-    for word in context:  # the nearest word the block knows decides
-        holders = [(text, printed) for text, words, printed in lines if word in words]
-        if not holders:
-            continue
-        if len(holders) != 1 or not holders[0][1]:
-            return ""  # it names several lines, or a line without numbers: no row to check
-        text, printed = holders[0]
-        at = _word_position(text, word)
-        nearest = min(printed, key=lambda t: min(abs(t.start - at), abs(t.end - at)))
-        if _form(nearest.text) == form:
-            return (f"{token.text} is printed in "
-                    f"{'; '.join(c.describe() for c in unit.citations)}, but the line that "
-                    f"'{word}' points to prints {nearest.text} there: {text.strip()!r} "
-                    "(a number from another row?)")
+    word, text, after = row
+    if any(t.value == token.value for line, _words, printed in lines if line == text
+           for t in printed):
         return ""
-    return ""
+    place = _ordinal(unit, token)
+    expected = after[place] if place < len(after) else None
+    if expected is not None and _form(expected.text) != _form(token.text):
+        expected = None
+    if expected is None and _alone_in_cell(unit, token):
+        # a table's columns need not follow the line's order: a cell that holds one number
+        # (not a formula) is compared with the first number written alike
+        expected = next((t for t in after if _form(t.text) == _form(token.text)), None)
+    if expected is None:
+        return ""
+    return (f"{token.text} is printed in {'; '.join(c.describe() for c in unit.citations)}, "
+            f"but the line that '{word}' points to prints {expected.text} there: "
+            f"{text.strip()!r} (a number from another row?)")
 
 
 def _word_position(text: str, word: str) -> int:
