@@ -341,7 +341,7 @@ ax.plot(steps_logged, train_curve, marker=".", color="#0072B2", label="training 
 ax.plot(steps_logged, val_curve, marker=".", color="#D55E00", label="validation")
 ax.axhline(bigram_val, color="#009E73", ls="--", label="best bigram, validation")
 ax.axvline(best["step"], color="grey", ls=":", label=f"lowest validation (step {best['step']})")
-ax.set_ylim(0, 8)
+ax.set_ylim(1, 6)  # the untrained model, at ln V, starts above the frame
 ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats per token)")
 ax.legend(frameon=False, fontsize=8)
@@ -367,8 +367,8 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # and turns up. From there on, each step makes the model better at *these* training pages and
 # worse at text it has not seen: it memorises instead of learning. The right panel is that gap,
 # validation minus training, growing from there on; the printed numbers give its size at the
-# end, measured on the whole training split. The text is small (tens of passes over it in a
-# minute of training), so this happens quickly.
+# end, measured on the whole training split. The text is small (the model reads all of it more
+# than a dozen times in 500 steps), so this happens quickly.
 #
 # [MY EXPLANATION] That gap between training and held-out loss is what generalisation bounds, the
 # subject of the paper this site explains, are about: a bound is a guarantee, computed from the
@@ -632,8 +632,8 @@ plt.show()
 #
 # [MY EXPLANATION] The residual stream is the running sum that every block reads from and adds
 # to: one vector of width $d$ per position. The model turns only the last one into logits, with
-# the final layer norm and the unembedding. Applying that same readout to the stream *after an
-# earlier block* shows what the model would predict if it stopped there.
+# the final layer norm and the unembedding. The same readout, applied to the stream as it stands
+# *after an earlier block*, reveals the prediction the model would make if it ended there.
 # [SOURCE: nostalgebraist, "interpreting GPT: the logit lens", LessWrong, 2020] The idea and its
 # name come from that post. Row "embed" is the stream before the first block; the last row is the
 # model's real output. Each cell shows the top-1 token and its probability (the colour).
@@ -807,7 +807,7 @@ def step_seconds(n_tokens, mode, repeats=3):
 
 LENGTHS = [PROMPT_LEN, 58, 108, 158, PROMPT_LEN + N_NEW - 1]
 MODES = ["cache", "no cache", "no cache, last logits only"]
-timings = {mode: [step_seconds(n, mode, repeats=3 if mode == "cache" else 1) for n in LENGTHS]
+timings = {mode: [step_seconds(n, mode, repeats=3 if mode == "cache" else 2) for n in LENGTHS]
            for mode in MODES}
 
 
@@ -819,10 +819,11 @@ def total_estimate(seconds):
 
 
 totals = {mode: total_estimate(s) for mode, s in timings.items()}
+print(f"{'ms per step, at length':>26}" + "".join(f"{n:>6}" for n in LENGTHS)
+      + f"   {N_NEW} tokens in all")
 for mode in MODES:
-    steps_ms = ", ".join(f"{1000 * s:.0f}" for s in timings[mode])
-    print(f"{mode:>28}: ms per step at lengths {LENGTHS}: {steps_ms}; "
-          f"{N_NEW} tokens ~ {totals[mode]:.1f} s ({totals[mode] / totals['cache']:.1f}x)")
+    print(f"{mode:>26}" + "".join(f"{1000 * s:6.0f}" for s in timings[mode])
+          + f"   {totals[mode]:5.1f} s ({totals[mode] / totals['cache']:.1f}x)")
 fig, ax = plt.subplots(figsize=(6.5, 3.2))
 for mode, color in zip(MODES, ["#0072B2", "#D55E00", "#E69F00"], strict=True):
     ax.plot(LENGTHS, [1000 * s for s in timings[mode]], marker="o", color=color, label=mode)
@@ -876,9 +877,9 @@ plt.show()
 # 4. Logit lens. Change `LENS_TEXT` to a sentence of your own. From which row on does the
 #    model's final answer appear at the last position?
 # 5. Induction. Train the attention-only model with one layer (`AttentionOnly(n_layers=1)`).
-#    Can it still copy? Why does an induction head need a previous-token head in an *earlier*
-#    layer? (Hint: what must the key at position $j$ contain for the query at a later copy to
-#    find it?) With GPT-2 weights, compute the same two scores for its 144 heads and look for
+#    Can it still copy? What does the layer-1 head read that only layer 0 can have written?
+#    (Hint: what must the key at position $j$ contain for the query at a later copy to find
+#    it?) With GPT-2 weights, compute the same two scores for its 144 heads and look for
 #    4.11 and 5.5.
 # 6. Parameters. Count the small GPT's parameters by hand: the embeddings $V d$ and
 #    $64 d$; per block two layer norms $2 \cdot 2d$, attention $4d^2 + 4d$, MLP
