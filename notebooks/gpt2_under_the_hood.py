@@ -778,12 +778,18 @@ positions_cached = PROMPT_LEN + (N_NEW - 1)
 positions_uncached = sum(PROMPT_LEN + k for k in range(N_NEW))
 print(f"positions pushed through the network: {positions_cached:,} with the cache, "
       f"{positions_uncached:,} without ({positions_uncached / positions_cached:.0f} times as many)")
+block_weights = sum(p.numel() for n, p in gpt2_shaped.named_parameters()
+                    if n.startswith("transformer.h.") and n.endswith("weight") and p.dim() == 2)
+flops_blocks, flops_unembed = 2 * block_weights, 2 * big.n_embd * big.vocab_size
+unembed_share = flops_unembed / (flops_blocks + flops_unembed)
+print(f"matrix work per position: {flops_blocks / 1e6:.0f} MFLOP in the blocks, "
+      f"{flops_unembed / 1e6:.0f} MFLOP in the unembedding ({unembed_share:.0%} of the total)")
 
 # %% [markdown]
 # [MY EXPLANATION] Now the timings: the wall-clock time of one generation step at five lengths
 # of the sequence, with the cache, without it, and without it but computing the logits of the
-# last position only (all that generation needs: the unembedding costs as much per position as
-# a third of the blocks). The total for 200 new tokens is estimated from the five points
+# last position only (all that generation needs; the unembedding is the share of the work per
+# position printed above). The total for 200 new tokens is estimated from the five points
 # (trapezoid rule), because 200 uncached steps would take minutes. Timings vary from run to run
 # and machine to machine: the next cell is tagged `nondeterministic`, and `make check` leaves
 # its outputs out of the comparison. The numbers you see are those of the machine that last
@@ -837,8 +843,9 @@ plt.show()
 # [MY ANALYSIS] Without the cache the time per step grows with the length of the sequence, so
 # the total grows with its square; with the cache it stays nearly flat (attention still reads
 # all stored keys, but that is small next to the weight matrices at these lengths). Computing
-# only the last position's logits removes a large share of the uncached work, but the gap stays
-# wide, and it widens as the sequence grows.
+# only the last position's logits can save at most the unembedding's share of the uncached work
+# (printed above; how much of it a machine realises varies), and the gap to the cache stays
+# wide and widens as the sequence grows.
 #
 # [MY EXPLANATION] **Why is the gap far smaller than the count of positions?** The uncached run
 # pushes about a hundred times as many positions through the network (printed above), yet takes

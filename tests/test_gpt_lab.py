@@ -142,7 +142,7 @@ def passing_namespace() -> dict:
                     {"step": 700, "second copy": 0.3}],
         "lm": SimpleNamespace(net=small), "small": small, "echo": 1.0,
         "kv_tokens_match": True, "kv_bytes_per_token": 73_728,
-        "positions_cached": 207, "positions_uncached": 21_500,
+        "positions_cached": 207, "positions_uncached": 21_500, "unembed_share": 0.31,
     }
 
 

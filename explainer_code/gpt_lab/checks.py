@@ -129,6 +129,10 @@ def _many_more_positions(ns: Namespace) -> bool:
     return ns["positions_uncached"] > 50 * ns["positions_cached"]
 
 
+def _unembedding_share(ns: Namespace) -> bool:
+    return 0.25 < ns["unembed_share"] < 0.4  # "about a third" of the work per position
+
+
 CLAIMS: dict[str, tuple[str, Callable[[Namespace], bool]]] = {
     "tokenizer": ("section 1: GPT-2's tokenizer facts", _tokenizer),
     "strawberry": ("section 1: ' strawberry' 1 token, 'strawberry' st|raw|berry", _strawberry),
@@ -146,6 +150,7 @@ CLAIMS: dict[str, tuple[str, Callable[[Namespace], bool]]] = {
     "logit lens": ("section 5: the 'embed' row echoes the input", _embed_row_echoes),
     "kv cache": ("section 7: same tokens with the cache; 73,728 B per token", _cache_same_tokens),
     "positions": ("section 7: about a hundred times as many positions", _many_more_positions),
+    "unembedding": ("section 7: the unembedding is about a third of the work", _unembedding_share),
 }
 
 
