@@ -344,7 +344,7 @@ ax.axvline(best["step"], color="grey", ls=":", label=f"lowest validation (step {
 ax.set_ylim(1, 6)  # the untrained model, at ln V, starts above the frame
 ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats per token)")
-ax.legend(frameon=False, fontsize=8)
+ax.legend(frameon=False, fontsize=8, loc="lower left")
 ax_gap.plot(steps_logged, [v - t for v, t in zip(val_curve, train_curve, strict=True)], marker=".",
             color="#CC79A7")
 ax_gap.axhline(0, color="grey", lw=0.8)
@@ -825,8 +825,8 @@ def total_estimate(seconds):
 
 
 totals = {mode: total_estimate(s) for mode, s in timings.items()}
-print(f"{'ms per step, at length':>26}" + "".join(f"{n:>6}" for n in LENGTHS)
-      + f"   {N_NEW} tokens in all")
+print(f"{'ms per step at length':>26}" + "".join(f"{n:>6}" for n in LENGTHS)
+      + f"   {N_NEW} tokens")
 for mode in MODES:
     print(f"{mode:>26}" + "".join(f"{1000 * s:6.0f}" for s in timings[mode])
           + f"   {totals[mode]:5.1f} s ({totals[mode] / totals['cache']:.1f}x)")
