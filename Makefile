@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site pdf regenerate check claims chapter bench test lint clean
+.PHONY: help venv serve site pdf regenerate check claims chapter bench test lint clean notebook corpus
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -59,6 +59,16 @@ test: $(INSTALLED) ## Run every test: lint, make check, pytest (browser tests ne
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
 	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest  # tests that repeat what check just did skip
+
+notebook: $(INSTALLED) ## Open the companion notebook (notebooks/gpt2_under_the_hood.py) in Jupyter
+	@echo "Jupyter opens notebooks/gpt2_under_the_hood.py as a notebook (jupytext); saving writes"
+	@echo "the .py back. The site's copy, docs/notebooks/*.ipynb, is rewritten only by make regenerate."
+	PYTHONHASHSEED=0 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 JUPYTER_PLATFORM_DIRS=1 \
+	  $(VENV)/bin/jupyter notebook \
+	  --JupyterNotebookApp.default_url=/notebooks/notebooks/gpt2_under_the_hood.py
+
+corpus: $(INSTALLED) ## Rebuild the notebook's frozen training text from today's pages (on purpose only)
+	PYTHONPATH=explainer_code $(PY) -m gpt_lab.corpus --rebuild
 
 clean: ## Remove the built site and caches (keeps .venv)
 	rm -rf site build .cache .pytest_cache .ruff_cache

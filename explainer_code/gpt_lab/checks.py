@@ -1,0 +1,178 @@
+"""Author-facing checks of the companion notebook "GPT-2 under the hood".
+
+The notebook's prose says things about its own outputs ("validation turns up", "the second copy
+costs almost nothing", "with the cache the tokens are the same"). Those statements must stay
+true when the notebook is re-executed, but a student who changes a cell must not be stopped by an
+assert. So the notebook asserts nothing itself; the pipeline calls, after executing it and in the
+same kernel,
+
+    from gpt_lab.checks import assert_notebook_claims
+    assert_notebook_claims(globals())
+
+(`CHECK_CELL`, appended to the executed notebook by the pipeline and removed before the notebook
+is stored). It raises `NotebookClaimsError` listing every claim that no longer holds, so
+`make regenerate` and `make check` fail with a message naming the sentence to revise.
+
+Each claim is a function of the notebook's namespace (the variable names are the notebook's);
+`notebook_claim_failures` returns the messages without raising. Margins: every threshold sits
+well inside what the stored execution printed, so a claim fails only when the behaviour changes,
+not from last-digit noise.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+CHECK_CELL = "from gpt_lab.checks import assert_notebook_claims\nassert_notebook_claims(globals())"
+
+Namespace = Mapping[str, Any]
+
+
+class NotebookClaimsError(AssertionError):
+    """Claims of the notebook's prose that its fresh outputs no longer support."""
+
+
+def _tokenizer(ns: Namespace) -> bool:
+    return ns["facts"] == {
+        "'Hello world'": [15496, 995],
+        "n_vocab": 50257,
+        "<|endoftext|>": [50256],
+    }
+
+
+def _strawberry(ns: Namespace) -> bool:
+    pieces = ns["pieces"]
+    return pieces[" strawberry"] == [" strawberry"] and pieces["strawberry"] == [
+        "st",
+        "raw",
+        "berry",
+    ]
+
+
+def _digits(ns: Namespace) -> bool:
+    pieces = ns["pieces"]
+    return pieces["12345678"] == ["123", "45", "678"] and pieces[" 12345678"] == [
+        " 123",
+        "45",
+        "678",
+    ]
+
+
+def _bpe_replay(ns: Namespace) -> bool:
+    return ns["bpe_agrees"] is True
+
+
+def _bigram_gap_widens(ns: Namespace) -> bool:
+    loss, counts, tr, va = ns["bigram_loss"], ns["counts"], ns["train_ids"], ns["val_ids"]
+    gaps = [loss(counts, a, va) - loss(counts, a, tr) for a in (1.0, 0.1, 0.01)]
+    return 0 < gaps[0] < gaps[1] < gaps[2]
+
+
+def _gpt_beats_bigram(ns: Namespace) -> bool:
+    return ns["best"]["validation"] < ns["bigram_val"] - 0.05
+
+
+def _losses_fall_together_first(ns: Namespace) -> bool:
+    train, val = ns["train_curve"], ns["val_curve"]
+    return train[1] < train[0] - 1.0 and val[1] < val[0] - 1.0
+
+
+def _validation_turns_up(ns: Namespace) -> bool:
+    best, history = ns["best"], ns["history"]
+    return best["step"] < history[-1]["step"] and ns["final_val"] > best["validation"] + 0.1
+
+
+def _training_keeps_falling(ns: Namespace) -> bool:
+    history, best = ns["history"], ns["best"]
+    at_best = next(row["train"] for row in history if row["step"] == best["step"])
+    return history[-1]["train"] < at_best - 0.3
+
+
+def _gap_grows(ns: Namespace) -> bool:
+    gaps = [v - t for v, t in zip(ns["val_curve"], ns["train_curve"], strict=True)]
+    return gaps[-1] > 1.0 and gaps[-1] == max(gaps) and ns["gap"] > 1.0
+
+
+def _copying(ns: Namespace) -> bool:
+    return ns["second_copy_loss"] < 0.5 < math.log(64) - 0.1 < ns["first_copy_loss"]
+
+
+def _heads_form(ns: Namespace) -> bool:
+    prev, ind = ns["prev_score"], ns["induction_score"]
+    return (
+        float(prev[0].max()) > 0.3
+        and float(ind[1].max()) > 0.5
+        and float(prev[1].max()) < 0.2
+        and float(ind[0].max()) < 0.2
+    )
+
+
+def _phase_change(ns: Namespace) -> bool:
+    log = ns["toy_log"]
+    early = next(row["second copy"] for row in log if row["step"] == 100)
+    return early > 0.8 * math.log(64) and log[-1]["second copy"] < 0.5
+
+
+def _embed_row_echoes(ns: Namespace) -> bool:
+    if ns["lm"].net is not ns["small"]:
+        return True  # the sentence is about the small model
+    return ns["echo"] >= 0.5
+
+
+def _cache_same_tokens(ns: Namespace) -> bool:
+    return ns["kv_tokens_match"] is True and ns["kv_bytes_per_token"] == 73_728
+
+
+def _many_more_positions(ns: Namespace) -> bool:
+    return ns["positions_uncached"] > 50 * ns["positions_cached"]
+
+
+def _unembedding_share(ns: Namespace) -> bool:
+    return 0.25 < ns["unembed_share"] < 0.4  # "about a third" of the work per position
+
+
+CLAIMS: dict[str, tuple[str, Callable[[Namespace], bool]]] = {
+    "tokenizer": ("section 1: GPT-2's tokenizer facts", _tokenizer),
+    "strawberry": ("section 1: ' strawberry' 1 token, 'strawberry' st|raw|berry", _strawberry),
+    "digits": ("section 1: '12345678' is 123|45|678, with a space ' 123'|45|678", _digits),
+    "bpe": ("section 1: the printed merges end in tiktoken's tokens", _bpe_replay),
+    "bigram": ("section 2: the less the bigram smooths, the wider its gap", _bigram_gap_widens),
+    "beats bigram": ("section 2: the small GPT passes the best bigram model", _gpt_beats_bigram),
+    "fall together": ("section 2: at first both losses fall together", _losses_fall_together_first),
+    "turns up": ("section 2: validation turns up before the last step", _validation_turns_up),
+    "train falls": ("section 2: the training loss keeps falling", _training_keeps_falling),
+    "gap": ("section 2: the gap grows, largest at the end", _gap_grows),
+    "copying": ("section 4: second copy near zero, first copy above uniform", _copying),
+    "heads": ("section 4: previous-token head in layer 0, induction head in layer 1", _heads_form),
+    "phase change": ("section 4: second-copy loss stalls, then falls", _phase_change),
+    "logit lens": ("section 5: the 'embed' row echoes the input", _embed_row_echoes),
+    "kv cache": ("section 7: same tokens with the cache; 73,728 B per token", _cache_same_tokens),
+    "positions": ("section 7: about a hundred times as many positions", _many_more_positions),
+    "unembedding": ("section 7: the unembedding is about a third of the work", _unembedding_share),
+}
+
+
+def notebook_claim_failures(ns: Namespace) -> list[str]:
+    """One message per claim that does not hold (or could not be evaluated) in `ns`."""
+    failures = []
+    for name, (sentence, holds) in CLAIMS.items():
+        try:
+            ok = holds(ns)
+        except Exception as error:  # a renamed variable must fail loudly, not pass
+            failures.append(f"{name}: {sentence} -- could not be checked: {error!r}")
+            continue
+        if not ok:
+            failures.append(f"{name}: {sentence} -- no longer true; revise the prose or the cell")
+    return failures
+
+
+def assert_notebook_claims(ns: Namespace) -> None:
+    """Raise `NotebookClaimsError` listing every failed claim; silent when all hold."""
+    failures = notebook_claim_failures(ns)
+    if failures:
+        raise NotebookClaimsError(
+            f"{len(failures)} claim(s) of notebooks/gpt2_under_the_hood.py fail:\n  "
+            + "\n  ".join(failures)
+        )

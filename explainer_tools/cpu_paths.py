@@ -1,0 +1,65 @@
+"""On which CPUs `make check` compares the companion notebooks' outputs, and what it says elsewhere.
+
+The notebooks train small models; training amplifies last-bit floating-point differences into
+different printed losses and samples. So the pipeline pins the code paths of PyTorch, MKL and
+oneDNN to x86 AVX2 (`pipeline.CPU_PINNING_ENV`), and the stored notebook is what those paths
+compute. Any x86-64 CPU with AVX2 (Intel since 2013, AMD since 2015; AVX-512 machines included,
+they are held to AVX2) reproduces it exactly, and `make check` compares its text outputs.
+
+A CPU that cannot take those paths -- an ARM laptop (Apple silicon, Graviton), or an old x86 CPU
+without AVX2 -- computes slightly different numbers, and a comparison would print a wall of diffs
+that says nothing about the reader's change. There `make check` still executes the notebook (so a
+broken cell or a claim of its prose that no longer holds still fails, see `gpt_lab/checks.py`),
+but does not compare its outputs, and says so in one message. Chapter scripts are compared
+everywhere: they print values rounded to survive such differences.
+"""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+X86_64 = ("x86_64", "amd64")
+CPUINFO = Path("/proc/cpuinfo")
+
+
+def cpu_flags(cpuinfo: Path = CPUINFO) -> set[str] | None:
+    """The CPU feature flags from /proc/cpuinfo (Linux), or None where there is no such file."""
+    try:
+        text = cpuinfo.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        if line.startswith("flags"):
+            return set(line.partition(":")[2].split())
+    return None
+
+
+def pinned_paths_unavailable(machine: str | None = None, flags: set[str] | None = None) -> str:
+    """Why this machine cannot run the pinned AVX2 code paths ('' when it can).
+
+    >>> pinned_paths_unavailable("arm64", None)
+    'this machine is arm64, not x86-64'
+    >>> pinned_paths_unavailable("x86_64", {"sse2", "avx2"})
+    ''
+    """
+    machine = machine if machine is not None else platform.machine()
+    if machine.lower() not in X86_64:
+        return f"this machine is {machine}, not x86-64"
+    if flags is None and machine == platform.machine():
+        flags = cpu_flags()
+    if flags is not None and "avx2" not in flags:
+        return "this x86-64 CPU has no AVX2"
+    return ""  # flags unknown (macOS, Windows): every x86-64 Mac or PC of the last decade has AVX2
+
+
+def not_compared_message(notebook: str, reason: str) -> str:
+    """The one message `make check` prints instead of a notebook comparison."""
+    return (
+        f"{notebook}: executed, claims checked, outputs NOT compared: {reason}.\n"
+        "  The stored outputs were computed with x86 AVX2 code paths (PyTorch, MKL, oneDNN),\n"
+        "  which this CPU cannot take; its last-bit differences grow, through training, into\n"
+        "  different "
+        "printed numbers, so a comparison would only list those. CI compares on x86-64.\n"
+        "  (explainer_tools/cpu_paths.py)"
+    )
