@@ -68,7 +68,7 @@ torch.manual_seed(0)
 torch.set_grad_enabled(False)  # inspection by default; training switches gradients on
 plt.rcParams.update({"figure.dpi": 80, "font.size": 10, "axes.spines.top": False,
                      "axes.spines.right": False})
-print(f"torch {torch.__version__}, {torch.get_num_threads()} thread; repository at {ROOT.name}/")
+print(f"torch {torch.__version__}, {torch.get_num_threads()} thread; repository root found")
 
 # %% [markdown]
 # ## 1. Tokenization
