@@ -9,7 +9,8 @@ re-executes every notebook in memory and compares (pipeline.py). There is no oth
 
 Inputs (`notebook_inputs`, hashed into the notebook's stamp): the source, the `gpt_lab` package
 (every file in it), data files under `explainer_code/data/` or `notebooks/` that the source or
-`gpt_lab` names, `requirements.lock`, and this module and `layout.py` (how it is run).
+`gpt_lab` names, `requirements.lock`, and this module and `layout.py` (how it is run); every page
+under `docs/` only while the notebook's code opens that folder (`ROOT / "docs"`).
 
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
 from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
@@ -33,6 +34,7 @@ from __future__ import annotations
 import copy
 import difflib
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -49,10 +51,12 @@ from explainer_tools.layout import (
     NOTEBOOK_SOURCE_DIR,
     REPO_ROOT,
     TOOLS_DIR,
+    markdown_pages,
     relative,
 )
 
 NOTEBOOK_CODE = CODE_DIR / "gpt_lab"
+READS_PAGES = re.compile(r"""/\s*["']docs["']""")
 NOTEBOOK_DATA_DIRS = (CODE_DIR / "data", NOTEBOOK_SOURCE_DIR)
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/notebooks.py")
 NONDETERMINISTIC_TAG = "nondeterministic"
@@ -274,8 +278,13 @@ def notebook_inputs(source: Path) -> list[str]:
             and any(p.name in text for text in texts)]
     # gpt_lab strips provenance tags with the site's own grammar
     tags = TOOLS_DIR / "tags.py"
+    # A notebook whose own code opens the site's pages (`ROOT / "docs"`: the first notebook
+    # trained its model on them) depends on every page; one that reads a frozen data file does
+    # not. Only the source counts: gpt_lab.corpus names docs/ to *rebuild* the frozen snapshot
+    # (`make corpus`, on purpose), which no execution does.
+    pages = markdown_pages() if READS_PAGES.search(texts[0]) else []
     return sorted({relative(source), *map(relative, code), *map(relative, data),
-                   relative(LOCK_FILE), relative(tags)})
+                   relative(LOCK_FILE), relative(tags), *map(relative, pages)})
 
 
 def _child(source: str, timeout_s: int) -> int:

@@ -657,3 +657,20 @@ def test_row_rule_catches_a_number_copied_from_another_row() -> None:
     # false errors (measured on every chapter written so far): the rule is for table rows.
     sentence = "Of all parameters, attention holds {0} % (output [2] of ch05_param_count.py).\n"
     assert check(sentence.format("31.23"), outputs).errors == []
+
+
+def test_verified_numbers_api_gives_source_span_and_output_line(tmp_path: Path) -> None:
+    """The API a build-time hook uses to link each verified number to the line that printed it."""
+    from explainer_tools.claims import verified_numbers
+
+    make_site(tmp_path, "It has 12 layers and 768 dims (output [1] of ch05_param_count.py). "
+                        "Also 47.\n")
+    claims = verified_numbers(tmp_path)["docs/chapters/05-x.md"]
+    text = (tmp_path / "docs" / "chapters" / "05-x.md").read_text(encoding="utf-8")
+    first = claims.verified[0]
+    assert (first.text, first.line, first.column) == ("12", 1, 8)
+    assert text[first.span[0]:first.span[1]] == "12"
+    assert (first.script, first.block, first.output_line) == ("ch05_param_count.py", 1, 2)
+    assert "n_layer = 12" in first.output_text
+    assert [v.text for v in claims.verified] == ["12", "768"]
+    assert [o.text for o in claims.uncited] == ["47"] and claims.errors == []

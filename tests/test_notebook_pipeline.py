@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import os
 import struct
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -134,11 +135,16 @@ def test_check_fails_on_a_changed_stored_output(tmp_path, monkeypatch) -> None:
     assert pipeline.notebook_differences() == []
 
 
-def test_notebook_inputs_are_its_code_and_data_not_the_pages() -> None:
+def test_notebook_inputs_are_its_code_and_data_and_pages_only_when_it_reads_them(
+        tmp_path: Path) -> None:
     inputs = notebooks.notebook_inputs(SOURCE)
     assert "notebooks/gpt2_under_the_hood.py" in inputs
     assert "explainer_code/gpt_lab/model.py" in inputs and "requirements.lock" in inputs
-    assert not [i for i in inputs if i.startswith("docs/")]
+    reads_pages = bool(notebooks.READS_PAGES.search(SOURCE.read_text(encoding="utf-8")))
+    assert ("docs/chapters/05-transformers-gpt2.md" in inputs) is reads_pages
+    frozen = tmp_path / "frozen.py"
+    frozen.write_text("# %%\ntext = open(ROOT / 'explainer_code' / 'data' / 'corpus.txt')\n")
+    assert not [i for i in notebooks.notebook_inputs(frozen) if i.startswith("docs/")]
 
 
 def test_there_is_no_separate_notebook_command_line() -> None:
