@@ -4,7 +4,8 @@ and sources into the Markdown pages, execute the companion notebooks.
 regenerate
     1. Find the chapter scripts (`explainer_code/ch*.py`) whose stamp
        (`outputs/.stamps/<script>.json`) is stale: the script, a repository file it imported or
-       read, `requirements.lock`, the run environment or the runner's code changed, or a product
+       read, a folder it listed, `requirements.lock`, the run environment or the runner's code
+       changed, or a product
        (output, figure) no longer matches.
     2. Run them (runner.py: a warm parent that forks one child per script, `--jobs` at a time,
        each with a time limit and a scratch figure folder; the runner records what each read).
@@ -112,8 +113,8 @@ def render_stamp(
     """The stamp of a run: hashes of everything it read and produced, the run environment and
     the code that ran it."""
     paths = {*inputs, relative(LOCK_FILE), *runner_code}
-    hashed = {path: sha256((REPO_ROOT / path).read_bytes()) for path in sorted(paths)
-              if (REPO_ROOT / path).is_file()}
+    hashed = {path: input_hash(path) for path in sorted(paths)}
+    hashed = {path: digest for path, digest in hashed.items() if digest is not None}
     stamp = {
         "script": script,
         "environment": environment if environment is not None else stamp_environment(),
@@ -122,6 +123,16 @@ def render_stamp(
         "figures": {name: sha256(data) for name, data in sorted(figures.items())},
     }
     return json.dumps(stamp, indent=1, sort_keys=False) + "\n"
+
+
+def input_hash(path: str) -> str | None:
+    """The hash of an input: a file's bytes, or for `folder/` (a listing) its sorted names."""
+    target = REPO_ROOT / path
+    if path.endswith("/"):
+        if not target.is_dir():
+            return None
+        return sha256("\n".join(sorted(p.name for p in target.iterdir())).encode("utf-8"))
+    return sha256(target.read_bytes()) if target.is_file() else None
 
 
 def read_stamp(path: Path) -> dict | None:
@@ -148,8 +159,9 @@ def is_fresh(script: str) -> bool:
         return False
     if relative(LOCK_FILE) not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
         return False
-    checks = [(REPO_ROOT / p, h) for p, h in stamp["inputs"].items()]
-    checks.append((output_path(script), stamp["output"]))
+    if any(input_hash(path) != digest for path, digest in stamp["inputs"].items()):
+        return False
+    checks = [(output_path(script), stamp["output"])]
     checks += [(FIG_DIR / name, h) for name, h in stamp["figures"].items()]
     return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
 
@@ -577,8 +589,8 @@ def check(jobs: int, notebooks: bool = True) -> int:
                 found.insert(0, Difference(
                     "the output of " + ", ".join(suspects) + " changed, although every file "
                     "its stamp records is unchanged\n",
-                    "the script depends on something the tracer cannot see (a directory "
-                    "listing, a subprocess, an environment variable, the clock): open its "
+                    "the script depends on something the tracer cannot see (a file read by a "
+                    "subprocess, an environment variable, the clock, the network): open its "
                     "inputs by name in the script, then run `.venv/bin/python -m "
                     "explainer_tools regenerate --force` and commit"))
     if notebooks:

@@ -14,9 +14,12 @@ numpy, torch and Matplotlib (Agg) -- and runs no torch operation, so no thread p
 - runs the script with `runpy` as `__main__`, its folder first on `sys.path`, like a direct run.
   Modules the script imports are imported fresh in the child (the parent holds only the heavy
   third-party ones and explainer_tools), so module state is clean; hash seed 0 is inherited;
-- records, with an audit hook, every repository file the script opens for reading, plus the
-  repository modules it imported (outputs, figures, `.venv` and caches excluded), and writes them
-  to `<stem>.deps.json` with the script's own run time.
+- records, with an audit hook, every repository file the script opens for reading and every
+  repository folder it lists (`os.listdir`, `os.scandir`, hence `glob` and `pathlib`; recorded as
+  `folder/`, whose stamp hash is that of its sorted names), plus the repository modules it
+  imported (outputs, figures, `.venv` and caches excluded), and writes them to
+  `<stem>.deps.json` with the script's own run time. Reads it cannot see: files read by a
+  subprocess, the network, the clock, environment variables.
 
 Threads: the parent is started with the caller's environment, so OMP_NUM_THREADS and friends
 set by the caller (e.g. the determinism test's 1 and 2 threads) reach numpy, torch, MKL and
@@ -50,6 +53,7 @@ from explainer_tools.layout import REPO_ROOT, run_environment
 
 WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
 EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
+LISTING_EVENTS = ("os.listdir", "os.scandir")  # pathlib and glob list folders through these
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 RUNNER_ENV = "EXPLAINER_RUNNER"  # "subprocess" forces plain mode
 POLL_S = 0.01
@@ -104,6 +108,30 @@ def repo_relative(path: str | os.PathLike[str] | int) -> str | None:
     return relative.as_posix()
 
 
+def repo_relative_dir(path: object) -> str | None:
+    """The repository-relative POSIX path of a source folder (for listings), or None."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        return None
+    try:
+        resolved = Path(os.fsdecode(path) or ".").resolve()
+    except (OSError, ValueError, TypeError):
+        return None
+    if not resolved.is_relative_to(REPO_ROOT) or not resolved.is_dir() or resolved == REPO_ROOT:
+        return None
+    relative = resolved.relative_to(REPO_ROOT)
+    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
+            "docs", "assets", "fig") or "site-packages" in relative.parts:
+        return None
+    return relative.as_posix()
+
+
+def _by_import_system() -> bool:
+    """Whether the listing being audited is the import system looking for modules (their files
+    are inputs already), not the script."""
+    frame = sys._getframe(2)  # 0: this function, 1: the hook, 2: who called os.listdir
+    return "importlib" in frame.f_code.co_filename if frame else False
+
+
 def is_read(mode: object, flags: object) -> bool:
     if isinstance(mode, str):
         return not any(ch in mode for ch in "wax+")
@@ -138,6 +166,10 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
             relative = repo_relative(args[0])  # type: ignore[arg-type]
             if relative is not None:
                 read.add(relative)
+        elif event in LISTING_EVENTS and args and not _by_import_system():
+            folder = repo_relative_dir(args[0])  # type: ignore[arg-type]
+            if folder is not None:
+                read.add(folder + "/")  # a listing: its names become an input
 
     sys.argv = [str(script)]
     sys.path[:] = [str(script.parent), *base_path]

@@ -569,15 +569,35 @@ def test_probe08_advice_for_a_stray_figure_and_a_nondeterministic_script(repo: P
     assert "`make regenerate` cannot fix this" in result.stdout
 
 
-def test_probe08_advice_for_a_read_the_tracer_cannot_see(repo: Path) -> None:
+def test_probe08_a_listed_folder_is_an_input(repo: Path) -> None:
     data = repo / "explainer_code" / "data" / "listed"
     data.mkdir()
     (data / "a.txt").write_text("a")
     add_script(repo, "ch02_lists.py", "import os, pathlib\nprint('L -- ch02_lists.py')\n"
                "d = pathlib.Path(__file__).parent / 'data' / 'listed'\n"
-               "print('[1] files:', len(os.listdir(d)))\n")
+               "print('[1] files:', len(os.listdir(d)), len(list(d.glob('*.txt'))))\n")
     assert run(repo, "regenerate").returncode == 0
+    stamp = json.loads((repo / "outputs" / ".stamps" / "ch02_lists.json").read_text())
+    assert "explainer_code/data/listed/" in stamp["inputs"]
     (data / "b.txt").write_text("b")
+    result = run(repo, "regenerate")
+    assert "ran ch02_lists.py" in result.stdout
+    assert "[1] files: 2 2" in (repo / "outputs" / "ch02_lists.txt").read_text()
+    assert run(repo, "check").returncode == 0
+
+
+def test_probe08_advice_for_a_read_the_tracer_cannot_see(repo: Path) -> None:
+    data = repo / "explainer_code" / "data" / "hidden.txt"
+    data.write_text("a")
+    add_script(repo, "ch02_hidden.py", "import pathlib, subprocess, sys\n"
+               "print('H -- ch02_hidden.py')\n"
+               "f = pathlib.Path(__file__).parent / 'data' / 'hidden.txt'\n"
+               "print('[1]', subprocess.run(['cat', str(f)], capture_output=True, text=True)"
+               ".stdout)\n")
+    assert run(repo, "regenerate").returncode == 0
+    data.write_text("b")
+    assert "ran none" in run(repo, "regenerate").stdout
     result = run(repo, "check")
     assert result.returncode == 1
+    assert "its stamp records is unchanged" in result.stdout
     assert "regenerate --force" in result.stdout
