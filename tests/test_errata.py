@@ -360,7 +360,9 @@ def test_real_errata_pass() -> None:
         pytest.skip("outputs/ch05_*.txt are not generated yet (run `make regenerate`)")
     found, problems = errata.check_all(REPO_ROOT)
     assert problems == []
-    assert [e.meta["id"] for e in found] == ["E24", "E36", "E43", "E44"]
+    ids = [e.meta["id"] for e in found]
+    # the seed's paper errata, then code errata as helpers add them (C7, C8: Chapters 19-20)
+    assert ids[:4] == ["E24", "E36", "E43", "E44"] and {"C7", "C8"} <= set(ids)
 
 
 # ---------------------------------------------------------------- errata of the released code

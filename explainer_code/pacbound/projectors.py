@@ -33,8 +33,10 @@ and the remainder block is 95 x 271:
 ((593, 223), (95, 271))
 
 All random numbers come from numpy's `default_rng(seed)` (platform-independent streams) and are
-stored as float32 torch tensors; the authors draw theirs from torch's generator, so the matrices
-have the authors' distribution and structure but not their exact values.
+stored as tensors of torch's default dtype (float32, or float64 when a script sets it with
+`torch.set_default_dtype` to keep the last-bit differences between CPU instruction sets far below
+the printed digits of a long training run); the authors draw theirs from torch's generator, so
+the matrices have the authors' distribution and structure but not their exact values.
 """
 
 from __future__ import annotations
@@ -61,14 +63,14 @@ def kron_shapes(D: int, d: int) -> tuple[tuple[int, int], tuple[int, int]]:
 
 
 def _gaussian(rng: np.random.Generator, rows: int, cols: int, scale: float) -> torch.Tensor:
-    """A rows x cols float32 tensor with independent N(0, scale^2) entries."""
-    return torch.from_numpy((rng.standard_normal((rows, cols)) * scale).astype(np.float32))
+    """A rows x cols tensor (default dtype) with independent N(0, scale^2) entries."""
+    return torch.from_numpy(rng.standard_normal((rows, cols)) * scale).to(torch.get_default_dtype())
 
 
 def _orthonormal(rng: np.random.Generator, rows: int, cols: int) -> torch.Tensor:
     """The Q factor (rows x cols, orthonormal columns) of a Gaussian rows x cols matrix."""
     q, _ = np.linalg.qr(rng.standard_normal((rows, cols)), mode="reduced")
-    return torch.from_numpy(q.astype(np.float32))
+    return torch.from_numpy(q).to(torch.get_default_dtype())
 
 
 def _nbytes(*tensors: torch.Tensor) -> int:
@@ -98,7 +100,7 @@ class DenseProjector:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: D d float32 numbers."""
+        """Bytes held: D d numbers (4 bytes each in float32)."""
         return _nbytes(self.matrix)
 
 
@@ -129,7 +131,7 @@ class SparseProjector:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by one copy: float32 values and two int64 indices per non-zero."""
+        """Bytes held by one copy: a value and two int64 indices per non-zero."""
         return _nbytes(self.matrix.values(), self.matrix.indices())
 
 
@@ -209,7 +211,7 @@ def sparse_projector(D: int, d: int, seed: int) -> SparseProjector:
     rows, cols = flat // d, flat % d
     values = rng.choice(np.array([-1.0, 1.0]), size=nnz) / math.sqrt(s)
     index = torch.from_numpy(np.stack([rows, cols]))
-    vals = torch.from_numpy(values.astype(np.float32))
+    vals = torch.from_numpy(values).to(torch.get_default_dtype())
     coo = torch.sparse_coo_tensor(index, vals, (D, d), check_invariants=True)
     return SparseProjector("sparse", D, d, coo.coalesce(), coo.t().coalesce())
 
