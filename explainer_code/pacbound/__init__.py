@@ -4,7 +4,15 @@ GPT-2 facts and parameter counts (Chapter 5); Hoeffding, Occam, prefix codes (Ch
 prediction smoothing and the subsampling bound (Chapters 12-14); quantization, arithmetic coding
 and message length (Chapters 15-17). The Markov source of Chapters 9-11 is the submodule
 `pacbound.markov` (import it by name).
+
+The torch-based pieces (projectors, LoRA layer, subspace wrapper; Chapters 18-20) are loaded
+lazily on first access, so `import pacbound` stays free of torch's import cost (about 2.5 s).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
 
 from pacbound.arithmetic import (
     arithmetic_code_length_bits,
@@ -49,15 +57,35 @@ from pacbound.quantize import dequantize, quantize_uniform
 from pacbound.smoothing import ALPHA_GRID, loss_range, smoothed_nll_bits
 from pacbound.subsampling import subsampling_bound, union_over_grid
 
+# name -> submodule, imported on first attribute access (these import torch)
+_LAZY = {
+    "PROJECTOR_KINDS": "pacbound.projectors",
+    "LoRALinear": "pacbound.lora",
+    "SubspaceModel": "pacbound.subspace",
+    "kron_shapes": "pacbound.projectors",
+    "lora_parameter_names": "pacbound.lora",
+    "make_projector": "pacbound.projectors",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'pacbound' has no attribute {name!r}")
+
+
 __all__ = [
     "ALPHA_GRID",
     "GPT2_CONTEXT",
     "GPT2_VOCAB_SIZE",
     "NANOGPT_VOCAB_SIZE",
+    "PROJECTOR_KINDS",
     "VOCAB_PAD_MULTIPLE",
     "ComponentCounts",
     "GPT2Pieces",
+    "LoRALinear",
     "MessageParts",
+    "SubspaceModel",
     "arithmetic_code_length_bits",
     "arithmetic_decode",
     "arithmetic_encode",
@@ -71,10 +99,13 @@ __all__ = [
     "gpt2_pieces",
     "hoeffding_bound",
     "kraft_sum",
+    "kron_shapes",
     "layernorm_params",
     "linear_params",
     "lora_factor_count",
+    "lora_parameter_names",
     "loss_range",
+    "make_projector",
     "message_length_bits",
     "message_parts",
     "occam_bound",

@@ -1,0 +1,282 @@
+"""Chapter 19: LoRA, counted for GPT-2 small and run on a toy fine-tuning task.
+
+Claims, numbered as the output blocks:
+  [1] LoRA numbers of GPT-2 small with rank 4 on W_Q, W_V of every block and on the head
+      [SOURCE: sublora/nn/model.py:80-84, 275-276 @c606ea6; config/sublora_bounds.yaml:26-27]:
+      351,744 with nanoGPT's padded vocabulary 50,304; 351,556 with the real 50,257.
+  [2] One LoRA layer of GPT-2's shape (768 x 768, r = 4, lora_alpha = 32, dropout 0.1): scaling
+      alpha / r = 8; A drawn uniformly within +-1/sqrt(768), B zero; at step 0 the layer's output
+      equals the frozen base layer's exactly, in training mode with dropout active too.
+  [3] A toy fine-tune: a small next-symbol model trained on Markov chain A is adapted to chain B
+      with rank-2 LoRA on its two linear layers. The function at step 0 is the base model's,
+      bit for bit; after training, LoRA gains as much as full fine-tuning (here slightly more),
+      with about an eighth of the numbers.
+  [4] Dropout and merging: with dropout active, two passes over the same input differ; in eval
+      mode they agree, and the merged layer (W + (alpha/r) B A) gives the unmerged output up to
+      float rounding.
+  [5] A head tied to the embedding (GPT-2's layout): merging the head's LoRA update in place, as
+      loralib does on .eval() [SOURCE: loralib/layers.py:137-142 @c4593f0], also adds it to the
+      input embedding table, so the merged model computes a different function.
+Seeds: chains 0 and 5, samples 1 and 6, model 2, LoRA 3, dropout 4. Population losses are exact
+(computed from the chain, no sampling). Deterministic: one thread, float64, rounded output.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pacbound as pb
+import torch
+from torch import nn
+
+torch.set_num_threads(1)
+torch.set_default_dtype(torch.float64)  # last-bit CPU differences stay far below printed digits
+
+V, HIDDEN = 16, 64
+DIRICHLET, MIX = 0.3, 0.5  # chain B = MIX * chain A + (1 - MIX) * a fresh random chain
+N_TRAIN = 3_000
+SEED_A, SEED_NEW, SEED_SAMPLE_A, SEED_SAMPLE_B = 0, 5, 1, 6
+SEED_MODEL, SEED_LORA, SEED_DROPOUT = 2, 3, 4
+STEPS, LR_FULL, LR_LORA = 400, 0.01, 0.01
+R_TOY, ALPHA_TOY = 2, 4
+N_EMBD, R, LORA_ALPHA, LORA_DROPOUT = 768, 4, 32, 0.1  # GPT-2 small and the authors' settings
+N_LAYER, V_PAD, V_REAL = 12, pb.NANOGPT_VOCAB_SIZE, pb.GPT2_VOCAB_SIZE
+
+
+# --------------------------------------------------------------------- chains, data, models
+def random_chain(seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).dirichlet(np.full(V, DIRICHLET), size=V)
+
+
+def stationary(T: np.ndarray) -> np.ndarray:
+    evals, evecs = np.linalg.eig(T.T)
+    pi = np.real(evecs[:, np.argmin(np.abs(evals - 1))])
+    return pi / pi.sum()
+
+
+def sample_counts(T: np.ndarray, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    counts = np.zeros((V, V))
+    state = rng.choice(V, p=stationary(T))
+    for _ in range(n):
+        nxt = rng.choice(V, p=T[state])
+        counts[state, nxt] += 1
+        state = nxt
+    return counts
+
+
+def weights(T: np.ndarray, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(training weights C / n, population weights pi_i T_ij) for the loss `bits`."""
+    train_w = torch.tensor(sample_counts(T, N_TRAIN, seed) / N_TRAIN)
+    pop_w = torch.tensor(stationary(T)[:, None] * T)
+    return train_w, pop_w
+
+
+def entropy_rate(T: np.ndarray) -> float:
+    """-sum_i pi_i sum_j T_ij log2 T_ij, bits per symbol."""
+    logs = np.log2(np.where(T > 0, T, 1.0))
+    return float(-(stationary(T) @ (T * logs).sum(axis=1)))
+
+
+class NextSymbol(nn.Module):
+    """Embedding -> tanh hidden layer -> logits (the model of Chapter 18's experiment)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(V, V)
+        self.hidden = nn.Linear(V, HIDDEN)
+        self.out = nn.Linear(HIDDEN, V)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.out(torch.tanh(self.hidden(self.emb(idx))))
+
+
+class TiedNextSymbol(nn.Module):
+    """Embedding -> tanh layer -> head whose weight IS the embedding table (GPT-2's tying)."""
+
+    def __init__(self, width: int = 24) -> None:
+        super().__init__()
+        self.emb = nn.Embedding(V, width)
+        self.mix = nn.Linear(width, width)
+        self.head = nn.Linear(width, V, bias=False)
+        self.head.weight = self.emb.weight
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        return self.head(torch.tanh(self.mix(self.emb(idx))))
+
+
+def bits(w: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+    return -(w * torch.log_softmax(logits, dim=1)).sum() / math.log(2)
+
+
+def train(model: nn.Module, train_w: torch.Tensor, lr: float) -> None:
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=lr)
+    idx = torch.arange(V)
+    for _ in range(STEPS):
+        opt.zero_grad()
+        bits(train_w, model(idx)).backward()
+        opt.step()
+
+
+def pop_loss(model: nn.Module, pop_w: torch.Tensor) -> float:
+    with torch.no_grad():
+        return float(bits(pop_w, model(torch.arange(V))))
+
+
+def trainable(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+def add_lora(model: nn.Module, names: list[str], r: int, alpha: float, dropout: float) -> None:
+    """Replace each named nn.Linear child by a LoRALinear around it (weights shared)."""
+    torch.manual_seed(SEED_LORA)
+    for p in model.parameters():
+        p.requires_grad_(False)
+    for name in names:
+        setattr(model, name, pb.LoRALinear(getattr(model, name), r=r, lora_alpha=alpha,
+                                           lora_dropout=dropout))  # fmt: skip
+
+
+def main() -> None:
+    print("Chapter 19 -- LoRA (ch19_lora.py)")
+
+    # [1] counts for GPT-2 small
+    per_matrix = pb.lora_factor_count(N_EMBD, N_EMBD, R)
+    per_block = 2 * per_matrix
+    head_pad = pb.lora_factor_count(V_PAD, N_EMBD, R)
+    head_real = pb.lora_factor_count(V_REAL, N_EMBD, R)
+    total_pad = pb.gpt2_lora_params(N_LAYER, N_EMBD, R, vocab=V_PAD)
+    total_real = pb.gpt2_lora_params(N_LAYER, N_EMBD, R, vocab=V_REAL)
+    base = pb.gpt2_params(N_LAYER, N_EMBD)
+    print(
+        f"[1] rank {R} on W_Q and W_V of each of {N_LAYER} blocks and on the head of GPT-2 small:"
+    )
+    print(f"    one {N_EMBD} x {N_EMBD} matrix: A {R} x {N_EMBD} + B {N_EMBD} x {R} = "
+          f"{per_matrix:,}; per block {per_block:,}; {N_LAYER} blocks "
+          f"{N_LAYER * per_block:,}")  # fmt: skip
+    print(f"    head ({V_PAD:,} x {N_EMBD}): {R} x ({V_PAD:,} + {N_EMBD}) = {head_pad:,}; "
+          f"total {total_pad:,} ({head_pad / total_pad:.1%} in the head)")  # fmt: skip
+    print(f"    with the real vocabulary {V_REAL:,}: head {head_real:,}, total {total_real:,}")
+    print(f"    against the model's {base:,} parameters: {total_pad / base:.3%}")
+    assert (per_block, N_LAYER * per_block, head_pad) == (12_288, 147_456, 204_288)
+    assert (total_pad, total_real) == (351_744, 351_556)
+
+    # [2] one layer of GPT-2's shape
+    torch.manual_seed(SEED_LORA)
+    base_layer = nn.Linear(N_EMBD, N_EMBD, bias=False)
+    frozen = base_layer.weight.detach().clone()
+    layer = pb.LoRALinear(base_layer, r=R, lora_alpha=LORA_ALPHA, lora_dropout=LORA_DROPOUT)
+    bound = 1 / math.sqrt(N_EMBD)
+    x = torch.randn(8, N_EMBD)
+    torch.manual_seed(SEED_DROPOUT)
+    with torch.no_grad():
+        diff0 = float((layer(x) - x @ frozen.T).abs().max())
+    print(f"[2] LoRALinear({N_EMBD} -> {N_EMBD}, r = {R}, lora_alpha = {LORA_ALPHA}, dropout "
+          f"{LORA_DROPOUT}): scaling alpha / r = {layer.scaling:g}")  # fmt: skip
+    print(f"    A: {R} x {N_EMBD}, uniform in +-1/sqrt({N_EMBD}) = +-{bound:.4f} (largest |A| "
+          f"{float(layer.lora_A.abs().max()):.4f}); B: {N_EMBD} x {R}, all zero: "
+          f"{int(torch.count_nonzero(layer.lora_B)) == 0}")  # fmt: skip
+    print(f"    step 0, training mode, dropout on: max |LoRA layer - base layer| = {diff0:g}")
+    assert layer.scaling == 8 and float(layer.lora_A.abs().max()) <= bound and diff0 == 0
+
+    # [3] the toy fine-tune
+    T_A = random_chain(SEED_A)
+    T_B = MIX * T_A + (1 - MIX) * random_chain(SEED_NEW)
+    train_a, _ = weights(T_A, SEED_SAMPLE_A)
+    train_b, pop_b = weights(T_B, SEED_SAMPLE_B)
+    H_B = entropy_rate(T_B)
+    torch.manual_seed(SEED_MODEL)
+    pretrained = NextSymbol()
+    train(pretrained, train_a, LR_FULL)
+    state = {k: v.clone() for k, v in pretrained.state_dict().items()}
+    before = pop_loss(pretrained, pop_b)
+    idx = torch.arange(V)
+    with torch.no_grad():
+        base_logits = pretrained(idx)
+
+    full = NextSymbol()
+    full.load_state_dict(state)
+    train(full, train_b, LR_FULL)
+    after_full = pop_loss(full, pop_b)
+
+    lora_model = NextSymbol()
+    lora_model.load_state_dict(state)
+    add_lora(lora_model, ["hidden", "out"], R_TOY, ALPHA_TOY, dropout=0.0)
+    with torch.no_grad():
+        step0 = float((lora_model(idx) - base_logits).abs().max())
+    step0_loss = pop_loss(lora_model, pop_b)
+    n_lora, n_all = trainable(lora_model), sum(p.numel() for p in full.parameters())
+    train(lora_model, train_b, LR_LORA)
+    after_lora = pop_loss(lora_model, pop_b)
+    gained = (before - after_lora) / (before - after_full)
+    print(f"[3] toy fine-tune: model pretrained on chain A, adapted to chain B "
+          f"({N_TRAIN:,} training transitions, {STEPS} Adam steps); population loss on B, "
+          "bits:")  # fmt: skip
+    print(f"    pretrained model, before adapting      {before:.3f}")
+    print(f"    LoRA r = {R_TOY} on both linear layers, step 0   {step0_loss:.3f}  "
+          f"(max |logit change| = {step0:g})")  # fmt: skip
+    print(f"    LoRA, after training ({n_lora:,} numbers)     {after_lora:.3f}")
+    print(f"    full fine-tuning ({n_all:,} numbers)        {after_full:.3f}")
+    print(f"    entropy rate of chain B                {H_B:.3f}")
+    print(f"    LoRA reaches {gained:.0%} of full fine-tuning's gain with "
+          f"{n_lora / n_all:.1%} of the numbers")  # fmt: skip
+    assert (
+        step0 == 0
+        and step0_loss == before
+        and after_lora < before - 0.1
+        and gained > 0.5
+        and n_lora == 320
+    )
+
+    # [4] dropout and merging
+    torch.manual_seed(SEED_LORA)
+    drop_layer = pb.LoRALinear(nn.Linear(HIDDEN, V), r=R_TOY, lora_alpha=ALPHA_TOY,
+                               lora_dropout=LORA_DROPOUT)  # fmt: skip
+    h = torch.randn(32, HIDDEN)
+    with torch.no_grad():
+        drop_layer.lora_B.normal_()
+        torch.manual_seed(SEED_DROPOUT)
+        train_gap = float((drop_layer(h) - drop_layer(h)).abs().max())
+        drop_layer.eval()
+        eval_gap = float((drop_layer(h) - drop_layer(h)).abs().max())
+        unmerged = drop_layer(h)
+        drop_layer.merge()
+        merge_gap = float((drop_layer(h) - unmerged).abs().max())
+    print(
+        f"[4] a LoRA layer with dropout {LORA_DROPOUT} and B != 0 (after training, B is not zero):"
+    )
+    print(f"    training mode, two passes on the same input: max difference {train_gap:.2f}")
+    print(f"    eval mode, two passes: max difference {eval_gap:g}")
+    print(f"    merged W + (alpha/r) B A against unmerged, eval mode: max difference below 1e-5: "
+          f"{merge_gap < 1e-5}")  # fmt: skip
+    assert train_gap > 0.1 and eval_gap == 0 and merge_gap < 1e-5
+
+    # [5] the tied head
+    torch.manual_seed(SEED_MODEL)
+    tied = TiedNextSymbol()
+    train(tied, train_a, LR_FULL)
+    table_before = tied.emb.weight.detach().clone()
+    torch.manual_seed(SEED_LORA)
+    for p in tied.parameters():
+        p.requires_grad_(False)
+    tied.head = pb.LoRALinear(tied.head, r=R_TOY, lora_alpha=ALPHA_TOY, merge_on_eval=True)
+    shared = tied.head.weight is tied.emb.weight
+    train(tied, train_b, LR_LORA)
+    tied.train()
+    unmerged_loss = pop_loss(tied, pop_b)  # no dropout here, so this is the trained function
+    tied.eval()  # merges in place, as loralib's Linear.train(False) does
+    merged_loss = pop_loss(tied, pop_b)
+    moved = float((tied.emb.weight.detach() - table_before).abs().max())
+    print("[5] tied head and embedding (one tensor), LoRA on the head, merged on .eval():")
+    print(f"    head weight is the embedding table: {shared}; after merging, the embedding table "
+          f"moved by up to {moved:.3f}")  # fmt: skip
+    print(f"    population loss on B: unmerged {unmerged_loss:.3f} bits, merged {merged_loss:.3f} "
+          f"bits (difference {merged_loss - unmerged_loss:+.3f})")  # fmt: skip
+    assert shared and moved > 0.01 and abs(merged_loss - unmerged_loss) > 0.005
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
