@@ -7,6 +7,7 @@ parses the imports and fails otherwise):
    atomic writer. `blocks`: numbered output blocks. `tags`: the provenance tag vocabulary.
    `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
    `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
+   `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
 1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
    (warm fork parent, plain subprocess fallback), with time limits and dependency tracing.
    `notebooks`: executes and compares the companion notebooks.
@@ -26,6 +27,7 @@ LAYERS: dict[str, int] = {
     "tags": 0,
     "markdown": 0,
     "html_text": 0,
+    "cpu_paths": 0,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,

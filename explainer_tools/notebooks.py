@@ -41,6 +41,7 @@ import sys
 import tempfile
 from base64 import b64decode
 from pathlib import Path
+from typing import Any
 
 import nbformat
 
@@ -77,6 +78,12 @@ NOTEBOOK_METADATA = {
     "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
     "language_info": {"name": "python"},
 }
+
+
+def uses_claim_checks(nb: Any) -> bool:
+    """Whether a notebook's claims are checked after its last cell: those built on the gpt_lab
+    toolkit are (gpt_lab/checks.py holds their claims); any other notebook runs as written."""
+    return any(cell.cell_type == "code" and "gpt_lab" in cell.source for cell in nb.cells)
 
 
 def kernel_python() -> str:
@@ -187,7 +194,9 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
     nb = normalise(read_source(source_path))
     # The author-facing claims of the notebook's prose, checked in the same kernel after the
     # last cell (gpt_lab/checks.py); the check cell is removed before the notebook is stored.
-    nb.cells.append(nbformat.v4.new_code_cell(NOTEBOOK_CLAIMS_CELL))
+    checked = uses_claim_checks(nb)
+    if checked:
+        nb.cells.append(nbformat.v4.new_code_cell(NOTEBOOK_CLAIMS_CELL))
     km = KernelManager(kernel_name="python3", kernel_spec_manager=_RepoKernelSpecs())
     client = NotebookClient(
         nb,
@@ -200,7 +209,8 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
         resources={"metadata": {"path": str(REPO_ROOT)}},
     )
     client.execute(env={**os.environ, **KERNEL_ENV})
-    nb.cells.pop()  # the claims cell
+    if checked:
+        nb.cells.pop()  # the claims cell
     nb = normalise(nb)
     nbformat.validate(nb)
     return (nbformat.writes(nb, version=4) + "\n").encode("utf-8")

@@ -260,7 +260,8 @@ def test_x86_machine_compares_and_reports_the_difference(monkeypatch, tmp_path: 
     _stub_notebook_run(monkeypatch, tmp_path, fresh=_edited(committed), committed=committed)
     monkeypatch.setattr(cpu_paths, "pinned_paths_unavailable", lambda: "")
     reports = pipeline.notebook_differences()
-    assert any("50258" in r and "differs from a fresh execution" in r for r in reports)
+    assert any("50258" in r.report and "differs from a fresh execution" in r.report
+               for r in reports)
 
 
 def test_a_failing_claim_fails_on_every_cpu(monkeypatch, tmp_path: Path) -> None:
@@ -272,8 +273,8 @@ def test_a_failing_claim_fails_on_every_cpu(monkeypatch, tmp_path: Path) -> None
 
     monkeypatch.setattr(notebooks, "execute_notebook", failing)
     monkeypatch.setattr(cpu_paths, "pinned_paths_unavailable", lambda: "this machine is arm64")
-    (report,) = pipeline.notebook_differences()
-    assert "NotebookClaimsError" in report
+    (difference,) = pipeline.notebook_differences()
+    assert "NotebookClaimsError" in difference.report
 
 
 # ---- running the notebook as a reader ---------------------------------------------------------
