@@ -45,7 +45,7 @@ TIERS = {
     "long": {"cfg": GPTConfig(vocab_size=32, block_size=64, n_layer=2, n_head=4, n_embd=64),
              "steps": 800, "qat": 100, "n_sample": 5_000, "n_fresh": 5_000, "lr": 1e-2,
              "runs": [(1_000, 1_000), (10_000, 1_000), (100_000, 1_000), (1_000_000, 1_000),
-                      (100_000, 250), (100_000, 500), (100_000, 2_000), (100_000, 4_000)]},
+                      (100_000, 250), (100_000, 500), (100_000, 2_000)]},  # d <= 2,432 LoRA numbers
     "gpu": {"cfg": GPTConfig(vocab_size=32, block_size=128, n_layer=4, n_head=4, n_embd=128),
             "steps": 3_000, "qat": 300, "n_sample": 10_000, "n_fresh": 10_000, "lr": 1e-2,
             "runs": [(n, d) for n in (100_000, 1_000_000) for d in (1_000, 4_000)]},
@@ -113,23 +113,31 @@ def run_tier(name: str, out: Path, device: str) -> None:
             rows.append(row)
             print(f"tier {name}: {label} bound {row['bound_bits']:.3f} "
                   f"({time.time() - t0:.0f} s so far)", file=sys.stderr, flush=True)
-    if rank == 0:
-        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        record = {
-            "tier": name, "command": "python -m miniature.tiers " + " ".join(sys.argv[1:]),
-            "runs_override": os.environ.get("CH22_LONG_RUNS"), "commit": git_commit(),
-            "machine": machine(), "processes": world, "device": device,
-            "seconds": round(time.time() - t0, 1), "peak_rss_mib": round(peak, 1),
-            "config": dataclasses.asdict(t["cfg"]),
-            "train": {"steps": t["steps"], "qat_steps": t["qat"], "lr": t["lr"],
-                      "batch_size": TrainConfig().batch_size},
-            "n_sample": t["n_sample"], "n_fresh": t["n_fresh"], "runs": rows,
-        }
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+            write_record(name, t, world, device, t0, rows, out)  # after every run: a crash
+    if rank == 0:  # loses at most the run in progress
+        write_record(name, t, world, device, t0, rows, out)
         print(f"tier {name}: wrote {out}", file=sys.stderr)
     if ddp:
         dist.destroy_process_group()
+
+
+def write_record(name: str, t: dict, world: int, device: str, t0: float, rows: list[dict],
+                 out: Path) -> None:
+    """The data file: every finished run, with command, commit, machine, time, peak memory."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    record = {
+        "tier": name, "command": "python -m miniature.tiers " + " ".join(sys.argv[1:]),
+        "runs_override": os.environ.get("CH22_LONG_RUNS"), "commit": git_commit(),
+        "machine": machine(), "processes": world, "device": device,
+        "seconds": round(time.time() - t0, 1), "peak_rss_mib": round(peak, 1),
+        "config": dataclasses.asdict(t["cfg"]),
+        "train": {"steps": t["steps"], "qat_steps": t["qat"], "lr": t["lr"],
+                  "batch_size": TrainConfig().batch_size},
+        "n_sample": t["n_sample"], "n_fresh": t["n_fresh"], "runs": rows,
+    }
+    record["complete"] = len(rows) == len(t["runs"])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 def summary(r) -> dict:
