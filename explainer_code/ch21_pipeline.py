@@ -45,6 +45,9 @@ MISC_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 ALPHAS = (0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5)  # sublora/sublora_pipeline.py:556
 VOCAB = 50_257  # sublora/sublora_pipeline.py:57
 EPS = 0.05  # sublora/bounds/compute_bounds.py:5
+SEED = 137  # sublora/sublora_pipeline.py:434; sublora/nn/create_model.py:58
+LR, WD, BETAS = 5e-3, 1e-2, (0.9, 0.999)  # config/sublora_train.yaml:19-22
+BATCH, ACCUM = 8, 40  # config/sublora_train.yaml:7, 12
 
 
 def block1() -> None:
@@ -66,6 +69,10 @@ def block2() -> None:
           f"numbers; SubLoRA trains d = {INTRINSIC_DIM:,} ({100 * INTRINSIC_DIM / D:.1f} % of D)")
     print(f"    rdkronqr: Kronecker factors {D1} x {d1} (each), remainder block {De} x {de}; "
           f"{D1}^2 + {De} = {D1 * D1 + De:,} rows, {d1}^2 + {de} = {d1 * d1 + de:,} columns")
+    print(f"    seeds: torch.manual_seed({SEED}) and projector seed {SEED}; training: AdamW, "
+          f"learning "
+          f"rate {LR:g}, weight decay {WD:g}, betas {BETAS}, batches of {BATCH} sequences x "
+          f"{ACCUM} accumulation steps")
     assert D == 351_744 and (D1, d1, De, de) == (593, 223, 95, 271)
     assert D1 * D1 + De == D and d1 * d1 + de == INTRINSIC_DIM
 
@@ -75,7 +82,8 @@ def block3() -> None:
     codes, _ = pacbound.quantize_uniform(w, LEVELS)
     parts = pacbound.message_parts(codes, LEVELS)
     h = pacbound.empirical_entropy_bits(codes, LEVELS)
-    print(f"[3] {LEVELS} levels: codebook {LEVELS} x 16 = {parts.codebook} bits, counts {LEVELS} "
+    print(f"[3] {LEVELS} levels, 16-bit codebook: codebook {LEVELS} x 16 = {parts.codebook} bits, "
+          f"counts {LEVELS} "
           f"x ceil(log2 {INTRINSIC_DIM:,}) = {parts.counts} bits")
     print(f"    w ~ N(0, 0.01^2), d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per number, "
           f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "

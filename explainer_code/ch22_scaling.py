@@ -67,6 +67,9 @@ def main() -> None:
     print(f"    {rec['seconds'] / 60:.0f} minutes, peak memory {rec['peak_rss_mib']:.0f} MiB; "
           f"{rec['train']['steps']} + {rec['train']['qat_steps']} steps per run, n = "
           f"{rec['n_sample']:,}; {len(rec['runs'])} runs")
+    if rec.get("runs_override"):
+        print(f"    reduced sweep (CH22_LONG_RUNS={rec['runs_override']}): the runs this "
+              f"machine finished; `make miniature-long` runs the full list")
     assert rec["tier"] == "long" and rec["runs"]
 
     d0 = 1_000

@@ -3,12 +3,13 @@
 Claims, numbered as the output blocks:
   [1] The corpus: 117,659 glosses, lower-cased, 48 tokens (47 characters and end of document);
       5,000 held out as a test set, N = 112,659 in the training set S.
-  [2] SubLoRA (the model, d and steps of ch22_markov.py), quantized and coded: the message, the
-      smoothed losses over the alpha grid, the bound; the test-set risk lies below the bound.
+  [2] SubLoRA (the model and steps of ch22_markov.py, d = 500, n = 10,000 sampled documents),
+      quantized and coded: the message, the smoothed losses over the alpha grid, the bound; the
+      test-set risk lies below the bound.
   [3] Baselines, coded and bounded the same way: a random guess (log2 48), a unigram table of
       48 one-byte entries, the majority class (always a space) for top-1. SubLoRA's bound beats
-      the random guess and the unigram table's bound, by less than on the Markov source; its
-      top-1 bound does not beat the majority-class error.
+      the random guess clearly and the unigram table's bound only just, though its test-set loss
+      is far lower; its top-1 bound does not beat the majority-class error.
 Seeds: split 0, sample 3, model 0, projector 137, batches 1337. One thread, pinned CPU kernels.
 """
 
@@ -26,10 +27,10 @@ from miniature.experiment import EXTRA_BITS, run_method, unigram_baseline
 from miniature.model import GPTConfig
 from miniature.train import TrainConfig
 
-N_TEST, N_SAMPLE = 5_000, 5_000
+N_TEST, N_SAMPLE = 5_000, 10_000
 SEED_SPLIT, SEED_SAMPLE = 0, 3
 CFG = GPTConfig(vocab_size=WORDNET_VOCAB, block_size=64, n_layer=2, n_head=4, n_embd=64)
-D_SUB, STEPS, QAT_STEPS, LR = 1_000, 800, 100, 1e-2
+D_SUB, STEPS, QAT_STEPS, LR = 500, 800, 100, 1e-2
 
 
 def main() -> None:
@@ -72,7 +73,7 @@ def main() -> None:
           f"bound {u.bound_top1:.3f}; SubLoRA's top-1 bound {r.bound_top1:.3f}")
     print(f"    SubLoRA's bound is {guess - r.bound_bits:.3f} bits under a random guess and "
           f"{u.bound_bits - r.bound_bits:.3f} under the unigram table's bound")
-    assert r.bound_bits < u.bound_bits < guess
+    assert r.bound_bits < u.bound_bits < guess  # by a thin margin: see [3]
     assert r.bound_top1 > u.heldout_top1  # no top-1 bound beats the majority class here
     print("All assertions passed.")
 
