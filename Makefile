@@ -11,7 +11,8 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site pdf regenerate check claims chapter bench test lint clean notebook corpus
+.PHONY: help venv serve site pdf regenerate check claims chapter bench test lint clean notebook corpus \
+        miniature-long miniature-gpu
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -72,3 +73,12 @@ corpus: $(INSTALLED) ## Rebuild the notebook's frozen training text from today's
 
 clean: ## Remove the built site and caches (keeps .venv)
 	rm -rf site build .cache .pytest_cache .ruff_cache
+
+miniature-long: $(INSTALLED) ## Chapter 22's longer CPU tier (about 30 min): writes explainer_code/data/ch22_long_tier.json
+	cd explainer_code && ../$(PY) -m miniature.tiers long
+
+OUT ?= build/miniature-gpu
+TORCHRUN ?= $(if $(wildcard $(VENV)/bin/torchrun),$(CURDIR)/$(VENV)/bin/torchrun,torchrun)
+miniature-gpu: ## Chapter 22's GPU tier under torchrun on every visible GPU (any Python with torch + numpy): writes $(OUT)/ch22_gpu_tier.json
+	mkdir -p $(OUT)
+	cd explainer_code && $(TORCHRUN) --standalone --nproc-per-node=gpu -m miniature.tiers gpu --out $(abspath $(OUT))/ch22_gpu_tier.json

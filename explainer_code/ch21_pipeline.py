@@ -1,0 +1,140 @@
+"""Chapter 21: the numbers that flow through the authors' pipeline, recomputed stage by stage.
+
+Every setting below is read off the authors' repository (github.com/Sanaelotfi/
+sublora-bounds-for-llms at commit c606ea6; file:line in the chapter); this script re-derives
+what follows from them with the book's own functions (`pacbound`), so a reader can check each.
+
+Claims, numbered as the output blocks:
+  [1] Data: 8,013,769 OpenWebText documents, 4,007 held out, N = 8,009,762 training documents
+      (the pipeline's num_docs); 9,035,582,198 training tokens make 8,823,811 sequences of 1024
+      tokens (data_size), rounded up.
+  [2] What is trained: GPT-2 small's LoRA tensors (rank 4 on query, value and head) hold
+      351,744 numbers; SubLoRA trains d = 50,000 of them through the "rdkronqr" projector, whose
+      Kronecker factors are 593 x 223 with a 95 x 271 remainder block.
+  [3] What is coded: 11 levels; the codebook costs 11 x 16 = 176 bits and the symbol counts
+      11 x 16 = 176 bits; a Gaussian w of 50,000 numbers with standard deviation 0.01 codes in
+      about 115,800 bits, about 2.3 bits per number.
+  [4] Extra bits: top-k errors pay 7; the loop over the eight smoothing weights adds 8 bits per
+      weight, cumulatively (15, 23, ..., 71), where a union over eight choices needs 3.
+  [5] The bound for a toy input (train error 5 bits per token, L = 100,000 bits, N = 8 x 10^6,
+      n = 10,000): 7.2569 bits per token at alpha = 1e-4 down to 6.2197 at alpha = 0.5 with the
+      code's rule; the top-1 analogue 0.97808.
+Deterministic: numpy only, seed 0 for the Gaussian example.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pacbound
+
+# settings of the authors' code, with where they are set (commit c606ea6)
+DOCS_TOTAL = 8_013_769  # data/openwebtext/prepare.py:20
+TEST_SIZE = 0.0005  # data/openwebtext/prepare.py:24
+NUM_DOCS = 8_009_762  # sublora/sublora_pipeline.py:59
+TRAIN_TOKENS = 9_035_582_198  # data/openwebtext/prepare.py:76
+DATA_SIZE = 8_823_811  # sublora/sublora_pipeline.py:58
+BLOCK_SIZE = 1_024  # config/sublora_bounds.yaml:8
+N_LAYER, N_EMBD = 12, 768  # sublora/utils.py:141-144 (model_size "small")
+LORA_RANK = 4  # config/sublora_bounds.yaml:26-27
+INTRINSIC_DIM = 50_000  # config/sublora_bounds.yaml:29
+LEVELS = 11  # config/sublora_bounds.yaml:35
+BOUND_SAMPLES = 10_000  # config/sublora_bounds.yaml:36
+MISC_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
+ALPHAS = (0.0001, 0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5)  # sublora/sublora_pipeline.py:556
+VOCAB = 50_257  # sublora/sublora_pipeline.py:57
+EPS = 0.05  # sublora/bounds/compute_bounds.py:5
+SEED = 137  # sublora/sublora_pipeline.py:434; sublora/nn/create_model.py:58
+LR, WD, BETAS = 5e-3, 1e-2, (0.9, 0.999)  # config/sublora_train.yaml:19-22
+BATCH, ACCUM = 8, 40  # config/sublora_train.yaml:7, 12
+
+
+def block1() -> None:
+    held_out = DOCS_TOTAL - NUM_DOCS
+    sequences = TRAIN_TOKENS / BLOCK_SIZE
+    print(f"[1] data: {DOCS_TOTAL:,} documents; test_size {TEST_SIZE} holds out {held_out:,}; "
+          f"N = {NUM_DOCS:,} training documents (num_docs)")
+    print(f"    {TRAIN_TOKENS:,} training tokens / {BLOCK_SIZE} = {sequences:,.2f} sequences; "
+          f"data_size = {DATA_SIZE:,}")
+    assert held_out == round(DOCS_TOTAL * TEST_SIZE) == 4_007
+    assert math.ceil(sequences) == DATA_SIZE
+
+
+def block2() -> None:
+    D = pacbound.gpt2_lora_params(N_LAYER, N_EMBD, r=LORA_RANK)
+    (D1, d1), (De, de) = pacbound.kron_shapes(D, INTRINSIC_DIM)
+    print(f"[2] GPT-2 small: {N_LAYER} layers, width {N_EMBD}; LoRA rank {LORA_RANK} on query, "
+          f"value ({N_LAYER} blocks) and head: D = {D:,} "
+          f"numbers; SubLoRA trains d = {INTRINSIC_DIM:,} ({100 * INTRINSIC_DIM / D:.1f} % of D)")
+    print(f"    rdkronqr: Kronecker factors {D1} x {d1} (each), remainder block {De} x {de}; "
+          f"{D1}^2 + {De} = {D1 * D1 + De:,} rows, {d1}^2 + {de} = {d1 * d1 + de:,} columns")
+    print(f"    seeds: torch.manual_seed({SEED}) and projector seed {SEED}; training: AdamW, "
+          f"learning "
+          f"rate {LR:g}, weight decay {WD:g}, betas {BETAS}, batches of {BATCH} sequences x "
+          f"{ACCUM} accumulation steps")
+    assert D == 351_744 and (D1, d1, De, de) == (593, 223, 95, 271)
+    assert D1 * D1 + De == D and d1 * d1 + de == INTRINSIC_DIM
+
+
+def block3() -> None:
+    w = np.random.default_rng(0).normal(0.0, 0.01, INTRINSIC_DIM)
+    codes, _ = pacbound.quantize_uniform(w, LEVELS)
+    parts = pacbound.message_parts(codes, LEVELS)
+    h = pacbound.empirical_entropy_bits(codes, LEVELS)
+    print(f"[3] {LEVELS} levels, 16-bit codebook: codebook {LEVELS} x 16 = {parts.codebook} bits, "
+          f"counts {LEVELS} "
+          f"x ceil(log2 {INTRINSIC_DIM:,}) = {parts.counts} bits")
+    print(f"    w ~ N(0, 0.01^2), d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per number, "
+          f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "
+          f"({parts.total / INTRINSIC_DIM:.2f} bits per number)")
+    print(f"    prefix code K = L + 2 log2 L = {pacbound.prefix_code_bits(parts.total):,.1f} bits; "
+          f"codebook + counts = {parts.codebook + parts.counts} bits, "
+          f"{100 * (parts.codebook + parts.counts) / parts.total:.2f} % of L")
+    assert parts.codebook == parts.counts == 176 and 2.2 < h < 2.4
+
+
+def block4() -> None:
+    extra, charged = MISC_EXTRA_BITS, []
+    for _ in ALPHAS:
+        extra += math.ceil(len(ALPHAS))  # the code's cumulative charge, once per alpha
+        charged.append(extra)
+    print(f"[4] extra bits: top-k keys pay {MISC_EXTRA_BITS}; the alphas pay "
+          f"{', '.join(str(c) for c in charged)}; a union over {len(ALPHAS)} alphas needs "
+          f"log2 {len(ALPHAS)} = {math.log2(len(ALPHAS)):g}")
+    assert charged[0] == 15 and charged[-1] == 71
+
+
+def block5() -> None:
+    train_error, message, N, n = 5.0, 100_000, 8_000_000, BOUND_SAMPLES
+    K = pacbound.prefix_code_bits(message)
+    print(f"[5] toy input: train error {train_error} bits per token, L = {message:,} bits "
+          f"(K = {K:,.2f}), N = {N:,}, n = {n:,}, eps = {EPS}")
+    extra, rows = MISC_EXTRA_BITS, []
+    for a in ALPHAS:
+        extra += 8
+        b = pacbound.subsampling_bound(train_error=train_error, loss_range=pacbound.loss_range(
+            a, VOCAB), complexity_nats=(K + extra) * math.log(2), n_population=N, n_sample=n)
+        rows.append(b)
+        print(f"    alpha {a:<6g}  extra {extra:2d} bits  range {pacbound.loss_range(a, VOCAB):.4f}"
+              f"  bound {b:.4f}")
+    top1 = pacbound.subsampling_bound(train_error=0.9, loss_range=1.0, complexity_nats=(
+        K + MISC_EXTRA_BITS) * math.log(2), n_population=N, n_sample=n)
+    print(f"    top-1 analogue (train error 0.9, range 1, {MISC_EXTRA_BITS} extra bits): "
+          f"{top1:.5f}")
+    assert f"{rows[0]:.4f}" == "7.2569" and f"{rows[-1]:.4f}" == "6.2197"
+    assert f"{top1:.5f}" == "0.97808"
+
+
+def main() -> None:
+    print("Chapter 21 -- the authors' pipeline, number by number (ch21_pipeline.py)")
+    block1()
+    block2()
+    block3()
+    block4()
+    block5()
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,217 @@
+"""Chapter 22: the paper's method in miniature on a Markov source whose true risk we know.
+
+Claims, numbered as the output blocks:
+  [1] The source: 32 tokens (31 symbols and the end-of-document token), an order-1 chain with
+      Dirichlet(0.1) rows, documents ending with probability 1/64 after each symbol. Its best
+      possible per-document risk and top-1 error are computed exactly; a random guess scores
+      log2 32 = 5 bits per token, the best constant guess (majority class) has top-1 error
+      above 0.9. The training set S holds N = 100,000 documents.
+  [2] The model and what each variant trains: a 2-layer GPT of width 64; SubLoRA trains
+      d = 1,000 numbers that a fixed random projection spreads over the LoRA tensors.
+  [3] SubLoRA, trained and coded: training loss, the 11-level quantization, the message
+      (arithmetic-coded symbols, codebook, counts; the real coder decodes it exactly), and
+      K = L + 2 log2 L.
+  [4] Smoothing: the sampled documents' smoothed loss and the bound for each alpha of the
+      authors' grid; the reported bound is the minimum, paid for by a union bound.
+  [5] The result beside its baselines: the bits-per-token bound is below a random guess and
+      above the true risk (measured on fresh documents); the top-1 bound is below the
+      majority-class error and above the true top-1 error.
+  [6] A unigram table, coded and bounded the same way, cannot get under a random guess here:
+      only a model that reads context can.
+  [7] The ablation, same data and steps: SubLoRA vs LoRA only vs a subspace over all weights vs
+      the full network quantized (message length, empirical loss, bound; figure).
+Seeds: source 0, S 1, fresh documents 2, sample 3, model 0, projector 137, batches 1337.
+Deterministic: one thread, CPU kernels pinned (see miniature/__init__.py). Monte Carlo error of
+the true risk: one standard error over 5,000 fresh documents, printed.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
+import numpy as np
+import pacbound
+import script_io
+import torch
+from miniature import bayes
+from miniature.corpus import EOD, make_markov_source, markov_docset
+from miniature.experiment import EPS, EXTRA_BITS, Result, run_method, unigram_baseline
+from miniature.model import GPTConfig
+from miniature.subspace import count_params
+from miniature.train import LEVELS, TrainConfig
+
+VOCAB, CONCENTRATION, P_END = 32, 0.1, 1 / 64
+N_DOCS, N_SAMPLE, N_FRESH = 100_000, 5_000, 5_000
+SEED_SOURCE, SEED_S, SEED_FRESH, SEED_SAMPLE = 0, 1, 2, 3
+CFG = GPTConfig(vocab_size=VOCAB, block_size=64, n_layer=2, n_head=4, n_embd=64)
+D_SUB = 1_000
+STEPS, QAT_STEPS = 800, 100
+LR = {"sublora": 1e-2, "subspace": 1e-2, "lora": 3e-3, "full": 3e-3}
+KINDS = ("sublora", "lora", "subspace", "full")
+
+
+def tcfg(kind: str) -> TrainConfig:
+    return TrainConfig(steps=STEPS, qat_steps=QAT_STEPS, lr=LR[kind], log_every=100)
+
+
+def block1(src, S) -> dict[str, float]:
+    best = bayes.best_bits(src)
+    best_top1 = bayes.best_top1_error(src)
+    major, major_err = bayes.majority_top1_error(src)
+    rate = bayes.entropy_rate_bits(src)
+    guess = math.log2(VOCAB)
+    print(f"[1] Markov source: V = {VOCAB} tokens (31 symbols + end of document), rows "
+          f"~ Dirichlet({CONCENTRATION}), P(end) = 1/{round(1 / P_END)} after each symbol")
+    print(f"    training set S: N = {S.n_docs:,} documents, {int(S.lengths.sum()):,} symbols, "
+          f"mean length {S.lengths.mean():.1f}")
+    print(f"    exact: entropy rate {rate:.3f} bits per token; best possible per-document risk "
+          f"{best:.3f} bits per token; best possible top-1 error {best_top1:.3f}")
+    print(f"    random guess log2 {VOCAB} = {guess:.3f} bits per token; majority class (always "
+          f"token {major}) top-1 error {major_err:.3f}")
+    assert guess == 5.0 and rate < best < guess and best_top1 < major_err and major_err > 0.9
+    assert major != EOD
+    return {"best": best, "best_top1": best_top1, "major_err": major_err, "guess": guess}
+
+
+def block2() -> None:
+    counts = count_params(CFG)
+    print(f"[2] model: {CFG.n_layer} layers, {CFG.n_head} heads, width {CFG.n_embd}, context "
+          f"{CFG.block_size}; {counts['base']:,} weights, LoRA rank 4 on query, value and head: "
+          f"{counts['lora']:,} numbers")
+    print(f"    SubLoRA trains d = {D_SUB:,} numbers w; LoRA tensors = their initial values + P w "
+          f"(P: rdkronqr, {counts['lora']:,} x {D_SUB:,})")
+    print(f"    training: {STEPS} AdamW steps of 16 windows x {CFG.block_size} tokens, then "
+          f"{QAT_STEPS} quantization-aware steps; bound sample n = {N_SAMPLE:,} documents of S")
+    assert counts["lora"] == 2 * CFG.n_layer * 2 * 4 * CFG.n_embd + 4 * (CFG.n_embd + VOCAB)
+
+
+def block3(r: Result) -> None:
+    m = r.message
+    print(f"[3] SubLoRA trained: loss {r.losses[0] / math.log(2):.3f} bits per token over the "
+          f"first 100 steps, {r.losses[-1] / math.log(2):.3f} over the last 100")
+    print(f"    on the {N_SAMPLE:,} sampled documents: {r.sample_bits_raw:.3f} bits per token "
+          f"with the real-valued w, {r.sample_bits:.3f} with w quantized to {LEVELS} levels")
+    print(f"    message: symbols {m.coded:,} bits (ceil(d H) + 1; the real arithmetic coder: "
+          f"{r.coder_bits:,} bits, decoded exactly) + codebook {m.codebook} + counts {m.counts} "
+          f"= L = {m.total:,} bits")
+    print(f"    prefix code K = L + 2 log2 L = {r.prefix_bits:,.1f} bits, plus {EXTRA_BITS} bits "
+          f"for hyperparameters")
+    assert abs(r.coder_bits - m.coded) <= 2 and r.losses[-1] < r.losses[0]
+    assert abs(r.sample_bits - r.sample_bits_raw) < 0.5
+
+
+def block4(r: Result) -> None:
+    print(f"[4] smoothing, V = {VOCAB}: alpha, loss range, smoothed loss on the sample, bound "
+          f"(each alpha at eps / 8)")
+    for a in pacbound.ALPHA_GRID:
+        b = pacbound.subsampling_bound(
+            train_error=r.smoothed[a], loss_range=pacbound.loss_range(a, VOCAB),
+            complexity_nats=(r.prefix_bits + EXTRA_BITS) * math.log(2), n_population=N_DOCS,
+            n_sample=N_SAMPLE, eps=EPS / 8)
+        print(f"    alpha {a:<6g}  range {pacbound.loss_range(a, VOCAB):6.3f}  smoothed "
+              f"{r.smoothed[a]:.3f}  bound {b:.3f}")
+    print(f"    minimum over the grid: {r.bound_bits:.3f} bits per token at alpha = "
+          f"{r.best_alpha:g}")
+    assert r.best_alpha >= 0.05
+
+
+def block5(r: Result, facts: dict[str, float]) -> None:
+    print("[5] SubLoRA on the Markov source, bits per token and top-1 error:")
+    print(f"    empirical (sample, quantized) {r.sample_bits:.3f}  bound {r.bound_bits:.3f}  "
+          f"true risk {r.heldout_bits:.3f} (+- {r.heldout_se:.3f})  best possible "
+          f"{facts['best']:.3f}  random guess {facts['guess']:.3f}")
+    print(f"    top-1 error: empirical {r.sample_top1:.3f}  bound {r.bound_top1:.3f}  true "
+          f"{r.heldout_top1:.3f}  best possible {facts['best_top1']:.3f}  majority class "
+          f"{facts['major_err']:.3f}")
+    assert facts["best"] < r.heldout_bits < r.bound_bits < facts["guess"]
+    assert r.heldout_bits + 3 * r.heldout_se < r.bound_bits  # far beyond Monte Carlo error
+    assert facts["best_top1"] < r.heldout_top1 < r.bound_top1 < facts["major_err"]
+
+
+def block6(u: Result, facts: dict[str, float]) -> None:
+    print(f"[6] unigram table ({VOCAB} entries x 8 bits = {u.message.total} bits, K = "
+          f"{u.prefix_bits:.1f}): empirical {u.sample_bits:.3f}  bound {u.bound_bits:.3f}  "
+          f"true {u.heldout_bits:.3f} bits per token; top-1 bound {u.bound_top1:.3f}")
+    assert u.bound_bits > facts["guess"] and u.heldout_bits > facts["guess"] - 0.5
+
+
+def block7(results: dict[str, Result], facts: dict[str, float]) -> None:
+    print("[7] ablation (same data, steps, sample): numbers coded, message L, empirical bits "
+          "real-valued / quantized, bound, true risk, top-1 bound")
+    for kind in KINDS:
+        r = results[kind]
+        print(f"    {kind:<9} d = {r.d:>7,}  L = {r.message.total:>8,}  {r.sample_bits_raw:.3f} / "
+              f"{r.sample_bits:.3f}  bound {r.bound_bits:7.3f}  true {r.heldout_bits:.3f}  "
+              f"top-1 bound {r.bound_top1:.3f}")
+    sub, full = results["sublora"], results["full"]
+    assert full.bound_bits > facts["guess"] > sub.bound_bits
+    assert full.message.total > 5 * sub.message.total and full.sample_bits < sub.sample_bits
+    assert all(r.heldout_bits < r.bound_bits for r in results.values())
+    figure(results, facts)
+
+
+def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = {"empirical": "#0072B2", "bound": "#D55E00", "true": "#009E73"}
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9.0, 3.8), width_ratios=[3, 2])
+    x = np.arange(len(KINDS))
+    for k, (key, attr) in enumerate([("empirical", "sample_bits"), ("true", "heldout_bits"),
+                                     ("bound", "bound_bits")]):
+        vals = [getattr(results[kind], attr) for kind in KINDS]
+        ax1.bar(x + (k - 1) * 0.26, vals, 0.26, color=colors[key], label=key)
+    ax1.axhline(facts["guess"], color="black", lw=1, ls="--", label="random guess")
+    ax1.axhline(facts["best"], color="grey", lw=1, ls=":", label="best possible")
+    ax1.set_xticks(x, ["SubLoRA", "LoRA only", "subspace,\nall weights", "full,\nquantized"])
+    ax1.set_ylabel("bits per token")
+    ax1.set_ylim(0, max(8.0, facts["guess"] + 1))
+    for i, kind in enumerate(KINDS):
+        b = results[kind].bound_bits
+        if b > ax1.get_ylim()[1]:
+            ax1.text(i + 0.26, ax1.get_ylim()[1] * 0.97, f"{b:.1f}", ha="center", va="top",
+                     fontsize=8, color=colors["bound"])
+    ax1.legend(fontsize=7, loc="upper left", ncols=2)
+    ax1.set_title("Bound, empirical and true risk", fontsize=10)
+    ax2.bar(x, [results[k].message.total / 1000 for k in KINDS], color="#CC79A7")
+    ax2.set_yscale("log")
+    ax2.set_xticks(x, ["SubLoRA", "LoRA", "subsp.", "full"])
+    ax2.set_ylabel("message length L (kbit)")
+    ax2.set_title("What the model costs to describe", fontsize=10)
+    fig.tight_layout()
+    script_io.save_figure(fig, "ch22_ablation.png")
+
+
+def main() -> None:
+    torch.set_num_threads(1)
+    t0 = time.time()
+    print("Chapter 22 -- the method in miniature, Markov source (ch22_markov.py)")
+    src = make_markov_source(VOCAB, CONCENTRATION, P_END, seed=SEED_SOURCE)
+    S = markov_docset(src, N_DOCS, seed=SEED_S)
+    fresh = markov_docset(src, N_FRESH, seed=SEED_FRESH)
+    sample = np.random.default_rng(SEED_SAMPLE).integers(0, N_DOCS, size=N_SAMPLE)
+    facts = block1(src, S)
+    block2()
+    results = {}
+    for kind in KINDS:
+        print(f"ch22_markov: training {kind}", file=sys.stderr, flush=True)
+        results[kind] = run_method(kind, S, CFG, tcfg(kind), d=D_SUB, sample=sample,
+                                   heldout=fresh)
+        print(f"ch22_markov: {kind} done in {results[kind].seconds:.0f} s, bound "
+              f"{results[kind].bound_bits:.3f}", file=sys.stderr, flush=True)
+    block3(results["sublora"])
+    block4(results["sublora"])
+    block5(results["sublora"], facts)
+    block6(unigram_baseline(S, VOCAB, sample, fresh), facts)
+    block7(results, facts)
+    print(f"ch22_markov: {time.time() - t0:.0f} s in all", file=sys.stderr)
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

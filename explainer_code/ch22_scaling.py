@@ -1,0 +1,112 @@
+"""Chapter 22: how the miniature's bound moves with N (documents) and d (subspace dimension).
+
+Reads the longer tier's results, `data/ch22_long_tier.json` (written by `make miniature-long`,
+with the command, commit, machine and time that produced it), prints them and draws two figures;
+then compares the complexity term at our scale with the paper's.
+
+Claims, numbered as the output blocks:
+  [1] Provenance of the data file: tier, commit, machine, processes, time, peak memory.
+  [2] N: with d fixed, more training documents shrink the gap between bound and true risk;
+      the bound falls as N grows from 1,000 to 1,000,000 documents (figure ch22_bound_vs_n.png).
+  [3] d: with N fixed, a larger subspace lowers the empirical loss and lengthens the message;
+      the bound is lowest in the middle of the range tried (figure ch22_bound_vs_d.png).
+  [4] Scale: the Occam part of the complexity term depends on K / N. Our default run and the
+      authors' GPT-2 setting (K about 116 kbit for d = 50,000, N = 8,009,762) give terms of the
+      same size; GPT-2 scale needs far more compute, not a different bound.
+No training here: numbers come from the data file, printed to 3 decimals as stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from pathlib import Path
+
+import pacbound
+import script_io
+
+DATA = Path(__file__).resolve().parent / "data" / "ch22_long_tier.json"
+PAPER_N, PAPER_K, PAPER_n = 8_009_762, 115_860, 10_000  # N: PL:59; K: ch21_pipeline.py [3]
+EPS = 0.05
+
+
+def occam_term(K: float, N: int, n: int) -> float:
+    """sqrt((K ln 2 - ln(r eps)) / (2 N)), r = n / (n + N): the first root of the bound."""
+    r = n / (n + N)
+    return math.sqrt((K * math.log(2) - math.log(r * EPS)) / (2 * N))
+
+
+def plot(rows: list[dict], key: str, name: str, xlabel: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [r[key] for r in rows]
+    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    ax.plot(xs, [r["bound_bits"] for r in rows], "o-", color="#D55E00", label="bound")
+    ax.plot(xs, [r["true_bits"] for r in rows], "s-", color="#009E73", label="true risk")
+    ax.plot(xs, [r["sample_bits"] for r in rows], "^-", color="#0072B2",
+            label="empirical (sample, quantized)")
+    ax.axhline(5.0, color="black", ls="--", lw=1, label="random guess")
+    ax.set_xscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("bits per token")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    script_io.save_figure(fig, name)
+
+
+def main() -> None:
+    print("Chapter 22 -- the bound against N and d (ch22_scaling.py)")
+    rec = json.loads(DATA.read_text(encoding="utf-8"))
+    print(f"[1] {DATA.name}: tier {rec['tier']}, commit {rec['commit'][:7]}, {rec['processes']} "
+          f"process(es) on {rec['device']}")
+    print(f"    machine: {rec['machine']}")
+    print(f"    {rec['seconds'] / 60:.0f} minutes, peak memory {rec['peak_rss_mib']:.0f} MiB; "
+          f"{rec['train']['steps']} + {rec['train']['qat_steps']} steps per run, n = "
+          f"{rec['n_sample']:,}; {len(rec['runs'])} runs")
+    if rec.get("runs_override"):
+        print(f"    reduced sweep (CH22_LONG_RUNS={rec['runs_override']}): the runs this "
+              f"machine finished; `make miniature-long` runs the full list")
+    assert rec["tier"] == "long" and rec["runs"]
+
+    d0 = 1_000
+    by_n = sorted((r for r in rec["runs"] if r["d"] == d0), key=lambda r: r["n_docs"])
+    print(f"[2] d = {d0:,}: N, message L, empirical, bound, true risk, bound - true")
+    for r in by_n:
+        print(f"    N = {r['n_docs']:>9,}  L = {r['message_bits']:>6,}  {r['sample_bits']:.3f}  "
+              f"bound {r['bound_bits']:.3f}  true {r['true_bits']:.3f}  gap "
+              f"{r['bound_bits'] - r['true_bits']:.3f}")
+    gaps = [r["bound_bits"] - r["true_bits"] for r in by_n]
+    assert all(a > b for a, b in itertools.pairwise(gaps))
+    assert by_n[0]["bound_bits"] > 5.0 > by_n[-1]["bound_bits"]
+    plot(by_n, "n_docs", "ch22_bound_vs_n.png", "N, documents in the training set")
+
+    n0 = 100_000
+    by_d = sorted((r for r in rec["runs"] if r["n_docs"] == n0), key=lambda r: r["d"])
+    print(f"[3] N = {n0:,}: d, message L, empirical, bound, true risk")
+    for r in by_d:
+        print(f"    d = {r['d']:>5,}  L = {r['message_bits']:>6,}  {r['sample_bits']:.3f}  bound "
+              f"{r['bound_bits']:.3f}  true {r['true_bits']:.3f}")
+    lengths = [r["message_bits"] for r in by_d]
+    assert all(a < b for a, b in itertools.pairwise(lengths))
+    best = min(by_d, key=lambda r: r["bound_bits"])
+    assert best is not by_d[0] and best is not by_d[-1]
+    plot(by_d, "d", "ch22_bound_vs_d.png", "d, dimension of the subspace")
+
+    ours = next(r for r in by_n if r["n_docs"] == n0)
+    K = pacbound.prefix_code_bits(ours["message_bits"])
+    t_ours = occam_term(K, n0, rec["n_sample"])
+    t_paper = occam_term(PAPER_K, PAPER_N, PAPER_n)
+    print(f"[4] Occam term sqrt((K ln 2 - ln(r eps)) / 2N): ours (K = {K:,.0f}, N = {n0:,}) "
+          f"{t_ours:.4f}; GPT-2 setting (K = {PAPER_K:,}, N = {PAPER_N:,}) {t_paper:.4f}")
+    print(f"    K / N: ours {K / n0:.4f} bits per document, GPT-2 setting "
+          f"{PAPER_K / PAPER_N:.4f}")
+    assert 0.25 < t_paper / t_ours < 4
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""The miniature's data and scoring pieces (Chapter 22): exact risks against Monte Carlo, windows
+that score every target once, document sets, and the four parametrizations' sizes."""
+
+from __future__ import annotations
+
+import miniature  # noqa: F401  (pins CPU kernels before torch)
+import numpy as np
+import pytest
+import torch
+from miniature import bayes
+from miniature.corpus import (
+    EOD,
+    DocSet,
+    decode_tokens,
+    encode_text,
+    make_markov_source,
+    markov_docset,
+)
+from miniature.evaluate import score, windows
+from miniature.model import GPTConfig
+from miniature.subspace import Parametrization, count_params
+
+
+@pytest.fixture(scope="module")
+def src():
+    return make_markov_source(vocab=8, concentration=0.3, p_end=1 / 8, seed=4)
+
+
+def test_best_risk_matches_monte_carlo(src) -> None:
+    q = src.next_token_probs()
+    docs = src.sample(40_000, seed=5)
+    per_doc = [np.mean(-np.log2(q[np.r_[EOD, d], np.r_[d, EOD]])) for d in docs]
+    se = np.std(per_doc) / np.sqrt(len(per_doc))
+    assert abs(np.mean(per_doc) - bayes.best_bits(src)) < 4 * se
+
+
+def test_top1_errors_match_monte_carlo(src) -> None:
+    q = src.next_token_probs()
+    guess = q.argmax(axis=1)
+    docs = src.sample(40_000, seed=6)
+    per_doc = [np.mean(guess[np.r_[EOD, d]] != np.r_[d, EOD]) for d in docs]
+    se = np.std(per_doc) / np.sqrt(len(per_doc))
+    assert abs(np.mean(per_doc) - bayes.best_top1_error(src)) < 4 * se
+    k, err = bayes.majority_top1_error(src)
+    assert err >= bayes.best_top1_error(src) and 0 <= k < src.vocab
+
+
+@pytest.mark.parametrize(("n", "block", "stride"), [(1, 4, 3), (4, 4, 3), (5, 4, 3), (100, 16, 12),
+                                                    (33, 8, 1)])
+def test_windows_score_every_target_once(n: int, block: int, stride: int) -> None:
+    scored = []
+    for begin, end, first in windows(n, block, stride):
+        assert 0 <= begin <= first < end <= n and end - begin <= block
+        assert first == 0 or first - begin >= block - stride  # context kept
+        scored += range(first, end)
+    assert scored == list(range(n))
+
+
+def test_docset_layout_and_prefix_property(src) -> None:
+    small, large = markov_docset(src, 300, seed=1, block=128), markov_docset(src, 500, seed=1,
+                                                                            block=128)
+    for i in range(300):
+        assert np.array_equal(small.doc(i), large.doc(i))
+    s = int(small.starts[7])
+    assert small.stream[s - 1] == EOD and small.stream[s + small.lengths[7]] == EOD
+    assert DocSet.from_docs([small.doc(i) for i in range(300)]).stream.tobytes() == \
+        small.stream.tobytes()
+
+
+def test_text_round_trip() -> None:
+    assert decode_tokens(encode_text("a cat (felis)")) == "a cat (felis)"
+    assert decode_tokens(encode_text("Ã©")) == "??"
+
+
+def test_scoring_a_known_predictor(src) -> None:
+    """Scoring the true conditionals through the GPT interface reproduces the exact risk."""
+    q = torch.tensor(src.next_token_probs(), dtype=torch.float32)
+    docs = markov_docset(src, 20_000, seed=9, block=4096)
+
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        return torch.log(q[x].clamp_min(1e-30))  # (B, T, V): the row of the previous token
+
+    scores = score(forward, docs, np.arange(docs.n_docs), block=8, vocab=src.vocab)
+    per_doc = scores.bits()
+    se = per_doc.std() / np.sqrt(len(per_doc))
+    assert abs(per_doc.mean() - bayes.best_bits(src)) < 4 * se
+
+
+def test_parametrization_sizes() -> None:
+    cfg = GPTConfig(vocab_size=8, block_size=16, n_layer=1, n_head=2, n_embd=16)
+    counts = count_params(cfg)
+    assert counts["lora"] == 2 * 2 * 4 * 16 + 4 * (16 + 8)  # q, v: 2 r C each; head r (C + V)
+    kinds = ("sublora", "lora", "subspace", "full")
+    sizes = {k: Parametrization(cfg, k, 20, 0, 137) for k in kinds}
+    assert (sizes["sublora"].D, sizes["sublora"].d) == (counts["lora"], 20)
+    assert sizes["lora"].d == counts["lora"] and sizes["full"].d == counts["base"]
+    x = torch.zeros(1, 5, dtype=torch.long)
+    # w = 0 in a subspace, or w = theta_0 directly, is the same initial network
+    assert torch.equal(sizes["sublora"](x), sizes["lora"](x))
+    assert torch.equal(sizes["subspace"](x), sizes["full"](x))
