@@ -42,6 +42,8 @@ PHONE = {"width": 390, "height": 844}
 MB = 1_000_000
 BUDGET_DEFAULT = int(2.5 * MB)  # a chapter, an erratum, the home page
 BUDGET_NOTEBOOK = 4 * MB
+SEARCH_INDEX = "/search/search_index.json"
+SEARCH_INDEX_BUDGET = int(1.5 * MB)  # the whole book's search index, downloaded once per visit
 MATHJAX_TIMEOUT_MS = 20_000
 # Build outputs that are not reader pages.
 NOT_PAGES = ("404.html",)
@@ -365,7 +367,10 @@ class PageLoad:
 
     @property
     def bytes(self) -> int:
-        return sum(request.bytes for request in self.served)
+        """Bytes this page costs a reader: everything served for it except the site-wide search
+        index, which the first page of a visit downloads once for every page (instant navigation
+        keeps it) and which grows with the book; it has its own budget (SEARCH_INDEX_BUDGET)."""
+        return sum(r.bytes for r in self.served if not r.path.endswith(SEARCH_INDEX))
 
 
 def open_context(browser: Any, viewport: dict[str, int]) -> Any:
@@ -566,6 +571,16 @@ def weight_problems(load: PageLoad) -> list[str]:
         f"{load.label}: page weight {load.bytes / MB:.2f} MB exceeds the budget of "
         f"{budget / MB:.1f} MB (largest: {top})"
     ]
+
+
+def search_index_problems(site: Path) -> list[str]:
+    """The search index every page loads once must stay within its own budget."""
+    size = (site / SEARCH_INDEX.lstrip("/")).stat().st_size
+    if size <= SEARCH_INDEX_BUDGET:
+        return []
+    return [f"{SEARCH_INDEX}: {size / MB:.2f} MB exceeds its budget of "
+            f"{SEARCH_INDEX_BUDGET / MB:.1f} MB (embedded sources are excluded from it with "
+            "data-search-exclude; exclude more, or raise the budget with a reason)"]
 
 
 def overflow_problems(load: PageLoad) -> list[str]:

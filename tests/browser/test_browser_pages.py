@@ -5,16 +5,18 @@ check of `browser_kit.PAGE_CHECKS`: no console errors, no failed requests, no re
 but the local server, every image loads and has alternative text, every formula is visible and
 error-free with no raw TeX left (a notebook typesets as many formulas as its Markdown cells
 hold), headings in order, a language attribute, provenance tags shown as badges, and the page
-weight within its budget (2.5 MB, 4 MB for a notebook). The page is loaded once at desktop
+weight within its budget (2.5 MB, 4 MB for a notebook; the site-wide search index, loaded once
+per visit, has a budget of its own). The page is loaded once at desktop
 width; the checks read that load.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from browser_kit import PAGE_CHECKS, PageLoad, overflow_problems
+from browser_kit import PAGE_CHECKS, PageLoad, overflow_problems, search_index_problems
 
 pytestmark = pytest.mark.browser
 
@@ -32,4 +34,11 @@ def test_page_fits_a_phone(page: str, phone_load: Callable[[str], PageLoad]) -> 
     problems = overflow_problems(load)
     problems += PAGE_CHECKS["console"](load) + PAGE_CHECKS["requests"](load)
     problems += PAGE_CHECKS["math"](load)
+    assert not problems, "\n".join(problems)
+
+
+def test_search_index_within_its_budget(built_site: Path) -> None:
+    """The site-wide search index, loaded once per visit, has its own budget (page weights
+    leave it out; see PageLoad.bytes)."""
+    problems = search_index_problems(built_site)
     assert not problems, "\n".join(problems)
