@@ -1,8 +1,9 @@
 """The book's bibliography: one BibTeX file, author-year citations, a references list per page.
 
 Write `[@lotfi2024]` in a page; several at once `[@li2018; @aghajanyan2021]`; with a locator
-`[@lotfi2024, §4]`. The site shows "(Lotfi et al., 2024)" as a link to the page's References
-section, with the full reference as a hover card. An unknown key fails the build, naming the page
+`[@lotfi2024, §4]`; after the authors' names, `Li et al. [-@li2018]` shows only the year. The
+site shows "(Lotfi et al., 2024)" (or "(2018)") as a link to the page's References section, with
+the full reference as a hover card. An unknown key fails the build, naming the page
 and the line.
 
 The file is `docs/_data/references.bib`. The parser reads the BibTeX this book writes: entries
@@ -30,7 +31,8 @@ ENTRY_START = re.compile(r"@([A-Za-z]+)\s*\{\s*([^,\s]+)\s*,")
 FIELD_NAME = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*")
 # [@key], [@a; @b], [@key, locator]; keys of cross-references (eq:, fig:) are not citations.
 CITATION = re.compile(
-    r"\[@(?!eq:|fig:)([A-Za-z][\w-]*)((?:\s*;\s*@[A-Za-z][\w-]*)*)(?:,\s*([^\]]+))?\]"
+    r"\[(?P<bare>-?)@(?!eq:|fig:)(?P<key>[A-Za-z][\w-]*)"
+    r"(?P<more>(?:\s*;\s*@[A-Za-z][\w-]*)*)(?:,\s*(?P<locator>[^\]]+))?\]"
 )
 REQUIRED = ("author", "title", "year")
 
@@ -176,7 +178,7 @@ def cited_keys(markdown: str) -> list[tuple[str, int]]:
             continue
         number, prose = line.number, re.sub(r"(`+).+?\1", "", line.text)
         for match in CITATION.finditer(prose):
-            keys = [match.group(1), *re.findall(r"@([A-Za-z][\w-]*)", match.group(2))]
+            keys = [match["key"], *re.findall(r"@([A-Za-z][\w-]*)", match["more"])]
             found.extend((key, number) for key in keys)
     return found
 
@@ -194,9 +196,11 @@ def render_citations(text: str, entries: dict[str, Entry], page: str) -> str:
         return f'<a class="cite" href="#ref-{key}" title="{card}">{label}</a>'
 
     def replace(match: re.Match[str]) -> str:
-        keys = [match.group(1), *re.findall(r"@([A-Za-z][\w-]*)", match.group(2))]
+        keys = [match["key"], *re.findall(r"@([A-Za-z][\w-]*)", match["more"])]
         inner = "; ".join(one(key) for key in keys)
-        locator = f", {match.group(3).strip()}" if match.group(3) else ""
+        if match.group("bare"):  # `Li et al. [-@li2018]`: the year only
+            inner = re.sub(r">[^<]*, (\d{4}[a-z]?)</a>", r">\1</a>", inner)
+        locator = f", {match['locator'].strip()}" if match["locator"] else ""
         return f'<span class="citation">({inner}{locator})</span>'
 
     return CITATION.sub(replace, text)

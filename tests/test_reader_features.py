@@ -312,3 +312,11 @@ def test_chapter_mentions_link_only_to_written_chapters() -> None:
                                          "chapters/10-hoef.md", chapters)
     assert out == ('<a class="chapter-link" href="../../chapters/09-gen/">Chapter 9</a>, '
                    "Chapter 10 and Chapter 21.")
+
+
+def test_a_citation_after_the_authors_names_shows_the_year_only() -> None:
+    entries = bibliography.parse_bibtex(BIB)
+    out = bibliography.render_citations("Lotfi et al. [-@three] showed", entries, "p.md")
+    assert out.startswith('Lotfi et al. <span class="citation">(<a class="cite" href="#ref-three"')
+    assert out.endswith(">2024</a>)</span> showed")
+    assert bibliography.cited_keys("Lotfi et al. [-@three]\n") == [("three", 1)]
