@@ -173,10 +173,13 @@ def format_reference(entry: Entry) -> str:
 def cited_keys(markdown: str) -> list[tuple[str, int]]:
     """(key, line) of each citation in Markdown source, in order, outside fenced code."""
     found: list[tuple[str, int]] = []
-    for line in scan(markdown).lines:
-        if line.kind != "prose" or line.embedded:
-            continue
-        number, prose = line.number, re.sub(r"(`+).+?\1", "", line.text)
+    # Prose lines only (the shared scanner), joined so that a citation may span two lines; code
+    # and embedded outputs become empty lines, which keeps the line numbers.
+    lines = [line.text if line.kind == "prose" and not line.embedded else ""
+             for line in scan(markdown).lines]
+    text = re.sub(r"(`+).+?\1", lambda m: re.sub(r"[^\n]", " ", m.group(0)), "\n".join(lines))
+    for number, prose in [(text.count("\n", 0, m.start()) + 1, m.group(0))
+                          for m in CITATION.finditer(text)]:
         for match in CITATION.finditer(prose):
             keys = [match["key"], *re.findall(r"@([A-Za-z][\w-]*)", match["more"])]
             found.extend((key, number) for key in keys)

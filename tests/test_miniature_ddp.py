@@ -55,6 +55,9 @@ def worker(rank: int, world: int, port: int, out: str) -> None:
     train(param, stream(), TCFG, rank=rank, world=world, module=module)
     if rank == 0:
         torch.save({"grad": grad, "w": param.w.detach().clone()}, out)
+    # Both ranks leave together: a rank that tears gloo down while its peer is still in a
+    # collective aborts the peer ("terminate called without an active exception", seen in CI).
+    dist.barrier()
     dist.destroy_process_group()
 
 

@@ -320,3 +320,8 @@ def test_a_citation_after_the_authors_names_shows_the_year_only() -> None:
     assert out.startswith('Lotfi et al. <span class="citation">(<a class="cite" href="#ref-three"')
     assert out.endswith(">2024</a>)</span> showed")
     assert bibliography.cited_keys("Lotfi et al. [-@three]\n") == [("three", 1)]
+
+
+def test_a_citation_may_span_two_lines() -> None:
+    assert bibliography.cited_keys("See [@one;\n@two, Lemma 4.5] and `[@three]`.\n") == [
+        ("one", 1), ("two", 1)]
