@@ -215,11 +215,11 @@ def block3_lengths() -> None:
         two_log = 2 * math.log2(length)
         print(
             f"    {length:11,}   {two_log:8.2f}   {gamma_bits(length):12}   "
-            f"{delta_bits(length):12}   {pb.prefix_code_bits(length):,.2f}"
+            f"{delta_bits(length):12}   {pb.authors_prefix_code_bits(length):,.2f}"
         )
         assert two_log - 1 < gamma_bits(length) <= two_log + 1
         assert length < 100 or delta_bits(length) < gamma_bits(length)
-    toy = pb.prefix_code_bits(EXAMPLE_MESSAGE)
+    toy = pb.authors_prefix_code_bits(EXAMPLE_MESSAGE)
     print(
         f"    a message of {EXAMPLE_MESSAGE:,} bits: K = {toy:,.1f}; the header "
         f"is {(toy - EXAMPLE_MESSAGE) / EXAMPLE_MESSAGE:.3%} of the message"
@@ -245,7 +245,7 @@ def block4_prior() -> None:
     print(f"    Kraft sum {n_const} x 2^-{k['constant']} + 16^17 x 2^-{k['table']} = {kraft}")
     print(
         f"    the authors' general-purpose cost of a {k['table'] - FLAG_BITS}-bit message would be "
-        f"{pb.prefix_code_bits(k['table'] - FLAG_BITS):.2f} bits"
+        f"{pb.authors_prefix_code_bits(k['table'] - FLAG_BITS):.2f} bits"
     )
     assert kraft == 1
 

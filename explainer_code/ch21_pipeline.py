@@ -88,7 +88,7 @@ def block3() -> None:
     print(f"    w ~ N(0, 0.01^2), d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per number, "
           f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "
           f"({parts.total / INTRINSIC_DIM:.2f} bits per number)")
-    print(f"    prefix code K = L + 2 log2 L = {pacbound.prefix_code_bits(parts.total):,.1f} bits; "
+    print(f"    prefix code K = L + 2 log2 L = {pacbound.authors_prefix_code_bits(parts.total):,.1f} bits; "
           f"codebook + counts = {parts.codebook + parts.counts} bits, "
           f"{100 * (parts.codebook + parts.counts) / parts.total:.2f} % of L")
     assert parts.codebook == parts.counts == 176 and 2.2 < h < 2.4
@@ -107,7 +107,7 @@ def block4() -> None:
 
 def block5() -> None:
     train_error, message, N, n = 5.0, 100_000, 8_000_000, BOUND_SAMPLES
-    K = pacbound.prefix_code_bits(message)
+    K = pacbound.authors_prefix_code_bits(message)
     print(f"[5] toy input: train error {train_error} bits per token, L = {message:,} bits "
           f"(K = {K:,.2f}), N = {N:,}, n = {n:,}, eps = {EPS}")
     extra, rows = MISC_EXTRA_BITS, []

@@ -6,7 +6,8 @@
 - Occam: at K = log2 k bits it must equal a union bound over k hypotheses, each at eps / k.
 - Kraft: exact sums with fractions.Fraction; Kraft's inequality on codes built and checked for the
   prefix property by brute force.
-- prefix_code_bits: the authors' expression from bound_utils.py:222, retyped with numpy.
+- authors_prefix_code_bits: the authors' expression from bound_utils.py:222, retyped with numpy;
+  prefix_code_bits: one bit more, and its Kraft sum over all lengths below 1.
 """
 
 from __future__ import annotations
@@ -29,7 +30,10 @@ def test_doctests() -> None:
 
 
 def test_exported_at_top_level() -> None:
-    for name in ("hoeffding_bound", "occam_bound", "prefix_code_bits", "kraft_sum"):
+    for name in (
+        "hoeffding_bound", "occam_bound", "prefix_code_bits", "authors_prefix_code_bits",
+        "kraft_sum",
+    ):
         assert name in pb.__all__
         assert getattr(pb, name) is getattr(occam, name)
 
@@ -174,18 +178,32 @@ def test_kraft_sum_accepts_generators_and_numpy() -> None:
 
 
 @pytest.mark.parametrize("length", [1, 2, 17, 115_840, 10**9, 12345.5])
-def test_prefix_code_bits_matches_authors_expression(length: float) -> None:
+def test_authors_prefix_code_bits_matches_authors_expression(length: float) -> None:
     authors = length + 2 * np.log2(length) if length > 0 else 0  # bound_utils.py:222 @c606ea6
-    assert pb.prefix_code_bits(length) == pytest.approx(float(authors), rel=1e-15)
+    assert pb.authors_prefix_code_bits(length) == pytest.approx(float(authors), rel=1e-15)
+    assert pb.prefix_code_bits(length) == pytest.approx(float(authors) + 1.0, rel=1e-15)
 
 
 def test_prefix_code_bits_edges() -> None:
-    assert pb.prefix_code_bits(0) == 0.0
-    assert pb.prefix_code_bits(1) == 1.0
-    with pytest.raises(ValueError):
-        pb.prefix_code_bits(0.5)
-    with pytest.raises(ValueError):
-        pb.prefix_code_bits(-3)
+    assert pb.authors_prefix_code_bits(0) == 0.0
+    assert pb.authors_prefix_code_bits(1) == 1.0
+    assert pb.prefix_code_bits(1) == 2.0
+    for bad in (0, 0.5, -3):
+        with pytest.raises(ValueError):
+            pb.prefix_code_bits(bad)
+    for bad in (0.5, -3):
+        with pytest.raises(ValueError):
+            pb.authors_prefix_code_bits(bad)
+
+
+def test_prefix_code_bits_satisfy_kraft_over_all_lengths_and_authors_do_not() -> None:
+    """2^L messages of each length L: sum 2^L 2^-K(L) is pi^2/12 for ours, pi^2/6 for theirs."""
+    lengths = range(1, 200_000)
+    ours = math.fsum(2.0 ** (length - pb.prefix_code_bits(length)) for length in lengths)
+    theirs = math.fsum(2.0 ** (length - pb.authors_prefix_code_bits(length)) for length in lengths)
+    assert ours < math.pi**2 / 12 <= 1.0
+    assert ours == pytest.approx(math.pi**2 / 12, rel=1e-4)
+    assert theirs > 1.6
 
 
 def test_prefix_code_bits_pays_for_elias_delta_length() -> None:

@@ -38,7 +38,7 @@ class Result:
     d: int  # numbers trained and coded
     message: pacbound.MessageParts
     coder_bits: int  # length of the real arithmetic code of the symbols
-    prefix_bits: float  # K = L + 2 log2 L, L = message total
+    prefix_bits: float  # K = L + 2 log2 L + 1, L = message total
     sample_bits_raw: float  # before quantization, bits per token on the n sampled documents
     sample_bits: float  # after quantization, alpha = 0
     smoothed: dict[float, float]  # alpha -> mean smoothed bits on the sample

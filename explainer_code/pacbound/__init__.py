@@ -38,6 +38,7 @@ from pacbound.occam import (
     hoeffding_bound,
     kraft_sum,
     occam_bound,
+    authors_prefix_code_bits,
     prefix_code_bits,
 )
 from pacbound.params import (
@@ -110,6 +111,7 @@ __all__ = [
     "message_parts",
     "occam_bound",
     "padded_vocab_size",
+    "authors_prefix_code_bits",
     "prefix_code_bits",
     "quantize_uniform",
     "random_guess_bits_per_token",

@@ -10,8 +10,12 @@ fail, and complexities are in bits (multiplied by ln 2 to become nats inside the
   least 1 - eps, simultaneously for every h,
   R(h) <= R_hat(h) + loss_range * sqrt((K(h) ln 2 + ln(1/eps)) / (2 n)).
   With K(h) = log2 k for each of k hypotheses this is the union bound over a finite class.
-- The authors' prefix cost of a message of L bits: L + 2 log2 L
-  [SOURCE: sublora-bounds-for-llms sublora/bounds/bound_utils.py:222 @c606ea6].
+- The prefix cost of a message of L bits. The authors charge L + 2 log2 L
+  [SOURCE: sublora-bounds-for-llms sublora/bounds/bound_utils.py:222 @c606ea6]
+  (`authors_prefix_code_bits`). Over every length L >= 1 (2^L messages each) those lengths have
+  a Kraft sum of sum 1/L^2 = pi^2/6 > 1, so they are not the lengths of any prefix code; one more
+  bit halves the sum to pi^2/12 < 1. The book's bounds charge L + 2 log2 L + 1
+  (`prefix_code_bits`).
 """
 
 from __future__ import annotations
@@ -70,15 +74,16 @@ def occam_bound(
     return train_error + loss_range * math.sqrt(nats / (2.0 * n))
 
 
-def prefix_code_bits(message_bits: float) -> float:
-    """The authors' prefix-free cost of an L-bit message: L + 2 log2 L (0 for L = 0).
+def authors_prefix_code_bits(message_bits: float) -> float:
+    """What the authors' code charges for an L-bit message: L + 2 log2 L (0 for L = 0).
 
     The 2 log2 L bits stand for writing down the length L first, so that a decoder knows where
-    the message ends (an Elias-style code for L costs about that much). Lengths between 0 and 1
-    are rejected: there 2 log2 L is negative and the formula stops making sense. Example: a
-    message of 115,840 bits costs 115,840 + 2 log2 115,840 = 115,873.6 bits.
+    the message ends. These lengths violate Kraft's inequality over all L (see
+    `prefix_code_bits`); use this function only to reproduce the authors' numbers. Lengths
+    between 0 and 1 are rejected: there 2 log2 L is negative. Example: a message of 115,840 bits
+    costs 115,840 + 2 log2 115,840 = 115,873.6 bits.
 
-    >>> round(prefix_code_bits(115_840), 1)
+    >>> round(authors_prefix_code_bits(115_840), 1)
     115873.6
     """
     if message_bits == 0:
@@ -86,6 +91,23 @@ def prefix_code_bits(message_bits: float) -> float:
     if message_bits < 1:
         raise ValueError(f"message_bits must be 0 or at least 1, got {message_bits}")
     return message_bits + 2.0 * math.log2(message_bits)
+
+
+def prefix_code_bits(message_bits: float) -> float:
+    """A valid prefix-code length for an L-bit message: K = L + 2 log2 L + 1 bits (L >= 1).
+
+    Kraft's inequality over every message of every length L >= 1 (2^L messages of length L):
+    sum_L 2^L 2^-(L + 2 log2 L + 1) = (1/2) sum_L 1/L^2 = pi^2/12 < 1, so a prior 2^-K(h) is a
+    sub-probability and the Occam bound applies. The authors' L + 2 log2 L has the sum pi^2/6 > 1
+    (`authors_prefix_code_bits`); the one extra bit is the repair. Example: a message of 115,840
+    bits costs 115,840 + 2 log2 115,840 + 1 = 115,874.6 bits.
+
+    >>> round(prefix_code_bits(115_840), 1)
+    115874.6
+    """
+    if message_bits < 1:
+        raise ValueError(f"message_bits must be at least 1, got {message_bits}")
+    return message_bits + 2.0 * math.log2(message_bits) + 1.0
 
 
 def kraft_sum(lengths: Iterable[float]) -> float:
