@@ -88,7 +88,8 @@ def block3() -> None:
     print(f"    w ~ N(0, 0.01^2), d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per number, "
           f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "
           f"({parts.total / INTRINSIC_DIM:.2f} bits per number)")
-    print(f"    prefix code K = L + 2 log2 L = {pacbound.authors_prefix_code_bits(parts.total):,.1f} bits; "
+    authors_k = pacbound.authors_prefix_code_bits(parts.total)
+    print(f"    prefix code K = L + 2 log2 L = {authors_k:,.1f} bits; "
           f"codebook + counts = {parts.codebook + parts.counts} bits, "
           f"{100 * (parts.codebook + parts.counts) / parts.total:.2f} % of L")
     assert parts.codebook == parts.counts == 176 and 2.2 < h < 2.4

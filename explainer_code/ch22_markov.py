@@ -97,8 +97,8 @@ def block3(r: Result) -> None:
     print(f"    message: symbols {m.coded:,} bits (ceil(d H) + 1; the real arithmetic coder: "
           f"{r.coder_bits:,} bits, decoded exactly) + codebook {m.codebook} + counts {m.counts} "
           f"= L = {m.total:,} bits")
-    print(f"    prefix code K = L + 2 log2 L + 1 = {r.prefix_bits:,.1f} bits, plus {EXTRA_BITS} bits "
-          f"for hyperparameters")
+    print(f"    prefix code K = L + 2 log2 L + 1 = {r.prefix_bits:,.1f} bits, "
+          f"plus {EXTRA_BITS} bits for hyperparameters")
     assert abs(r.coder_bits - m.coded) <= 2 and r.losses[-1] < r.losses[0]
     assert abs(r.sample_bits - r.sample_bits_raw) < 0.5
 

@@ -35,10 +35,10 @@ from pacbound.message import (
     message_parts,
 )
 from pacbound.occam import (
+    authors_prefix_code_bits,
     hoeffding_bound,
     kraft_sum,
     occam_bound,
-    authors_prefix_code_bits,
     prefix_code_bits,
 )
 from pacbound.params import (
@@ -91,6 +91,7 @@ __all__ = [
     "arithmetic_decode",
     "arithmetic_encode",
     "authors_num_params",
+    "authors_prefix_code_bits",
     "block_params",
     "dequantize",
     "empirical_entropy_bits",
@@ -111,7 +112,6 @@ __all__ = [
     "message_parts",
     "occam_bound",
     "padded_vocab_size",
-    "authors_prefix_code_bits",
     "prefix_code_bits",
     "quantize_uniform",
     "random_guess_bits_per_token",
