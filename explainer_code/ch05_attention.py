@@ -4,7 +4,7 @@ Claims, numbered as the output blocks:
   [1] GELU(t) = t Phi(t) at t = -2..2 (nanoGPT's nn.GELU and the authors' code), next to the tanh
       approximation that OpenAI's GPT-2 code uses (GELU(1) = 0.8413 exact, 0.8412 tanh); LayerNorm
       of (1, 2, 3, 6) by hand (mean 0, variance 1).
-  [2] Causal self-attention of three tokens with d_head = 2: scores q.k / sqrt(d_head), causal
+  [2] Causal self-attention of three tokens with head size hs = 2: scores q.k / sqrt(hs), causal
       mask, the exponentials and their sums, softmax weights (each row sums to 1), outputs as
       weighted averages of the values.
   [3] A randomly initialized model of nanoGPT's layout with 4 layers, 4 heads, n_embd 32 (the
@@ -210,7 +210,8 @@ def block2_three_tokens() -> None:
     masked = np.where(np.triu(np.ones((3, 3), dtype=bool), k=1), -np.inf, scores)
     weights = causal_softmax(scores)
     out = weights @ v
-    print(f"[2] Three tokens, one head, d_head = {d_head}, sqrt(d_head) = {math.sqrt(d_head):.4f}")
+    print(f"[2] Three tokens, one head, head size hs = {d_head}, "
+          f"sqrt(hs) = {math.sqrt(d_head):.4f}")
     for i in range(3):
         print(f"    token {i + 1}: q = {fmt(q[i])}  k = {fmt(k[i])}  v = {fmt(v[i])}")
     for i in range(3):
@@ -270,7 +271,7 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
     surprisal = -logp[:-1].gather(1, idx[1:, None]).squeeze(1) / math.log(2)  # bits, (T - 1,)
 
     print(
-        f"[3] Tiny GPT ({N_LAYER} layers, {N_HEAD} heads, d = {N_EMBD}, seed {SEED}): "
+        f"[3] Tiny GPT ({N_LAYER} layers, {N_HEAD} heads, n_embd = {N_EMBD}, seed {SEED}): "
         f"{n_nanogpt:,} parameters in nanoGPT's count, {n_all:,} with the position embedding"
     )
     print(

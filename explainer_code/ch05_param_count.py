@@ -169,8 +169,8 @@ def block1_gpt2_small() -> None:
     p = pb.gpt2_pieces(d)
     total = pb.gpt2_params(n_layer, d)
     print(
-        f"[1] GPT-2 small, nanoGPT's count: n_layer = {n_layer}, d = n_embd = {d}, "
-        f"n_head = {n_head} heads x {d // n_head} dims, MLP width 4d = {4 * d:,}"
+        f"[1] GPT-2 small, nanoGPT's count: n_layer = {n_layer}, n_embd = {d}, "
+        f"n_head = {n_head} heads x {d // n_head} dims, MLP width 4 n_embd = {4 * d:,}"
     )
     rows = [
         ("token embedding = head (tied)", f"{V_PAD:,} x {d}", p.wte),
@@ -186,7 +186,7 @@ def block1_gpt2_small() -> None:
     assert p.wte == V_PAD * d and p.c_attn == d * 3 * d + 3 * d and p.c_fc == d * 4 * d + 4 * d
     assert p.attn_c_proj == d * d + d and p.mlp_c_proj == 4 * d * d + d and p.ln_1 == 2 * d
     print(
-        f"    one block = 12 d^2 + 13 d = {12 * d * d:,} + {13 * d:,} = {p.block:,};"
+        f"    one block = 12 n_embd^2 + 13 n_embd = {12 * d * d:,} + {13 * d:,} = {p.block:,};"
         f"  x {n_layer} blocks = {n_layer * p.block:,}"
     )
     assert p.block == 12 * d * d + 13 * d == pb.block_params(d) == 7_087_872
@@ -257,7 +257,7 @@ def block3_paper_sizes() -> None:
         assert millions(n) == label and d % n_head == 0 and d // n_head == 64
     assert pb.gpt2_params(36, 1280, bias=False) == 772_271_360
     assert millions(pb.gpt2_params(36, 1280, bias=False)) == "772M"
-    print("    every row has heads of 64 numbers (d / n_head = 64)")
+    print("    every row has heads of 64 numbers (n_embd / n_head = 64)")
 
     # Heads do not enter the count: an attention layer of width 768 has the same parameters
     # whether it is split into 12 heads or 6 (torch's own module, shapes only).
@@ -266,13 +266,13 @@ def block3_paper_sizes() -> None:
     assert by_heads[12] == by_heads[6]
     print(
         "    [INFERRED] the sizes alone cannot tell the head count: splitting W_Q, W_K, W_V into "
-        f"more or fewer heads keeps their shapes (torch: 12 or 6 heads at d = 768, "
+        f"more or fewer heads keeps their shapes (torch: 12 or 6 heads at n_embd = 768, "
         f"{by_heads[12]:,} parameters either way)"
     )
     print(
         "    [SOURCE: sublora/utils.py, get_model_config] the authors' code settles it: "
-        "'medium-large' = 20 layers, 20 heads, d 1,280 (458M); 'large-vlarge' = 25 layers, "
-        "25 heads, d 1,600 (849M)"
+        "'medium-large' = 20 layers, 20 heads, n_embd 1,280 (458M); 'large-vlarge' = 25 layers, "
+        "25 heads, n_embd 1,600 (849M)"
     )
     for label, family_layers in (("458M", 20), ("849M", 25)):
         gpt2_width = shapes_with_label(label, GPT2_WIDTHS)
@@ -286,7 +286,7 @@ def block3_paper_sizes() -> None:
             + f"{len(any64)} shapes ("
             + ", ".join(f"{nl} x {d:,}" for nl, d in any64)
             + "); "
-            + "in the family d = 64 x n_layer: n_layer = "
+            + "in the family n_embd = 64 x n_layer: n_layer = "
             + ", ".join(map(str, family))
         )
         assert family == [family_layers] and gpt2_width == [(family_layers, 64 * family_layers)]

@@ -34,7 +34,7 @@ from script_io import save_figure
 SEED = 12
 V = pb.GPT2_VOCAB_SIZE  # 50,257: the vocabulary the code smooths over   [SOURCE: PL:57]
 N_TOY = 100_000  # true-token probabilities of the toy model
-# Worked example of Chapter 14 (FINDINGS_PIPELINE section 9): message of 10^5 bits, 7 extra bits.
+# Worked example of Chapter 14 (ch14_complete_bound.py): message of 10^5 bits, 7 extra bits.
 MESSAGE_BITS = 100_000
 BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 N_DOCS = 8_009_762  # OpenWebText training documents (Chapter 13)

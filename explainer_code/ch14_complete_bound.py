@@ -1,7 +1,7 @@
 """Chapter 14: the subsampling bound of the authors' code, term by term, on the worked example.
 
-Claims, numbered as the output blocks (inputs of shared/design/FINDINGS_PIPELINE.md section 9,
-obtained there by running the authors' `llm_subsampling_bound`, sublora/bounds/compute_bounds.py:5-9
+Claims, numbered as the output blocks (inputs of a worked example
+obtained by running the authors' `llm_subsampling_bound`, sublora/bounds/compute_bounds.py:5-9
 @c606ea6; here computed with pacbound.subsampling_bound, which has the same semantics):
   [1] Inputs and the split of eps: K = L + 2 log2 L = 100,033.22 bits; r = n / (n + N) =
       1.24844e-3; r eps = 6.2422e-5; (1 - r) eps = 0.049938.
@@ -39,7 +39,7 @@ EPS = 0.05  # compute_bounds.py:5
 V = pb.GPT2_VOCAB_SIZE  # sublora_pipeline.py:57
 BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 ALPHA_STEP_BITS = 8  # np.ceil(len(alpha_array)), added per alpha, sublora_pipeline.py:637
-# FINDINGS_PIPELINE.md section 9: alpha -> (extra bits, Delta, bound).
+# The worked example: alpha -> (extra bits, Delta, bound).
 SECTION9 = {
     1e-4: (15, 28.9046, 7.2569),
     1e-3: (23, 25.5814, 6.9975),

@@ -14,7 +14,7 @@ Claims, numbered as the output blocks:
   [3] GPT-2 small stored naively (float32, float16, 8 bits per weight with a 256-entry codebook)
       and the unquantized SubLoRA vector (float32, float16) against the SubLoRA message.
   [4] The bound each message length allows with the worked numbers of Chapter 14
-      (FINDINGS_PIPELINE.md section 9: train error 5.0 bits per token held fixed, alpha = 0.1,
+      (train error 5.0 bits per token held fixed, alpha = 0.1,
       N = 8,009,762 documents, n = 10,000, eps = 0.05, 55 extra bits), computed with
       pacbound.subsampling_bound, which gives Chapter 14's 6.4664 for L = 10^5 bits; the longest
       message that still beats random guessing (log2 50,257 bits per token).
@@ -48,9 +48,9 @@ PER_ALPHA_EXTRA_BITS = 8  # np.ceil(len(alpha_array)), added once per smoothing 
 # GPT-2 small [PAPER App. E, p. 16] and its LoRA setting [SOURCE: config/sublora_bounds.yaml:26-27].
 N_LAYER, N_EMBD, LORA_R = 12, 768, 4
 KRON_FACTOR_ROWS, KRON_FACTOR_COLS = 593, 223  # rdkronqr factors for D = 351,744, d = 50,000
-REMAINDER_ROWS, REMAINDER_COLS = 95, 271  # [FINDINGS_PIPELINE.md section 6, run]
+REMAINDER_ROWS, REMAINDER_COLS = 95, 271  # [run of the authors' create_intrinsic_model]
 
-# The worked numbers of Chapter 14 [FINDINGS_PIPELINE.md section 9].
+# The worked numbers of Chapter 14 (ch14_complete_bound.py).
 TRAIN_ERROR = 5.0  # bits per token, held fixed for every message length
 ALPHA = 0.1
 N_DOCS = 8_009_762  # OpenWebText training documents [SOURCE: sublora_pipeline.py:59]

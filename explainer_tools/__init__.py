@@ -15,7 +15,9 @@ parses the imports and fails otherwise):
    figures), `glossary`, `verified` ("last verified"), `number_links` (numbers -> output lines),
    `ledger` (the claims ledger).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
-   erratum pages, their index and checks.
+   erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
+   BOOK.md's table, "Chapter N"). `book_checks`: the book-wide checks (status phrases, outside
+   references, tag budget, structure, bibliography). `raw_tex` (layer 0): raw TeX left as text.
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
 4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
 5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: MkDocs hooks.
@@ -28,6 +30,7 @@ LAYERS: dict[str, int] = {
     "markdown": 0,
     "html_text": 0,
     "cpu_paths": 0,
+    "raw_tex": 0,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,
@@ -40,6 +43,8 @@ LAYERS: dict[str, int] = {
     "notebooks": 1,
     "claims": 2,
     "errata": 2,
+    "book": 2,
+    "book_checks": 2,
     "pipeline": 3,
     "scaffold": 4,
     "bench": 4,

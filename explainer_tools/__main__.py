@@ -41,6 +41,9 @@ def check_everything(jobs: int, notebooks: bool) -> int:
         status |= errata.main(["--check"])
     if (REPO_ROOT / ledger.LEDGER_PATH).is_file():
         status |= ledger.main(["--check"])
+    from explainer_tools import book, book_checks
+
+    status |= book.main(["--check"]) | book_checks.main([])
     return 1 if status else 0
 
 
@@ -86,9 +89,12 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if args.command == "regenerate":
-            return pipeline.regenerate(
+            from explainer_tools import book
+
+            status = pipeline.regenerate(
                 jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks
             )
+            return status or book.main([])  # BOOK.md's table of contents, from the nav
         if args.command == "check":
             return check_everything(args.jobs, not args.skip_notebooks)
         if args.command == "chapter":

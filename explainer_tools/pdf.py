@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from explainer_tools.layout import REPO_ROOT
+from explainer_tools.raw_tex import RAW_TEX_JS
 
 PRINT_PAGE = "print_page/"
 CHROMIUM = os.environ.get("EXPLAINER_CHROMIUM", "/usr/bin/chromium")
@@ -98,6 +99,8 @@ def problems_of(summary: dict) -> list[str]:
         found.append(f"{summary['zero_width_formulas']} formula(s) rendered with zero width")
     if summary["raw_tex"]:
         found.append(f"{summary['raw_tex']} formula(s) left as raw TeX")
+    if summary.get("raw_tex_commands"):
+        found.append(f"TeX left as text: {summary['raw_tex_commands'][:5]}")
     if summary["broken_images"]:
         found.append(f"images that did not load: {summary['broken_images'][:5]}")
     if summary["dangling_links"]:
@@ -117,6 +120,7 @@ def print_book(browser: Any, base_url: str, out: Path) -> dict:
         page.evaluate("MathJax.startup.promise")
         page.emulate_media(media="print")
         summary = page.evaluate(INSPECT_JS)
+        summary["raw_tex_commands"] = page.evaluate(RAW_TEX_JS)
         tmp = out.with_suffix(".pdf.tmp")
         page.pdf(path=str(tmp), format="A4", print_background=True, outline=True, tagged=True,
                  margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})

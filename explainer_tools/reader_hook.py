@@ -28,7 +28,7 @@ from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools import bibliography, crossref, glossary, ledger, number_links, verified
+from explainer_tools import bibliography, book, crossref, glossary, ledger, number_links, verified
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
 from explainer_tools.layout import OUTPUT_DIR
@@ -48,7 +48,8 @@ class _State:
     entries: dict[str, bibliography.Entry] = field(default_factory=dict)
     terms: list[glossary.Term] = field(default_factory=list)
     index: crossref.Index = field(default_factory=crossref.Index)
-    chapters: dict[int, str] = field(default_factory=dict)  # number -> page, existing ones
+    chapters: dict[int, book.Chapter] = field(default_factory=dict)  # status from the nav
+    nav: list[Any] = field(default_factory=list)
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
@@ -110,10 +111,11 @@ def on_files(files: Files, config: Any) -> Files:
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
         STATE.index = crossref.build_index(sources)
-        STATE.chapters = crossref.chapter_pages(list(sources))
+        STATE.nav = config["nav"] or []
+        STATE.chapters = {c.number: c for c in book.chapter_status(book.load_plan(ROOT), STATE.nav)}
         _load_numbers(sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
-            ValueError) as error:
+            book.BookError, ValueError) as error:
         raise PluginError(str(error)) from None
     pages = set(sources)
     contents = {
@@ -139,6 +141,8 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
             raise PluginError(f"docs/{src}:{line + offset}: unknown citation key {key!r} "
                               f"(add it to {bibliography.BIB_PATH})")
     markdown = _link_numbers(markdown, page)
+    if src == "index.md":  # the list of parts and chapters, generated from the nav
+        markdown = book.fill_home(markdown, list(STATE.chapters.values()), STATE.nav)
     return markdown + bibliography.references_markdown([k for k, _ in cited], STATE.entries)
 
 
@@ -176,7 +180,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
         text = bibliography.render_citations(text, STATE.entries, f"docs/{src}")
         text = crossref.render_references(text, src, STATE.index)
         text = glossary.mark_first_uses(text, STATE.terms, used)
-        return crossref.link_chapter_mentions(text, src, STATE.chapters)
+        return book.render_chapter_mentions(text, src, STATE.chapters)
 
     html_text = map_prose(html_text, prose)
     html_text = number_links.anchor_output_lines(html_text, STATE.outputs)

@@ -27,19 +27,21 @@ scripts: [{script}]
 
 ## Where this fits
 
-[MY EXPLANATION] Which earlier chapters this one builds on, and which later ones use it.
+[SECTION: MY EXPLANATION]
+
+Which earlier chapters this one builds on, and which later ones use it.
 
 ## The problem this chapter solves
 
-[MY EXPLANATION] The question the paper needs answered here, stated before any machinery.
+The question the paper needs answered here, stated before any machinery.
 
 ## Intuition, and where the analogy breaks
 
-[MY EXPLANATION] A picture that carries the idea, and the exact point where it stops being true.
+A picture that carries the idea, and the exact point where it stops being true.
 
 ## Precise definitions
 
-[MY EXPLANATION] Every symbol and term, defined once. Inline math \\( x \\), display math
+Every symbol and term, defined once. Inline math \\( x \\), display math
 
 \\[
 y = x^2
@@ -47,22 +49,22 @@ y = x^2
 
 ## Worked example with real numbers
 
-[MY ANALYSIS] Each step cites the output block that prints its numbers: squaring
+Each step cites the output block that prints its numbers: squaring
 {example} gives {result} (output [1] of {script}).
 
 ## Paper errata concerning this chapter
 
-[MY ANALYSIS] Links to the erratum pages that concern this chapter, or "none".
+Links to the erratum pages that concern this chapter, or "none".
 
 ## Going deeper
 
 ??? note "A proof, or the details"
 
-    [MY EXPLANATION] Derivations that the main text can do without.
+    Derivations that the main text can do without.
 
 ## Common misconceptions
 
-[MY EXPLANATION] **Misconception.** What people get wrong, and why.
+**Misconception.** What people get wrong, and why.
 
 ## Self-test
 
@@ -76,7 +78,7 @@ y = x^2
 
 ## Summary
 
-[MY EXPLANATION] The chapter in a few sentences.
+The chapter in a few sentences.
 
 ## Code for this chapter
 

@@ -213,15 +213,16 @@ print(f"training {len(train_ids):,} tokens, validation {len(val_ids):,} tokens")
 # %% [markdown]
 # [MY EXPLANATION] **A baseline first: the bigram model.** Before any network, the simplest
 # language model: predict the next token from the current one alone, with probabilities read off
-# the counts of token pairs in the training text. Adding a small pseudo-count $\alpha$ to every
-# pair keeps unseen pairs possible (add-$\alpha$ smoothing). The loss is the cross-entropy in nats
-# per token, $-\frac{1}{n}\sum_t \ln p(x_{t+1} \mid x_t)$; a uniform guess over the vocabulary
+# the counts of token pairs in the training text. Adding a small pseudo-count $\beta$ to every
+# pair keeps unseen pairs possible (add-$\beta$ smoothing; the book's $\alpha$ is another kind of
+# smoothing, Chapter 12). The loss is the cross-entropy in nats per token,
+# $-\frac{1}{T}\sum_t \ln p(x_{t+1} \mid x_t)$ over $T$ pairs; a uniform guess over the vocabulary
 # scores $\ln V$. Whatever the transformer achieves must be compared with this.
 
 # %%
-def bigram_loss(counts, alpha, ids):
-    """Cross-entropy (nats per token) of the add-alpha bigram model on the pairs of `ids`."""
-    probs = (counts + alpha) / (counts + alpha).sum(dim=1, keepdim=True)
+def bigram_loss(counts, beta, ids):
+    """Cross-entropy (nats per token) of the add-beta bigram model on the pairs of `ids`."""
+    probs = (counts + beta) / (counts + beta).sum(dim=1, keepdim=True)
     return float(-probs[ids[:-1], ids[1:]].log().mean())
 
 
@@ -230,9 +231,9 @@ counts = torch.zeros(V, V)
 counts.index_put_((train_ids[:-1], train_ids[1:]), torch.ones(len(train_ids) - 1),
                   accumulate=True)
 print(f"uniform guess: ln {V:,} = {math.log(V):.3f} nats per token")
-for alpha in [1.0, 0.1, 0.01]:
-    print(f"bigram, alpha = {alpha:<4}: training {bigram_loss(counts, alpha, train_ids):.3f}, "
-          f"validation {bigram_loss(counts, alpha, val_ids):.3f} nats per token")
+for beta in [1.0, 0.1, 0.01]:
+    print(f"bigram, beta = {beta:<4}: training {bigram_loss(counts, beta, train_ids):.3f}, "
+          f"validation {bigram_loss(counts, beta, val_ids):.3f} nats per token")
 bigram_val = min(bigram_loss(counts, a, val_ids) for a in [1.0, 0.1, 0.01])
 
 # %% [markdown]
@@ -631,7 +632,7 @@ plt.show()
 # ## 5. The logit lens
 #
 # [MY EXPLANATION] The residual stream is the running sum that every block reads from and adds
-# to: one vector of width $d$ per position. The model turns only the last one into logits, with
+# to: one vector of width $n_{\text{embd}}$ per position. The model turns only the last one into logits, with
 # the final layer norm and the unembedding. The same readout, applied to the stream as it stands
 # *after an earlier block*, reveals the prediction the model would make if it ended there.
 # [SOURCE: nostalgebraist, "interpreting GPT: the logit lens", LessWrong, 2020] The idea and its
@@ -744,7 +745,8 @@ for a, b, c, answer in ANALOGIES:
 # sequence so far.
 #
 # [MY EXPLANATION] **What the cache costs.** Per token, every layer stores one key and one value
-# vector of width $d$: $2 \cdot L \cdot d$ numbers. For GPT-2 small ($L = 12$, $d = 768$) in
+# vector of width $n_{\text{embd}}$: $2 \cdot n_{\text{layer}} \cdot n_{\text{embd}}$ numbers. For GPT-2
+# small ($n_{\text{layer}} = 12$, $n_{\text{embd}} = 768$) in
 # 32-bit floats that is printed below, per token and for a full context of 1,024 tokens.
 #
 # [MY EXPLANATION] We time generation on a model with GPT-2 small's exact shape (12 layers, 12
@@ -888,9 +890,9 @@ plt.show()
 #    (Hint: what must the key at position $j$ contain for the query at a later copy to find
 #    it?) With GPT-2 weights, compute the same two scores for its 144 heads and look for
 #    4.11 and 5.5.
-# 6. Parameters. Count the small GPT's parameters by hand: the embeddings $V d$ and
-#    $64 d$; per block two layer norms $2 \cdot 2d$, attention $4d^2 + 4d$, MLP
-#    $8d^2 + 5d$; the final layer norm $2d$; the head costs nothing extra (tied). Your total
+# 6. Parameters. Count the small GPT's parameters by hand, writing $c$ for its width
+#    $n_{\text{embd}}$: the embeddings $V c$ and $64 c$; per block two layer norms $2 \cdot 2c$,
+#    attention $4c^2 + 4c$, MLP $8c^2 + 5c$; the final layer norm $2c$; the head costs nothing extra (tied). Your total
 #    must match the count printed in section 2.
 # 7. The cache. Change `N_NEW` and `LENGTHS` and watch the ratio of the totals. At what length
 #    would the cache of one sequence take as much memory as the weights?

@@ -28,7 +28,7 @@ SHAPES = SWEEP + LARGER
 SHAPE_IDS = [f"L{n_layer}-d{n_embd}" for n_layer, n_embd in SHAPES]
 
 # Counts obtained by running the third-party models themselves on the meta device
-# (shared/design/FINDINGS_CH05.md): nanoGPT's GPT.get_num_params() (vocab 50,304, bias=True) and
+# (by this project): nanoGPT's GPT.get_num_params() (vocab 50,304, bias=True) and
 # the authors' GPT.get_num_params() (bias=False, fused MergedLinear c_attn, LoRA r=4 on q, v, head).
 NANOGPT_GET_NUM_PARAMS = {
     (12, 768): 123_689_472,

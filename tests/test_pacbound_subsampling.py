@@ -1,6 +1,6 @@
 """pacbound.smoothing and pacbound.subsampling against independent references.
 
-References: the worked example of shared/design/FINDINGS_PIPELINE.md section 9, obtained by running
+References: a worked example obtained by running
 the authors' own `llm_subsampling_bound` (sublora/bounds/compute_bounds.py:5-9 @c606ea6) on toy
 inputs; a brute-force scan of the smoothed loss; and the bound rewritten in exact rational form
 with the `fractions` and `decimal` modules (no shared code with pacbound).
@@ -24,7 +24,7 @@ N_POP = 8_000_000
 N_SAMPLE = 10_000
 EPS = 0.05
 
-# FINDINGS_PIPELINE.md section 9: alpha -> (extra bits, Delta, bound), train_error 5.0.
+# The worked example: alpha -> (extra bits, Delta, bound), train_error 5.0.
 SECTION9 = {
     1e-4: (15, 28.9046, 7.2569),
     1e-3: (23, 25.5814, 6.9975),

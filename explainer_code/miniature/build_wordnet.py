@@ -6,8 +6,9 @@ The shipped file holds one document per line: the definition part of every WordN
 by `?`. Files are read in that order, lines in file order; duplicates are kept.
 
     apt-get download wordnet-base          # wordnet-base_1%3a3.0-37_all.deb (Debian 12)
-    dpkg-deb -x wordnet-base_*.deb /tmp/wn
-    .venv/bin/python -m miniature.build_wordnet /tmp/wn/usr/share/wordnet   # from explainer_code/
+    dpkg-deb -x wordnet-base_*.deb wordnet-deb   # at the repository root
+    # from explainer_code/:
+    ../.venv/bin/python -m miniature.build_wordnet ../wordnet-deb/usr/share/wordnet
 
 The output is written with xz preset 9; `data/wordnet_glosses.md` records the SHA-256 of the
 decompressed text, which `miniature.corpus` checks on every load.

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+from explainer_tools.raw_tex import RAW_TEX_JS
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -437,6 +439,7 @@ def load_page(
         load.facts = page.evaluate(
             COLLECT_JS, {"timeoutMs": MATHJAX_TIMEOUT_MS, "openAll": open_all}
         )
+        load.facts["rawTexCommands"] = page.evaluate(RAW_TEX_JS)  # folded blocks included
         if viewport["width"] < 600:  # a phone: measure horizontal overflow
             load.facts["overflow"] = page.evaluate(OVERFLOW_JS)
         page.wait_for_load_state("networkidle")
@@ -525,6 +528,8 @@ def math_problems(load: PageLoad) -> list[str]:
     problems += [f"{load.label}: MathJax error: {m}" for m in facts["mathErrors"]]
     problems += [f"{load.label}: formula typeset twice: {w!r}" for w in facts["duplicateMath"]]
     problems += [f"{load.label}: raw TeX left in visible text: {t!r}" for t in facts["rawTex"]]
+    problems += [f"{load.label}: TeX command left as text: {t!r}"
+                 for t in facts.get("rawTexCommands", []) if t not in " ".join(facts["rawTex"])]
     sources = facts.get("notebookSourceMath")
     if sources is not None and facts["notebookMath"] < len(sources):
         problems.append(

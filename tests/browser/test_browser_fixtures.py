@@ -4,9 +4,9 @@
    `explainer_tools.markers.embed` (a fenced `text` block, also indented inside a collapsible
    answer),
    and the same strings as notebook outputs, must show as text: no script runs, no <b> element.
-2. Faults: a broken link, an external script, a malformed formula, a missing image, an image
-   without alternative text and a heading jump each make the checks of the per-page tests (the
-   same functions) fail with a message that names the page.
+2. Faults: a broken link, an external script, a malformed formula, a display formula left as
+   raw TeX, a missing image, an image without alternative text and a heading jump each make
+   the checks of the per-page tests (the same functions) fail with a message that names the page.
 """
 
 from __future__ import annotations
@@ -124,6 +124,14 @@ FAULT_PAGES = {
 
         An unknown command: \\(\\nosuchcommand{x}\\).
         """,
+    "raw-tex": """\
+        # Raw TeX after prose
+
+        A display formula right after a line of prose stays text:
+        \\[
+          \\begin{aligned} a &= \\frac{1}{2} \\end{aligned}
+        \\]
+        """,
     "image-faults": f"""\
         # Image faults
 
@@ -146,6 +154,7 @@ EXPECTED = {
         ("math", "raw TeX left in visible text: '\\\\(\\\\frac{1}{2"),
         ("math", "MathJax error: Undefined control sequence \\nosuchcommand"),
     ],
+    "raw-tex": [("math", "TeX command left as text: '")],
     "image-faults": [
         ("images", "no-such-figure.png"),
         ("requests", "no-such-figure.png"),
