@@ -26,15 +26,17 @@ the line and what is wrong.
    `figure-caption`, an unnumbered "*Figure:* ..." caption (use `<figure markdown>` and
    `<figcaption>`); `errata-heading`, a chapter whose errata section is not headed exactly
    `ERRATA_HEADING`; `going-deeper`, a "Going deeper" section with open sub-headings instead of
-   collapsible `??? note` blocks; `tex-after-prose`, a display `\\[` on the line right after a line
-   of prose (Python-Markdown then leaves it as raw TeX).
+   collapsible `??? note` blocks; `tex-after-prose`, a display formula that is not a paragraph of
+   its own: its `\\[` line right after prose or after an indented HTML comment (inside a box;
+   a comment at the margin is its own block), or a non-blank line right after its `\\]`
+   (Python-Markdown then leaves the whole formula as raw TeX).
 5. `bibliography`: every entry of docs/_data/references.bib is cited on some page, and the paper
    (`PAPER_KEY`) on the home page and on the Notation page.
 
 Pages that their owners are bringing into line this round may be listed in `PENDING_PATH`, one
 `CHECK PATH  # reason` per line: their problems of that check are printed as "pending" and do not
 fail. A listed page that has no problem of that check any more is an error (remove the line), so
-the list can only shrink.
+the list can only shrink; a line naming a file that does not exist is ignored.
 
 >>> status_problems("x.md", "Chapter 9 is still being written.\\n")
 ['x.md:1: "still being written": chapter status is generated from the nav; do not state it by hand']
@@ -96,6 +98,7 @@ TABLE_CAPTION = re.compile(r"^\s*Table:\s")
 FIGURE_CAPTION = re.compile(r"^\s*(?:\*{1,2}|_)Figure(?:\s+[\d.]+)?:")
 CHAPTER_PAGE = re.compile(r"^docs/chapters/\d{2}-[^/]+\.md$")
 DISPLAY_OPEN = re.compile(r"^\s*(?:>\s*)*\\\[")
+QUOTE_ONLY = re.compile(r"^\s*>\s*$")
 INLINE_HTML = re.compile(r"<!--.*?-->|<[^>\n]+>")
 WORD = re.compile(r"\S*[A-Za-z0-9]\S*")
 
@@ -218,7 +221,7 @@ def structure_problems(path: str, markdown: str) -> list[Problem]:
     problems: list[Problem] = []
     lines = scan(markdown).lines
     chapter = bool(CHAPTER_PAGE.match(path))
-    previous = None
+    problems += _display_math_problems(path, lines)
     for line in lines:
         if line.kind == "prose" and not line.embedded:
             if TABLE_CAPTION.match(line.text):
@@ -229,17 +232,36 @@ def structure_problems(path: str, markdown: str) -> list[Problem]:
                 problems.append(Problem("figure-caption", path, line.number,
                                         "an unnumbered figure caption; use <figure markdown> with "
                                         "a <figcaption>"))
-            if (DISPLAY_OPEN.match(line.text) and previous is not None
-                    and previous.kind == "prose" and not DISPLAY_OPEN.match(previous.text)
-                    and previous.text.strip() and not previous.text.rstrip().endswith("\\]")
-                    and not HEADING.match(previous.text)):
-                problems.append(Problem("tex-after-prose", path, line.number,
-                                        "a display \\[ right after a line of prose renders as "
-                                        "raw TeX; leave a blank line before it"))
-        if line.kind != "code":
-            previous = line
     if chapter:
         problems += _chapter_sections(path, lines)
+    return problems
+
+
+def _display_math_problems(path: str, lines: list) -> list[Problem]:
+    """A display formula must be a paragraph of its own: blank lines around `\\[ ... \\]`."""
+    problems: list[Problem] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.kind != "prose" or line.embedded or not DISPLAY_OPEN.match(line.text):
+            index += 1
+            continue
+        end = index
+        while end < len(lines) and not lines[end].text.rstrip().endswith("\\]"):
+            end += 1
+        before = lines[index - 1] if index else None
+        after = lines[end + 1] if end + 1 < len(lines) else None
+        top_comment = before is not None and before.kind == "comment" and before.text[:1] == "<"
+        if (before is not None and before.text.strip() and not QUOTE_ONLY.match(before.text)
+                and not top_comment):
+            problems.append(Problem("tex-after-prose", path, line.number,
+                                    "a display \\[ right after a non-blank line renders as raw "
+                                    "TeX; leave a blank line before it"))
+        if after is not None and after.text.strip() and not QUOTE_ONLY.match(after.text):
+            problems.append(Problem("tex-after-prose", path, after.number,
+                                    "text right after a display's \\] turns the formula into raw "
+                                    "TeX; leave a blank line after it"))
+        index = end + 1
     return problems
 
 
@@ -368,7 +390,8 @@ def main(argv: list[str] | None = None, root: Path | None = None) -> int:
         return 1
     failing = [p for p in problems if (p.check, p.path) not in pending]
     waiting = [p for p in problems if (p.check, p.path) in pending]
-    stale = sorted(pending - {(p.check, p.path) for p in problems})
+    stale = sorted((check, path) for check, path in pending - {(p.check, p.path) for p in problems}
+                   if (root / path).exists())  # a copy without the page (a scaffolding test)
     if "--quiet" not in args:
         print("Badges per 1,000 words (budget 6):")
         for report in reports:

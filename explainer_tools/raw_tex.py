@@ -1,14 +1,16 @@
 """Raw TeX left as text on a rendered page: a TeX command (`\\begin`, `\\frac`, `\\href`,
 `\\mathrm`, `\\left`, ...) or a math delimiter (`\\[`, `\\]`, `\\(`, `\\)`) in the page's text
-outside typeset math and outside code. Python-Markdown leaves a display formula as text when its
-`\\[` stands on the line right after prose; MathJax then never sees it, and the reader (and the
-PDF) gets the TeX source.
+outside typeset math and outside code. Python-Markdown leaves a display formula as text when it
+is not a paragraph of its own (its `\\[` right after a line of prose or an HTML comment, or text
+right after its `\\]`); MathJax then never sees it, and the reader (and the PDF) gets the TeX
+source.
 
 `RAW_TEX_JS` runs in the browser after MathJax has typeset the page (the browser suite and
 `make pdf` call it) and returns a snippet of text around each hit. Every text node counts, shown
 or folded away in a collapsed block, because a folded block is opened by a reader and printed by
 `make pdf`. Skipped: code (`pre`, `code`, `kbd`), scripts and styles, MathJax's own output
-(`mjx-container`), the search box and form fields. `raw_tex_snippets` is the same rule on plain
+(`mjx-container`), the search box, form fields and a notebook's hidden copy buffers
+(`.clipboard-copy-txt`, the text of its code cells). `raw_tex_snippets` is the same rule on plain
 text, for tests and for pages checked without a browser.
 
 >>> len(raw_tex_snippets("\\\\begin{aligned} a \\\\end{aligned}"))
@@ -28,7 +30,7 @@ CONTEXT = 20
 RAW_TEX_JS = r"""() => {
   const command = /\\(?:[A-Za-z]{2,}|[\[\]()])/g;
   const skip = "pre, code, kbd, script, style, noscript, textarea, input, mjx-container, "
-             + "mjx-assistive-mml, .md-search, svg";
+             + "mjx-assistive-mml, .md-search, svg, .clipboard-copy-txt";
   const found = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {

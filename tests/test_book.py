@@ -191,6 +191,8 @@ def test_a_well_formed_chapter_passes() -> None:
      ("errata-heading", 5)),
     (('??? note "A proof"\n\n    Text.', "### A proof\n\nText."), ("going-deeper", 11)),
     (("Prose.", "Prose, then a display:\n\\[ a = b \\]"), ("tex-after-prose", 4)),
+    (("Prose.", "\\[ a = b \\]\ntext right after it."), ("tex-after-prose", 4)),
+    (("    Text.", "    <!-- claims: waive 2 \"x\" -->\n    \\[ 2 \\]"), ("tex-after-prose", 14)),
 ])
 def test_each_structure_rule_fails_with_file_and_line(change: tuple[str, str],
                                                       expected: tuple[str, int]) -> None:
@@ -199,9 +201,12 @@ def test_each_structure_rule_fails_with_file_and_line(change: tuple[str, str],
     assert expected in _checks(CHAPTER, broken)
 
 
-def test_a_display_after_a_blank_line_passes() -> None:
-    fixed = GOOD_CHAPTER.replace("Prose.", "Prose, then a display:\n\n\\[ a = b \\]")
+def test_a_display_as_its_own_paragraph_passes() -> None:
+    fixed = GOOD_CHAPTER.replace("Prose.", "Prose, then a display:\n\n\\[ a = b \\]\n\nMore.")
     assert _checks(CHAPTER, fixed) == []
+    # A comment at the margin is a block of its own, so a display may follow it directly.
+    margin = GOOD_CHAPTER.replace("Prose.", "Prose.\n\n<!-- claims: waive 2 \"x\" -->\n\\[ 2 \\]")
+    assert _checks(CHAPTER, margin) == []
 
 
 # --------------------------------------------------------------------------- bibliography
