@@ -5,20 +5,22 @@ rows drawn from Dirichlet(0.1), seed SOURCE_SEED), so the population risk of any
 sum computed exactly (pacbound.markov), not estimated on a test set.
 
 Claims, numbered as the output blocks:
-  [1] The source: its entropy rate (the best possible bits per token), the random-guess rate
-      log2 V and the best possible top-1 error, all exact.
-  [2] Overfitting: an add-k bigram model trained on m documents. With k = 0.01 and few documents
-      the training loss is far below the population loss; the gap closes as m grows. k = 1
+  [1] The source: the per-token entropy of a 32-token document (the best possible bits per
+      token on these documents), the chain's stationary entropy rate (the limit for long
+      documents), the random-guess rate log2 V and the best possible top-1 error, all exact.
+  [2] Overfitting: an add-k bigram model trained on N documents. With k = 0.01 and few documents
+      the training loss is far below the population loss; the gap closes as N grows. k = 1
       has a smaller gap, yet no lower population loss: a small gap is not a good model.
   [3] The exact population risk agrees with a Monte Carlo estimate on fresh documents (within
       4 standard errors).
   [4] "With probability at least 1 - eps over the draw of the training set": a predictor fixed
-      before the data, n = 100 documents redrawn REPEATS times; Hoeffding's bound holds in a
+      before the data, N = 100 documents redrawn M = 4,000 times; Hoeffding's bound holds in a
       fraction of draws above 1 - eps, by more than 3 Monte Carlo standard errors, for four eps.
-      For contrast, "population <= training error" holds in about half the draws, and training
-      error + one standard error in about 84 % of them.
+      The mean training error over the M draws equals the population error within 3 standard
+      errors (unbiased). For contrast, "population <= training error" holds in about half the
+      draws, and training error + one standard error in about 84 % of them.
   [5] Vacuous and non-vacuous: the yardsticks (log2 50,257 = 15.617 bits per token for GPT-2,
-      top-1 error 1) and a Hoeffding bound that says nothing at n = 3 and something at n = 100.
+      top-1 error 1) and a Hoeffding bound that says nothing at N = 3 and something at N = 100.
 Figure: ch09_overfitting.png (train vs population loss against m; 100 redraws of a bound).
 Deterministic: numpy Generators with fixed seeds; values that pass through matrix products are
 printed with at most 4 significant digits.
@@ -73,7 +75,8 @@ def sig4(x: float) -> str:
 
 
 def block1_source(chain: np.ndarray) -> dict[str, float]:
-    h = markov.entropy_rate_bits(chain, DOC_LENGTH)
+    h = markov.document_entropy_bits(chain, DOC_LENGTH)
+    rate = markov.stationary_entropy_rate_bits(chain)
     guess = math.log2(VOCAB)
     bayes = markov.top1_error_table(chain.argmax(axis=1), VOCAB)
     bayes_err = markov.expected_loss(chain, bayes, DOC_LENGTH)
@@ -82,11 +85,13 @@ def block1_source(chain: np.ndarray) -> dict[str, float]:
         f"Dirichlet({CONCENTRATION}), seed {SOURCE_SEED}"
     )
     print(f"    {VOCAB + 1} distributions: one per previous token, one for the first token")
-    print(f"    entropy rate (best possible loss)     {h:.3f} bits per token")
-    print(f"    random guess, log2 V                  {guess:.3f} bits per token")
-    print(f"    best possible top-1 error (exact)     {bayes_err:.3f}")
-    print(f"    random-guess top-1 error, 1 - 1/V     {1 - 1 / VOCAB:.4f}")
+    print(f"    entropy of a {DOC_LENGTH}-token document, per token  {h:.3f} bits (best possible loss)")
+    print(f"    stationary entropy rate (long documents) {rate:.4g} bits per token")
+    print(f"    random guess, log2 V                     {guess:.3f} bits per token")
+    print(f"    best possible top-1 error (exact)        {bayes_err:.3f}")
+    print(f"    random-guess top-1 error, 1 - 1/V        {1 - 1 / VOCAB:.4f}")
     assert 0.5 < h < guess - 1.0, "the source must be far from uniform, yet not deterministic"
+    assert abs(h - rate) > 0.01, "the first token makes a short document differ from the limit"
     assert 0.1 < bayes_err < 0.6
     return {"entropy": h, "bayes_err": bayes_err}
 
@@ -96,11 +101,11 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
     pool = markov.sample_documents(chain, max(TRAIN_SIZES), DOC_LENGTH, rng)
     rows: dict[float, list[tuple]] = {k: [] for k in SMOOTHING}
     print(
-        "[2] Overfitting: add-k bigram models trained on the first m documents of one sample "
+        "[2] Overfitting: add-k bigram models trained on the first N documents of one sample "
         f"(seed {DATA_SEED}); bits per token"
     )
     print(
-        "         m   tokens  |  k = 0.01: train  population       gap  |  k = 1: train  population"
+        "         N   tokens  |  k = 0.01: train  population       gap  |  k = 1: train  population"
     )
     for m in TRAIN_SIZES:
         docs = pool[:m]
@@ -116,21 +121,21 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
         )
     small, big = rows[0.01][0], rows[0.01][-1]
     print(
-        f"    k = 0.01, m = {small[0]}: training loss {sig4(small[1])} bits, population loss "
+        f"    k = 0.01, N = {small[0]}: training loss {sig4(small[1])} bits, population loss "
         f"{sig4(small[2])} bits, {small[2] / small[1]:.1f} times as much"
     )
     print(
-        f"    k = 0.01, m = {big[0]:,}: population loss {sig4(big[2])} vs entropy rate "
+        f"    k = 0.01, N = {big[0]:,}: population loss {sig4(big[2])} vs document entropy "
         f"{entropy:.3f}; train and population agree to {abs(big[2] - big[1]):.1g} bits"
     )
     gaps = {k: [pop - train for m, train, pop in rows[k] if m <= SMALL_M] for k in SMOOTHING}
     print(
-        f"    for m <= {SMALL_M}: training loss below population loss for both k; k = 1 has the "
-        "smaller gap at every m, yet never the lower population loss"
+        f"    for N <= {SMALL_M}: training loss below population loss for both k; k = 1 has the "
+        "smaller gap at every N, yet never the lower population loss"
     )
     for k in SMOOTHING:
         assert all(g > 0 for g in gaps[k]), "training loss is optimistic on small samples"
-        assert all(pop > entropy for _, _, pop in rows[k]), "nothing beats the entropy rate"
+        assert all(pop > entropy for _, _, pop in rows[k]), "nothing beats the entropy"
     assert all(a > b for a, b in zip(gaps[0.01], gaps[1.0], strict=True))
     assert all(a[2] <= b[2] for a, b in zip(rows[0.01], rows[1.0], strict=True))
     assert small[2] - small[1] > 2.0 and small[2] > 4 * small[1]
@@ -150,7 +155,7 @@ def block3_monte_carlo(chain: np.ndarray) -> None:
     se = float(per_doc.std(ddof=1) / math.sqrt(MC_DOCS))
     z = (mean - exact) / se
     print(
-        f"[3] The m = 8, k = 0.01 model on {MC_DOCS:,} fresh documents (seed {MC_SEED}): "
+        f"[3] The N = 8, k = 0.01 model on {MC_DOCS:,} fresh documents (seed {MC_SEED}): "
         f"{sig4(mean)} bits per token, standard error {se:.2g}"
     )
     print(f"    exact population loss {sig4(exact)}; difference {abs(z):.2g} standard errors")
@@ -174,8 +179,8 @@ def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
         f"{PILOT_SEED}); exact population error {true_risk:.4f}"
     )
     print(
-        f"    training sets of n = {N_DOCS} documents drawn {REPEATS:,} times (seed {SIM_SEED}); "
-        f"Hoeffding: population error <= training error + sqrt(ln(1/eps) / (2n))"
+        f"    training sets of N = {N_DOCS} documents drawn M = {REPEATS:,} times (seed {SIM_SEED}); "
+        f"Hoeffding: population error <= training error + sqrt(ln(1/eps) / (2N))"
     )
     print(
         f"    training error over the draws: {train_err.min():.4f} to {train_err.max():.4f}; "
@@ -194,6 +199,13 @@ def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
             f"          {se:.4f}          {margin:.1f}"
         )
         assert held - 3 * se > 1 - eps, f"the bound must hold with probability >= 1 - {eps}"
+    mean_err = float(train_err.mean())
+    mean_se = float(train_err.std(ddof=1) / math.sqrt(REPEATS))
+    print(
+        f"    mean training error over the {REPEATS:,} draws {mean_err:.4f} (standard error "
+        f"{mean_se:.2g}) against the population error {true_risk:.4f}: unbiased"
+    )
+    assert abs(mean_err - true_risk) < 3 * mean_se
     naive = float((train_err >= true_risk).mean())
     one_se = float((train_err + doc_sd / math.sqrt(N_DOCS) >= true_risk).mean())
     se_half = math.sqrt(naive * (1 - naive) / REPEATS)
@@ -226,8 +238,8 @@ def block5_vacuous(bayes_err: float, sim: dict[str, object]) -> None:
     print(f"    toy source: log2 V = {math.log2(VOCAB):.0f} bits per token; top-1 error 1")
     print(
         f"    the median training error of block [4], {typical:.4f}, at eps = {EPS}: "
-        f"bound {b_small:.4f} with n = {n_small} documents (vacuous, above 1), "
-        f"{b_big:.4f} with n = {N_DOCS} (non-vacuous)"
+        f"bound {b_small:.4f} with N = {n_small} documents (vacuous, above 1), "
+        f"{b_big:.4f} with N = {N_DOCS} (non-vacuous)"
     )
     print(
         f"    non-vacuous is not the same as useful: {b_big:.4f} is still above the best possible "
@@ -251,7 +263,7 @@ def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, o
         ax1.plot(m, [r[1] for r in rows[k]], "o--", color=colour, label=f"training, k = {k:g}")
         ax1.plot(m, [r[2] for r in rows[k]], "s-", color=colour, label=f"population, k = {k:g}")
     ax1.axhline(entropy, color=grey, lw=1)
-    ax1.text(300, entropy - 0.15, f"entropy rate {entropy:.2f}", color=grey, fontsize=8)
+    ax1.text(300, entropy - 0.15, f"document entropy {entropy:.2f}", color=grey, fontsize=8)
     ax1.axhline(math.log2(VOCAB), color=grey, lw=1, ls=":")
     ax1.text(1, math.log2(VOCAB) - 0.18, "random guess, log2 V = 4", color=grey, fontsize=8)
     ax1.set_ylim(0.5, 4.3)

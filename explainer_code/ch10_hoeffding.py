@@ -1,23 +1,23 @@
 """Chapter 10: Hoeffding's inequality against exact binomial tails, and the union bound's price.
 
-The loss in every experiment here is a 0-1 error, so a training error on n samples is a binomial
-count divided by n, and the probability that a bound fails can be computed exactly (integer
+The loss in every experiment here is a 0-1 error, so a training error on N samples is a binomial
+count divided by N, and the probability that a bound fails can be computed exactly (integer
 arithmetic with math.comb and fractions.Fraction), then checked by simulation.
 
 Claims, numbered as the output blocks:
-  [1] Hoeffding's slack sqrt(ln(1/eps) / (2n)) at eps = 0.05 for n from 10 to 1,000,000, and how
+  [1] Hoeffding's slack sqrt(ln(1/eps) / (2N)) at eps = 0.05 for N from 10 to 1,000,000, and how
       it scales with the loss range (b - a).
   [2] Exact lower tails P(training error <= p - t) of Binomial(100, p)/100 for p = 0.5 and
-      p = 0.1 against Hoeffding's exp(-2 n t^2): the exact tail is always below; the exact
+      p = 0.1 against Hoeffding's exp(-2 N t^2): the exact tail is always below; the exact
       deviation with tail 0.05 is smaller than Hoeffding's slack.
   [3] A simulation (seed SIM_SEED, SIM_REPEATS draws) matches the exact tails within 4 Monte
       Carlo standard errors.
-  [4] Choosing the best of k hypotheses after seeing the data: with k independent fair-coin
+  [4] Choosing the best of |H| hypotheses after seeing the data: with |H| independent fair-coin
       guessers, the single-hypothesis bound for the chosen one fails with probability
-      1 - (1 - q)^k (exact, and simulated with seed SELECT_SEED); the union-bound slack
-      sqrt(ln(k/eps) / (2n)) keeps the failure probability below eps.
-  [5] The price of the union bound: slack against m for k = 1 .. 10^9, and the m needed for a
-      slack of 0.05; ln k enters, not k.
+      1 - (1 - q)^|H| (exact, and simulated with seed SELECT_SEED); the union-bound slack
+      sqrt(ln(|H|/eps) / (2N)) keeps the failure probability below eps.
+  [5] The price of the union bound: slack against N for |H| = 1 .. 10^9, and the N needed for a
+      slack of 0.05; ln |H| enters, not |H|.
 Figure: ch10_union_width.png (exact tails vs Hoeffding; slack vs m for several k).
 Deterministic: exact rational arithmetic, numpy Generators with fixed seeds.
 """
@@ -77,8 +77,8 @@ def union_slack(k: int, m: int, eps: float) -> float:
 
 
 def block1_slack() -> None:
-    print(f"[1] Hoeffding's slack sqrt(ln(1/eps) / (2n)) at eps = {EPS}, loss in [0, 1]")
-    print("    " + "  ".join(f"n = {n:,}: {pb.hoeffding_bound(0.0, n=n, eps=EPS):.4f}"
+    print(f"[1] Hoeffding's slack sqrt(ln(1/eps) / (2N)) at eps = {EPS}, loss in [0, 1]")
+    print("    " + "  ".join(f"N = {n:,}: {pb.hoeffding_bound(0.0, n=n, eps=EPS):.4f}"
                              for n in SLACK_N))  # fmt: skip
     s100 = pb.hoeffding_bound(0.0, n=100, eps=EPS)
     s400 = pb.hoeffding_bound(0.0, n=400, eps=EPS)
@@ -98,8 +98,8 @@ def block1_slack() -> None:
 
 def block2_exact_tails() -> dict[Fraction, list[tuple[float, float, float]]]:
     print(
-        f"[2] P(training error <= p - t) for n = {N_TAIL} samples of a 0-1 loss with mean p: "
-        "exact binomial tail vs Hoeffding's exp(-2 n t^2)"
+        f"[2] P(training error <= p - t) for N = {N_TAIL} samples of a 0-1 loss with mean p: "
+        "exact binomial tail vs Hoeffding's exp(-2 N t^2)"
     )
     print("       p     t     exact tail    Hoeffding    Hoeffding / exact")
     rows: dict[Fraction, list[tuple[float, float, float]]] = {}
@@ -128,7 +128,7 @@ def block3_simulation() -> None:
     p = TAIL_P[0]
     errors = rng.binomial(N_TAIL, float(p), size=SIM_REPEATS) / N_TAIL
     print(
-        f"[3] Simulation: {SIM_REPEATS:,} training sets of n = {N_TAIL} at p = {float(p)} "
+        f"[3] Simulation: {SIM_REPEATS:,} training sets of N = {N_TAIL} at p = {float(p)} "
         f"(seed {SIM_SEED})"
     )
     print("      t    simulated   std. error   exact       Hoeffding")
@@ -149,17 +149,17 @@ def block4_selection() -> dict[str, list[float]]:
     single = pb.hoeffding_bound(0.0, n=SELECT_N, eps=EPS)
     q = failure_probability(SELECT_N, p, single)
     print(
-        f"[4] k hypotheses, each a fair coin guessing a fair-coin label (true error 0.5); pick "
-        f"the lowest training error on n = {SELECT_N} (seed {SELECT_SEED}, "
+        f"[4] |H| hypotheses, each a fair coin guessing a fair-coin label (true error 0.5); pick "
+        f"the lowest training error on N = {SELECT_N} (seed {SELECT_SEED}, "
         f"{SELECT_REPEATS:,} redraws); eps = {EPS}"
     )
-    print("    single slack = sqrt(ln(1/eps) / (2n)); union slack = sqrt(ln(k/eps) / (2n))")
+    print("    single slack = sqrt(ln(1/eps) / (2N)); union slack = sqrt(ln(|H|/eps) / (2N))")
     print(
         f"    the single-hypothesis slack {single:.4f} fails for one fixed hypothesis with "
         f"probability q = {float(q):.5f}"
     )
     print(
-        "          k   best training error   single slack: fails  exact 1-(1-q)^k"
+        "        |H|   best training error   single slack: fails  exact 1-(1-q)^|H|"
         "   union slack  fails  exact"
     )
     out: dict[str, list[float]] = {"k": [], "single": [], "union": []}
@@ -191,9 +191,9 @@ def block4_selection() -> dict[str, list[float]]:
 
 
 def block5_union_price() -> None:
-    print(f"[5] Union-bound slack sqrt(ln(k/eps) / (2m)) at eps = {EPS}")
-    print("    " + "k \\ m".rjust(14) + "".join(f"{m:>11,}" for m in UNION_M)
-          + "   m for slack " + f"{TARGET_SLACK}")  # fmt: skip
+    print(f"[5] Union-bound slack sqrt(ln(|H|/eps) / (2N)) at eps = {EPS}")
+    print("    " + "|H| \\ N".rjust(14) + "".join(f"{m:>11,}" for m in UNION_M)
+          + "   N for slack " + f"{TARGET_SLACK}")  # fmt: skip
     needed = {}
     for k in UNION_K:
         cells = "".join(f"{union_slack(k, m, EPS):>11.4f}" for m in UNION_M)
@@ -204,7 +204,7 @@ def block5_union_price() -> None:
     ratio = needed[10**9] / needed[1]
     print(
         f"    a billion hypotheses need {ratio:.1f} times the data of one: the price grows with "
-        f"ln k = {math.log(10**9):.2f} nats = log2 k = {math.log2(10**9):.2f} bits, not with k"
+        f"ln |H| = {math.log(10**9):.2f} nats = log2 |H| = {math.log2(10**9):.2f} bits, not with |H|"
     )
     assert 7 < ratio < 8
 
@@ -219,7 +219,7 @@ def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
     palette = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00")  # Okabe-Ito
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
     ts = np.linspace(0.0, 0.3, 61)
-    ax1.semilogy(ts, np.exp(-2 * N_TAIL * ts**2), color="black", label="Hoeffding exp(-2nt²)")
+    ax1.semilogy(ts, np.exp(-2 * N_TAIL * ts**2), color="black", label="Hoeffding exp(-2Nt²)")
     for p, colour in zip(TAIL_P, palette, strict=False):
         exact = [float(lower_tail(N_TAIL, p, float(t))) for t in ts]
         ax1.semilogy(ts, np.maximum(exact, 1e-30), drawstyle="steps-post", color=colour,
@@ -229,16 +229,16 @@ def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
     ax1.set_ylim(1e-12, 2)
     ax1.set_xlabel("deviation t (training error below true error by t)")
     ax1.set_ylabel("probability")
-    ax1.set_title(f"Tail of the training error, n = {N_TAIL}", fontsize=10)
+    ax1.set_title(f"Tail of the training error, N = {N_TAIL}", fontsize=10)
     ax1.legend(fontsize=8, loc="lower left")
 
     ms = np.logspace(1, 7, 100)
     for k, colour in zip(UNION_K, palette, strict=True):
-        ax2.loglog(ms, np.sqrt(np.log(k / EPS) / (2 * ms)), color=colour, label=f"k = {k:,}")
+        ax2.loglog(ms, np.sqrt(np.log(k / EPS) / (2 * ms)), color=colour, label=f"|H| = {k:,}")
     ax2.axhline(TARGET_SLACK, color="#666666", lw=0.8, ls=":")
-    ax2.set_xlabel("training samples m")
+    ax2.set_xlabel("training samples N")
     ax2.set_ylabel("slack sqrt(ln(k/eps) / 2m)")
-    ax2.set_title(f"Union bound over k hypotheses, eps = {EPS}", fontsize=10)
+    ax2.set_title(f"Union bound over |H| hypotheses, eps = {EPS}", fontsize=10)
     ax2.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
     save_figure(fig, FIGURE_NAME)

@@ -255,11 +255,11 @@ def block5_occam(chain: np.ndarray) -> dict[str, list[tuple[float, float, float]
     pool = markov.sample_documents(chain, max(TRAIN_DOCS), DOC_LENGTH, rng)
     k = code_lengths()
     print(
-        f"[5] Occam bound at eps = {EPS} on the first n documents of one sample "
+        f"[5] Occam bound at eps = {EPS} on the first N documents of one sample "
         f"(seed {DATA_SEED}); top-1 error; K = {k['constant']} bits (constant), "
         f"{k['table']} bits (table)"
     )
-    print("        n   constant: train  bound   true  |  table: train  bound   true  |  best bound")
+    print("        N   constant: train  bound   true  |  table: train  bound   true  |  best bound")
     series: dict[str, list[tuple[float, float, float]]] = {"constant": [], "table": []}
     best_names = []
     for n in TRAIN_DOCS:
@@ -276,8 +276,8 @@ def block5_occam(chain: np.ndarray) -> dict[str, list[tuple[float, float, float]
         )
         assert cb >= cr and tb >= tr
     print(
-        "    the best bound comes from the constant predictor for small n and from the table "
-        "for large n"
+        "    the best bound comes from the constant predictor for small N and from the table "
+        "for large N"
     )
     assert best_names[0] == "constant" and best_names[-1] == "table"
     return series
@@ -300,7 +300,7 @@ def block6_repeated(chain: np.ndarray) -> None:
     freq = held / REPEATS
     se = math.sqrt(EPS * (1 - EPS) / REPEATS)
     print(
-        f"[6] The predictor with the best Occam bound, chosen from n = {SIM_DOCS} documents; "
+        f"[6] The predictor with the best Occam bound, chosen from N = {SIM_DOCS} documents; "
         f"{REPEATS:,} redraws (seed {SIM_SEED})"
     )
     print(

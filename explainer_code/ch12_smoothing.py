@@ -9,12 +9,15 @@ Claims, numbered as the output blocks:
   [3] What smoothing costs: at p = 1 about a / ln 2 bits; smoothing lowers the loss exactly when
       p < 1 / V; raw and smoothed losses side by side for a few p.
   [4] A toy model (100,000 true-token probabilities drawn from a fixed mixture, seed 12): mean
-      raw and smoothed losses, and the bound of each a with the complexity of the worked example
-      of Chapter 14; the mean loss is lowest at a middle a, and the bound lowest at a larger a,
-      because Delta shrinks as a grows.
+      raw and smoothed losses, and three bounds per a with the message length of Chapter 14's
+      worked example and the real N: "half" (3 extra bits, full eps), "code" (the cumulative
+      15..71 bits, full eps) and "union" (3 bits and eps / 8, valid). The mean loss is lowest at
+      a middle a, every bound lowest at a larger a, because Delta shrinks as a grows;
+      half < code < union at every a.
   [5] The minimum over the grid must be paid for: log2 8 = 3 bits in the Occam term and ln 8
       inside the Hoeffding root (a union bound over 8 candidates), against the code's cumulative
-      15, 23, ..., 71 bits and nothing in the Hoeffding root.
+      15, 23, ..., 71 bits and nothing in the Hoeffding root; pacbound.union_over_grid agrees;
+      the valid prefix code adds one bit, under 1e-4 bits per token.
 Deterministic: numpy only, seed 12, float64; printed values rounded to 4 decimals at most.
 The figure ch12_smoothed_loss.png plots raw and smoothed loss against p.
 """
@@ -34,7 +37,7 @@ from script_io import save_figure
 SEED = 12
 V = pb.GPT2_VOCAB_SIZE  # 50,257: the vocabulary the code smooths over   [SOURCE: PL:57]
 N_TOY = 100_000  # true-token probabilities of the toy model
-# Worked example of Chapter 14 (ch14_complete_bound.py): message of 10^5 bits, 7 extra bits.
+# Chapter 14's worked example: a message of 10^5 bits and 7 extra bits; here with the real N.
 MESSAGE_BITS = 100_000
 BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 N_DOCS = 8_009_762  # OpenWebText training documents (Chapter 13)
@@ -62,8 +65,8 @@ def toy_probabilities(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def complexity_nats(extra_bits: float) -> float:
-    """(L + 2 log2 L + extra bits) ln 2: the code's `div` for a message of L bits."""
-    return (MESSAGE_BITS + 2 * math.log2(MESSAGE_BITS) + extra_bits) * math.log(2)
+    """(L + 2 log2 L + extra bits) ln 2: the code's `div` for a message of L bits (its code length)."""
+    return (pb.authors_prefix_code_bits(MESSAGE_BITS) + extra_bits) * math.log(2)
 
 
 def bound(train_error: float, alpha: float, extra_bits: float, eps: float = EPS) -> float:
@@ -127,46 +130,62 @@ def block3_cost() -> None:
 
 
 def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
-    print(f"[4] A toy model: {N_TOY:,} true-token probabilities (seed {SEED}), mean loss per a")
+    print(f"[4] A toy model: {N_TOY:,} true-token probabilities (seed {SEED}), three bounds per a")
     raw = -np.log2(p)
     print(f"    raw mean surprisal {raw.mean():.4f} bits, largest {raw.max():.4f} bits")
-    print("    complexity of Chapter 14's example with 10 extra bits (7 + log2 8);")
-    print(f"    N = {N_DOCS:,} documents, n = {N_SAMPLE:,}, eps = {EPS}")
-    print("    a        mean smoothed loss   Delta     bound (bits per token)")
-    means, bounds = [], []
-    for alpha in pb.ALPHA_GRID:
-        m = float(pb.smoothed_nll_bits(p, alpha, V).mean())
-        b = bound(m, alpha, BASE_EXTRA_BITS + 3)
-        means.append(m)
-        bounds.append(b)
-        print(f"    {alpha:<8g} {m:14.4f}    {pb.loss_range(alpha, V):8.4f}   {b:8.4f}")
-    best, lowest_loss = int(np.argmin(bounds)), int(np.argmin(means))
-    assert 0 < lowest_loss < best < len(bounds) - 1  # both minima inside the grid, in this order
-    low = pb.ALPHA_GRID[lowest_loss]
-    print(f"    lowest mean loss at a = {low:g} (capping the badly wrong tokens")
-    print("    helps until the cost on the confident ones takes over);")
     print(
-        f"    lowest bound at a = {pb.ALPHA_GRID[best]:g}: {bounds[best]:.4f} bits per token, since"
+        f"    complexity: a message of {MESSAGE_BITS:,} bits, the authors' code length"
+        f" L + 2 log2 L, {BASE_EXTRA_BITS} base extra bits;"
     )
-    print("    Delta keeps falling as a grows and multiplies the complexity term")
+    print(f"    N = {N_DOCS:,} documents, n = {N_SAMPLE:,} scored, eps = {EPS}")
+    print("    half: + 3 bits (log2 8), full eps; code: cumulative 15..71 bits, full eps;")
+    print("    union: + 3 bits and eps / 8 in both roots (the valid price of the minimum)")
+    print("    a        mean loss   Delta      half      code     union")
+    means, half, code, union = [], [], [], []
+    grid = len(pb.ALPHA_GRID)
+    for j, alpha in enumerate(pb.ALPHA_GRID):
+        m = float(pb.smoothed_nll_bits(p, alpha, V).mean())
+        means.append(m)
+        half.append(bound(m, alpha, BASE_EXTRA_BITS + math.log2(grid)))
+        code.append(bound(m, alpha, BASE_EXTRA_BITS + 8 * (j + 1)))
+        union.append(bound(m, alpha, BASE_EXTRA_BITS, eps=EPS / grid))
+        print(
+            f"    {alpha:<8g} {m:9.4f}  {pb.loss_range(alpha, V):8.4f}  {half[-1]:8.4f}"
+            f"  {code[-1]:8.4f}  {union[-1]:8.4f}"
+        )
+    best, lowest_loss = int(np.argmin(union)), int(np.argmin(means))
+    assert 0 < lowest_loss < best < len(union) - 1  # both minima inside the grid, in this order
+    assert all(h < c for h, c in zip(half, code, strict=True))
+    assert all(c < u for c, u in zip(code, union, strict=True))
+    print(f"    lowest mean loss at a = {pb.ALPHA_GRID[lowest_loss]:g} (capping the badly wrong")
+    print("    tokens helps until the cost on the confident ones takes over);")
+    print(f"    lowest bound at a = {pb.ALPHA_GRID[best]:g} in every column, since Delta keeps")
+    print("    falling as a grows and multiplies the complexity term")
+    print(
+        f"    minima: half {min(half):.4f}, code {min(code):.4f}, union {min(union):.4f}"
+        f" (union - code {min(union) - min(code):+.4f} bits per token)"
+    )
+    assert int(np.argmin(half)) == int(np.argmin(code)) == best
+    assert min(half) < min(code) < min(union)
     return means, best
 
 
-def block5_union(means: list[float]) -> None:
+def block5_union(means: list[float], best: int) -> None:
     print("[5] Paying for the minimum over the grid of 8 values of a")
-    k = len(pb.ALPHA_GRID)
-    r = N_SAMPLE / (N_SAMPLE + N_DOCS)
-    plain = -math.log((1 - r) * EPS)
+    grid = len(pb.ALPHA_GRID)
+    rho = N_SAMPLE / (N_SAMPLE + N_DOCS)
+    plain = -math.log((1 - rho) * EPS)
     print("    union bound: each a at confidence eps / 8;")
-    print(f"    Occam term: + log2 8 = {math.log2(k):g} bits of complexity")
-    print(f"    Hoeffding root: -ln((1 - r) eps) = {plain:.4f} becomes {plain + math.log(k):.4f}")
-    code_bits = [BASE_EXTRA_BITS + 8 * (j + 1) for j in range(k)]
+    print(f"    Occam term: + log2 8 = {math.log2(grid):g} bits of complexity")
+    print(
+        f"    Hoeffding root: -ln((1 - rho) eps) = {plain:.4f} becomes {plain + math.log(grid):.4f}"
+    )
+    code_bits = [BASE_EXTRA_BITS + 8 * (j + 1) for j in range(grid)]
     print(
         "    the code's charge for a (cumulative, sublora_pipeline.py:637): "
         + ", ".join(str(b) for b in code_bits)
         + " bits"
     )
-    code = [bound(m, a, b) for m, a, b in zip(means, pb.ALPHA_GRID, code_bits, strict=True)]
     paid = pb.union_over_grid(
         train_errors=means,
         loss_ranges=[pb.loss_range(a, V) for a in pb.ALPHA_GRID],
@@ -175,9 +194,14 @@ def block5_union(means: list[float]) -> None:
         n_sample=N_SAMPLE,
         eps=EPS,
     )
-    print(f"    toy model: the code's minimum {min(code):.4f}, the union-bound minimum {paid:.4f},")
-    print(f"    difference {paid - min(code):+.4f} bits per token")
-    assert paid > min(code)
+    alpha = pb.ALPHA_GRID[best]
+    valid = bound(means[best], alpha, BASE_EXTRA_BITS + 1, eps=EPS / grid)
+    print(f"    pacbound.union_over_grid gives the same minimum: {paid:.4f}")
+    print(
+        f"    with the valid prefix code L + 2 log2 L + 1 (one bit more): {valid:.4f}"
+        f" (+{valid - paid:.6f})"
+    )
+    assert abs(valid - paid) < 1e-4 and valid > paid
 
 
 def draw_figure() -> None:
@@ -218,8 +242,8 @@ def main() -> None:
     block2_ranges()
     block3_cost()
     p = toy_probabilities(np.random.default_rng(SEED), N_TOY)
-    means, _ = block4_toy_model(p)
-    block5_union(means)
+    means, best = block4_toy_model(p)
+    block5_union(means, best)
     draw_figure()
     print(f"Figure: {FIGURE_NAME}")
     print("All assertions passed.")

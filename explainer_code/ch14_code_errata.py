@@ -88,7 +88,7 @@ def block1_alpha_charge() -> None:
     charged = code_extra_bits()
     union = BASE_EXTRA_BITS + math.log2(len(pb.ALPHA_GRID))
     print("    code (cumulative): " + ", ".join(f"{b:g}" for b in charged) + " extra bits")
-    print(f"    enough: {BASE_EXTRA_BITS} + log2 8 = {BASE_EXTRA_BITS} + "
+    print(f"    the Occam half of a union bound: {BASE_EXTRA_BITS} + log2 8 = {BASE_EXTRA_BITS} + "
           f"{math.log2(len(pb.ALPHA_GRID)):g} = {union:g} bits for every alpha")
     diffs = []
     for alpha, bits in zip(pb.ALPHA_GRID, charged, strict=True):
@@ -125,9 +125,9 @@ def block2_base_bits() -> None:
 
 def block3_hoeffding_union() -> None:
     print("[3] C3: the minimum over 8 alphas is not paid for in the Hoeffding root")
-    r = N_SAMPLE / (N_SAMPLE + N_POP)
-    plain = math.sqrt(-math.log((1 - r) * EPS) / (2 * N_SAMPLE))
-    paid = math.sqrt((math.log(8) - math.log((1 - r) * EPS)) / (2 * N_SAMPLE))
+    rho = N_SAMPLE / (N_SAMPLE + N_POP)
+    plain = math.sqrt(-math.log((1 - rho) * EPS) / (2 * N_SAMPLE))
+    paid = math.sqrt((math.log(8) - math.log((1 - rho) * EPS)) / (2 * N_SAMPLE))
     print(f"    Hoeffding root {plain:.6f} -> {paid:.6f} with ln 8 added (eps / 8 per alpha)")
     extra = [pb.loss_range(a, V) * (paid - plain) for a in pb.ALPHA_GRID]
     print("    Delta x difference per alpha: " + ", ".join(f"{e:+.4f}" for e in extra))
@@ -185,6 +185,19 @@ def block4_sequence_sampler() -> None:
         f"{occam:.4f}: vacuous"
     )
     assert occam > 1
+    # The two candidate fixes: randint(0, upper) draws chunks 0 .. upper - 1; y reads ix + 1.
+    naive_last = (DATA_SIZE - 1) * BLOCK_SIZE + BLOCK_SIZE  # upper_bound = data_size
+    safe_upper = (TRAIN_TOKENS - 1) // BLOCK_SIZE  # upper_bound = (len(data) - 1) // block_size
+    safe_last = (safe_upper - 1) * BLOCK_SIZE + BLOCK_SIZE
+    print(
+        f"    fix 'upper_bound = data_size': chunk {DATA_SIZE - 1:,} reads y up to index "
+        f"{naive_last:,}, past the last token {TRAIN_TOKENS - 1:,}"
+    )
+    print(
+        f"    fix 'upper_bound = (len(data) - 1) // 1024' = {safe_upper:,}: largest y index "
+        f"{safe_last:,}, inside the data"
+    )
+    assert naive_last > TRAIN_TOKENS - 1 >= safe_last
 
 
 def doc_indices(tokens: np.ndarray, first_call: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -51,10 +51,18 @@ def test_expected_loss_matches_enumeration(chain: np.ndarray, seed: int) -> None
     )
 
 
-def test_entropy_rate_matches_enumeration(chain: np.ndarray) -> None:
-    assert markov.entropy_rate_bits(chain, T) == pytest.approx(
-        brute_force_risk(chain, -np.log2(chain)), 1e-12
-    )
+def test_document_entropy_matches_enumeration(chain: np.ndarray) -> None:
+    exact = brute_force_risk(chain, -np.log2(chain))
+    assert markov.document_entropy_bits(chain, T) == pytest.approx(exact, 1e-12)
+    assert markov.entropy_rate_bits(chain, T) == markov.document_entropy_bits(chain, T)
+
+
+def test_stationary_rate_is_the_long_document_limit(chain: np.ndarray) -> None:
+    pi = markov.stationary_distribution(chain)
+    assert pi @ chain[:V] == pytest.approx(pi, abs=1e-12) and pi.sum() == pytest.approx(1.0)
+    rate = markov.stationary_entropy_rate_bits(chain)
+    assert markov.document_entropy_bits(chain, 4000) == pytest.approx(rate, abs=1e-3)
+    assert markov.document_entropy_bits(chain, T) != pytest.approx(rate, abs=1e-3)
 
 
 def test_sampling_matches_exact_risk(chain: np.ndarray) -> None:

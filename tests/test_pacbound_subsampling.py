@@ -1,8 +1,9 @@
 """pacbound.smoothing and pacbound.subsampling against independent references.
 
-References: a worked example obtained by running
-the authors' own `llm_subsampling_bound` (sublora/bounds/compute_bounds.py:5-9 @c606ea6) on toy
-inputs; a brute-force scan of the smoothed loss; and the bound rewritten in exact rational form
+References: the values that the authors' own `llm_subsampling_bound`
+(sublora/bounds/compute_bounds.py:5-9 @c606ea6) returns for the toy inputs of Chapter 14's worked
+example, called by hand in a clone of their repository (Chapter 14, "Repeating the comparison",
+gives the call); a brute-force scan of the smoothed loss; and the bound rewritten in exact rational form
 with the `fractions` and `decimal` modules (no shared code with pacbound).
 """
 
@@ -24,8 +25,8 @@ N_POP = 8_000_000
 N_SAMPLE = 10_000
 EPS = 0.05
 
-# The worked example: alpha -> (extra bits, Delta, bound), train_error 5.0.
-SECTION9 = {
+# The authors' function on Chapter 14's toy inputs: alpha -> (extra bits, Delta, bound), train_error 5.0.
+AUTHORS_VALUES = {
     1e-4: (15, 28.9046, 7.2569),
     1e-3: (23, 25.5814, 6.9975),
     5e-3: (31, 23.2537, 6.8158),
@@ -57,7 +58,7 @@ def test_alpha_grid_is_the_codes_eight_values():
 
 @pytest.mark.parametrize("alpha", pb.ALPHA_GRID)
 def test_loss_range_matches_section9_and_brute_force(alpha):
-    assert round(pb.loss_range(alpha, V), 4) == pytest.approx(SECTION9[alpha][1], abs=1e-9)
+    assert round(pb.loss_range(alpha, V), 4) == pytest.approx(AUTHORS_VALUES[alpha][1], abs=1e-9)
     p = np.linspace(0.0, 1.0, 100_001)
     losses = pb.smoothed_nll_bits(p, alpha, V)
     assert losses.max() - losses.min() == pytest.approx(pb.loss_range(alpha, V), rel=1e-12)
@@ -98,7 +99,7 @@ def test_bad_probability_is_rejected():
 
 @pytest.mark.parametrize("alpha", pb.ALPHA_GRID)
 def test_subsampling_bound_reproduces_section9(alpha):
-    extra, _, expected = SECTION9[alpha]
+    extra, _, expected = AUTHORS_VALUES[alpha]
     c = (prefix_bits(L_BITS) + extra) * math.log(2)
     got = pb.subsampling_bound(
         train_error=5.0,
@@ -206,7 +207,7 @@ def test_union_over_grid_pays_log2_k_bits_and_ln_k_in_hoeffding():
     )
     assert got == pytest.approx(by_hand, rel=1e-13)
     # Paying for the minimum costs more than the code's per-alpha bound at 71 extra bits here.
-    code_min = min(SECTION9[a][2] for a in pb.ALPHA_GRID)
+    code_min = min(AUTHORS_VALUES[a][2] for a in pb.ALPHA_GRID)
     assert got > code_min
 
 

@@ -110,11 +110,54 @@ def expected_loss(chain: FloatArray, loss: FloatArray, length: int) -> float:
     return float(weights @ (chain * loss).sum(axis=1))
 
 
-def entropy_rate_bits(chain: FloatArray, length: int) -> float:
-    """The best possible bits per token on this source: expected_loss with loss = -log2 P."""
+def document_entropy_bits(chain: FloatArray, length: int) -> float:
+    """Per-token entropy of a `length`-token document from the start state, in bits.
+
+    H(x_0 .. x_{length-1}) / length = expected_loss with loss = -log2 P: the best possible bits
+    per token of any model on documents of this length (the start row counts once in `length`).
+    It tends to `stationary_entropy_rate_bits` as `length` grows.
+
+    >>> chain = np.array([[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]])  # first token fixed, then coins
+    >>> document_entropy_bits(chain, 4)  # 0 bits for x_0, 1 bit for each of the other three
+    0.75
+    """
     with np.errstate(divide="ignore"):
         surprisal = np.where(chain > 0, -np.log2(chain), 0.0)
     return expected_loss(chain, surprisal, length)
+
+
+def entropy_rate_bits(chain: FloatArray, length: int) -> float:
+    """Old name of `document_entropy_bits` (kept for callers); not the stationary rate."""
+    return document_entropy_bits(chain, length)
+
+
+def stationary_distribution(chain: FloatArray) -> FloatArray:
+    """pi with pi P = pi over the V real states (the start row dropped): shape (V,).
+
+    The eigenvector of P transposed for eigenvalue 1, normalised to sum 1; the chain must be
+    irreducible (true for Dirichlet rows, which are positive).
+
+    >>> stationary_distribution(np.array([[0.9, 0.1], [0.5, 0.5], [1.0, 0.0]])).round(4).tolist()
+    [0.8333, 0.1667]
+    """
+    vocab = chain.shape[1]
+    transition = chain[:vocab]
+    values, vectors = np.linalg.eig(transition.T)
+    pi = np.real(vectors[:, np.argmin(np.abs(values - 1.0))])
+    return pi / pi.sum()
+
+
+def stationary_entropy_rate_bits(chain: FloatArray) -> float:
+    """The chain's entropy rate sum_s pi(s) H(P(. | s)), in bits per token, pi stationary.
+
+    >>> round(stationary_entropy_rate_bits(np.array([[0.5, 0.5], [0.5, 0.5], [1.0, 0.0]])), 6)
+    1.0
+    """
+    vocab = chain.shape[1]
+    transition = chain[:vocab]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        row_entropy = -np.where(transition > 0, transition * np.log2(transition), 0.0).sum(axis=1)
+    return float(stationary_distribution(chain) @ row_entropy)
 
 
 def top1_error_table(predictions: IntArray, vocab: int) -> FloatArray:
