@@ -30,6 +30,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
+from pacbound.message import CODEBOOK_ENTRY_BITS as CODEBOOK_BITS
 from script_io import save_figure
 
 FIGURE_NAME = "ch15_quantize.png"
@@ -193,8 +194,11 @@ def quantization_aware(
         mw = QAT_MOMENTUM * mw + g
         mc = QAT_MOMENTUM * mc + gc
         w, cent = w - QAT_LR * mw, cent - QAT_LR * mc
-    book16 = cent.astype(np.float16)
-    return nearest(w, book16.astype(np.float64)), book16
+    # The authors' quantization-aware branch keeps float32 centroids and passes them to
+    # get_message_len, which then charges 32 bits per entry [SOURCE: bound_utils.py:187-195,
+    # quantize_fns.py:226 @c606ea6].
+    book32 = cent.astype(np.float32)
+    return nearest(w, book32.astype(np.float64)), book32
 
 
 # --------------------------------------------------------------------------------- blocks
@@ -310,17 +314,18 @@ def block4_codebooks(
         f"    quantization-aware training: SGD with momentum {QAT_MOMENTUM} (as the authors' "
         f"code), learning rate {QAT_LR}, {QAT_STEPS} steps, straight-through gradient"
     )
-    print("    codebook                         H (bits)  message (bits)  loss (bits)")
+    print(f"    {'codebook':<48} H (bits)  message (bits)  loss (bits)")
     out: dict[str, tuple[float, int]] = {}
     for name, codes, book in [
         ("uniform bins (released config)", codes_u, book_u),
         ("k-means, Lloyd from uniform", codes_k, book_k),
-        (f"quantization-aware, {QAT_STEPS} steps", codes_q, book_q),
+        (f"quantization-aware, {QAT_STEPS} steps, float32 codebook", codes_q, book_q),
     ]:
         h = pb.empirical_entropy_bits(codes, levels)
-        msg = pb.message_length_bits(codes, levels)
+        wide = (book.dtype.itemsize * 8 - CODEBOOK_BITS) * levels  # float32: +16 a level
+        msg = pb.message_length_bits(codes, levels) + wide
         loss = population_loss_bits(pb.dequantize(codes, book), p, pi)
-        print(f"    {name:<32} {h:>8.4f}  {msg:>14,}  {loss:>11.3f}")
+        print(f"    {name:<48} {h:>8.4f}  {msg:>14,}  {loss:>11.3f}")
         out[name.split(",")[0].split(" ")[0]] = (loss, msg)
     (lu, mu), (lk, mk), (lq, mq) = out["uniform"], out["k-means"], out["quantization-aware"]
     print(

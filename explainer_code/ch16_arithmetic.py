@@ -4,16 +4,14 @@ Claims, numbered as the output blocks:
   [1] A toy: three symbols with counts (5, 2, 1), the sequence a a b a c. Each symbol shrinks an
       interval by its probability; the final width is the product of the probabilities, and the
       integer coder of pacbound needs about -log2(width) bits, which decode back exactly.
-  [2] The worked numbers of this setting [SOURCE: quantize_fns.py:172-199,
-      225-232, 252-261 @c606ea6], reproduced for one seeded draw w ~ N(0, 0.01^2), d = 50,000,
+  [2] The message for a SubLoRA-sized vector [SOURCE: quantize_fns.py:172-199,
+      225-232, 252-261 @c606ea6], computed for one seeded draw w ~ N(0, 0.01^2), d = 50,000,
       11 levels: symbol counts, empirical entropy H, the authors' count ceil(d H) + 1 and the
       message with codebook (11 x 16 bits) and counts (11 x ceil(log2 d) bits).
-  [3] An earlier unseeded run's numbers (H = 2.31, 115,488 coded bits, 115,840 in all) came
-      from another, unrecorded draw. H is not a constant of the setting: over 20 seeded draws
-      it ranges over more than 0.1 bits, because the largest |w| sets the bin width. Given
-      m = max|w| / sigma, H follows from the normal law to within 0.02 bits; that run's H means
-      m near 4.7, and
-      seed 0's draw has about that m, which is why its numbers sit within tens of bits of theirs.
+  [3] H is not a constant of the setting: over 20 seeded draws it ranges over more than 0.1
+      bits, because the largest |w| sets the bin width. Given m = max|w| / sigma, H follows from
+      the normal law to within 0.02 bits. A draw with H = 2.31 (coded 115,488 bits, message
+      115,840, the example length of Chapter 11) has m near 4.7; seed 0's draw has about that m.
   [4] The real coder on the seed's 50,000 codes: bytes out, decoded back exactly, its length in
       bits within 2 bits of the authors' count ceil(d H) + 1.
   [5] Why the counts must be sent: coding with a model fixed in advance (uniform over 11 levels,
@@ -46,16 +44,16 @@ TOY_COUNTS = (5, 2, 1)  # a, b, c
 TOY_SEQUENCE = (0, 0, 1, 0, 2)  # a a b a c
 TOY_NAMES = "abc"
 
-SIGMA = 0.01  # w ~ N(0, SIGMA^2), the setting of [2]
+SIGMA = 0.01  # w ~ N(0, SIGMA^2), a stand-in for a trained w (the authors' is not published)
 D = 50_000  # intrinsic_dim                             [SOURCE: config/sublora_bounds.yaml:29]
 LEVELS = 11  # quantization levels                      [SOURCE: config/sublora_bounds.yaml:35]
 SEED = 0  # the draw this chapter works with
 SPREAD_SEEDS = range(20)  # draws for the draw-to-draw spread of [3]
 OTHER_SEED = 1  # the draw whose counts serve as a model fixed in advance in [5]
 
-UNSEEDED_H = 2.31  # bits per symbol, an earlier run whose seed was not recorded
-UNSEEDED_CODED = 115_488  # ceil(d H) + 1
-UNSEEDED_MESSAGE = 115_840  # coded + codebook + counts
+EXAMPLE_H = 2.31  # bits per symbol of the example message Chapter 11 uses
+EXAMPLE_CODED = 115_488  # ceil(d H) + 1
+EXAMPLE_MESSAGE = 115_840  # coded + codebook + counts
 
 PREFIX_LENGTHS = (100, 300, 1_000, 3_000, 10_000, 50_000)  # d for the overhead curve of [6]
 
@@ -171,7 +169,7 @@ def block2_worked_numbers() -> tuple[np.ndarray, np.ndarray]:
         f"    codebook {LEVELS} x 16 = {parts.codebook} bits; counts {LEVELS} x ceil(log2 {D:,}) = "
         f"{LEVELS} x {ceil_log2_d} = {parts.counts} bits; message = {parts.total:,} bits"
     )
-    assert abs(h - UNSEEDED_H) < 0.005
+    assert abs(h - EXAMPLE_H) < 0.005
     assert parts.coded == math.ceil(D * h) + 1
     assert parts.codebook == 176 and parts.counts == 176 and ceil_log2_d == 16
     assert parts.total == parts.coded + 352 == pb.message_length_bits(codes, LEVELS)
@@ -217,17 +215,17 @@ def block3_spread() -> None:
         "    H is set by m = max|w| / sigma: the entropy of 11 uniform bins over [-m, m] under "
         f"a normal law matches every draw to within {math.ceil(gap * 1000) / 1000:.3f} bits"
     )
-    m_star = solve_m_for_entropy(UNSEEDED_H)
+    m_star = solve_m_for_entropy(EXAMPLE_H)
     print(
-        f"    the unseeded run's H = {UNSEEDED_H} (coded {UNSEEDED_CODED:,}, message "
-        f"{UNSEEDED_MESSAGE:,} = {UNSEEDED_CODED:,} + 352) means max|w| near {m_star:.2f} sigma; "
+        f"    a draw with H = {EXAMPLE_H} (coded {EXAMPLE_CODED:,}, message "
+        f"{EXAMPLE_MESSAGE:,} = {EXAMPLE_CODED:,} + 352) means max|w| near {m_star:.2f} sigma; "
         f"seed {SEED} has {ms_a[0]:.2f} sigma and H = {hs_a[0]:.4f}"
     )
     assert gap < 0.02
     assert hs_a.max() - hs_a.min() > 0.1  # H is NOT a constant of the setting
-    assert coded_a.min() < UNSEEDED_CODED < coded_a.max()
+    assert coded_a.min() < EXAMPLE_CODED < coded_a.max()
     assert abs(m_star - ms_a[0]) < 0.1
-    assert UNSEEDED_MESSAGE == UNSEEDED_CODED + 2 * 176
+    assert EXAMPLE_MESSAGE == EXAMPLE_CODED + 2 * 176
     assert np.all(np.diff(hs_a[np.argsort(ms_a)]) < 0.02)  # larger max|w|, lower H (up to noise)
 
 

@@ -11,8 +11,9 @@ Claims, numbered as the output blocks:
       (including the LoRA factors' initial values) and the random projection from 50,000 to
       351,744 numbers [SOURCE: create_model.py:57-58, 100-105, seed 137]; what they would cost
       if they had to be sent as float32.
-  [3] GPT-2 small stored naively (float32, float16, 8 bits per weight with a 256-entry codebook)
-      and the unquantized SubLoRA vector (float32, float16) against the SubLoRA message.
+  [3] GPT-2 small stored naively (float32, float16, 8 bits per weight with a 256-entry codebook),
+      all 124,475,904 weights a receiver needs (nanoGPT's count plus the 786,432 position
+      weights), and the unquantized SubLoRA vector (float32, float16) against the SubLoRA message.
   [4] The bound each message length allows with the worked numbers of Chapter 14
       (train error 5.0 bits per token held fixed, alpha = 0.1,
       N = 8,009,762 documents, n = 10,000, eps = 0.05, 55 extra bits), computed with
@@ -48,7 +49,7 @@ PER_ALPHA_EXTRA_BITS = 8  # np.ceil(len(alpha_array)), added once per smoothing 
 # GPT-2 small [PAPER App. E, p. 16] and its LoRA setting [SOURCE: config/sublora_bounds.yaml:26-27].
 N_LAYER, N_EMBD, LORA_R = 12, 768, 4
 KRON_FACTOR_ROWS, KRON_FACTOR_COLS = 593, 223  # rdkronqr factors for D = 351,744, d = 50,000
-REMAINDER_ROWS, REMAINDER_COLS = 95, 271  # [run of the authors' create_intrinsic_model]
+REMAINDER_ROWS, REMAINDER_COLS = 95, 271  # pacbound.kron_shapes(351_744, 50_000), Chapter 18
 
 # The worked numbers of Chapter 14 (ch14_complete_bound.py).
 TRAIN_ERROR = 5.0  # bits per token, held fixed for every message length
@@ -162,7 +163,9 @@ def block2_free(sublora_bits: float) -> dict[str, int]:
 
 
 def block3_naive(sublora_bits: float) -> list[tuple[str, float]]:
-    d = pb.gpt2_params(N_LAYER, N_EMBD)
+    # A receiver needs every weight, the position embedding included (nanoGPT's count omits it).
+    d_count = pb.gpt2_params(N_LAYER, N_EMBD)
+    d = pb.gpt2_params(N_LAYER, N_EMBD, include_pos=True)
     rows = [
         ("float32, 32 bits per weight", 32 * d),
         ("float16, 16 bits per weight", 16 * d),
@@ -172,7 +175,8 @@ def block3_naive(sublora_bits: float) -> list[tuple[str, float]]:
         ("SubLoRA message of [1]", sublora_bits),
     ]
     print(
-        f"[3] GPT-2 small ({d:,} weights, nanoGPT's count) and the SubLoRA vector as messages:"
+        f"[3] GPT-2 small ({d:,} weights: nanoGPT's count {d_count:,} plus "
+        f"{d - d_count:,} position weights) and the SubLoRA vector as messages:"
     )
     for name, bits in rows:
         print(f"    {name:<38} {bits:>16,.0f} bits = {bits / sublora_bits:>9,.0f} x SubLoRA")
@@ -180,7 +184,7 @@ def block3_naive(sublora_bits: float) -> list[tuple[str, float]]:
         f"    training {D_SUB:,} numbers instead of {d:,}: a factor {d / D_SUB:,.0f}; quantizing "
         f"and coding them instead of float32: a further factor {32 * D_SUB / sublora_bits:.2f}"
     )
-    assert d == 123_689_472
+    assert d_count == 123_689_472 and d - d_count == 786_432
     assert rows[2][1] / sublora_bits > 8_000
     return rows
 

@@ -5,18 +5,19 @@ Claims, numbered as the output blocks:
       [SOURCE: sublora/nn/model.py:80-84, 275-276 @c606ea6; config/sublora_bounds.yaml:26-27]:
       351,744 with nanoGPT's padded vocabulary 50,304; 351,556 with the real 50,257.
   [2] One LoRA layer of GPT-2's shape (768 x 768, r = 4, lora_alpha = 32, dropout 0.1): scaling
-      alpha / r = 8; A drawn uniformly within +-1/sqrt(768), B zero; at step 0 the layer's output
+      lora_alpha / r = 8; A drawn uniformly within +-1/sqrt(768), B zero; at step 0 the layer's output
       equals the frozen base layer's exactly, in training mode with dropout active too.
   [3] A toy fine-tune: a small next-symbol model trained on Markov chain A is adapted to chain B
       with rank-2 LoRA on its two linear layers. The function at step 0 is the base model's,
       bit for bit; after training, LoRA gains as much as full fine-tuning (here slightly more),
       with about an eighth of the numbers.
   [4] Dropout and merging: with dropout active, two passes over the same input differ; in eval
-      mode they agree, and the merged layer (W + (alpha/r) B A) gives the unmerged output up to
+      mode they agree, and the merged layer (W + (lora_alpha / r) B A) gives the unmerged output up to
       float rounding.
   [5] A head tied to the embedding (GPT-2's layout): merging the head's LoRA update in place, as
       loralib does on .eval() [SOURCE: loralib/layers.py:137-142 @c4593f0], also adds it to the
       input embedding table, so the merged model computes a different function.
+Figure: ch19_lora_layout.png (where LoRA sits in GPT-2 small, and what one LoRA layer adds).
 Seeds: chains 0 and 5, samples 1 and 6, model 2, LoRA 3, dropout 4. Population losses are exact
 (computed from the chain, no sampling). Deterministic: one thread, float64, rounded output.
 """
@@ -25,9 +26,15 @@ from __future__ import annotations
 
 import math
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
 import torch
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from script_io import save_figure
 from torch import nn
 
 torch.set_num_threads(1)
@@ -42,6 +49,7 @@ STEPS, LR_FULL, LR_LORA = 400, 0.01, 0.01
 R_TOY, ALPHA_TOY = 2, 4
 N_EMBD, R, LORA_ALPHA, LORA_DROPOUT = 768, 4, 32, 0.1  # GPT-2 small and the authors' settings
 N_LAYER, V_PAD, V_REAL = 12, pb.NANOGPT_VOCAB_SIZE, pb.GPT2_VOCAB_SIZE
+FIGURE_NAME = "ch19_lora_layout.png"
 
 
 # --------------------------------------------------------------------- chains, data, models
@@ -129,14 +137,78 @@ def trainable(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad)
 
 
-def add_lora(model: nn.Module, names: list[str], r: int, alpha: float, dropout: float) -> None:
+def add_lora(model: nn.Module, names: list[str], r: int, lora_alpha: float, dropout: float) -> None:
     """Replace each named nn.Linear child by a LoRALinear around it (weights shared)."""
     torch.manual_seed(SEED_LORA)
     for p in model.parameters():
         p.requires_grad_(False)
     for name in names:
-        setattr(model, name, pb.LoRALinear(getattr(model, name), r=r, lora_alpha=alpha,
+        setattr(model, name, pb.LoRALinear(getattr(model, name), r=r, lora_alpha=lora_alpha,
                                            lora_dropout=dropout))  # fmt: skip
+
+
+# --------------------------------------------------------------------------------- figure
+def _box(ax, x: float, y: float, w: float, h: float, text: str, colour: str) -> None:
+    ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02", fc=colour, ec="#333333",
+                                lw=0.8))  # fmt: skip
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=7.5)
+
+
+def _arrow(ax, a: tuple[float, float], b: tuple[float, float]) -> None:
+    ax.add_patch(FancyArrowPatch(a, b, arrowstyle="-|>", mutation_scale=9, lw=0.8,
+                                 color="#333333"))  # fmt: skip
+
+
+def draw_figure(per_block: int, head: int, total: int, base: int) -> None:
+    """Left: where LoRA sits in GPT-2 small. Right: what one LoRA layer adds to W x."""
+    frozen, lora = "#DDDDDD", "#E69F00"
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 4.6), dpi=110,
+                                      gridspec_kw={"width_ratios": [1.0, 1.25]})  # fmt: skip
+    for ax in (left, right):
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.axis("off")
+    right.set_xlim(-0.03, 1.0)
+    # left: the stack, bottom to top (in each block, attention comes before the MLP)
+    _box(left, 0.2, 0.02, 0.6, 0.08, "token embedding (tied to the head)", frozen)
+    left.add_patch(FancyBboxPatch((0.08, 0.16), 0.84, 0.56, boxstyle="round,pad=0.01",
+                                  fc="none", ec="#777777", ls="--", lw=0.8))  # fmt: skip
+    left.text(0.5, 0.665, f"x {N_LAYER} blocks", ha="center", fontsize=8, color="#555555")
+    for i, (name, colour) in enumerate([("W_Q", lora), ("W_K", frozen), ("W_V", lora),
+                                        ("W_O", frozen)]):  # fmt: skip
+        _box(left, 0.12 + 0.2 * i, 0.22, 0.16, 0.09, name, colour)
+    left.text(0.5, 0.34, "attention (after a LayerNorm)", ha="center", fontsize=7.5)
+    _box(left, 0.12, 0.46, 0.76, 0.1, "MLP (after a LayerNorm)", frozen)
+    _box(left, 0.2, 0.8, 0.6, 0.08, "head (the embedding table, transposed)", lora)
+    for a, b in [((0.5, 0.1), (0.5, 0.22)), ((0.5, 0.37), (0.5, 0.46)), ((0.5, 0.72),
+                 (0.5, 0.8))]:  # fmt: skip
+        _arrow(left, a, b)
+    left.text(0.5, 0.93, f"LoRA on W_Q, W_V: {N_LAYER} x {per_block:,}; head {head:,}\n"
+              f"total {total:,} numbers, {total / base:.3%} of {base:,}", ha="center",
+              fontsize=7.5)  # fmt: skip
+    # right: one layer
+    _box(right, 0.0, 0.42, 0.09, 0.12, "x", "#FFFFFF")
+    _box(right, 0.3, 0.62, 0.3, 0.14, f"W  {N_EMBD} x {N_EMBD}\nfrozen", frozen)
+    _box(right, 0.13, 0.12, 0.17, 0.14, "dropout\n(training only)", "#FFFFFF")
+    _box(right, 0.34, 0.12, 0.14, 0.14, f"A\n{R} x {N_EMBD}", lora)
+    _box(right, 0.52, 0.12, 0.16, 0.14, f"B\n{N_EMBD} x {R}\nstarts at 0", lora)
+    _box(right, 0.72, 0.12, 0.22, 0.14, f"x lora_alpha / r\n= {LORA_ALPHA // R}", lora)
+    _box(right, 0.78, 0.44, 0.1, 0.1, "+", "#FFFFFF")
+    _arrow(right, (0.09, 0.52), (0.3, 0.68))
+    _arrow(right, (0.06, 0.42), (0.2, 0.26))
+    _arrow(right, (0.3, 0.19), (0.34, 0.19))
+    _arrow(right, (0.48, 0.19), (0.52, 0.19))
+    _arrow(right, (0.68, 0.19), (0.72, 0.19))
+    _arrow(right, (0.83, 0.26), (0.83, 0.44))
+    _arrow(right, (0.6, 0.69), (0.8, 0.54))
+    right.text(0.83, 0.6, "y", ha="center", fontsize=9)
+    right.text(0.5, 0.86, "y = W x + (lora_alpha / r) B A dropout(x)", ha="center", fontsize=8.5)
+    right.text(0.5, 0.95, f"one LoRA layer: {R} x ({N_EMBD} + {N_EMBD}) = "
+               f"{R * 2 * N_EMBD:,} trained numbers beside {N_EMBD * N_EMBD:,} frozen",
+               ha="center", fontsize=8)  # fmt: skip
+    fig.text(0.99, 0.01, "drawn by ch19_lora.py", ha="right", fontsize=7, color="#555555")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME)
 
 
 def main() -> None:
@@ -162,6 +234,7 @@ def main() -> None:
     print(f"    against the model's {base:,} parameters: {total_pad / base:.3%}")
     assert (per_block, N_LAYER * per_block, head_pad) == (12_288, 147_456, 204_288)
     assert (total_pad, total_real) == (351_744, 351_556)
+    draw_figure(per_block, head_pad, total_pad, base)
 
     # [2] one layer of GPT-2's shape
     torch.manual_seed(SEED_LORA)
@@ -174,7 +247,7 @@ def main() -> None:
     with torch.no_grad():
         diff0 = float((layer(x) - x @ frozen.T).abs().max())
     print(f"[2] LoRALinear({N_EMBD} -> {N_EMBD}, r = {R}, lora_alpha = {LORA_ALPHA}, dropout "
-          f"{LORA_DROPOUT}): scaling alpha / r = {layer.scaling:g}")  # fmt: skip
+          f"{LORA_DROPOUT}): scaling lora_alpha / r = {layer.scaling:g}")  # fmt: skip
     print(f"    A: {R} x {N_EMBD}, uniform in +-1/sqrt({N_EMBD}) = +-{bound:.4f} (largest |A| "
           f"{float(layer.lora_A.abs().max()):.4f}); B: {N_EMBD} x {R}, all zero: "
           f"{int(torch.count_nonzero(layer.lora_B)) == 0}")  # fmt: skip
@@ -249,7 +322,7 @@ def main() -> None:
     )
     print(f"    training mode, two passes on the same input: max difference {train_gap:.2f}")
     print(f"    eval mode, two passes: max difference {eval_gap:g}")
-    print(f"    merged W + (alpha/r) B A against unmerged, eval mode: max difference below 1e-5: "
+    print(f"    merged W + (lora_alpha / r) B A against unmerged, eval mode: max difference below 1e-5: "
           f"{merge_gap < 1e-5}")  # fmt: skip
     assert train_gap > 0.1 and eval_gap == 0 and merge_gap < 1e-5
 

@@ -17,6 +17,7 @@ Claims, numbered as the output blocks:
       exceed the seed-to-seed spread and the Monte Carlo error.
   [5] The same choice at GPT-2 small's size (d = 50,000): a projector over all 123,689,472
       weights against one over the 351,744 LoRA numbers, from the structure.
+Figure: ch20_loss_vs_message.png (held-out loss against message length for the nine runs of [2]).
 Seeds: chain 0, data 1 and 2, base model 3, LoRA 4, projectors 10 and 11, dropout 5.
 Deterministic: one thread, float64, values rounded to 3-4 significant digits.
 """
@@ -28,9 +29,14 @@ import sys
 import time
 from dataclasses import dataclass
 
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
 import torch
+from script_io import save_figure
 from torch import nn
 from torch.nn import functional as F
 
@@ -50,6 +56,7 @@ KIND = "rdkronqr"
 GPT2_d = 50_000  # SubLoRA's d [SOURCE: config/sublora_bounds.yaml:29 @c606ea6]
 GPT2_ALL = 123_689_472  # GPT-2 small, nanoGPT's count (Chapter 5)
 GPT2_LORA = 351_744  # its LoRA numbers (Chapter 19)
+FIGURE_NAME = "ch20_loss_vs_message.png"
 
 
 # ----------------------------------------------------------------------------------- data
@@ -239,6 +246,30 @@ def run_subspace(lora: bool, d: int, seed: int, train_seqs, test_seqs) -> Result
     return evaluate(name, sub, d, sub.D, madds, train_seqs, test_seqs, secs, set_quant)
 
 
+# --------------------------------------------------------------------------------- figure
+def draw_figure(results: list[Result], entropy_rate: float) -> None:
+    """Held-out loss (+- 2 SE) against message bits for every run of [2]."""
+    styles = {"LoRA alone": ("s", "#D55E00"), "subspace, all weights": ("o", "#0072B2"),
+              "SubLoRA": ("^", "#009E73")}  # fmt: skip
+    fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=110)
+    for name, (marker, colour) in styles.items():
+        runs = [r for r in results if r.name == name]
+        ax.errorbar([r.bits for r in runs], [r.test for r in runs],
+                    yerr=[2 * r.test_se for r in runs], fmt=marker, color=colour, capsize=3,
+                    label=f"{name}: held-out loss +- 2 SE")  # fmt: skip
+        ax.plot([r.bits for r in runs], [r.test_quant for r in runs], marker, mfc="none",
+                color=colour, label=f"{name}: after quantization")  # fmt: skip
+    ax.axhline(entropy_rate, color="#777777", ls=":", lw=1, label="entropy rate of the chain")
+    ax.set_xscale("log")
+    ax.set_xlabel("message length of the trained numbers (bits, log scale)")
+    ax.set_ylabel("held-out loss (bits per symbol)")
+    ax.set_title("Nine runs of the ablation: loss against message length")
+    ax.legend(fontsize=7, loc="upper right")
+    fig.text(0.99, 0.01, "drawn by ch20_sublora.py", ha="right", fontsize=7, color="#555555")
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME)
+
+
 def main() -> None:
     print(
         "Chapter 20 -- SubLoRA against LoRA alone and a subspace of all weights (ch20_sublora.py)"
@@ -276,6 +307,7 @@ def main() -> None:
         print(f"    {r.name:<22} {r.d:>5} {r.train:6.3f} {r.test:6.3f} +- {r.test_se:.3f} "
               f"{r.bits:>7,} bits {r.test_quant:9.3f}")  # fmt: skip
     assert all(r.test < start_loss - 0.1 for r in results)
+    draw_figure(results, H)
 
     # [3] cost per step
     print("[3] work per training step beyond the network itself:")
