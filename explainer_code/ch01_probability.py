@@ -25,15 +25,17 @@ Runs in about a second.
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from script_io import save_figure  # noqa: E402
+
+import matplotlib.pyplot as plt
+import numpy as np
+from script_io import save_figure
 
 P_ERROR = Fraction(3, 10)  # P(loss = 1) for the 0/1 loss
 MARGIN = Fraction(1, 10)  # the distance t in P(|mean - p| >= t)
@@ -192,18 +194,19 @@ def main() -> None:
     assert abs(sds[10] / sds[1000] - 10.0) < 1e-12
 
     tails = {n: exact_tail(n, P_ERROR, MARGIN) for n in SIZES}
-    print(f"[3] exact P(|mean - p| >= {float(MARGIN)}) for p = {p}, binomial sums in exact rationals")
+    print(f"[3] exact P(|mean - p| >= {float(MARGIN)}) for p = {p}, binomial sums in exact "
+          "rationals")
     for n in SIZES:
         rate = -math.log(float(tails[n])) / n
         print(f"    N = {n:>5,}: {float(tails[n]):.4e}   -ln(P)/N = {rate:.5f}")
-    assert all(tails[a] > tails[b] for a, b in zip(SIZES, SIZES[1:]))
+    assert all(tails[a] > tails[b] for a, b in itertools.pairwise(SIZES))
     assert float(tails[4000]) < 1e-40
     rates = [-math.log(float(tails[n])) / n for n in SIZES]
     limit = kl_bernoulli(P_ERROR + MARGIN, P_ERROR)
     hoeffding_rate = 2 * float(MARGIN) ** 2
     print(f"    -ln(P)/N tends to {limit:.5f} as N grows (Going deeper); Chapter 10's rate "
           f"for any loss in [0, 1] is 2 t^2 = {hoeffding_rate:.5f}")
-    assert all(a > b for a, b in zip(rates[1:], rates[2:]))
+    assert all(a > b for a, b in itertools.pairwise(rates[1:]))  # falls from N = 100 on
     assert all(r > limit > hoeffding_rate for r in rates)
     assert kl_bernoulli(P_ERROR - MARGIN, P_ERROR) > limit  # the upper side sets the rate
 

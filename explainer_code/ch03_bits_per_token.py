@@ -26,15 +26,17 @@ Runs in about 2 s.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from pacbound import arithmetic, markov  # noqa: E402
-from script_io import save_figure  # noqa: E402
+
+import matplotlib.pyplot as plt
+import numpy as np
+from pacbound import arithmetic, markov
+from script_io import save_figure
 
 GPT2_VOCAB = 50_257  # V of GPT-2's tokenizer (Chapter 4 reads it from the vocabulary file)
 P_FOUR = (0.5, 0.25, 0.125, 0.125)  # a four-symbol source
@@ -200,7 +202,7 @@ def main() -> None:
         print(f"    {name:<36} {value:.4f}   KL gap {value - rate:.4f}")
     values = [value for _, value in rows]
     assert abs(values[0] - math.log2(MARKOV_VOCAB)) < 1e-9
-    assert all(a > b for a, b in zip(values, values[1:]))  # each predictor beats the last
+    assert all(a > b for a, b in itertools.pairwise(values))  # each predictor beats the last
     assert abs(values[-1] - rate) < 1e-9 and all(v >= rate for v in values)
 
     draw_figure(rows, rate)

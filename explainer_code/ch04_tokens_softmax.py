@@ -30,11 +30,11 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from gpt_lab.tokenizer import ENDOFTEXT, gpt2_encoding, gpt2_vocab_files, unicode_to_byte  # noqa: E402
-from pacbound.gpt2 import GPT2_CONTEXT, GPT2_VOCAB_SIZE, padded_vocab_size  # noqa: E402
-from script_io import save_figure  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from gpt_lab.tokenizer import ENDOFTEXT, gpt2_encoding, gpt2_vocab_files, unicode_to_byte
+from pacbound.gpt2 import GPT2_CONTEXT, GPT2_VOCAB_SIZE, padded_vocab_size
+from script_io import save_figure
 
 WORD = " tokenization"  # the leading space is part of the token, as GPT-2 splits text
 TITLE = "Non-vacuous generalization bounds for large language models"
@@ -73,8 +73,8 @@ def bpe_steps(symbols: list[str], ranks: dict[tuple[str, str], int]) -> list[lis
     stages = [symbols]
     while True:
         current = stages[-1]
-        pairs = [(ranks.get((a, b), math.inf), i) for i, (a, b) in enumerate(zip(current,
-                                                                                current[1:]))]
+        pairs = [(ranks.get(pair, math.inf), i)
+                 for i, pair in enumerate(itertools.pairwise(current))]
         best = min(pairs, default=(math.inf, -1))
         if best[0] == math.inf:
             return stages
@@ -164,7 +164,8 @@ def main() -> None:
     print(f"[1] GPT-2 vocabulary: V = {enc.n_vocab:,} = 256 bytes + {len(merges):,} merges + 1 "
           f"special; {ENDOFTEXT} = {eot[0]}")
     assert enc.n_vocab == GPT2_VOCAB_SIZE == 256 + len(merges) + 1 and eot == [50256]
-    print(f"    nanoGPT pads the logits to {padded_vocab_size():,} (a multiple of 64) and reads "
+    print(f"    nanoGPT pads the logits to {padded_vocab_size():,} (a multiple of 64; "
+          f"{padded_vocab_size() - enc.n_vocab} padding entries) and reads "
           f"at most {GPT2_CONTEXT:,} tokens at a time (its block_size)")
     assert padded_vocab_size() == 50_304 and GPT2_CONTEXT == 1024
 
@@ -217,7 +218,7 @@ def main() -> None:
         print(f"    tau = {tau:>5g}: {np.array2string(q, precision=4)}, entropy "
               f"{entropy_bits(q):.4f} bits")
     entropies = [entropy_bits(q) for q in probs_by_tau]
-    assert all(a < b for a, b in zip(entropies, entropies[1:])) and entropies[-1] < 2.0
+    assert all(a < b for a, b in itertools.pairwise(entropies)) and entropies[-1] < 2.0
     assert abs(entropies[-1] - 2.0) < 1e-3 and probs_by_tau[0][0] > 0.85
 
     table = toy_model(np.random.default_rng(TOY_SEED))
