@@ -1,0 +1,216 @@
+"""Chapter 2: models, parameters, loss, training.
+
+Claims, numbered as the output blocks (all of them the book's own computations):
+  [1] A model with two parameters, q(y = 1 | x) = sigmoid(w x + b), scored in bits (Chapter 3):
+      at w = b = 0 every prediction is 1/2, so the empirical risk on any data is exactly 1 bit.
+      Data: N = 200 points (seed 11), x uniform on nine values in [-2, 2], y from the true
+      parameters w = 2, b = -1; the population risk is an exact sum over the nine values.
+  [2] The gradient of the empirical risk, from calculus, agrees with central finite differences
+      to better than 1e-6.
+  [3] Gradient descent (learning rate 1.0, bits): the first steps printed one by one, then steps
+      10, 20, 50, 100, 500; the empirical risk falls at every one of the first 50 steps and
+      never rises; after 500 steps the gradient is below 1e-3.
+  [4] Stochastic gradient descent (batches of 10, seed 12): the same number of steps, noisier,
+      ending close to gradient descent's risk at a twentieth of the work per step.
+  [5] Overfitting: polynomials of degree 0 to 11 fitted by least squares to N = 12 evenly spaced
+      noisy points (noise seed 13) of sin(pi x); the training error falls to zero at degree 11
+      while the exact population error (a finite sum over the 201-point population) is
+      smallest at degree 3 and 33.25 at the top.
+Figure: ch02_training.png (descent paths on the loss surface; train and population error
+against degree).
+Runs in about 2 s.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import numpy as np
+from script_io import save_figure
+
+X_VALUES = np.linspace(-2.0, 2.0, 9)  # the population of inputs, uniform
+TRUE_W, TRUE_B = 2.0, -1.0
+N_TRAIN, SEED_DATA = 200, 11
+LEARNING_RATE, STEPS = 1.0, 500
+BATCH, SEED_SGD = 10, 12
+POLY_N, POLY_SEED, NOISE_SD, MAX_DEGREE = 12, 13, 0.3, 11
+POLY_POPULATION = np.linspace(-1.0, 1.0, 201)  # x uniform on this grid; y = sin(pi x) + noise
+
+
+def sigmoid(u: np.ndarray) -> np.ndarray:
+    """1 / (1 + e^-u), computed without overflow for large |u|."""
+    return np.exp(-np.logaddexp(0.0, -u))
+
+
+def risk_bits(w: float, b: float, x: np.ndarray, y: np.ndarray) -> float:
+    """Empirical risk: mean over the points of -log2 q(y | x) with q(1 | x) = sigmoid(w x + b)."""
+    u = w * x + b
+    # -ln q(y|x) = ln(1 + e^{-u}) for y = 1 and ln(1 + e^{u}) for y = 0
+    nats = np.where(y == 1, np.logaddexp(0.0, -u), np.logaddexp(0.0, u))
+    return float(nats.mean() / math.log(2))
+
+
+def gradient_bits(w: float, b: float, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """d risk / d(w, b) = mean((q - y) (x, 1)) / ln 2."""
+    err = sigmoid(w * x + b) - y
+    return float((err * x).mean() / math.log(2)), float(err.mean() / math.log(2))
+
+
+def population_risk_bits(w: float, b: float) -> float:
+    """Exact expected loss: x uniform on X_VALUES, y ~ Bernoulli(sigmoid(TRUE_W x + TRUE_B))."""
+    p_true = sigmoid(TRUE_W * X_VALUES + TRUE_B)
+    u = w * X_VALUES + b
+    nats = p_true * np.logaddexp(0.0, -u) + (1 - p_true) * np.logaddexp(0.0, u)
+    return float(nats.mean() / math.log(2))
+
+
+def draw_data(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """N_TRAIN points: x uniform on X_VALUES, y = 1 with the true model's probability."""
+    x = rng.choice(X_VALUES, size=N_TRAIN)
+    y = (rng.random(N_TRAIN) < sigmoid(TRUE_W * x + TRUE_B)).astype(np.int64)
+    return x, y
+
+
+def descend(x: np.ndarray, y: np.ndarray, rng: np.random.Generator | None
+            ) -> list[tuple[float, float]]:
+    """Parameters after each step from (0, 0): full-batch if rng is None, else batches of BATCH."""
+    w = b = 0.0
+    path = [(w, b)]
+    for _ in range(STEPS):
+        if rng is None:
+            gw, gb = gradient_bits(w, b, x, y)
+        else:
+            idx = rng.choice(len(x), size=BATCH, replace=False)
+            gw, gb = gradient_bits(w, b, x[idx], y[idx])
+        w, b = w - LEARNING_RATE * gw, b - LEARNING_RATE * gb
+        path.append((w, b))
+    return path
+
+
+def poly_errors(rng: np.random.Generator) -> tuple[list[tuple[int, float, float]], dict]:
+    """(degree, train MSE, population MSE) for least-squares polynomials of degree 0..11."""
+    # evenly spaced inputs from the population grid, so no stretch is left unobserved
+    x = POLY_POPULATION[np.round(np.linspace(5, 195, POLY_N)).astype(int)]
+    y = np.sin(np.pi * x) + NOISE_SD * rng.standard_normal(POLY_N)
+    rows, fits = [], {}
+    for degree in range(MAX_DEGREE + 1):
+        fit = np.polynomial.Polynomial.fit(x, y, degree, domain=[-1.0, 1.0])
+        train = float(np.mean((fit(x) - y) ** 2))
+        # E[(sin(pi x) + noise - fit(x))^2] = noise variance + mean over the grid of the bias^2
+        population = NOISE_SD**2 + float(np.mean((np.sin(np.pi * POLY_POPULATION)
+                                                   - fit(POLY_POPULATION)) ** 2))
+        rows.append((degree, train, population))
+        fits[degree] = fit
+    return rows, {"x": x, "y": y, "fits": fits}
+
+
+def draw_figure(x: np.ndarray, y: np.ndarray, gd: list, sgd: list,
+                rows: list[tuple[int, float, float]], best: float) -> None:
+    """Left: loss contours with the two descent paths. Right: train and population error."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    ws, bs = np.linspace(-0.5, 3.0, 120), np.linspace(-2.5, 1.0, 120)
+    grid = np.array([[risk_bits(w, b, x, y) for w in ws] for b in bs])
+    levels = best + np.array([0.005, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5])
+    contours = left.contour(ws, bs, grid, levels=levels, colors="0.6", linewidths=0.8)
+    left.clabel(contours, fmt="%.2f", fontsize=7)
+    gd_arr, sgd_arr = np.array(gd), np.array(sgd)
+    left.plot(sgd_arr[:, 0], sgd_arr[:, 1], color="#E69F00", lw=0.8, alpha=0.9,
+              label="stochastic (batches of 10)")
+    left.plot(gd_arr[:, 0], gd_arr[:, 1], color="#0072B2", lw=1.8, label="gradient descent")
+    left.plot(gd_arr[:11, 0], gd_arr[:11, 1], "o", color="#0072B2", ms=3.5)
+    left.plot([0.0], [0.0], "ks", ms=6, label="start (0, 0): 1 bit")
+    left.plot([TRUE_W], [TRUE_B], "*", color="#D55E00", ms=12, label="true parameters")
+    left.set_xlabel("w")
+    left.set_ylabel("b")
+    left.set_title("Empirical risk (bits) and two descents")
+    left.legend(frameon=False, fontsize=8, loc="upper left")
+
+    degrees = [r[0] for r in rows]
+    right.semilogy(degrees, [max(r[1], 1e-6) for r in rows], "o-", color="#0072B2",
+                   label="training error (12 points; below 1e-6 drawn at 1e-6)")
+    right.semilogy(degrees, [r[2] for r in rows], "s-", color="#D55E00",
+                   label="population error (exact)")
+    right.axhline(NOISE_SD**2, color="0.4", ls=":", lw=1.0, label="noise floor 0.09")
+    right.set_xlabel("polynomial degree (parameters - 1)")
+    right.set_ylabel("mean squared error")
+    right.set_title("Training error falls; population error turns up")
+    right.legend(frameon=False, fontsize=8, loc="upper left")
+    fig.tight_layout()
+    save_figure(fig, "ch02_training.png")
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 2 -- models, parameters, loss, training (ch02_models_training.py)")
+    x, y = draw_data(np.random.default_rng(SEED_DATA))
+    start = risk_bits(0.0, 0.0, x, y)
+    print(f"[1] model q(y=1|x) = sigmoid(w x + b); N = {N_TRAIN} points (seed {SEED_DATA}), "
+          f"{int(y.sum())} with y = 1")
+    print(f"    empirical risk at w = b = 0: {start:.4f} bits (every prediction is 1/2)")
+    print(f"    population risk: at (0, 0) {population_risk_bits(0.0, 0.0):.4f} bits; at the "
+          f"true (w, b) = ({TRUE_W:g}, {TRUE_B:g}) {population_risk_bits(TRUE_W, TRUE_B):.4f} bits")
+    assert abs(start - 1.0) < 1e-12
+
+    gw, gb = gradient_bits(0.5, 0.5, x, y)
+    h = 1e-5
+    fw = (risk_bits(0.5 + h, 0.5, x, y) - risk_bits(0.5 - h, 0.5, x, y)) / (2 * h)
+    fb = (risk_bits(0.5, 0.5 + h, x, y) - risk_bits(0.5, 0.5 - h, x, y)) / (2 * h)
+    print(f"[2] gradient at (w, b) = (0.5, 0.5): formula ({gw:.4f}, {gb:.4f}); central finite "
+          f"differences agree to better than 1e-6")
+    assert abs(gw - fw) < 1e-6 and abs(gb - fb) < 1e-6
+
+    gd = descend(x, y, None)
+    risks = [risk_bits(w, b, x, y) for w, b in gd]
+    print(f"[3] gradient descent, learning rate {LEARNING_RATE:g}, from (0, 0)")
+    for step in (*range(0, 6), 10, 20, 50, 100, 500):
+        w, b = gd[step]
+        print(f"    step {step:>3}: w = {w:+.4f}, b = {b:+.4f}, empirical risk "
+              f"{risks[step]:.4f} bits, population risk {population_risk_bits(w, b):.4f}")
+    assert all(a > c for a, c in itertools.pairwise(risks[:51]))  # falls at every early step
+    assert all(a >= c - 1e-12 for a, c in itertools.pairwise(risks))  # and never rises
+    final_gw, final_gb = gradient_bits(*gd[-1], x, y)
+    print(f"    gradient after {STEPS} steps: below 1e-3 in both coordinates")
+    assert abs(final_gw) < 1e-3 and abs(final_gb) < 1e-3
+    assert risks[-1] < population_risk_bits(*gd[-1])  # the fitted model flatters itself
+
+    sgd = descend(x, y, np.random.default_rng(SEED_SGD))
+    sgd_risks = [risk_bits(w, b, x, y) for w, b in sgd]
+    rises = sum(1 for a, c in itertools.pairwise(sgd_risks) if c > a)
+    w, b = sgd[-1]
+    print(f"[4] stochastic gradient descent, batches of {BATCH} of the {N_TRAIN} points "
+          f"(seed {SEED_SGD}), {STEPS} steps")
+    print(f"    final w = {w:+.4f}, b = {b:+.4f}, empirical risk {sgd_risks[-1]:.4f} bits "
+          f"(gradient descent: {risks[-1]:.4f})")
+    print(f"    the empirical risk rose on {rises} of {STEPS} steps; each step read "
+          f"{BATCH} points instead of {N_TRAIN}")
+    assert 0 < sgd_risks[-1] - risks[-1] < 0.02 and rises > 0
+
+    rows, fit_data = poly_errors(np.random.default_rng(POLY_SEED))
+    best_degree = min(rows, key=lambda r: r[2])[0]
+    print(f"[5] polynomials fitted to N = {POLY_N} evenly spaced points of sin(pi x) + noise "
+          f"(sd {NOISE_SD}, seed {POLY_SEED}); mean squared errors, population = "
+          f"{len(POLY_POPULATION)} grid points")
+    for degree, train, population in rows:
+        train_text = f"{train:.4f}" if train >= 1e-6 else "below 1e-6"
+        print(f"    degree {degree:>2} ({degree + 1:>2} parameters): train {train_text:>10}, "
+              f"population {population:.4g}")
+    print(f"    lowest population error at degree {best_degree}; noise floor "
+          f"{NOISE_SD ** 2:.2f}")
+    trains = [r[1] for r in rows]
+    assert all(a >= c - 1e-9 for a, c in itertools.pairwise(trains))  # nested models
+    assert trains[-1] < 1e-6 and rows[-1][2] > 10 * rows[best_degree][2]
+    assert 2 <= best_degree <= 8
+
+    draw_figure(x, y, gd, sgd, rows, risks[-1])
+    del fit_data
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

