@@ -1,0 +1,257 @@
+"""Chapter 6: scoring a language model -- bits per token, perplexity, top-k error, windows.
+
+The source has exact answers: a "copy source" on V = 16 tokens. Each token is, with probability
+0.9, a copy of the token 8 places back, and otherwise a fresh draw from a fixed distribution pi
+(pi proportional to 1 / (v + 1)); the first 8 tokens of a document are fresh. Its best predictor,
+given at least 8 tokens of context, gives the token 8 back probability 0.9 + 0.1 pi and every
+other token 0.1 pi; with less context it can only predict pi. Documents have T = 64 tokens.
+
+Claims, numbered as the output blocks:
+  [1] The source and the exact per-token scores of four predictors: uniform guessing, the
+      majority class (all probability on the most frequent token; its top-k guesses are the k
+      most frequent), the unigram pi, and the best predictor with enough context: bits per
+      token, perplexity 2^bits, top-1 and top-3 error.
+  [2] The same for GPT-2's vocabulary of 50,257 tokens: uniform guessing costs log2 V bits, its
+      top-1 error is 1 - 1 / V and its top-100 error 1 - 100 / V.
+  [3] A bounded and an unbounded loss: the "copy-only" predictor (probability 1 on the token 8
+      back) has the best top-1 error but infinite bits per token, because it gives probability 0
+      to every fresh token that differs from the copy; the 0-1 loss is always in [0, 1].
+  [4] Monte Carlo estimates: n = 100 documents per estimate, M = 200 repetitions (seed 6): the
+      mean estimate agrees with the exact value, the standard error computed from one sample
+      matches the spread across repetitions, and mean +- 2 SE covers the exact value about 95 %
+      of the time.
+  [5] Windows: a model that reads at most B = 16 tokens scores 64-token documents in independent
+      blocks, or in sliding windows with stride s (the scheme of the authors' compute_bound_scores,
+      sublora/bounds/bound_utils.py:40-87 @c606ea6, with B = 1,024 and s = 100 there); exact bits
+      per token and top-1 error of each scheme, the tokens each scores, the positions it runs the
+      model on, and a Monte Carlo check (n = 100, M = 200).
+Deterministic: numpy default_rng(6), float64; values printed to 4 decimals at most.
+The figure ch06_windows.png draws the context each scheme gives every position, and its loss.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+from script_io import save_figure
+
+SEED = 6
+V, LAG, COPY = 16, 8, 0.9  # vocabulary, copy distance, copy probability
+T = 64  # tokens per document
+TOP_K = 3
+N_DOCS, M_REPS = 100, 200  # documents per estimate; Monte Carlo repetitions
+BLOCK = 16  # the model's context window B in [5]
+STRIDES = (12, 4)
+GPT2_V = 50_257
+FIGURE_NAME = "ch06_windows.png"
+
+
+def fresh_distribution(vocab: int) -> np.ndarray:
+    """pi(v) proportional to 1 / (v + 1): token 0 is the most frequent."""
+    w = 1.0 / np.arange(1, vocab + 1)
+    return w / w.sum()
+
+
+def sample_copy_docs(rng: np.random.Generator, pi: np.ndarray, n: int, length: int) -> np.ndarray:
+    """n documents (n, length): fresh draws from pi, each later token a copy of the one LAG back
+    with probability COPY."""
+    docs = rng.choice(len(pi), size=(n, length), p=pi)
+    copy = rng.random((n, length)) < COPY
+    for t in range(LAG, length):
+        docs[:, t] = np.where(copy[:, t], docs[:, t - LAG], docs[:, t])
+    return docs
+
+
+def entropy_bits(p: np.ndarray) -> float:
+    p = p[p > 0]
+    return float(-(p * np.log2(p)).sum())
+
+
+def copy_predictive(pi: np.ndarray, c: int) -> np.ndarray:
+    """The best predictor's distribution when the token LAG back is c."""
+    p = (1 - COPY) * pi.copy()
+    p[c] += COPY
+    return p
+
+
+def exact_scores(pi: np.ndarray, k: int) -> dict[str, dict[str, float]]:
+    """Exact per-token bits and top-1 / top-k error of each predictor on a token with full context."""
+    order = np.argsort(-pi, kind="stable")
+    unif = {"bits": math.log2(len(pi)), "top1": 1 - 1 / len(pi), "topk": 1 - k / len(pi)}
+    unigram = {"bits": entropy_bits(pi), "top1": 1 - pi[order[0]], "topk": 1 - pi[order[:k]].sum()}
+    majority = {"bits": math.inf, "top1": 1 - pi[order[0]], "topk": 1 - pi[order[:k]].sum()}
+    bits = top1 = topk = 0.0
+    for c in range(len(pi)):
+        p = copy_predictive(pi, c)
+        bits += pi[c] * float(-(p * np.log2(p)).sum())  # the true distribution is p itself
+        ranked = np.argsort(-p, kind="stable")
+        top1 += pi[c] * (1 - p[ranked[0]])
+        topk += pi[c] * (1 - p[ranked[:k]].sum())
+    best = {"bits": bits, "top1": top1, "topk": topk}
+    return {"uniform guess": unif, "majority class": majority, "unigram pi": unigram,
+            "best, with context": best}
+
+
+def token_scores(docs: np.ndarray, pi: np.ndarray, knows_copy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-token surprisal (bits) and top-1 error of the best predictor; knows_copy (T,) says at which
+    positions it sees the token LAG back."""
+    n, length = docs.shape
+    bits = np.empty((n, length))
+    err = np.empty((n, length))
+    top = int(np.argmax(pi))
+    for t in range(length):
+        x = docs[:, t]
+        if knows_copy[t]:
+            c = docs[:, t - LAG]
+            p_true = (1 - COPY) * pi[x] + COPY * (x == c)
+            err[:, t] = x != c
+        else:
+            p_true = pi[x]
+            err[:, t] = x != top
+        bits[:, t] = -np.log2(p_true)
+    return bits, err
+
+
+def context_lengths(length: int, scheme: str, block: int, stride: int = 0) -> np.ndarray:
+    """Tokens of context each position gets: 'full' (all earlier ones), 'blocks' of `block`, or
+    'sliding' windows of `block` moved by `stride`, each scoring only its last `stride` tokens."""
+    t = np.arange(length)
+    if scheme == "full":
+        return t
+    if scheme == "blocks":
+        return t % block
+    if scheme == "sliding":
+        return np.where(t < block, t, block - stride + (t - block) % stride)
+    raise ValueError(f"unknown scheme {scheme!r}")
+
+
+def positions_run(length: int, scheme: str, block: int, stride: int = 0) -> int:
+    """Token positions the model is run on for one document (forward-pass cost)."""
+    if scheme == "full":
+        return length
+    if scheme == "blocks":
+        return length
+    return block * (1 + math.ceil((length - block) / stride))
+
+
+def mean_se(x: np.ndarray) -> tuple[float, float]:
+    return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def main() -> None:
+    print("Chapter 6 -- evaluating a language model (ch06_evaluation.py)")
+    rng = np.random.default_rng(SEED)
+    pi = fresh_distribution(V)
+    scores = exact_scores(pi, TOP_K)
+    print(f"[1] copy source: V = {V}, copy of the token {LAG} back with probability {COPY}, "
+          f"else fresh from pi (pi(0) = {pi[0]:.4f}, pi({V - 1}) = {pi[-1]:.4f}); exact per-token scores:")
+    print(f"    predictor             bits     perplexity   top-1 error   top-{TOP_K} error")
+    for name, s in scores.items():
+        ppl = "inf" if math.isinf(s["bits"]) else f"{2 ** s['bits']:.4f}"
+        bits = "inf" if math.isinf(s["bits"]) else f"{s['bits']:.4f}"
+        print(f"    {name:<20}  {bits:>6}   {ppl:>10}   {s['top1']:.4f}        {s['topk']:.4f}")
+    assert scores["uniform guess"]["bits"] == 4 and scores["uniform guess"]["top1"] == 15 / 16
+    assert scores["unigram pi"]["bits"] < scores["uniform guess"]["bits"]
+    assert scores["majority class"]["top1"] == scores["unigram pi"]["top1"] < scores["uniform guess"]["top1"]
+    assert scores["best, with context"]["bits"] < scores["unigram pi"]["bits"]
+
+    g_bits = math.log2(GPT2_V)
+    print(f"[2] GPT-2's vocabulary, V = {GPT2_V:,}: uniform guessing costs log2 V = {g_bits:.4f} bits "
+          f"(perplexity {GPT2_V:,}); top-1 error 1 - 1/V = {1 - 1 / GPT2_V:.6f}; "
+          f"top-100 error 1 - 100/V = {1 - 100 / GPT2_V:.5f}")
+    assert abs(g_bits - 15.6171) < 1e-4
+
+    docs = sample_copy_docs(rng, pi, 10_000, T)
+    full = context_lengths(T, "full", T) >= LAG
+    zero_prob = float((docs[:, LAG:] != docs[:, :-LAG]).mean())
+    exact_zero = (1 - COPY) * (1 - float((pi**2).sum()))
+    print(f"[3] the copy-only predictor (probability 1 on the token {LAG} back), 10,000 documents:")
+    print(f"    tokens it gives probability 0: {zero_prob:.4f} of those after position {LAG} "
+          f"(exact {exact_zero:.4f}), so its bits per token are infinite")
+    print(f"    its top-1 error there: {zero_prob:.4f} measured, exact {exact_zero:.4f}, equal to the best "
+          f"predictor's {scores['best, with context']['top1']:.4f}; a 0-1 loss lies in [0, 1] for every model")
+    assert abs(zero_prob - exact_zero) < 0.005
+    assert abs(exact_zero - scores["best, with context"]["top1"]) < 1e-12
+
+    exact_bits = (LAG * entropy_bits(pi) + (T - LAG) * scores["best, with context"]["bits"]) / T
+    exact_err = (LAG * (1 - pi[0]) + (T - LAG) * scores["best, with context"]["top1"]) / T
+    est = {"bits": [], "top1": []}
+    se = {"bits": [], "top1": []}
+    for _ in range(M_REPS):
+        d = sample_copy_docs(rng, pi, N_DOCS, T)
+        b, e = token_scores(d, pi, full)
+        for key, per_doc in (("bits", b.mean(1)), ("top1", e.mean(1))):
+            m, s = mean_se(per_doc)
+            est[key].append(m)
+            se[key].append(s)
+    print(f"[4] best predictor with full context on {T}-token documents, n = {N_DOCS} documents per "
+          f"estimate, M = {M_REPS} repetitions:")
+    for key, exact in (("bits", exact_bits), ("top1", exact_err)):
+        e_arr, s_arr = np.array(est[key]), np.array(se[key])
+        cover = float((np.abs(e_arr - exact) <= 2 * s_arr).mean())
+        label = "bits per token" if key == "bits" else "top-1 error   "
+        print(f"    {label}: exact {exact:.4f}; mean of estimates {e_arr.mean():.4f}; typical SE "
+              f"{s_arr.mean():.4f}, spread of estimates {e_arr.std(ddof=1):.4f}; "
+              f"+-2 SE covers the exact value in {100 * cover:.1f}% of repetitions")
+        assert abs(e_arr.mean() - exact) < 3 * e_arr.std(ddof=1) / math.sqrt(M_REPS)
+        assert abs(s_arr.mean() / e_arr.std(ddof=1) - 1) < 0.2 and 0.9 < cover <= 1.0
+
+    schemes = [("full context (reference)", "full", 0), (f"independent blocks of {BLOCK}", "blocks", 0)]
+    schemes += [(f"sliding, stride {s}", "sliding", s) for s in STRIDES]
+    print(f"[5] a model that reads at most B = {BLOCK} tokens, {T}-token documents "
+          f"(exact values; Monte Carlo n = {N_DOCS}, M = {M_REPS}):")
+    print("    scheme                      tokens scored   positions run   with copy in view   "
+          "bits (exact)   bits (MC mean +- SE)   top-1 error (exact)")
+    ctx = {}
+    exact_by = {}
+    for label, scheme, stride in schemes:
+        c = context_lengths(T, scheme, BLOCK if scheme != "full" else T, stride)
+        ctx[label] = c
+        knows = (np.arange(T) >= LAG) & (c >= LAG)
+        n_known = int(knows.sum())
+        ex_bits = (n_known * scores["best, with context"]["bits"] + (T - n_known) * entropy_bits(pi)) / T
+        ex_err = (n_known * scores["best, with context"]["top1"] + (T - n_known) * (1 - pi[0])) / T
+        exact_by[label] = (ex_bits, ex_err, knows)
+        mc = []
+        for _ in range(M_REPS):
+            b, _ = token_scores(sample_copy_docs(rng, pi, N_DOCS, T), pi, knows)
+            mc.append(b.mean())
+        m, s = mean_se(np.array(mc))
+        print(f"    {label:<28} {T:>6}        {positions_run(T, scheme, BLOCK, stride):>6}          "
+              f"{n_known:>3} of {T}         {ex_bits:.4f}        {m:.4f} +- {s:.4f}          {ex_err:.4f}")
+        assert abs(m - ex_bits) < 3 * s
+    full_bits = exact_by["full context (reference)"][0]
+    assert exact_by[f"sliding, stride {STRIDES[-1]}"][0] == full_bits
+    assert exact_by[f"independent blocks of {BLOCK}"][0] > exact_by[f"sliding, stride {STRIDES[0]}"][0] > full_bits
+    print(f"    stride {STRIDES[-1]} leaves every window at least {BLOCK - STRIDES[-1]} tokens of context "
+          f"(>= {LAG}): the full-context value exactly, at {positions_run(T, 'sliding', BLOCK, STRIDES[-1])} "
+          f"positions run instead of {T}")
+
+    draw_figure(ctx, exact_by, pi, scores)
+    print("All assertions passed.")
+
+
+def draw_figure(ctx: dict, exact_by: dict, pi: np.ndarray, scores: dict) -> None:
+    fig, ax = plt.subplots(figsize=(11, 3.6))
+    colors = ("#000000", "#D55E00", "#E69F00", "#0072B2")
+    t = np.arange(T)
+    for (label, c), color, off in zip(ctx.items(), colors, (0.0, 0.15, 0.3, 0.45)):
+        ax.step(t, np.minimum(c, BLOCK + 2) + off, where="mid", color=color, lw=1.4,
+                label=f"{label}: {exact_by[label][0]:.3f} bits per token")
+    ax.axhline(LAG, color="#999999", ls="--", lw=1, label=f"{LAG} tokens of context: the copy comes into view")
+    ax.set_xlabel("position in the document")
+    ax.set_ylabel(f"tokens of context (capped at {BLOCK + 2})")
+    ax.set_title(f"How much context each position gets, model window B = {BLOCK}", fontsize=10)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()

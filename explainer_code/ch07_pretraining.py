@@ -1,0 +1,281 @@
+"""Chapter 7: nanoGPT's pretraining recipe in numbers, and two of its choices measured.
+
+Claims, numbered as the output blocks:
+  [1] The recipe's arithmetic: tokens per optimizer step (12 x 1,024 x 5 x 8 = 491,520 in
+      nanoGPT [SOURCE: nanoGPT train.py:48-50 @3adf61e]; 8 x 1,024 x 40 = 327,680 in the authors'
+      SubLoRA configuration [SOURCE: sublora-bounds-for-llms config/sublora_train.yaml:7-12
+      @c606ea6]); 600,000 steps make about 295 billion tokens, about 33 passes over OpenWebText's
+      9,035,582,198 training tokens [SOURCE: nanoGPT data/openwebtext/prepare.py:26-38, 77-78];
+      the vocabulary 50,257 padded to 50,304 = 64 x 786; the residual-projection std
+      0.02 / sqrt(2 n_layer) at n_layer = 12.
+  [2] nanoGPT's learning-rate schedule (train.py:231-242): linear warm-up over 2,000 steps to 6e-4,
+      cosine decay to 6e-5 at step 600,000, printed at a few steps; the authors' warm-up starts
+      from 0 instead (sublora/utils.py:41-44 @c606ea6).
+  [3] Weight decay only on tensors with two or more dimensions (model.py:270-271): for GPT-2 small
+      without biases, 50 tensors with 124,354,560 numbers are decayed, 25 LayerNorm weight vectors
+      with 19,200 numbers are not.
+  [4] Measured: the residual stream's size after the last block, relative to its size entering the
+      first, at initialization, for n_layer = 2 .. 32, with the 0.02 / sqrt(2 n_layer) scaling of
+      the residual projections and without it (gpt_lab.model, n_embd = 128; M = 5 seeds each,
+      mean +- standard error). With the scaling the growth stays flat in depth; without it, it
+      grows with depth.
+  [5] Measured: a small GPT trained on a Markov source (V = 16), 300 AdamW steps at peak learning
+      rate 1e-2, constant or with warm-up and cosine decay to a tenth (M = 4 seeds each): the
+      untrained loss sits at log2 V, and the decayed schedule ends lower, by more than 2 standard
+      errors of the difference.
+Deterministic: numpy default_rng and torch.manual_seed with fixed seeds, one torch thread,
+float32; losses printed to 3 decimals, ratios to 3 significant digits.
+The figure ch07_residual_growth.png draws [4] and the training curves of [5].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import torch
+import torch.nn as nn
+from gpt_lab.model import GPT, GPTConfig
+from pacbound.markov import random_markov_chain, sample_documents, state_marginals
+from script_io import save_figure
+
+torch.set_num_threads(1)
+
+# nanoGPT train.py:48-68 and config/train_gpt2.py @3adf61e
+NANO = dict(batch_size=12, block_size=1024, grad_accum=5 * 8, max_iters=600_000, lr=6e-4,
+            min_lr=6e-5, warmup=2_000, lr_decay_iters=600_000)
+SUBLORA = dict(batch_size=8, block_size=1024, grad_accum=40)  # config/sublora_train.yaml @c606ea6
+OWT_TRAIN_DOCS, OWT_VAL_DOCS = 8_009_762, 4_007  # prepare.py:34, 38
+OWT_TRAIN_TOKENS, OWT_VAL_TOKENS = 9_035_582_198, 4_434_897  # prepare.py:77-78
+VOCAB, VOCAB_PADDED = 50_257, 50_304
+N_LAYER, N_EMBD, CTX = 12, 768, 1_024  # GPT-2 small
+
+DEPTHS = (2, 4, 8, 16, 32)
+INIT_SEEDS = (0, 1, 2, 3, 4)
+INIT_CFG = GPTConfig(block_size=32, vocab_size=64, n_layer=2, n_head=4, n_embd=128)
+
+TRAIN_SEEDS = (10, 11, 12, 13)
+CHAIN_SEED, V_SMALL, CONCENTRATION = 7, 16, 0.3
+TRAIN_CFG = GPTConfig(block_size=32, vocab_size=V_SMALL, n_layer=2, n_head=2, n_embd=32)
+STEPS, BATCH, PEAK_LR = 300, 16, 1e-2
+WARMUP = 30  # a tenth of the steps, as nanoGPT warms up over a small share of its run
+EVAL_DOCS = 1_000
+EVAL_EVERY = 50
+FIGURE_NAME = "ch07_residual_growth.png"
+
+
+def nano_lr(it: int, lr: float, min_lr: float, warmup: int, decay_iters: int) -> float:
+    """nanoGPT's get_lr (train.py:231-242): linear warm-up, cosine decay, then min_lr."""
+    if it < warmup:
+        return lr * (it + 1) / (warmup + 1)
+    if it > decay_iters:
+        return min_lr
+    ratio = (it - warmup) / (decay_iters - warmup)
+    return min_lr + 0.5 * (1.0 + math.cos(math.pi * ratio)) * (lr - min_lr)
+
+
+def decay_split(n_layer: int, n_embd: int, vocab: int, ctx: int) -> tuple[int, int, int, int]:
+    """(decayed tensors, their numbers, other tensors, their numbers) for nanoGPT with bias=False.
+
+    Decayed: wte (tied with lm_head, counted once), wpe, and per block c_attn, attn.c_proj, c_fc,
+    mlp.c_proj; not decayed: two LayerNorm weights per block and ln_f.
+    """
+    per_block = n_embd * 3 * n_embd + n_embd * n_embd + 2 * n_embd * 4 * n_embd
+    decayed = vocab * n_embd + ctx * n_embd + n_layer * per_block
+    return 2 + 4 * n_layer, decayed, 2 * n_layer + 1, (2 * n_layer + 1) * n_embd
+
+
+def build(cfg: GPTConfig, seed: int, scaled: bool) -> GPT:
+    """gpt_lab's GPT (nanoGPT's init); with scaled=False the c_proj weights get plain N(0, 0.02)."""
+    torch.manual_seed(seed)
+    model = GPT(cfg)
+    if not scaled:
+        for name, p in model.named_parameters():
+            if name.endswith("c_proj.weight"):
+                nn.init.normal_(p, mean=0.0, std=0.02)
+    return model
+
+
+@torch.no_grad()
+def residual_growth(cfg: GPTConfig, seed: int, scaled: bool) -> float:
+    """RMS of the residual stream after the last block over its RMS entering the first block."""
+    model = build(cfg, seed, scaled)
+    gen = torch.Generator().manual_seed(seed + 1_000)
+    idx = torch.randint(0, cfg.vocab_size, (4, cfg.block_size), generator=gen)
+    trace = model(idx, trace=True)
+    first, last = trace.residual[0], trace.residual[-1]
+    return float(last.pow(2).mean().sqrt() / first.pow(2).mean().sqrt())
+
+
+def floor_bits(chain: np.ndarray, n_targets: int) -> float:
+    """Best bits per token for predicting tokens 1 .. n_targets of a document from the previous one."""
+    with np.errstate(divide="ignore"):
+        h_rows = np.where(chain > 0, -chain * np.log2(chain), 0.0).sum(1)
+    weights = state_marginals(chain, n_targets + 1)[1:].mean(0)
+    return float(weights @ h_rows)
+
+
+def loss_bits(model: GPT, docs: torch.Tensor) -> float:
+    """Mean next-token loss in bits per token on documents (B, T + 1)."""
+    logits = model(docs[:, :-1]).logits
+    nats = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), docs[:, 1:].reshape(-1))
+    return float(nats) / math.log(2)
+
+
+def train(chain: np.ndarray, seed: int, schedule: str, eval_docs: torch.Tensor) -> tuple[float, float, list[float]]:
+    """AdamW with nanoGPT's betas and decay groups; returns (untrained loss, final loss, curve)."""
+    model = build(TRAIN_CFG, seed, scaled=True)
+    decay = [p for p in model.parameters() if p.dim() >= 2]
+    other = [p for p in model.parameters() if p.dim() < 2]
+    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": other, "weight_decay": 0.0}],
+                            lr=PEAK_LR, betas=(0.9, 0.95))
+    rng = np.random.default_rng(seed)
+    with torch.no_grad():
+        start = loss_bits(model, eval_docs)
+    curve = []
+    for it in range(STEPS):
+        lr = PEAK_LR if schedule == "constant" else nano_lr(it, PEAK_LR, PEAK_LR / 10, WARMUP, STEPS)
+        for group in opt.param_groups:
+            group["lr"] = lr
+        docs = torch.from_numpy(sample_documents(chain, BATCH, TRAIN_CFG.block_size + 1, rng))
+        logits = model(docs[:, :-1]).logits
+        loss = nn.functional.cross_entropy(logits.reshape(-1, V_SMALL), docs[:, 1:].reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        if (it + 1) % EVAL_EVERY == 0:
+            with torch.no_grad():
+                curve.append(loss_bits(model, eval_docs))
+    return start, curve[-1], curve
+
+
+def mean_se(x: list[float]) -> tuple[float, float]:
+    a = np.asarray(x)
+    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(len(a)))
+
+
+def main() -> None:
+    print("Chapter 7 -- pretraining from scratch: nanoGPT's recipe (ch07_pretraining.py)")
+    tok_nano = NANO["batch_size"] * NANO["block_size"] * NANO["grad_accum"]
+    tok_sub = SUBLORA["batch_size"] * SUBLORA["block_size"] * SUBLORA["grad_accum"]
+    total = tok_nano * NANO["max_iters"]
+    passes = total / OWT_TRAIN_TOKENS
+    docs = OWT_TRAIN_DOCS + OWT_VAL_DOCS
+    std_proj = 0.02 / math.sqrt(2 * N_LAYER)
+    print("[1] the recipe as its files state it, and its arithmetic:")
+    print("    nanoGPT train.py:48-68: lr 6e-4, AdamW betas (0.9, 0.95), eps 1e-8 (torch default), "
+          "weight decay 0.1, grad clip 1.0, dropout 0.0, bias False")
+    print("    SubLoRA sublora_train.yaml:19-24, 37-43: lr 5e-3, betas (0.9, 0.999), eps 1e-6, "
+          "weight decay 0.01; LoRA r 4, lora_alpha 32, LoRA dropout 0.1, intrinsic_dim 50,000")
+    print("    both: warm-up 2,000 steps, min lr 6e-5, 600,000 steps, clip 1.0 (pipeline defaults)")
+    print("    nanoGPT README:151: released GPT-2 124M on OpenWebText, train loss 3.11, val loss 3.12 "
+          "(nats per token)")
+    print(f"    tokens per optimizer step: nanoGPT 12 x 1,024 x 5 x 8 = {tok_nano:,}; "
+          f"SubLoRA 8 x 1,024 x 40 = {tok_sub:,}")
+    print(f"    600,000 steps x {tok_nano:,} = {total / 1e9:.1f} billion tokens = {passes:.1f} passes over "
+          f"OpenWebText's {OWT_TRAIN_TOKENS:,} training tokens")
+    print(f"    OpenWebText as prepared: {OWT_TRAIN_DOCS:,} + {OWT_VAL_DOCS:,} = {docs:,} documents "
+          f"(validation {100 * OWT_VAL_DOCS / docs:.3f}%, test_size 0.0005, seed 2357); {OWT_TRAIN_TOKENS / OWT_TRAIN_DOCS:,.0f} "
+          f"tokens per training document on average")
+    print(f"    vocabulary {VOCAB:,} padded to {VOCAB_PADDED:,} = 64 x {VOCAB_PADDED // 64} "
+          f"({VOCAB_PADDED - VOCAB} unused rows)")
+    print(f"    init std 0.02; residual projections 0.02 / sqrt(2 x {N_LAYER}) = {std_proj:.5f}")
+    assert tok_nano == 491_520 and tok_sub == 327_680 and docs == 8_013_769
+    assert VOCAB_PADDED % 64 == 0 and VOCAB_PADDED - VOCAB == 47 and 32 < passes < 33
+
+    print("[2] nanoGPT's learning rate (warm-up 2,000 steps, cosine from 6e-4 to 6e-5 at 600,000):")
+    steps = (0, 999, 1_999, 2_000, 150_000, 301_000, 450_000, 600_000, 700_000)
+    for it in steps:
+        print(f"    step {it:>7,}: {nano_lr(it, NANO['lr'], NANO['min_lr'], NANO['warmup'], NANO['lr_decay_iters']):.3e}")
+    assert nano_lr(0, 6e-4, 6e-5, 2_000, 600_000) == 6e-4 / 2_001
+    assert abs(nano_lr(301_000, 6e-4, 6e-5, 2_000, 600_000) - 3.3e-4) < 1e-12
+    print("    the authors' warm-up: lr x step / 2,000, so step 0 has learning rate 0")
+
+    nd, nd_num, nn_t, nn_num = decay_split(N_LAYER, N_EMBD, VOCAB_PADDED, CTX)
+    print(f"[3] GPT-2 small in nanoGPT (bias=False, vocabulary {VOCAB_PADDED:,}): weight decay on "
+          f"{nd} tensors with {nd_num:,} numbers; none on {nn_t} LayerNorm weights with {nn_num:,}")
+    assert (nd, nd_num, nn_t, nn_num) == (50, 124_354_560, 25, 19_200)
+
+    print(f"[4] residual stream RMS after the last block / entering the first, at initialization "
+          f"(n_embd {INIT_CFG.n_embd}, M = {len(INIT_SEEDS)} seeds):")
+    print("    n_layer   c_proj std 0.02/sqrt(2 n_layer)   c_proj std 0.02")
+    growth = {}
+    for L in DEPTHS:
+        cfg = replace(INIT_CFG, n_layer=L)
+        row = {}
+        for scaled in (True, False):
+            row[scaled] = mean_se([residual_growth(cfg, s, scaled) for s in INIT_SEEDS])
+        growth[L] = row
+        (ms, ss), (mu, su) = row[True], row[False]
+        print(f"    {L:>7}        {ms:.3f} +- {ss:.3f}                 {mu:.3f} +- {su:.3f}")
+    g_s = [growth[L][True][0] for L in DEPTHS]
+    g_u = [growth[L][False][0] for L in DEPTHS]
+    print(f"    from 2 to 32 layers: scaled x {g_s[-1] / g_s[0]:.2f}, unscaled x {g_u[-1] / g_u[0]:.2f}; "
+          f"from 16 to 32 unscaled: x {g_u[-1] / g_u[-2]:.2f} (sqrt 2 = {math.sqrt(2):.3f})")
+    assert g_u[-1] / g_u[0] > 2 and g_s[-1] / g_s[0] < 1.5
+    assert all(growth[L][False][0] - growth[L][True][0]
+               > 2 * math.hypot(growth[L][False][1], growth[L][True][1]) for L in DEPTHS)
+
+    chain = random_markov_chain(V_SMALL, CONCENTRATION, np.random.default_rng(CHAIN_SEED))
+    eval_docs = torch.from_numpy(sample_documents(chain, EVAL_DOCS, TRAIN_CFG.block_size + 1,
+                                                  np.random.default_rng(CHAIN_SEED + 1)))
+    floor = floor_bits(chain, TRAIN_CFG.block_size)
+    results = {s: [train(chain, seed, s, eval_docs) for seed in TRAIN_SEEDS] for s in ("constant", "cosine")}
+    print(f"[5] GPT n_layer {TRAIN_CFG.n_layer}, n_embd {TRAIN_CFG.n_embd} on a Markov source, V = {V_SMALL}; "
+          f"{STEPS} AdamW steps, batch {BATCH} x {TRAIN_CFG.block_size}, peak lr {PEAK_LR:g}, "
+          f"M = {len(TRAIN_SEEDS)} seeds; held-out loss on {EVAL_DOCS:,} documents, bits per token:")
+    m0, s0 = mean_se([r[0] for s in results for r in results[s]])
+    print(f"    untrained: {m0:.3f} +- {s0:.3f} (log2 {V_SMALL} = {math.log2(V_SMALL):.3f}); "
+          f"best possible on this source: {floor:.3f}")
+    final = {}
+    for s in results:
+        final[s] = mean_se([r[1] for r in results[s]])
+        print(f"    {s:>8} schedule: final {final[s][0]:.3f} +- {final[s][1]:.3f}")
+    diffs = [c[1] - w[1] for c, w in zip(results["constant"], results["cosine"])]
+    md, sd = mean_se(diffs)
+    print(f"    constant minus cosine, paired by seed: {md:.3f} +- {sd:.3f} bits "
+          f"(cosine lower for {sum(d > 0 for d in diffs)} of {len(diffs)} seeds)")
+    assert abs(m0 - math.log2(V_SMALL)) < 0.05
+    assert md > 2 * sd and floor < final["cosine"][0] < final["constant"][0]
+
+    draw_figure(growth, results, floor)
+    print("All assertions passed.")
+
+
+def draw_figure(growth: dict, results: dict, floor: float) -> None:
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for scaled, color, label in ((True, "#0072B2", "c_proj std 0.02/sqrt(2 n_layer) (nanoGPT)"),
+                                 (False, "#D55E00", "c_proj std 0.02 (no scaling)")):
+        m = [growth[L][scaled][0] for L in DEPTHS]
+        e = [2 * growth[L][scaled][1] for L in DEPTHS]
+        ax1.errorbar(DEPTHS, m, yerr=e, marker="o", capsize=3, color=color, label=label)
+    ax1.set_xscale("log", base=2)
+    ax1.set_xticks(DEPTHS, [str(L) for L in DEPTHS])
+    ax1.minorticks_off()
+    ax1.set_xlabel("n_layer")
+    ax1.set_ylabel("RMS after last block / RMS at input")
+    ax1.set_title("Residual stream at initialization (5 seeds, +-2 SE)", fontsize=10)
+    ax1.legend(fontsize=7)
+    x = np.arange(EVAL_EVERY, STEPS + 1, EVAL_EVERY)
+    for s, color in (("constant", "#D55E00"), ("cosine", "#0072B2")):
+        for i, r in enumerate(results[s]):
+            ax2.plot(x, r[2], color=color, alpha=0.7, lw=1,
+                     label=f"{s} learning rate" if i == 0 else None)
+    ax2.axhline(floor, color="#000000", ls="--", lw=1, label="best possible (entropy of the source)")
+    ax2.set_xlabel("optimizer step")
+    ax2.set_ylabel("held-out loss (bits per token)")
+    ax2.set_title("Same model, same data: the schedule alone", fontsize=10)
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    save_figure(fig, FIGURE_NAME, dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    main()
