@@ -19,9 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-import pytest
-
 import pacbound
+import pytest
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +30,7 @@ REL_TOL = 1e-9
 
 
 def _chromium() -> str | None:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium")
     return path if path and Path(path).exists() else None
 
 
