@@ -13,55 +13,34 @@ its path: these tests need Chromium but not a site build.
 from __future__ import annotations
 
 import math
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pacbound
 import pytest
+from standalone_kit import launched_browser, write_page
 
 pytestmark = pytest.mark.browser
 
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "javascripts" / "bound-explorer.js"
 CASES = 1_000
 REL_TOL = 1e-9
 
 
-def _chromium() -> str | None:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    return path if path and Path(path).exists() else None
-
 
 @pytest.fixture(scope="module")
 def browser_page() -> Iterator[object]:
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip("Chromium is missing: apt-get install -y chromium, or set CHROMIUM")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path=chromium,
-            args=["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"],
-        )
-        page = browser.new_page(viewport={"width": 1000, "height": 900})
-        yield page
-        browser.close()
+    with launched_browser() as browser:
+        yield browser.new_page(viewport={"width": 1000, "height": 900})
 
 
 def _open(page: object, tmp_path: Path, attrs: str = "") -> list[str]:
-    """Write a page holding one explorer, open it from disk, return the failed requests."""
-    html = tmp_path / "explorer.html"
-    html.write_text(
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>explorer</title>"
-        f"</head><body><main><div class='bound-explorer' {attrs}></div></main>"
-        f"<script src='{SCRIPT.as_uri()}'></script></body></html>",
-        encoding="utf-8",
-    )
+    """Open a page holding one explorer from disk; return the requests that failed."""
+    url = write_page(tmp_path, f"<div class='bound-explorer' {attrs}></div>",
+                     ["javascripts/bound-explorer.js"])
     failed: list[str] = []
     page.on("requestfailed", lambda request: failed.append(request.url))  # type: ignore[attr-defined]
-    page.goto(html.as_uri())  # type: ignore[attr-defined]
+    page.goto(url)  # type: ignore[attr-defined]
     page.wait_for_selector(".bx-status")  # type: ignore[attr-defined]
     return failed
 

@@ -10,16 +10,15 @@ The page is a small HTML file that loads the site's reader.js from disk: no site
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from standalone_kit import DOCS, launched_browser
 
 pytestmark = pytest.mark.browser
 
-SCRIPT = Path(__file__).resolve().parents[2] / "docs" / "javascripts" / "reader.js"
+SCRIPT = DOCS / "javascripts" / "reader.js"
 PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>cards</title></head>
 <body><main><p>The message is <a class="num" id="n1" href="#out-ch17_message-L6"
 data-block="1">115,826</a> bits long.</p><p id="elsewhere">Another paragraph.</p>
@@ -30,24 +29,11 @@ data-block="1">115,826</a> bits long.</p><p id="elsewhere">Another paragraph.</p
 <script src="{script}"></script></body></html>"""
 
 
-def _chromium() -> str | None:
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    return path if path and Path(path).exists() else None
-
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    chromium = _chromium()
-    if chromium is None:
-        pytest.skip("Chromium is missing: apt-get install -y chromium, or set CHROMIUM")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        launched = pw.chromium.launch(
-            executable_path=chromium,
-            args=["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"],
-        )
+    with launched_browser() as launched:
         yield launched
-        launched.close()
 
 
 def _open(browser: object, tmp_path: Path, **context: object) -> tuple[object, object]:
