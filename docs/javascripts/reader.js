@@ -3,15 +3,34 @@
 // - a card for every number linked to the output line that printed it (a.num, span.num, and
 //   links inside formulas): script, block, line, the line's text and the checked state;
 // - a link to an output line (#out-...) opens the collapsed block that holds the line.
+// The card has one id, CARD_ID; the element it describes points at it with aria-describedby,
+// so a screen reader reads the number's own text as its name and the card as its description.
+// On a touch screen the first tap on a number shows its card and the second follows the link.
 // Works after Material's instant navigation (document$), with no network.
 (function () {
+  const CARD_ID = "reader-card";
   let card = null;
+  let described = null;   // the element whose aria-describedby points at the card
+  let lastPointer = "mouse";
+  let lastPointerAt = 0;
+  const TAP_WINDOW_MS = 1000;   // mouseover and focus that a tap sets off come within this
+  function fromTap() { return lastPointer === "touch" && Date.now() - lastPointerAt < TAP_WINDOW_MS; }
 
   function closeCard() {
     if (card) {
       card.remove();
       card = null;
     }
+    if (described) {
+      described.removeAttribute("aria-describedby");
+      described = null;
+    }
+  }
+
+  function describe(el) {
+    card.id = CARD_ID;
+    el.setAttribute("aria-describedby", CARD_ID);
+    described = el;
   }
 
   function stamps() {
@@ -55,6 +74,7 @@
     card.setAttribute("role", "tooltip");
     card.textContent = text;
     place(el);
+    describe(el);
   }
 
   function place(link) {
@@ -88,6 +108,7 @@
     caption.textContent = link.textContent;
     card.appendChild(caption);
     place(link);
+    describe(link);
     const math = card.querySelector(".xref-math");
     if (math && window.MathJax && MathJax.typesetPromise) {
       MathJax.startup.promise = MathJax.startup.promise.then(() => MathJax.typesetPromise([math]));
@@ -126,15 +147,32 @@
       ? el : null;
   }
   function showNumber(event) {
+    if (fromTap()) return;     // a tap is handled by tapNumber, on its click
     const el = numberAt(event.target);
     if (!el) return;
     const text = numberCardText(el);
-    if (text) {
-      el.setAttribute("aria-label", text);
-      openTextCard(el, text);
-    }
+    if (text) openTextCard(el, text);
   }
+  // First tap on a number (touch): show the card and stay; a second tap follows the link.
+  function tapNumber(event) {
+    if (!fromTap()) return;
+    const el = numberAt(event.target);
+    if (!el) {
+      if (card && card.classList.contains("num-card")) closeCard();
+      return;
+    }
+    if (described === el) return;
+    event.preventDefault();
+    const text = numberCardText(el);
+    if (text) openTextCard(el, text);
+  }
+  document.addEventListener("pointerdown", (event) => {
+    lastPointer = event.pointerType;
+    lastPointerAt = Date.now();
+  }, true);
+  document.addEventListener("click", tapNumber, true);
   function hideNumber(event) {
+    if (fromTap()) return;
     if (numberAt(event.target) && card && card.classList.contains("num-card")) closeCard();
   }
   document.addEventListener("mouseover", showNumber);

@@ -1,0 +1,53 @@
+"""Chromium for the browser tests that load one script of the site into a small page on disk.
+
+These tests (bound explorer, number cards, narrow tables) need no site build: they write an
+HTML file into a temporary folder that loads the site's own script and stylesheet by path, and
+open it from disk (file://), which also proves the feature works with no server.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+ARGS = ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"]
+
+
+def chromium_or_skip() -> str:
+    """$CHROMIUM, else the system Chromium; skips the test when neither exists."""
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not path or not Path(path).exists():
+        pytest.skip("Chromium is missing: apt-get install -y chromium, or set CHROMIUM")
+    return path
+
+
+@contextmanager
+def launched_browser() -> Iterator[object]:
+    """A headless Chromium through Playwright (skips when either is missing)."""
+    chromium = chromium_or_skip()
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def write_page(folder: Path, body: str, scripts: list[str], styles: list[str] = ()) -> str:
+    """Write an HTML page loading docs/<script> and docs/<style> by path; return its file URL."""
+    head = "".join(f"<link rel='stylesheet' href='{(DOCS / s).as_uri()}'>" for s in styles)
+    tail = "".join(f"<script src='{(DOCS / s).as_uri()}'></script>" for s in scripts)
+    page = folder / "page.html"
+    page.write_text(
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>fixture</title>"
+        f"{head}</head><body><main class='md-typeset'>{body}</main>{tail}</body></html>",
+        encoding="utf-8",
+    )
+    return page.as_uri()
