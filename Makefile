@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site pdf regenerate check claims chapter bench test lint clean notebook corpus \
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook corpus \
         miniature-long miniature-gpu
 
 help: ## List the targets
@@ -32,6 +32,9 @@ serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
 
 site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
 	$(VENV)/bin/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
+
+offline: $(INSTALLED) ## A copy of the site to open from a folder (no search): site-offline/index.html
+	EXPLAINER_DIRECTORY_URLS=false $(VENV)/bin/mkdocs build --strict --site-dir site-offline
 
 pdf: $(INSTALLED) ## The whole book as one PDF, build/book.pdf (headless Chromium; checks math and links)
 	$(PY) -m explainer_tools.pdf

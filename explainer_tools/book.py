@@ -236,7 +236,8 @@ def toc_problems(root: Path) -> list[str]:
             "(run `make regenerate`)"]
 
 
-def render_chapter_mentions(text: str, page: str, chapters: dict[int, Chapter]) -> str:
+def render_chapter_mentions(text: str, page: str, chapters: dict[int, Chapter],
+                            directory_urls: bool = True) -> str:
     """"Chapter 14" in a run of prose HTML: a link when Chapter 14 is written (and is not this
     page), plain text with a quiet "planned" mark when it is planned, untouched otherwise.
 
@@ -253,7 +254,7 @@ def render_chapter_mentions(text: str, page: str, chapters: dict[int, Chapter]) 
             title = html.escape(f"Chapter {chapter.number}, {chapter.title}: planned", quote=True)
             return (f'<span class="chapter-planned" title="{title}">{match.group(0)} '
                     f"{PLANNED_MARK}</span>")
-        href = relative_url(page, chapter.page, "").removesuffix("#")
+        href = relative_url(page, chapter.page, "", directory_urls).removesuffix("#")
         return f'<a class="chapter-link" href="{href}">{match.group(0)}</a>'
 
     return CHAPTER_MENTION.sub(render, text)

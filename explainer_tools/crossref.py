@@ -133,12 +133,58 @@ def _url_parts(page: str) -> list[str]:
     return parts[:-1] if parts and parts[-1] == "index" else parts
 
 
-def relative_url(from_page: str, to_page: str, anchor: str) -> str:
-    """Link from one page's rendered URL (directory URLs) to an anchor on another page."""
+def url_depth(page: str, directory_urls: bool = True) -> int:
+    """How many folders deep a page's rendered URL is: the `../` needed to reach the site root.
+
+    >>> url_depth("chapters/09-x.md"), url_depth("chapters/09-x.md", directory_urls=False)
+    (2, 1)
+    """
+    if directory_urls:
+        return len(_url_parts(page))
+    return len(PurePosixPath(page).parts) - 1
+
+
+def relative_url(from_page: str, to_page: str, anchor: str, directory_urls: bool = True) -> str:
+    """Link from one page's rendered URL to an anchor on another page.
+
+    With directory URLs (the site) `chapters/09-x.md` is served as `chapters/09-x/`; without
+    them (the copy that works from a folder, `make offline`) as `chapters/09-x.html`.
+
+    >>> relative_url("chapters/10-y.md", "chapters/09-x.md", "eq-a")
+    '../../chapters/09-x/#eq-a'
+    >>> relative_url("chapters/10-y.md", "chapters/09-x.md", "eq-a", directory_urls=False)
+    '../chapters/09-x.html#eq-a'
+    """
     if from_page == to_page:
         return f"#{anchor}"
+    up = "../" * url_depth(from_page, directory_urls)
+    if not directory_urls:
+        return up + str(PurePosixPath(to_page).with_suffix(".html")) + f"#{anchor}"
     target = "/".join(_url_parts(to_page))
-    return "../" * len(_url_parts(from_page)) + (f"{target}/" if target else "") + f"#{anchor}"
+    return up + (f"{target}/" if target else "") + f"#{anchor}"
+
+
+DIRECTORY_LINK = re.compile(r'href="((?:\.\./)+)([\w./-]+?)/(#[^"]*)?"')
+
+
+def file_urls(html_text: str, page: str) -> str:
+    """Relative links written as directory URLs (`../../chapters/05-x/`) -> file URLs.
+
+    For a page whose links were written by hand as site URLs (a notebook's Markdown cells), in
+    the copy of the site that works from a folder.
+
+    >>> file_urls('<a href="../../chapters/05-x/#a">', "notebooks/n.ipynb")
+    '<a href="../chapters/05-x.html#a">'
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        ups = match.group(1).count("../") - 1  # the directory URL is one folder deeper
+        target = posixpath.normpath(posixpath.join(
+            *([posixpath.dirname(page)] + [".."] * ups), match.group(2)))
+        relative = posixpath.relpath(target, posixpath.dirname(page) or ".")
+        return f'href="{relative}.html{match.group(3) or ""}"'
+
+    return DIRECTORY_LINK.sub(replace, html_text)
 
 
 CHAPTER_MENTION = re.compile(r"\bChapter (\d{1,2})\b")
@@ -150,7 +196,8 @@ def chapter_pages(pages: list[str]) -> dict[int, str]:
             and page.startswith("chapters/")}
 
 
-def link_chapter_mentions(text: str, page: str, chapters: dict[int, str]) -> str:
+def link_chapter_mentions(text: str, page: str, chapters: dict[int, str],
+                          directory_urls: bool = True) -> str:
     """"Chapter 14" in a run of prose becomes a link when Chapter 14 exists (and is not this
     page); a chapter not written yet stays plain text, so no link is ever dead.
 
@@ -162,7 +209,7 @@ def link_chapter_mentions(text: str, page: str, chapters: dict[int, str]) -> str
         target = chapters.get(int(match.group(1)))
         if target is None or target == page:
             return match.group(0)
-        href = relative_url(page, target, "").removesuffix("#")
+        href = relative_url(page, target, "", directory_urls).removesuffix("#")
         return f'<a class="chapter-link" href="{href}">{match.group(0)}</a>'
 
     return CHAPTER_MENTION.sub(link, text)
@@ -176,12 +223,12 @@ def check_references(markdown: str, page: str, index: Index) -> None:
                 raise CrossRefError(f"docs/{page}:{number}: unknown label {match.group(1)!r}")
 
 
-def render_references(text: str, page: str, index: Index) -> str:
+def render_references(text: str, page: str, index: Index, directory_urls: bool = True) -> str:
     """Replace `[@eq:x]` / `[@fig:x]` in a run of prose HTML by links with a preview."""
 
     def replace(match: re.Match[str]) -> str:
         label = index.labels[match.group(1)]
-        href = relative_url(page, label.page, label.anchor)
+        href = relative_url(page, label.page, label.anchor, directory_urls)
         if label.name.startswith("eq:"):
             data = f' data-tex="{html.escape(label.preview, quote=True)}"'
         else:
@@ -189,7 +236,7 @@ def render_references(text: str, page: str, index: Index) -> str:
             if label.preview:  # Markdown path relative to the defining page's source file
                 site_path = posixpath.normpath(
                     posixpath.join(posixpath.dirname(label.page), label.preview))
-                image = "../" * len(_url_parts(page)) + site_path
+                image = "../" * url_depth(page, directory_urls) + site_path
             data = f' data-img="{html.escape(image, quote=True)}"'
         return f'<a class="xref" href="{href}"{data}>{html.escape(label.text)}</a>'
 

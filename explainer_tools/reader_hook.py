@@ -50,6 +50,7 @@ class _State:
     index: crossref.Index = field(default_factory=crossref.Index)
     chapters: dict[int, book.Chapter] = field(default_factory=dict)  # status from the nav
     nav: list[Any] = field(default_factory=list)
+    directory_urls: bool = True  # False in the copy built to work from a folder (make offline)
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
@@ -112,6 +113,7 @@ def on_files(files: Files, config: Any) -> Files:
         }
         STATE.index = crossref.build_index(sources)
         STATE.nav = config["nav"] or []
+        STATE.directory_urls = bool(config["use_directory_urls"])
         STATE.chapters = {c.number: c for c in book.chapter_status(book.load_plan(ROOT), STATE.nav)}
         _load_numbers(sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
@@ -170,17 +172,17 @@ def _shift_line(message: str, offset: int) -> str:
 
 def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
-    if src.endswith(".ipynb"):
-        return html_text
+    if src.endswith(".ipynb"):  # its links are written as site URLs (CONTRIBUTING.md)
+        return html_text if STATE.directory_urls else crossref.file_urls(html_text, src)
     html_text = crossref.number_equations(html_text, src, STATE.index)
     html_text = crossref.number_figures(html_text, src, STATE.index)
     used: set[str] = set()
 
     def prose(text: str) -> str:
         text = bibliography.render_citations(text, STATE.entries, f"docs/{src}")
-        text = crossref.render_references(text, src, STATE.index)
+        text = crossref.render_references(text, src, STATE.index, STATE.directory_urls)
         text = glossary.mark_first_uses(text, STATE.terms, used)
-        return book.render_chapter_mentions(text, src, STATE.chapters)
+        return book.render_chapter_mentions(text, src, STATE.chapters, STATE.directory_urls)
 
     html_text = map_prose(html_text, prose)
     html_text = number_links.anchor_output_lines(html_text, STATE.outputs)
