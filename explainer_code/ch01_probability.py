@@ -62,13 +62,13 @@ def variance(values: tuple[float, ...], probs: tuple[Fraction, ...]) -> Fraction
                Fraction(0))
 
 
-def binomial_pmf(k: int, n: int, p: Fraction) -> Fraction:
-    """P(K = k) for K ~ Binomial(n, p), exactly: C(n, k) p^k (1 - p)^(n - k)."""
-    return math.comb(n, k) * p**k * (1 - p) ** (n - k)
+def binomial_pmf(j: int, n: int, p: Fraction) -> Fraction:
+    """P(J = j) for a count J ~ Binomial(n, p), exactly: C(n, j) p^j (1 - p)^(n - j)."""
+    return math.comb(n, j) * p**j * (1 - p) ** (n - j)
 
 
 def exact_tail(n: int, p: Fraction, t: Fraction) -> Fraction:
-    """P(|K/n - p| >= t) for K ~ Binomial(n, p), as an exact rational."""
+    """P(|J/n - p| >= t) for a count J ~ Binomial(n, p), as an exact rational."""
     return sum((binomial_pmf(k, n, p) for k in range(n + 1) if abs(Fraction(k, n) - p) >= t),
                Fraction(0))
 
@@ -115,7 +115,7 @@ def coverage(m: int, experiments: int, p: float, rng: np.random.Generator) -> in
 
 
 def exact_coverage(m: int, p: Fraction) -> Fraction:
-    """P(the interval K/m +- 1.96 SE covers p), SE = sqrt(f(1-f)/m), f = K/m, K ~ Bin(m, p)."""
+    """P(the interval f +- 1.96 SE covers p), f = J/m, SE = sqrt(f(1-f)/m), J ~ Bin(m, p)."""
     total = Fraction(0)
     for k in range(m + 1):
         f = k / m
@@ -126,7 +126,7 @@ def exact_coverage(m: int, p: Fraction) -> Fraction:
 
 
 def tail_float(n: int, p: float, t: float) -> float:
-    """P(|K/n - p| >= t) for K ~ Binomial(n, p) in floating point (log-factorials): figure only."""
+    """P(|J/n - p| >= t) for J ~ Binomial(n, p) in floating point (log-factorials): figure only."""
     ks = np.arange(n + 1)
     log_fact = np.concatenate(([0.0], np.cumsum(np.log(np.arange(1, n + 1)))))
     log_pmf = log_fact[n] - log_fact[ks] - log_fact[n - ks] + ks * math.log(p) \

