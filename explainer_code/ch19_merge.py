@@ -249,10 +249,10 @@ def main() -> None:
         after = source.population_bits(live)
     print("[3] The same after one forward pass: .eval() merges the update of that pass's w; "
           "then w is quantized:")  # fmt: skip
-    print(f"    evaluated before quantizing w {before:.4f} bits, after {after:.4f} bits: the "
+    print(f"    evaluated before quantizing w {before:.3f} bits, after {after:.3f} bits: the "
           f"change of w never reaches the function: {before == after}")  # fmt: skip
-    print(f"    the coded (quantized) model has {target_q:.4f} bits, the unquantized one "
-          f"{target_w:.4f}; the merged head also moved the tied embedding table")  # fmt: skip
+    print(f"    the coded (quantized) model has {target_q:.3f} bits, the unquantized one "
+          f"{target_w:.3f}; the merged head also moved the tied embedding table")  # fmt: skip
     assert before == after and abs(target_q - target_w) > 1e-3
     assert min(abs(after - target_q), abs(after - target_w)) > 0.05
 
@@ -265,8 +265,8 @@ def main() -> None:
     print("[4] C7 fix 'register the network and use functional_call', then .eval():")
     print(f"    LoRA layers marked merged: {merged_flags}; merged update B0 A0 is zero: "
           f"{all(float(m.lora_B.abs().max()) == 0 for m in func.modules() if isinstance(m, pb.LoRALinear))}")  # fmt: skip  # noqa: E501
-    print(f"    evaluated {evaluated:.4f} bits = the base model without LoRA {base_bits:.4f}; the "
-          f"coded model {target_q:.4f}")  # fmt: skip
+    print(f"    evaluated {evaluated:.3f} bits = the base model without LoRA {base_bits:.3f}; the "
+          f"coded model {target_q:.3f}")  # fmt: skip
     assert all(merged_flags) and abs(evaluated - base_bits) < 1e-9
     assert abs(target_q - base_bits) > 0.05
 
@@ -280,9 +280,9 @@ def main() -> None:
     nomerge.eval()
     c, e = source.population_bits(nomerge), source.population_bits(nomerge)
     print("[5] What works (coded model: quantized w, dropout off):")
-    print(f"    lora_dropout = 0, wrapper unchanged: two passes {a:.4f} and {b:.4f}")
-    print(f"    merge_weights = False and train(mode) forwarded: two passes {c:.4f} and {e:.4f}")
-    print(f"    both equal the coded model's {target_q:.4f} to within 1e-9: "
+    print(f"    lora_dropout = 0, wrapper unchanged: two passes {a:.3f} and {b:.3f}")
+    print(f"    merge_weights = False and train(mode) forwarded: two passes {c:.3f} and {e:.3f}")
+    print(f"    both equal the coded model's {target_q:.3f} to within 1e-9: "
           f"{max(abs(x - target_q) for x in (a, b, c, e)) < 1e-9}")  # fmt: skip
     assert max(abs(x - target_q) for x in (a, b, c, e)) < 1e-9
 
