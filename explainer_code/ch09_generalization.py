@@ -268,7 +268,7 @@ def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, o
     ax1.text(1, math.log2(VOCAB) - 0.18, "random guess, log2 V = 4", color=grey, fontsize=8)
     ax1.set_ylim(0.5, 4.3)
     ax1.set_xscale("log")
-    ax1.set_xlabel("training documents m")
+    ax1.set_xlabel("training documents N")
     ax1.set_ylabel("bits per token")
     ax1.set_title("Add-k bigram model: training vs population loss", fontsize=10)
     ax1.legend(fontsize=8, loc="upper right", bbox_to_anchor=(1.0, 0.93))

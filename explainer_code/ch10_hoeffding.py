@@ -237,7 +237,7 @@ def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
         ax2.loglog(ms, np.sqrt(np.log(k / EPS) / (2 * ms)), color=colour, label=f"|H| = {k:,}")
     ax2.axhline(TARGET_SLACK, color="#666666", lw=0.8, ls=":")
     ax2.set_xlabel("training samples N")
-    ax2.set_ylabel("slack sqrt(ln(k/eps) / 2m)")
+    ax2.set_ylabel("slack sqrt(ln(|H|/eps) / 2N)")
     ax2.set_title(f"Union bound over |H| hypotheses, eps = {EPS}", fontsize=10)
     ax2.legend(fontsize=8, loc="upper right")
     fig.tight_layout()

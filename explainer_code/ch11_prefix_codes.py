@@ -351,7 +351,7 @@ def draw_figure(series: dict[str, list[tuple[float, float, float]]]) -> None:
                      label=f"true error, {name}")  # fmt: skip
     ax2.axhline(1.0, color=grey, lw=0.8)
     ax2.text(10, 1.02, "vacuous above 1", color=grey, fontsize=8)
-    ax2.set_xlabel("training documents n")
+    ax2.set_xlabel("training documents N")
     ax2.set_ylabel("top-1 error")
     ax2.set_title(f"Occam bound vs true error, eps = {EPS}", fontsize=10)
     ax2.legend(fontsize=7, loc="upper right")
