@@ -205,7 +205,7 @@ def draw(cov: dict, major: float) -> None:
     ax.set_xlabel(f"{M_SETS} training sets of {N_SMALL:,} documents, sorted by true error")
     ax.set_ylabel("top-1 error")
     ax.set_title("Each draw of S gives its own bound; none falls below the truth", fontsize=10)
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=8, loc="center", ncol=2, bbox_to_anchor=(0.5, 0.38))
     fig.tight_layout()
     script_io.save_figure(fig, "ch23_coverage.png")
     plt.close(fig)
