@@ -1,0 +1,229 @@
+"""Chapter 23: what the bound says and what it does not, on a predictor whose risk is exact.
+
+The predictor is a bigram table fitted on the training set S of Chapter 22's Markov source and
+coded in a fixed format chosen before the data (each entry -log2 p rounded to a whole number of
+bits in 0..31: 5 bits an entry). Every population quantity is exact (miniature/bayes.py), so the
+book can show what a bound certifies, how often it holds, and what it does not cover.
+
+Claims, numbered as the output blocks:
+  [1] What is bounded: the smoothed, quantized table (the predictor the message describes), not
+      the full-precision table; the three have different true risks; the bits-per-token bound
+      holds for the first only.
+  [2] Non-vacuous means below a baseline: bits per token against a random guess, top-1 error
+      against the majority class; both bounds pass here; and the best possible values.
+  [3] "With probability 1 - epsilon over the draw of S": M = 200 training sets of 2,000
+      documents, a top-1 table coded in 160 bits; the bound never falls below the true error,
+      while the training error is below it in most draws.
+  [4] Memorization: the message carries at most K bits about S, a few documents' worth; a table
+      that stores S verbatim pays for every bit and its bound is vacuous.
+  [5] The i.i.d. assumption: the bound is about the training distribution; on documents from
+      another source the same table's risk is far above its bound.
+  [6] Documents, not tokens: N counts documents; counting tokens as if they were independent
+      would shrink the complexity term by about sqrt(mean length) (not a valid bound here).
+Seeds: source 0, S 1, coverage training sets 1000 + m, the other source 7. Numpy only; runs in
+a few seconds.
+"""
+
+from __future__ import annotations
+
+import math
+
+import miniature  # noqa: F401
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pacbound  # noqa: E402
+import script_io  # noqa: E402
+from miniature import bayes  # noqa: E402
+from miniature.corpus import EOD, DocSet, MarkovSource, make_markov_source, markov_docset  # noqa: E402
+
+VOCAB, CONCENTRATION, P_END = 32, 0.1, 1 / 64
+N_DOCS, EPS, ALPHA = 100_000, 0.05, 0.1  # alpha fixed before the data: no grid, no union
+ENTRY_BITS = 5  # -log2 p in whole bits, 0..31
+M_SETS, N_SMALL = 200, 2_000
+SEED_SOURCE, SEED_S, SEED_OTHER, SEED_COVERAGE = 0, 1, 7, 1000
+
+
+def bigram_counts(S: DocSet) -> np.ndarray:
+    """(V, V) counts of (context, next token) over the stream, EODs included, plus 0.5."""
+    counts = np.zeros((VOCAB, VOCAB))
+    np.add.at(counts, (S.stream[:-1].astype(np.int64), S.stream[1:].astype(np.int64)), 1.0)
+    return counts + 0.5
+
+
+def coded_table(counts: np.ndarray) -> np.ndarray:
+    """The probabilities the 5-bit-an-entry message describes: 2^-round(-log2 p), renormalised."""
+    p = counts / counts.sum(axis=1, keepdims=True)
+    code = np.clip(np.round(-np.log2(p)), 0, 2**ENTRY_BITS - 1)
+    q = 2.0 ** (-code)
+    return q / q.sum(axis=1, keepdims=True)
+
+
+def loss_table(q: np.ndarray, alpha: float) -> np.ndarray:
+    return -np.log2((1 - alpha) * q + alpha / VOCAB)
+
+
+def true_bits(src: MarkovSource, q: np.ndarray, alpha: float) -> float:
+    cont = loss_table(q, alpha)
+    return bayes.expected_doc_loss(src, cont, cont[:, EOD])
+
+
+def doc_means(S: DocSet, per_target: np.ndarray) -> np.ndarray:
+    """Per-document means of a per-target quantity (target t = stream[t], t >= 1)."""
+    doc = np.cumsum(S.stream[:-1] == EOD) - 1  # document of each target
+    sums = np.bincount(doc, weights=per_target, minlength=S.n_docs)
+    return sums[: S.n_docs] / np.bincount(doc, minlength=S.n_docs)[: S.n_docs]
+
+
+def empirical_bits(S: DocSet, q: np.ndarray, alpha: float) -> float:
+    cont = loss_table(q, alpha)
+    return float(doc_means(S, cont[S.stream[:-1], S.stream[1:]]).mean())
+
+
+def empirical_top1(S: DocSet, guess: np.ndarray) -> float:
+    miss = (guess[S.stream[:-1]] != S.stream[1:]).astype(float)
+    return float(doc_means(S, miss).mean())
+
+
+def block1(src, S) -> dict:
+    counts = bigram_counts(S)
+    raw = counts / counts.sum(axis=1, keepdims=True)
+    q = coded_table(counts)
+    L = VOCAB * VOCAB * ENTRY_BITS
+    K = pacbound.prefix_code_bits(L)
+    delta = pacbound.loss_range(ALPHA, VOCAB)
+    emp = empirical_bits(S, q, ALPHA)
+    bound = pacbound.occam_bound(emp, complexity_bits=K, n=N_DOCS, eps=EPS, loss_range=delta)
+    t_bounded, t_q, t_raw = true_bits(src, q, ALPHA), true_bits(src, q, 0.0), true_bits(src, raw, 0.0)
+    print(f"[1] A bigram table fitted on S (N = {N_DOCS:,} documents), coded at {ENTRY_BITS} bits "
+          f"an entry: L = {VOCAB} x {VOCAB} x {ENTRY_BITS} = {L:,} bits, K = {K:,.1f} bits")
+    print(f"    bounded predictor: the coded table smoothed at alpha = {ALPHA} (loss range "
+          f"{delta:.3f} bits)")
+    print(f"    its empirical risk on S {emp:.4f}, its bound {bound:.4f} bits per token "
+          f"(eps = {EPS})")
+    print(f"    true risks (exact): bounded predictor {t_bounded:.4f}; coded table unsmoothed "
+          f"{t_q:.4f}; full-precision table {t_raw:.4f}")
+    print(f"    the bound covers the first: {t_bounded:.4f} < {bound:.4f}; its gap {bound - t_bounded:.4f}")
+    assert emp < t_bounded < bound and t_raw < t_q < t_bounded
+    guess = q.argmax(axis=1)
+    err = empirical_top1(S, guess)
+    bound1 = pacbound.occam_bound(err, complexity_bits=K, n=N_DOCS, eps=EPS)
+    return {"q": q, "K": K, "bound": bound, "true": t_bounded, "emp": emp, "guess": guess,
+            "top1_emp": err, "top1_bound": bound1, "top1_true": bayes.top1_error(src, guess),
+            "delta": delta}
+
+
+def block2(src, r: dict) -> None:
+    guess_bits = math.log2(VOCAB)
+    _, major = bayes.majority_top1_error(src)
+    best, best1 = bayes.best_bits(src), bayes.best_top1_error(src)
+    print("[2] Non-vacuous against which baseline (exact values)")
+    print(f"    bits per token: bound {r['bound']:.4f} < random guess log2 {VOCAB} = "
+          f"{guess_bits:.3f}; best possible {best:.4f}")
+    print(f"    top-1 error: empirical {r['top1_emp']:.4f}, bound {r['top1_bound']:.4f} < majority "
+          f"class {major:.4f}; true {r['top1_true']:.4f}; best possible {best1:.4f}")
+    print(f"    a top-1 bound above {major:.4f} would be 'below 1' and still say less than "
+          f"always guessing one token")
+    assert r["bound"] < guess_bits and r["top1_bound"] < major < 1.0
+    assert r["top1_true"] < r["top1_bound"]
+
+
+def block3(src) -> dict:
+    K = pacbound.prefix_code_bits(VOCAB * math.log2(VOCAB))  # one guess per context, 5 bits each
+    bounds, trues, trains = [], [], []
+    for m in range(M_SETS):
+        S = markov_docset(src, N_SMALL, SEED_COVERAGE + m)
+        guess = bigram_counts(S).argmax(axis=1)
+        err = empirical_top1(S, guess)
+        trains.append(err)
+        bounds.append(pacbound.occam_bound(err, complexity_bits=K, n=N_SMALL, eps=EPS))
+        trues.append(bayes.top1_error(src, guess))
+    b, t, e = np.array(bounds), np.array(trues), np.array(trains)
+    fails, optimistic = int((b < t).sum()), int((e < t).sum())
+    print(f"[3] Coverage: M = {M_SETS} training sets of {N_SMALL:,} documents (seeds "
+          f"{SEED_COVERAGE}..{SEED_COVERAGE + M_SETS - 1}); top-1 table, K = {K:.1f} bits")
+    print(f"    bound below the true error: {fails} of {M_SETS} (the bound allows up to "
+          f"eps M = {EPS * M_SETS:.0f})")
+    print(f"    training error below the true error: {optimistic} of {M_SETS}")
+    print(f"    true error {t.mean():.4f} (range {t.min():.4f} to {t.max():.4f}); bound "
+          f"{b.mean():.4f} on average; smallest margin bound - true {np.min(b - t):.4f}")
+    assert fails <= EPS * M_SETS and optimistic > M_SETS // 2
+    return {"bound": b, "true": t, "train": e}
+
+
+def block4(S, r: dict) -> None:
+    tokens = int(S.lengths.sum()) + S.n_docs  # symbols and one EOD per document
+    mean_len = tokens / S.n_docs
+    rate = bayes.entropy_rate_bits(make_markov_source(VOCAB, CONCENTRATION, P_END, SEED_SOURCE))
+    doc_bits = mean_len * rate
+    store = tokens * rate  # about the entropy of S: what storing it verbatim costs
+    term_store = math.sqrt((store * math.log(2) + math.log(1 / EPS)) / (2 * N_DOCS))
+    print(f"[4] Memorization: S holds {tokens:,} tokens, {mean_len:.1f} a document; the source "
+          f"emits {rate:.3f} bits a token")
+    print(f"    the table's K = {r['K']:,.1f} bits carry at most K bits about S: "
+          f"{r['K'] / doc_bits:.1f} documents' worth at about {doc_bits:.0f} bits each, of "
+          f"{S.n_docs:,}")
+    print(f"    storing S verbatim takes about {store:,.0f} bits (tokens x entropy rate); "
+          f"complexity term "
+          f"sqrt((K ln 2 + ln(1/eps)) / (2N)) = {term_store:.2f}, times the loss range: vacuous")
+    assert r["K"] / doc_bits < 100 and term_store > 1
+
+
+def block5(r: dict) -> None:
+    other = make_markov_source(VOCAB, CONCENTRATION, P_END, SEED_OTHER)
+    shifted = true_bits(other, r["q"], ALPHA)
+    print(f"[5] The same bounded predictor on documents of another source (Dirichlet rows, seed "
+          f"{SEED_OTHER}): true risk {shifted:.4f} bits per token")
+    print(f"    its bound, {r['bound']:.4f}, was about the training distribution; here it is "
+          f"exceeded by {shifted - r['bound']:.4f}")
+    assert shifted > r["bound"]
+
+
+def block6(S, r: dict) -> None:
+    tokens = int(S.lengths.sum()) + S.n_docs
+    c = r["K"] * math.log(2) + math.log(1 / EPS)
+    per_doc = r["delta"] * math.sqrt(c / (2 * S.n_docs))
+    per_token = r["delta"] * math.sqrt(c / (2 * tokens))
+    print(f"[6] Documents or tokens: the complexity term (times the loss range) with N = "
+          f"{S.n_docs:,} documents {per_doc:.4f}; with {tokens:,} tokens counted as independent "
+          f"{per_token:.4f}")
+    print(f"    ratio {per_doc / per_token:.2f} = sqrt(tokens per document); tokens of a document "
+          f"are not independent, so the second is not a valid bound here")
+    assert abs(per_doc / per_token - math.sqrt(tokens / S.n_docs)) < 1e-9
+
+
+def draw(cov: dict, major: float) -> None:
+    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    ax.axhline(major, color="#999999", ls="--", lw=1, label="majority class (vacuous above)")
+    order = np.argsort(cov["true"])
+    xs = np.arange(M_SETS)
+    ax.plot(xs, cov["bound"][order], ".", color="#D55E00", ms=4, label="bound")
+    ax.plot(xs, cov["true"][order], ".", color="#009E73", ms=4, label="true error (exact)")
+    ax.plot(xs, cov["train"][order], ".", color="#0072B2", ms=4, label="training error")
+    ax.set_xlabel(f"{M_SETS} training sets of {N_SMALL:,} documents, sorted by true error")
+    ax.set_ylabel("top-1 error")
+    ax.set_title("Each draw of S gives its own bound; none falls below the truth", fontsize=10)
+    ax.legend(fontsize=8, loc="center", ncol=2, bbox_to_anchor=(0.5, 0.38))
+    fig.tight_layout()
+    script_io.save_figure(fig, "ch23_coverage.png")
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 23 -- what the bound says, and what it does not (ch23_what_the_bound_says.py)")
+    src = make_markov_source(VOCAB, CONCENTRATION, P_END, SEED_SOURCE)
+    S = markov_docset(src, N_DOCS, SEED_S)
+    r = block1(src, S)
+    block2(src, r)
+    cov = block3(src)
+    block4(S, r)
+    block5(r)
+    block6(S, r)
+    draw(cov, bayes.majority_top1_error(src)[1])
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,203 @@
+"""Chapter 24: the paper's model sizes, what each number counts, and what size means for the bound.
+
+Claims, numbered as the output blocks:
+  [1] The five sizes 124M, 354M, 458M, 773M and 849M are nanoGPT's count (token table counted
+      once for the tied head, biases in, position embedding out) of the shapes in the authors'
+      get_model_config; the same shapes counted by other rules give other numbers (with the
+      position embedding; bias-free, as the pipeline builds them; the authors' get_num_params,
+      which adds the position embedding and rank-4 LoRA).
+  [2] What the 124M label holds, piece by piece: token table, blocks, final LayerNorm; what it
+      leaves out (position embedding, LoRA factors, an untied head) and the padding of the
+      vocabulary from 50,257 to 50,304.
+  [3] The bound's complexity at a fixed subspace dimension d = 50,000 (the authors' config): a
+      stand-in vector (Gaussian, seed 0) quantized to 11 levels has one message length L and one
+      prefix-code length K whatever the model size; only bits per parameter change.
+  [4] Coding every weight instead: the message grows with the parameter count, and the
+      complexity term of the bound grows with its square root, far past any useful range.
+Sources: shapes [SOURCE: sublora/utils.py:140-178 @c606ea6], config intrinsic_dim and levels
+[SOURCE: config/sublora_bounds.yaml:29,35 @c606ea6], OpenWebText's training documents
+[SOURCE: nanoGPT data/openwebtext/prepare.py:23-35 @3adf61e]. Pure arithmetic except the
+seeded stand-in vector; runs in about a second.
+"""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pacbound  # noqa: E402
+import script_io  # noqa: E402
+from pacbound.params import (  # noqa: E402
+    authors_num_params,
+    gpt2_components,
+    gpt2_lora_params,
+    gpt2_params,
+    gpt2_pieces,
+)
+
+VOCAB, OPENAI_VOCAB, CONTEXT = 50_304, 50_257, 1_024
+# label -> (get_model_config name, n_layer, n_head, n_embd)   [SOURCE: sublora/utils.py:140-178]
+SIZES = {
+    "124M": ("small", 12, 12, 768),
+    "354M": ("medium", 24, 16, 1024),
+    "458M": ("medium-large", 20, 20, 1280),
+    "773M": ("large", 36, 20, 1280),
+    "849M": ("large-vlarge", 25, 25, 1600),
+}
+D_SUB, LEVELS, LORA_RANK = 50_000, 11, 4  # [SOURCE: config/sublora_bounds.yaml:26-29, 35]
+N_OWT, N_SAMPLE, EPS = 8_009_762, 10_000, 0.05  # nanoGPT prepare.py:30; config:36; the book's eps
+SEED = 0
+
+
+def label_of(count: int) -> str:
+    """123,689,472 -> '124M' (millions, rounded half up as the labels are)."""
+    return f"{math.floor(count / 1e6 + 0.5)}M"
+
+
+def occam_term(k_bits: float, n_population: int, n_sample: int, eps: float) -> float:
+    """sqrt((K ln 2 - ln(rho eps)) / (2 N)) with rho = n / (n + N): the bound's complexity term
+    before it is multiplied by the loss range (Chapter 14)."""
+    rho = n_sample / (n_sample + n_population)
+    return math.sqrt((k_bits * math.log(2) - math.log(rho * eps)) / (2 * n_population))
+
+
+def block1() -> dict[str, int]:
+    print("[1] The paper's sizes: the shapes of the authors' get_model_config, counted four ways")
+    print("    label  name          (n_layer,n_head,n_embd)  nanoGPT count   rounds  "
+          "+ position emb.  bias-free      get_num_params, default layout")
+    counts = {}
+    for label, (name, n_layer, n_head, n_embd) in SIZES.items():
+        nano = gpt2_params(n_layer, n_embd, VOCAB)
+        with_pos = gpt2_params(n_layer, n_embd, VOCAB, include_pos=True)
+        bias_free = gpt2_params(n_layer, n_embd, VOCAB, bias=False)
+        authors = authors_num_params(n_layer, n_embd, LORA_RANK, VOCAB, use_mergedlinear=False)
+        counts[label] = nano
+        print(f"    {label:>5}  {name:<12}  ({n_layer:2},{n_head:2},{n_embd:5})"
+              f"         {nano:>13,}   {label_of(nano):>5}  {with_pos:>13,}  {bias_free:>13,}"
+              f"  {authors:>13,}")
+        assert label_of(nano) == label and n_embd // n_head == 64
+        assert with_pos - nano == CONTEXT * n_embd and bias_free < nano < with_pos
+    medium_small = gpt2_params(16, 1024, VOCAB)
+    print(f"    the table also holds 'small-medium' (16,16,1024): {medium_small:,} "
+          f"({label_of(medium_small)}), a size the paper's list does not contain")
+    print("    every shape has heads of 64 numbers (n_embd / n_head = 64); n_head enters no count")
+    assert label_of(medium_small) not in SIZES
+    return counts
+
+
+def block2() -> None:
+    n_layer, n_embd = 12, 768
+    p = gpt2_pieces(n_embd, VOCAB)
+    c = gpt2_components(n_layer, n_embd, VOCAB)
+    total = gpt2_params(n_layer, n_embd, VOCAB)
+    blocks = n_layer * p.block
+    biases = total - gpt2_params(n_layer, n_embd, VOCAB, bias=False)
+    lora = gpt2_lora_params(n_layer, n_embd, LORA_RANK, VOCAB)
+    pad = (VOCAB - OPENAI_VOCAB) * n_embd
+    print("[2] What '124M' holds, (12, 12, 768)")
+    print(f"    token table {VOCAB:,} x {n_embd} = {p.wte:,} ({100 * p.wte / total:.1f} %), "
+          f"also the output head (tied), counted once")
+    print(f"    {n_layer} blocks x {p.block:,} = {blocks:,} (attention {c.attention:,}, MLP "
+          f"{c.mlp:,}, LayerNorms {c.layernorm - p.ln_f:,}); final LayerNorm {p.ln_f:,}")
+    print(f"    total {p.wte:,} + {blocks:,} + {p.ln_f:,} = {total:,}, of which biases {biases:,}")
+    untied = total + p.wte
+    print(f"    left out: position embedding {CONTEXT:,} x {n_embd} = {p.wpe:,}; the rank-{LORA_RANK} "
+          f"LoRA factors {lora:,}")
+    print(f"    an untied head would add {p.wte:,}: {untied:,} ({label_of(untied)})")
+    print(f"    vocabulary padded from {OPENAI_VOCAB:,} to {VOCAB:,}: "
+          f"{VOCAB - OPENAI_VOCAB} x {n_embd} = {pad:,} rows that no token uses")
+    assert p.wte + blocks + p.ln_f == total == 123_689_472
+    assert c.token_embedding + c.attention + c.mlp + c.layernorm == total
+
+
+def stand_in_message() -> tuple[pacbound.MessageParts, float]:
+    w = np.random.default_rng(SEED).normal(size=D_SUB)
+    codes, _ = pacbound.quantize_uniform(w, LEVELS)
+    return pacbound.message_parts(codes, LEVELS), pacbound.empirical_entropy_bits(codes, LEVELS)
+
+
+def block3(counts: dict[str, int]) -> tuple[float, float]:
+    m, h = stand_in_message()
+    L = m.total
+    K = pacbound.prefix_code_bits(L)
+    term = occam_term(K, N_OWT, N_SAMPLE, EPS)
+    print(f"[3] Fixed subspace dimension d = {D_SUB:,}, {LEVELS} levels: a stand-in w (Gaussian, "
+          f"seed {SEED}), entropy {h:.4f} bits per symbol")
+    print(f"    L = {m.coded:,} + {m.codebook} + {m.counts} = {L:,} bits; "
+          f"K = L + 2 log2 L + 1 = {K:,.1f} bits ({K - L:.1f} bits of prefix)")
+    print("    label  parameters      K (bits)    K per parameter")
+    for label, count in counts.items():
+        print(f"    {label:>5}  {count:>13,}   {K:>10,.1f}    {K / count:.2e}")
+    print(f"    complexity term sqrt((K ln 2 - ln(rho eps)) / (2N)), N = {N_OWT:,} documents, "
+          f"n = {N_SAMPLE:,}, eps = {EPS}: {term:.4f} for every size")
+    assert abs(2 * math.log2(L) + 1 - (K - L)) < 1e-9 and term < 0.1
+    return h, term
+
+
+def block4(counts: dict[str, int], h: float, term_sub: float) -> list[tuple[int, float]]:
+    print("[4] Coding every parameter instead, at the same entropy per symbol "
+          f"({h:.4f} bits; codebook and counts left out)")
+    print("    label  L = D x H (bits)   complexity term")
+    rows = []
+    for label, count in counts.items():
+        L = count * h
+        K = pacbound.prefix_code_bits(L)
+        term = occam_term(K, N_OWT, N_SAMPLE, EPS)
+        rows.append((count, K))
+        print(f"    {label:>5}  {L:>16,.0f}   {term:.3f}")
+        assert term > 1.0
+    print(f"    at d = {D_SUB:,}: {term_sub:.4f}; the term multiplies the loss range, so above "
+          f"1 it alone exceeds the range and the bound is vacuous")
+    return rows
+
+
+def draw(counts: dict[str, int], k_sub: float, rows: list[tuple[int, float]]) -> None:
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    labels = list(counts)
+    parts = {"token table (= head)": [], "attention": [], "MLP": [], "LayerNorms": []}
+    for label in labels:
+        _, n_layer, _, n_embd = SIZES[label]
+        c = gpt2_components(n_layer, n_embd, VOCAB)
+        for key, value in zip(parts, c, strict=True):
+            parts[key].append(100 * value / counts[label])
+    left = np.zeros(len(labels))
+    colours = ["#0072B2", "#E69F00", "#009E73", "#999999"]
+    for (key, values), colour in zip(parts.items(), colours, strict=True):
+        ax1.barh(labels, values, left=left, color=colour, label=key)
+        left += np.array(values)
+    ax1.invert_yaxis()
+    ax1.set_xlabel("share of nanoGPT's count (%)")
+    ax1.set_title("What each size label counts")
+    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4)
+    xs = [c for c, _ in rows]
+    ax2.loglog(xs, [k for _, k in rows], "o-", color="#D55E00", label="every weight coded")
+    ax2.loglog(xs, [k_sub] * len(xs), "s-", color="#0072B2", label=f"subspace, d = {D_SUB:,}")
+    for i, (label, x) in enumerate(zip(labels, xs, strict=True)):
+        ax2.annotate(label, (x, k_sub), textcoords="offset points",
+                     xytext=(0, 6 if i % 2 == 0 else -12), fontsize=7, ha="center")
+    ax2.set_xlabel("parameters (nanoGPT's count)")
+    ax2.set_ylabel("prefix-code length K (bits)")
+    ax2.set_title("The bound pays for the message, not the size")
+    ax2.legend(fontsize=7)
+    fig.tight_layout()
+    script_io.save_figure(fig, "ch24_sizes.png")
+    plt.close(fig)
+
+
+def main() -> None:
+    print("Chapter 24 -- model sizes (ch24_model_sizes.py)")
+    counts = block1()
+    block2()
+    h, term_sub = block3(counts)
+    rows = block4(counts, h, term_sub)
+    m, _ = stand_in_message()
+    draw(counts, pacbound.prefix_code_bits(m.total), rows)
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
