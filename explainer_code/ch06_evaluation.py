@@ -80,7 +80,7 @@ def copy_predictive(pi: np.ndarray, c: int) -> np.ndarray:
 
 
 def exact_scores(pi: np.ndarray, k: int) -> dict[str, dict[str, float]]:
-    """Exact per-token bits and top-1 / top-k error of each predictor on a token with full context."""
+    """Exact per-token bits, top-1 and top-k error of each predictor, with full context."""
     order = np.argsort(-pi, kind="stable")
     unif = {"bits": math.log2(len(pi)), "top1": 1 - 1 / len(pi), "topk": 1 - k / len(pi)}
     unigram = {"bits": entropy_bits(pi), "top1": 1 - pi[order[0]], "topk": 1 - pi[order[:k]].sum()}
@@ -93,13 +93,21 @@ def exact_scores(pi: np.ndarray, k: int) -> dict[str, dict[str, float]]:
         top1 += pi[c] * (1 - p[ranked[0]])
         topk += pi[c] * (1 - p[ranked[:k]].sum())
     best = {"bits": bits, "top1": top1, "topk": topk}
-    return {"uniform guess": unif, "majority class": majority, "unigram pi": unigram,
-            "best, with context": best}
+    return {
+        "uniform guess": unif,
+        "majority class": majority,
+        "unigram pi": unigram,
+        "best, with context": best,
+    }
 
 
-def token_scores(docs: np.ndarray, pi: np.ndarray, knows_copy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-token surprisal (bits) and top-1 error of the best predictor; knows_copy (T,) says at which
-    positions it sees the token LAG back."""
+def token_scores(
+    docs: np.ndarray, pi: np.ndarray, knows_copy: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-token surprisal (bits) and top-1 error of the best predictor.
+
+    knows_copy (T,) says at which positions it sees the token LAG back.
+    """
     n, length = docs.shape
     bits = np.empty((n, length))
     err = np.empty((n, length))
@@ -148,8 +156,11 @@ def main() -> None:
     rng = np.random.default_rng(SEED)
     pi = fresh_distribution(V)
     scores = exact_scores(pi, TOP_K)
-    print(f"[1] copy source: V = {V}, copy of the token {LAG} back with probability {COPY}, "
-          f"else fresh from pi (pi(0) = {pi[0]:.4f}, pi({V - 1}) = {pi[-1]:.4f}); exact per-token scores:")
+    print(
+        f"[1] copy source: V = {V}, copy of the token {LAG} back with probability {COPY}, "
+        f"else fresh from pi (pi(0) = {pi[0]:.4f}, pi({V - 1}) = {pi[-1]:.4f}); exact per-token "
+        "scores:"
+    )
     print(f"    predictor             bits     perplexity   top-1 error   top-{TOP_K} error")
     for name, s in scores.items():
         ppl = "inf" if math.isinf(s["bits"]) else f"{2 ** s['bits']:.4f}"
@@ -157,13 +168,20 @@ def main() -> None:
         print(f"    {name:<20}  {bits:>6}   {ppl:>10}   {s['top1']:.4f}        {s['topk']:.4f}")
     assert scores["uniform guess"]["bits"] == 4 and scores["uniform guess"]["top1"] == 15 / 16
     assert scores["unigram pi"]["bits"] < scores["uniform guess"]["bits"]
-    assert scores["majority class"]["top1"] == scores["unigram pi"]["top1"] < scores["uniform guess"]["top1"]
+    assert (
+        scores["majority class"]["top1"]
+        == scores["unigram pi"]["top1"]
+        < scores["uniform guess"]["top1"]
+    )
     assert scores["best, with context"]["bits"] < scores["unigram pi"]["bits"]
 
     g_bits = math.log2(GPT2_V)
-    print(f"[2] GPT-2's vocabulary, V = {GPT2_V:,}: uniform guessing costs log2 V = {g_bits:.4f} bits "
-          f"(perplexity {GPT2_V:,}); top-1 error 1 - 1/V = {1 - 1 / GPT2_V:.6f}; "
-          f"top-100 error 1 - 100/V = {1 - 100 / GPT2_V:.5f}")
+    print(
+        f"[2] GPT-2's vocabulary, V = {GPT2_V:,}: uniform guessing costs log2 V = {g_bits:.4f} "
+        "bits "
+        f"(perplexity {GPT2_V:,}); top-1 error 1 - 1/V = {1 - 1 / GPT2_V:.6f}; "
+        f"top-100 error 1 - 100/V = {1 - 100 / GPT2_V:.5f}"
+    )
     assert abs(g_bits - 15.6171) < 1e-4
 
     docs = sample_copy_docs(rng, pi, 10_000, T)
@@ -171,10 +189,16 @@ def main() -> None:
     zero_prob = float((docs[:, LAG:] != docs[:, :-LAG]).mean())
     exact_zero = (1 - COPY) * (1 - float((pi**2).sum()))
     print(f"[3] the copy-only predictor (probability 1 on the token {LAG} back), 10,000 documents:")
-    print(f"    tokens it gives probability 0: {zero_prob:.4f} of those after position {LAG} "
-          f"(exact {exact_zero:.4f}), so its bits per token are infinite")
-    print(f"    its top-1 error there: {zero_prob:.4f} measured, exact {exact_zero:.4f}, equal to the best "
-          f"predictor's {scores['best, with context']['top1']:.4f}; a 0-1 loss lies in [0, 1] for every model")
+    print(
+        f"    tokens it gives probability 0: {zero_prob:.4f} of those after position {LAG} "
+        f"(exact {exact_zero:.4f}), so its bits per token are infinite"
+    )
+    print(
+        f"    its top-1 error there: {zero_prob:.4f} measured, exact {exact_zero:.4f}, equal to "
+        "the best "
+        f"predictor's {scores['best, with context']['top1']:.4f}; a 0-1 loss lies in [0, 1] for "
+        "every model"
+    )
     assert abs(zero_prob - exact_zero) < 0.005
     assert abs(exact_zero - scores["best, with context"]["top1"]) < 1e-12
 
@@ -189,24 +213,35 @@ def main() -> None:
             m, s = mean_se(per_doc)
             est[key].append(m)
             se[key].append(s)
-    print(f"[4] best predictor with full context on {T}-token documents, n = {N_DOCS} documents per "
-          f"estimate, M = {M_REPS} repetitions:")
+    print(
+        f"[4] best predictor with full context on {T}-token documents, n = {N_DOCS} documents per "
+        f"estimate, M = {M_REPS} repetitions:"
+    )
     for key, exact in (("bits", exact_bits), ("top1", exact_err)):
         e_arr, s_arr = np.array(est[key]), np.array(se[key])
         cover = float((np.abs(e_arr - exact) <= 2 * s_arr).mean())
         label = "bits per token" if key == "bits" else "top-1 error   "
-        print(f"    {label}: exact {exact:.4f}; mean of estimates {e_arr.mean():.4f}; typical SE "
-              f"{s_arr.mean():.4f}, spread of estimates {e_arr.std(ddof=1):.4f}; "
-              f"+-2 SE covers the exact value in {100 * cover:.1f}% of repetitions")
+        print(
+            f"    {label}: exact {exact:.4f}; mean of estimates {e_arr.mean():.4f}; typical SE "
+            f"{s_arr.mean():.4f}, spread of estimates {e_arr.std(ddof=1):.4f}; "
+            f"+-2 SE covers the exact value in {100 * cover:.1f}% of repetitions"
+        )
         assert abs(e_arr.mean() - exact) < 3 * e_arr.std(ddof=1) / math.sqrt(M_REPS)
         assert abs(s_arr.mean() / e_arr.std(ddof=1) - 1) < 0.2 and 0.9 < cover <= 1.0
 
-    schemes = [("full context (reference)", "full", 0), (f"independent blocks of {BLOCK}", "blocks", 0)]
+    schemes = [
+        ("full context (reference)", "full", 0),
+        (f"independent blocks of {BLOCK}", "blocks", 0),
+    ]
     schemes += [(f"sliding, stride {s}", "sliding", s) for s in STRIDES]
-    print(f"[5] a model that reads at most B = {BLOCK} tokens, {T}-token documents "
-          f"(exact values; Monte Carlo n = {N_DOCS}, M = {M_REPS}):")
-    print("    scheme                      tokens scored   positions run   with copy in view   "
-          "bits (exact)   bits (MC mean +- SE)   top-1 error (exact)")
+    print(
+        f"[5] a model that reads at most B = {BLOCK} tokens, {T}-token documents "
+        f"(exact values; Monte Carlo n = {N_DOCS}, M = {M_REPS}):"
+    )
+    print(
+        "    scheme                      tokens scored   positions run   with copy in view   "
+        "bits (exact)   bits (MC mean +- SE)   top-1 error (exact)"
+    )
     ctx = {}
     exact_by = {}
     for label, scheme, stride in schemes:
@@ -214,7 +249,9 @@ def main() -> None:
         ctx[label] = c
         knows = (np.arange(T) >= LAG) & (c >= LAG)
         n_known = int(knows.sum())
-        ex_bits = (n_known * scores["best, with context"]["bits"] + (T - n_known) * entropy_bits(pi)) / T
+        ex_bits = (
+            n_known * scores["best, with context"]["bits"] + (T - n_known) * entropy_bits(pi)
+        ) / T
         ex_err = (n_known * scores["best, with context"]["top1"] + (T - n_known) * (1 - pi[0])) / T
         exact_by[label] = (ex_bits, ex_err, knows)
         mc = []
@@ -222,15 +259,26 @@ def main() -> None:
             b, _ = token_scores(sample_copy_docs(rng, pi, N_DOCS, T), pi, knows)
             mc.append(b.mean())
         m, s = mean_se(np.array(mc))
-        print(f"    {label:<28} {T:>6}        {positions_run(T, scheme, BLOCK, stride):>6}          "
-              f"{n_known:>3} of {T}         {ex_bits:.4f}        {m:.4f} +- {s:.4f}          {ex_err:.4f}")
+        print(
+            f"    {label:<28} {T:>6}        {positions_run(T, scheme, BLOCK, stride):>6}          "
+            f"{n_known:>3} of {T}         {ex_bits:.4f}        {m:.4f} +- {s:.4f}          "
+            f"{ex_err:.4f}"
+        )
         assert abs(m - ex_bits) < 3 * s
     full_bits = exact_by["full context (reference)"][0]
     assert exact_by[f"sliding, stride {STRIDES[-1]}"][0] == full_bits
-    assert exact_by[f"independent blocks of {BLOCK}"][0] > exact_by[f"sliding, stride {STRIDES[0]}"][0] > full_bits
-    print(f"    stride {STRIDES[-1]} leaves every window at least {BLOCK - STRIDES[-1]} tokens of context "
-          f"(>= {LAG}): the full-context value exactly, at {positions_run(T, 'sliding', BLOCK, STRIDES[-1])} "
-          f"positions run instead of {T}")
+    assert (
+        exact_by[f"independent blocks of {BLOCK}"][0]
+        > exact_by[f"sliding, stride {STRIDES[0]}"][0]
+        > full_bits
+    )
+    print(
+        f"    stride {STRIDES[-1]} leaves every window at least {BLOCK - STRIDES[-1]} tokens of "
+        "context "
+        f"(>= {LAG}): the full-context value exactly, at "
+        f"{positions_run(T, 'sliding', BLOCK, STRIDES[-1])} "
+        f"positions run instead of {T}"
+    )
 
     draw_figure(ctx, exact_by, pi, scores)
     print("All assertions passed.")
@@ -240,10 +288,22 @@ def draw_figure(ctx: dict, exact_by: dict, pi: np.ndarray, scores: dict) -> None
     fig, ax = plt.subplots(figsize=(11, 3.6))
     colors = ("#000000", "#D55E00", "#E69F00", "#0072B2")
     t = np.arange(T)
-    for (label, c), color, off in zip(ctx.items(), colors, (0.0, 0.15, 0.3, 0.45)):
-        ax.step(t, np.minimum(c, BLOCK + 2) + off, where="mid", color=color, lw=1.4,
-                label=f"{label}: {exact_by[label][0]:.3f} bits per token")
-    ax.axhline(LAG, color="#999999", ls="--", lw=1, label=f"{LAG} tokens of context: the copy comes into view")
+    for (label, c), color, off in zip(ctx.items(), colors, (0.0, 0.15, 0.3, 0.45), strict=True):
+        ax.step(
+            t,
+            np.minimum(c, BLOCK + 2) + off,
+            where="mid",
+            color=color,
+            lw=1.4,
+            label=f"{label}: {exact_by[label][0]:.3f} bits per token",
+        )
+    ax.axhline(
+        LAG,
+        color="#999999",
+        ls="--",
+        lw=1,
+        label=f"{LAG} tokens of context: the copy comes into view",
+    )
     ax.set_xlabel("position in the document")
     ax.set_ylabel(f"tokens of context (capped at {BLOCK + 2})")
     ax.set_title(f"How much context each position gets, model window B = {BLOCK}", fontsize=10)

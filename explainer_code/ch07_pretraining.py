@@ -47,9 +47,21 @@ from script_io import save_figure
 torch.set_num_threads(1)
 
 # nanoGPT train.py:48-68 and config/train_gpt2.py @3adf61e
-NANO = dict(batch_size=12, block_size=1024, grad_accum=5 * 8, max_iters=600_000, lr=6e-4,
-            min_lr=6e-5, warmup=2_000, lr_decay_iters=600_000)
-SUBLORA = dict(batch_size=8, block_size=1024, grad_accum=40)  # config/sublora_train.yaml @c606ea6
+NANO = {
+    "batch_size": 12,
+    "block_size": 1024,
+    "grad_accum": 5 * 8,
+    "max_iters": 600_000,
+    "lr": 6e-4,
+    "min_lr": 6e-5,
+    "warmup": 2_000,
+    "lr_decay_iters": 600_000,
+}
+SUBLORA = {
+    "batch_size": 8,
+    "block_size": 1024,
+    "grad_accum": 40,
+}  # config/sublora_train.yaml @c606ea6
 OWT_TRAIN_DOCS, OWT_VAL_DOCS = 8_009_762, 4_007  # prepare.py:34, 38
 OWT_TRAIN_TOKENS, OWT_VAL_TOKENS = 9_035_582_198, 4_434_897  # prepare.py:77-78
 VOCAB, VOCAB_PADDED = 50_257, 50_304
@@ -113,7 +125,7 @@ def residual_growth(cfg: GPTConfig, seed: int, scaled: bool) -> float:
 
 
 def floor_bits(chain: np.ndarray, n_targets: int) -> float:
-    """Best bits per token for predicting tokens 1 .. n_targets of a document from the previous one."""
+    """Best bits per token for tokens 1 .. n_targets of a document given the previous one."""
     with np.errstate(divide="ignore"):
         h_rows = np.where(chain > 0, -chain * np.log2(chain), 0.0).sum(1)
     weights = state_marginals(chain, n_targets + 1)[1:].mean(0)
@@ -123,23 +135,32 @@ def floor_bits(chain: np.ndarray, n_targets: int) -> float:
 def loss_bits(model: GPT, docs: torch.Tensor) -> float:
     """Mean next-token loss in bits per token on documents (B, T + 1)."""
     logits = model(docs[:, :-1]).logits
-    nats = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), docs[:, 1:].reshape(-1))
+    nats = nn.functional.cross_entropy(
+        logits.reshape(-1, logits.shape[-1]), docs[:, 1:].reshape(-1)
+    )
     return float(nats) / math.log(2)
 
 
-def train(chain: np.ndarray, seed: int, schedule: str, eval_docs: torch.Tensor) -> tuple[float, float, list[float]]:
+def train(
+    chain: np.ndarray, seed: int, schedule: str, eval_docs: torch.Tensor
+) -> tuple[float, float, list[float]]:
     """AdamW with nanoGPT's betas and decay groups; returns (untrained loss, final loss, curve)."""
     model = build(TRAIN_CFG, seed, scaled=True)
     decay = [p for p in model.parameters() if p.dim() >= 2]
     other = [p for p in model.parameters() if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.1}, {"params": other, "weight_decay": 0.0}],
-                            lr=PEAK_LR, betas=(0.9, 0.95))
+    opt = torch.optim.AdamW(
+        [{"params": decay, "weight_decay": 0.1}, {"params": other, "weight_decay": 0.0}],
+        lr=PEAK_LR,
+        betas=(0.9, 0.95),
+    )
     rng = np.random.default_rng(seed)
     with torch.no_grad():
         start = loss_bits(model, eval_docs)
     curve = []
     for it in range(STEPS):
-        lr = PEAK_LR if schedule == "constant" else nano_lr(it, PEAK_LR, PEAK_LR / 10, WARMUP, STEPS)
+        lr = (
+            PEAK_LR if schedule == "constant" else nano_lr(it, PEAK_LR, PEAK_LR / 10, WARMUP, STEPS)
+        )
         for group in opt.param_groups:
             group["lr"] = lr
         docs = torch.from_numpy(sample_documents(chain, BATCH, TRAIN_CFG.block_size + 1, rng))
@@ -169,22 +190,39 @@ def main() -> None:
     docs = OWT_TRAIN_DOCS + OWT_VAL_DOCS
     std_proj = 0.02 / math.sqrt(2 * N_LAYER)
     print("[1] the recipe as its files state it, and its arithmetic:")
-    print("    nanoGPT train.py:48-68: lr 6e-4, AdamW betas (0.9, 0.95), eps 1e-8 (torch default), "
-          "weight decay 0.1, grad clip 1.0, dropout 0.0, bias False")
-    print("    SubLoRA sublora_train.yaml:19-24, 37-43: lr 5e-3, betas (0.9, 0.999), eps 1e-6, "
-          "weight decay 0.01; LoRA r 4, lora_alpha 32, LoRA dropout 0.1, intrinsic_dim 50,000")
+    print(
+        "    nanoGPT train.py:48-68: lr 6e-4, AdamW betas (0.9, 0.95), eps 1e-8 (torch default), "
+        "weight decay 0.1, grad clip 1.0, dropout 0.0, bias False"
+    )
+    print(
+        "    SubLoRA sublora_train.yaml:19-24, 37-43: lr 5e-3, betas (0.9, 0.999), eps 1e-6, "
+        "weight decay 0.01; LoRA r 4, lora_alpha 32, LoRA dropout 0.1, intrinsic_dim 50,000"
+    )
     print("    both: warm-up 2,000 steps, min lr 6e-5, 600,000 steps, clip 1.0 (pipeline defaults)")
-    print("    nanoGPT README:151: released GPT-2 124M on OpenWebText, train loss 3.11, val loss 3.12 "
-          "(nats per token)")
-    print(f"    tokens per optimizer step: nanoGPT 12 x 1,024 x 5 x 8 = {tok_nano:,}; "
-          f"SubLoRA 8 x 1,024 x 40 = {tok_sub:,}")
-    print(f"    600,000 steps x {tok_nano:,} = {total / 1e9:.1f} billion tokens = {passes:.1f} passes over "
-          f"OpenWebText's {OWT_TRAIN_TOKENS:,} training tokens")
-    print(f"    OpenWebText as prepared: {OWT_TRAIN_DOCS:,} + {OWT_VAL_DOCS:,} = {docs:,} documents "
-          f"(validation {100 * OWT_VAL_DOCS / docs:.3f}%, test_size 0.0005, seed 2357); {OWT_TRAIN_TOKENS / OWT_TRAIN_DOCS:,.0f} "
-          f"tokens per training document on average")
-    print(f"    vocabulary {VOCAB:,} padded to {VOCAB_PADDED:,} = 64 x {VOCAB_PADDED // 64} "
-          f"({VOCAB_PADDED - VOCAB} unused rows)")
+    print(
+        "    nanoGPT README:151: released GPT-2 124M on OpenWebText, train loss 3.11, val loss "
+        "3.12 "
+        "(nats per token)"
+    )
+    print(
+        f"    tokens per optimizer step: nanoGPT 12 x 1,024 x 5 x 8 = {tok_nano:,}; "
+        f"SubLoRA 8 x 1,024 x 40 = {tok_sub:,}"
+    )
+    print(
+        f"    600,000 steps x {tok_nano:,} = {total / 1e9:.1f} billion tokens = {passes:.1f} "
+        "passes over "
+        f"OpenWebText's {OWT_TRAIN_TOKENS:,} training tokens"
+    )
+    print(
+        f"    OpenWebText as prepared: {OWT_TRAIN_DOCS:,} + {OWT_VAL_DOCS:,} = {docs:,} documents "
+        f"(validation {100 * OWT_VAL_DOCS / docs:.3f}%, test_size 0.0005, seed 2357); "
+        f"{OWT_TRAIN_TOKENS / OWT_TRAIN_DOCS:,.0f} "
+        f"tokens per training document on average"
+    )
+    print(
+        f"    vocabulary {VOCAB:,} padded to {VOCAB_PADDED:,} = 64 x {VOCAB_PADDED // 64} "
+        f"({VOCAB_PADDED - VOCAB} unused rows)"
+    )
     print(f"    init std 0.02; residual projections 0.02 / sqrt(2 x {N_LAYER}) = {std_proj:.5f}")
     assert tok_nano == 491_520 and tok_sub == 327_680 and docs == 8_013_769
     assert VOCAB_PADDED % 64 == 0 and VOCAB_PADDED - VOCAB == 47 and 32 < passes < 33
@@ -192,18 +230,25 @@ def main() -> None:
     print("[2] nanoGPT's learning rate (warm-up 2,000 steps, cosine from 6e-4 to 6e-5 at 600,000):")
     steps = (0, 999, 1_999, 2_000, 150_000, 301_000, 450_000, 600_000, 700_000)
     for it in steps:
-        print(f"    step {it:>7,}: {nano_lr(it, NANO['lr'], NANO['min_lr'], NANO['warmup'], NANO['lr_decay_iters']):.3e}")
+        print(
+            f"    step {it:>7,}: "
+            f"{nano_lr(it, NANO['lr'], NANO['min_lr'], NANO['warmup'], NANO['lr_decay_iters']):.3e}"
+        )
     assert nano_lr(0, 6e-4, 6e-5, 2_000, 600_000) == 6e-4 / 2_001
     assert abs(nano_lr(301_000, 6e-4, 6e-5, 2_000, 600_000) - 3.3e-4) < 1e-12
     print("    the authors' warm-up: lr x step / 2,000, so step 0 has learning rate 0")
 
     nd, nd_num, nn_t, nn_num = decay_split(N_LAYER, N_EMBD, VOCAB_PADDED, CTX)
-    print(f"[3] GPT-2 small in nanoGPT (bias=False, vocabulary {VOCAB_PADDED:,}): weight decay on "
-          f"{nd} tensors with {nd_num:,} numbers; none on {nn_t} LayerNorm weights with {nn_num:,}")
+    print(
+        f"[3] GPT-2 small in nanoGPT (bias=False, vocabulary {VOCAB_PADDED:,}): weight decay on "
+        f"{nd} tensors with {nd_num:,} numbers; none on {nn_t} LayerNorm weights with {nn_num:,}"
+    )
     assert (nd, nd_num, nn_t, nn_num) == (50, 124_354_560, 25, 19_200)
 
-    print(f"[4] residual stream RMS after the last block / entering the first, at initialization "
-          f"(n_embd {INIT_CFG.n_embd}, M = {len(INIT_SEEDS)} seeds):")
+    print(
+        f"[4] residual stream RMS after the last block / entering the first, at initialization "
+        f"(n_embd {INIT_CFG.n_embd}, M = {len(INIT_SEEDS)} seeds):"
+    )
     print("    n_layer   c_proj std 0.02/sqrt(2 n_layer)   c_proj std 0.02")
     growth = {}
     for L in DEPTHS:
@@ -216,31 +261,50 @@ def main() -> None:
         print(f"    {L:>7}        {ms:.3f} +- {ss:.3f}                 {mu:.3f} +- {su:.3f}")
     g_s = [growth[L][True][0] for L in DEPTHS]
     g_u = [growth[L][False][0] for L in DEPTHS]
-    print(f"    from 2 to 32 layers: scaled x {g_s[-1] / g_s[0]:.2f}, unscaled x {g_u[-1] / g_u[0]:.2f}; "
-          f"from 16 to 32 unscaled: x {g_u[-1] / g_u[-2]:.2f} (sqrt 2 = {math.sqrt(2):.3f})")
+    print(
+        f"    from 2 to 32 layers: scaled x {g_s[-1] / g_s[0]:.2f}, unscaled x "
+        f"{g_u[-1] / g_u[0]:.2f}; "
+        f"from 16 to 32 unscaled: x {g_u[-1] / g_u[-2]:.2f} (sqrt 2 = {math.sqrt(2):.3f})"
+    )
     assert g_u[-1] / g_u[0] > 2 and g_s[-1] / g_s[0] < 1.5
-    assert all(growth[L][False][0] - growth[L][True][0]
-               > 2 * math.hypot(growth[L][False][1], growth[L][True][1]) for L in DEPTHS)
+    assert all(
+        growth[L][False][0] - growth[L][True][0]
+        > 2 * math.hypot(growth[L][False][1], growth[L][True][1])
+        for L in DEPTHS
+    )
 
     chain = random_markov_chain(V_SMALL, CONCENTRATION, np.random.default_rng(CHAIN_SEED))
-    eval_docs = torch.from_numpy(sample_documents(chain, EVAL_DOCS, TRAIN_CFG.block_size + 1,
-                                                  np.random.default_rng(CHAIN_SEED + 1)))
+    eval_docs = torch.from_numpy(
+        sample_documents(
+            chain, EVAL_DOCS, TRAIN_CFG.block_size + 1, np.random.default_rng(CHAIN_SEED + 1)
+        )
+    )
     floor = floor_bits(chain, TRAIN_CFG.block_size)
-    results = {s: [train(chain, seed, s, eval_docs) for seed in TRAIN_SEEDS] for s in ("constant", "cosine")}
-    print(f"[5] GPT n_layer {TRAIN_CFG.n_layer}, n_embd {TRAIN_CFG.n_embd} on a Markov source, V = {V_SMALL}; "
-          f"{STEPS} AdamW steps, batch {BATCH} x {TRAIN_CFG.block_size}, peak lr {PEAK_LR:g}, "
-          f"M = {len(TRAIN_SEEDS)} seeds; held-out loss on {EVAL_DOCS:,} documents, bits per token:")
+    results = {
+        s: [train(chain, seed, s, eval_docs) for seed in TRAIN_SEEDS]
+        for s in ("constant", "cosine")
+    }
+    print(
+        f"[5] GPT n_layer {TRAIN_CFG.n_layer}, n_embd {TRAIN_CFG.n_embd} on a Markov source, V = "
+        f"{V_SMALL}; "
+        f"{STEPS} AdamW steps, batch {BATCH} x {TRAIN_CFG.block_size}, peak lr {PEAK_LR:g}, "
+        f"M = {len(TRAIN_SEEDS)} seeds; held-out loss on {EVAL_DOCS:,} documents, bits per token:"
+    )
     m0, s0 = mean_se([r[0] for s in results for r in results[s]])
-    print(f"    untrained: {m0:.3f} +- {s0:.3f} (log2 {V_SMALL} = {math.log2(V_SMALL):.3f}); "
-          f"best possible on this source: {floor:.3f}")
+    print(
+        f"    untrained: {m0:.3f} +- {s0:.3f} (log2 {V_SMALL} = {math.log2(V_SMALL):.3f}); "
+        f"best possible on this source: {floor:.3f}"
+    )
     final = {}
     for s in results:
         final[s] = mean_se([r[1] for r in results[s]])
         print(f"    {s:>8} schedule: final {final[s][0]:.3f} +- {final[s][1]:.3f}")
-    diffs = [c[1] - w[1] for c, w in zip(results["constant"], results["cosine"])]
+    diffs = [c[1] - w[1] for c, w in zip(results["constant"], results["cosine"], strict=True)]
     md, sd = mean_se(diffs)
-    print(f"    constant minus cosine, paired by seed: {md:.3f} +- {sd:.3f} bits "
-          f"(cosine lower for {sum(d > 0 for d in diffs)} of {len(diffs)} seeds)")
+    print(
+        f"    constant minus cosine, paired by seed: {md:.3f} +- {sd:.3f} bits "
+        f"(cosine lower for {sum(d > 0 for d in diffs)} of {len(diffs)} seeds)"
+    )
     assert abs(m0 - math.log2(V_SMALL)) < 0.05
     assert md > 2 * sd and floor < final["cosine"][0] < final["constant"][0]
 
@@ -250,8 +314,10 @@ def main() -> None:
 
 def draw_figure(growth: dict, results: dict, floor: float) -> None:
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    for scaled, color, label in ((True, "#0072B2", "c_proj std 0.02/sqrt(2 n_layer) (nanoGPT)"),
-                                 (False, "#D55E00", "c_proj std 0.02 (no scaling)")):
+    for scaled, color, label in (
+        (True, "#0072B2", "c_proj std 0.02/sqrt(2 n_layer) (nanoGPT)"),
+        (False, "#D55E00", "c_proj std 0.02 (no scaling)"),
+    ):
         m = [growth[L][scaled][0] for L in DEPTHS]
         e = [2 * growth[L][scaled][1] for L in DEPTHS]
         ax1.errorbar(DEPTHS, m, yerr=e, marker="o", capsize=3, color=color, label=label)
@@ -265,9 +331,17 @@ def draw_figure(growth: dict, results: dict, floor: float) -> None:
     x = np.arange(EVAL_EVERY, STEPS + 1, EVAL_EVERY)
     for s, color in (("constant", "#D55E00"), ("cosine", "#0072B2")):
         for i, r in enumerate(results[s]):
-            ax2.plot(x, r[2], color=color, alpha=0.7, lw=1,
-                     label=f"{s} learning rate" if i == 0 else None)
-    ax2.axhline(floor, color="#000000", ls="--", lw=1, label="best possible (entropy of the source)")
+            ax2.plot(
+                x,
+                r[2],
+                color=color,
+                alpha=0.7,
+                lw=1,
+                label=f"{s} learning rate" if i == 0 else None,
+            )
+    ax2.axhline(
+        floor, color="#000000", ls="--", lw=1, label="best possible (entropy of the source)"
+    )
     ax2.set_xlabel("optimizer step")
     ax2.set_ylabel("held-out loss (bits per token)")
     ax2.set_title("Same model, same data: the schedule alone", fontsize=10)

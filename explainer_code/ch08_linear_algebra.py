@@ -118,7 +118,9 @@ def jl_distortions(rng: np.random.Generator, points: np.ndarray, k: int) -> np.n
 
 
 def pair_failure_bound(k: int, eta: float) -> float:
-    """Chernoff bound on P(| |F u|^2 / |u|^2 - 1 | > eta) for one pair: 2 exp(-k (eta^2/2 - eta^3/3) / 2).
+    """Chernoff bound on P(| |F u|^2 / |u|^2 - 1 | > eta) for one pair.
+
+    The bound is 2 exp(-k (eta^2/2 - eta^3/3) / 2).
 
     At k = 4 ln J / (eta^2/2 - eta^3/3) it equals 2 / J^2, the step of Dasgupta and Gupta's proof.
     """
@@ -126,7 +128,7 @@ def pair_failure_bound(k: int, eta: float) -> float:
 
 
 def dasgupta_gupta_k(n_points: int, eta: float) -> int:
-    """Smallest k with k >= 4 ln J / (eta^2 / 2 - eta^3 / 3) for J points (Dasgupta and Gupta, 2003)."""
+    """Smallest k >= 4 ln J / (eta^2 / 2 - eta^3 / 3) for J points (Dasgupta and Gupta, 2003)."""
     return math.ceil(4 * math.log(n_points) / (eta**2 / 2 - eta**3 / 3))
 
 
@@ -145,10 +147,14 @@ def main() -> None:
     B2, A2 = lora_product(rng, N_EMBD, LORA_RANK)
     rank1, rank2 = np.linalg.matrix_rank(BA), np.linalg.matrix_rank(BA + B2 @ A2)
     stored, full = B.size + A.size, N_EMBD * N_EMBD
-    print(f"[1] B ({N_EMBD} x {LORA_RANK}) times A ({LORA_RANK} x {N_EMBD}) = B A, shape "
-          f"{BA.shape[0]} x {BA.shape[1]}, rank {rank1}")
-    print(f"    numbers stored: B and A {stored:,}; a full {N_EMBD} x {N_EMBD} matrix {full:,} "
-          f"({100 * stored / full:.2f}%)")
+    print(
+        f"[1] B ({N_EMBD} x {LORA_RANK}) times A ({LORA_RANK} x {N_EMBD}) = B A, shape "
+        f"{BA.shape[0]} x {BA.shape[1]}, rank {rank1}"
+    )
+    print(
+        f"    numbers stored: B and A {stored:,}; a full {N_EMBD} x {N_EMBD} matrix {full:,} "
+        f"({100 * stored / full:.2f}%)"
+    )
     print(f"    sum of two rank-{LORA_RANK} products: rank {rank2}")
     assert BA.shape == (N_EMBD, N_EMBD) and rank1 == LORA_RANK and rank2 == 2 * LORA_RANK
     assert stored == 6_144 and full == 589_824
@@ -158,16 +164,28 @@ def main() -> None:
     w = rng.standard_normal(D_SUB)
     q_ratio = np.linalg.norm(Q @ w) / np.linalg.norm(w)
     g_ratio = np.linalg.norm(G @ w) / np.linalg.norm(w)
-    print(f"[2] G: {D_SMALL:,} x {D_SUB} with N(0, 1/{D_SMALL}) entries; G = U R (numpy's Q, R), U {Q.shape[0]:,} x "
-          f"{Q.shape[1]}, R {R.shape[0]} x {R.shape[1]} upper triangular")
-    print(f"    max |U^T U - I| below 1e-12: {gram_error(Q) < TINY}; max |U R - G| below 1e-12: "
-          f"{np.abs(Q @ R - G).max() < TINY}; below the diagonal of R exactly 0: "
-          f"{bool(np.all(np.tril(R, -1) == 0))}")
-    print(f"    max |G^T G - I| = {gram_error(G):.3f}; for one Gaussian w: |U w| / |w| = {q_ratio:.3f}, "
-          f"|G w| / |w| = {g_ratio:.3f}")
+    print(
+        f"[2] G: {D_SMALL:,} x {D_SUB} with N(0, 1/{D_SMALL}) entries; G = U R (numpy's Q, R), U "
+        f"{Q.shape[0]:,} x "
+        f"{Q.shape[1]}, R {R.shape[0]} x {R.shape[1]} upper triangular"
+    )
+    print(
+        f"    max |U^T U - I| below 1e-12: {gram_error(Q) < TINY}; max |U R - G| below 1e-12: "
+        f"{np.abs(Q @ R - G).max() < TINY}; below the diagonal of R exactly 0: "
+        f"{bool(np.all(np.tril(R, -1) == 0))}"
+    )
+    print(
+        f"    max |G^T G - I| = {gram_error(G):.3f}; for one Gaussian w: |U w| / |w| = "
+        f"{q_ratio:.3f}, "
+        f"|G w| / |w| = {g_ratio:.3f}"
+    )
     assert gram_error(Q) < TINY and abs(q_ratio - 1) < TINY and gram_error(G) > 0.05
 
-    A3, X3, B3 = rng.standard_normal((3, 2)), rng.standard_normal((2, 4)), rng.standard_normal((4, 5))
+    A3, X3, B3 = (
+        rng.standard_normal((3, 2)),
+        rng.standard_normal((2, 4)),
+        rng.standard_normal((4, 5)),
+    )
     err_col = np.abs(vec_col(A3 @ X3 @ B3) - np.kron(B3.T, A3) @ vec_col(X3)).max()
     err_row = np.abs(vec_row(A3 @ X3 @ B3) - np.kron(A3, B3.T) @ vec_row(X3)).max()
     err_swap = np.abs(vec_row(A3 @ X3 @ B3) - np.kron(B3.T, A3) @ vec_row(X3)).max()
@@ -175,12 +193,18 @@ def main() -> None:
     Q1 = np.linalg.qr(rng.standard_normal((D1, d1)))[0]
     Q2 = np.linalg.qr(rng.standard_normal((D1, d1)))[0]
     K = np.kron(Q1, Q2)
-    print(f"[3] A 3 x 2, X 2 x 4, B 4 x 5: vec(A X B) = (B^T (x) A) vec(X), columns stacked: "
-          f"max error below 1e-12: {err_col < TINY}")
-    print(f"    rows stacked: vec_row(A X B) = (A (x) B^T) vec_row(X): max error below 1e-12: "
-          f"{err_row < TINY}; the column formula with rows stacked is off by {err_swap:.2f}")
-    print(f"    two {D1} x {d1} factors with orthonormal columns: their Kronecker product is "
-          f"{K.shape[0]:,} x {K.shape[1]}, max |K^T K - I| below 1e-12: {gram_error(K) < TINY}")
+    print(
+        f"[3] A 3 x 2, X 2 x 4, B 4 x 5: vec(A X B) = (B^T (x) A) vec(X), columns stacked: "
+        f"max error below 1e-12: {err_col < TINY}"
+    )
+    print(
+        f"    rows stacked: vec_row(A X B) = (A (x) B^T) vec_row(X): max error below 1e-12: "
+        f"{err_row < TINY}; the column formula with rows stacked is off by {err_swap:.2f}"
+    )
+    print(
+        f"    two {D1} x {d1} factors with orthonormal columns: their Kronecker product is "
+        f"{K.shape[0]:,} x {K.shape[1]}, max |K^T K - I| below 1e-12: {gram_error(K) < TINY}"
+    )
     print(f"    numbers stored: factors {2 * D1 * d1:,}; product {K.size:,}")
     assert err_col < TINY and err_row < TINY and err_swap > 0.1 and gram_error(K) < TINY
     assert (D1, d1, De, de) == (48, 11, 80, 7)
@@ -194,50 +218,74 @@ def main() -> None:
         sd = float(c.std(ddof=1))
         se_mean = sd / math.sqrt(COSINE_PAIRS)
         share = float((np.abs(c) > 0.1).mean())
-        print(f"    {dim:>6,}   {c.mean():+.4f}   {sd:.4f}   {sd * math.sqrt(dim):.3f}   {share:.3f}")
+        print(
+            f"    {dim:>6,}   {c.mean():+.4f}   {sd:.4f}   {sd * math.sqrt(dim):.3f}   {share:.3f}"
+        )
         assert abs(c.mean()) < 3 * se_mean and abs(sd * math.sqrt(dim) - 1) < 0.05
 
-    print(f"[5] singular values of D x d matrices with N(0, 1/D) entries, D = {D_SMALL:,} "
-          f"(pacbound.dense_projector, seeds {PROJECTOR_SEEDS[0]}-{PROJECTOR_SEEDS[-1]}):")
+    print(
+        f"[5] singular values of D x d matrices with N(0, 1/D) entries, D = {D_SMALL:,} "
+        f"(pacbound.dense_projector, seeds {PROJECTOR_SEEDS[0]}-{PROJECTOR_SEEDS[-1]}):"
+    )
     print("        d    edges 1 -+ sqrt(d/D)    smallest (3 seeds)       largest (3 seeds)")
     spectra = {}
     for d in D_GRID:
         lo, hi = mp_edges(D_SMALL, d)
-        sv = [singular_values(dense_projector(D_SMALL, d, s).to_dense().numpy())
-              for s in PROJECTOR_SEEDS]
+        sv = [
+            singular_values(dense_projector(D_SMALL, d, s).to_dense().numpy())
+            for s in PROJECTOR_SEEDS
+        ]
         spectra[d] = sv
         smin = [float(v[-1]) for v in sv]
         smax = [float(v[0]) for v in sv]
-        print(f"    {d:>5}       {lo:.4f}  {hi:.4f}        "
-              + " ".join(f"{x:.3f}" for x in smin) + "     " + " ".join(f"{x:.3f}" for x in smax))
+        print(
+            f"    {d:>5}       {lo:.4f}  {hi:.4f}        "
+            + " ".join(f"{x:.3f}" for x in smin)
+            + "     "
+            + " ".join(f"{x:.3f}" for x in smax)
+        )
         assert all(abs(x - lo) < 0.03 for x in smin) and all(abs(x - hi) < 0.03 for x in smax)
     P = dense_projector(D_SMALL, D_SUB, PROJECTOR_SEEDS[0]).to_dense().numpy()
     W = rng.standard_normal((D_SUB, 1_000))
     lengths = np.linalg.norm(P @ W, axis=0) / np.linalg.norm(W, axis=0)
     s_all = spectra[D_SUB][0]
-    print(f"    d = {D_SUB}, seed {PROJECTOR_SEEDS[0]}: max |P^T P - I| = {gram_error(P):.3f}; "
-          f"singular values {s_all[-1]:.3f} to {s_all[0]:.3f}")
-    print(f"    |P w| / |w| for 1,000 Gaussian w: {lengths.min():.3f} to {lengths.max():.3f} "
-          f"(mean {lengths.mean():.3f})")
+    print(
+        f"    d = {D_SUB}, seed {PROJECTOR_SEEDS[0]}: max |P^T P - I| = {gram_error(P):.3f}; "
+        f"singular values {s_all[-1]:.3f} to {s_all[0]:.3f}"
+    )
+    print(
+        f"    |P w| / |w| for 1,000 Gaussian w: {lengths.min():.3f} to {lengths.max():.3f} "
+        f"(mean {lengths.mean():.3f})"
+    )
     assert s_all[-1] < lengths.min() and lengths.max() < s_all[0]
-    assert 0.9 < lengths.min() and lengths.max() < 1.1
+    assert lengths.min() > 0.9 and lengths.max() < 1.1
 
     Pk = kron_projector(D_SMALL, D_SUB, PROJECTOR_SEEDS[0], qr=True).to_dense().numpy()
     sk = singular_values(Pk)
     n_unit = int((np.abs(sk - 1) < 1e-9).sum())
     rest = np.sort(sk[np.abs(sk - 1) >= 1e-9])
     print(f"[6] rdkronqr, D = {D_SMALL:,}, d = {D_SUB}: factors {D1} x {d1}, remainder {De} x {de}")
-    print(f"    singular values equal to 1 (within 1e-9): {n_unit} = {d1}^2; the other {len(rest)}: "
-          + " ".join(f"{x:.3f}" for x in rest))
+    print(
+        f"    singular values equal to 1 (within 1e-9): {n_unit} = {d1}^2; the other {len(rest)}: "
+        + " ".join(f"{x:.3f}" for x in rest)
+    )
     assert n_unit == d1 * d1 and len(rest) == de
 
     points = rng.standard_normal((JL_POINTS, D_SMALL))
     k_dg = dasgupta_gupta_k(JL_POINTS, JL_ETA)
-    print(f"[7] {JL_POINTS} Gaussian points in R^{D_SMALL:,} ({JL_POINTS * (JL_POINTS - 1) // 2:,} pairs), "
-          f"mapped by k x D matrices with N(0, 1/k) entries, M = {JL_DRAWS} draws per k:")
-    print(f"    Dasgupta-Gupta sufficient k for eta = {JL_ETA}: 4 ln {JL_POINTS} / "
-          f"(eta^2/2 - eta^3/3) -> k = {k_dg}")
-    print("        k   largest distortion: mean +- SE   draws within eta   pairs beyond eta   bound per pair")
+    print(
+        f"[7] {JL_POINTS} Gaussian points in R^{D_SMALL:,} ({JL_POINTS * (JL_POINTS - 1) // 2:,} "
+        "pairs), "
+        f"mapped by k x D matrices with N(0, 1/k) entries, M = {JL_DRAWS} draws per k:"
+    )
+    print(
+        f"    Dasgupta-Gupta sufficient k for eta = {JL_ETA}: 4 ln {JL_POINTS} / "
+        f"(eta^2/2 - eta^3/3) -> k = {k_dg}"
+    )
+    print(
+        "        k   largest distortion: mean +- SE   draws within eta   pairs beyond eta   "
+        "bound per pair"
+    )
     jl = {}
     for k in JL_K:
         dist = np.array([jl_distortions(rng, points, k) for _ in range(JL_DRAWS)])  # (draws, pairs)
@@ -248,7 +296,10 @@ def main() -> None:
         bound = pair_failure_bound(k, JL_ETA)
         beyond_txt = f"{beyond:.2e}" if beyond > 0 else "0"
         bound_txt = f"{bound:.2e}" if bound < 1 else "above 1"
-        print(f"    {k:>5}   {m:.3f} +- {se:.3f}   {within:>2} of {JL_DRAWS}   {beyond_txt:>9}   {bound_txt}")
+        print(
+            f"    {k:>5}   {m:.3f} +- {se:.3f}   {within:>2} of {JL_DRAWS}   {beyond_txt:>9}   "
+            f"{bound_txt}"
+        )
         assert beyond <= bound
     assert k_dg == 188 and abs(pair_failure_bound(k_dg, JL_ETA) * JL_POINTS**2 / 2 - 1) < 0.02
     assert jl[25][0] > 2 * jl[400][0] and jl[400][0] + 2 * jl[400][1] < JL_ETA
@@ -262,18 +313,37 @@ def draw_figure(spectra: dict, sk: np.ndarray, jl: dict, k_dg: int) -> None:
     s = np.linspace(0.6, 1.4, 400)
     sv = np.concatenate(spectra[D_SUB])
     ax1.hist(sv, bins=30, density=True, color="#56B4E9", label="dense N(0, 1/D), 3 seeds")
-    ax1.plot(s, mp_singular_density(s, D_SMALL, D_SUB), color="#000000", lw=1.5,
-             label="Marchenko-Pastur law")
+    ax1.plot(
+        s,
+        mp_singular_density(s, D_SMALL, D_SUB),
+        color="#000000",
+        lw=1.5,
+        label="Marchenko-Pastur law",
+    )
     for i, edge in enumerate(mp_edges(D_SMALL, D_SUB)):
-        ax1.axvline(edge, color="#D55E00", ls="--", lw=1, label="edges 1 -+ sqrt(d/D)" if i == 0 else None)
-    ax1.axvline(1.0, color="#009E73", lw=2.5, label=f"rdkronqr: {int((abs(sk - 1) < 1e-9).sum())} of {D_SUB} at 1")
+        ax1.axvline(
+            edge, color="#D55E00", ls="--", lw=1, label="edges 1 -+ sqrt(d/D)" if i == 0 else None
+        )
+    ax1.axvline(
+        1.0,
+        color="#009E73",
+        lw=2.5,
+        label=f"rdkronqr: {int((abs(sk - 1) < 1e-9).sum())} of {D_SUB} at 1",
+    )
     ax1.set_xlabel("singular value")
     ax1.set_ylabel("density")
     ax1.set_title(f"D = {D_SMALL:,}, d = {D_SUB}: a random P is not orthonormal", fontsize=10)
     ax1.legend(fontsize=7, loc="upper left")
     ks = list(jl)
-    ax2.errorbar(ks, [jl[k][0] for k in ks], yerr=[2 * jl[k][1] for k in ks], marker="o",
-                 color="#0072B2", capsize=3, label="largest distortion, mean of 20 draws (+-2 SE)")
+    ax2.errorbar(
+        ks,
+        [jl[k][0] for k in ks],
+        yerr=[2 * jl[k][1] for k in ks],
+        marker="o",
+        color="#0072B2",
+        capsize=3,
+        label="largest distortion, mean of 20 draws (+-2 SE)",
+    )
     ax2.axhline(JL_ETA, color="#D55E00", ls="--", lw=1, label=f"eta = {JL_ETA}")
     ax2.axvline(k_dg, color="#999999", ls=":", lw=1.5, label=f"Dasgupta-Gupta k = {k_dg}")
     ax2.set_xscale("log")
