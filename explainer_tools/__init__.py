@@ -28,6 +28,7 @@ LAYERS: dict[str, int] = {
     "markdown": 0,
     "html_text": 0,
     "cpu_paths": 0,
+    "yaml_input": 0,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,
