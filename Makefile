@@ -11,7 +11,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook corpus \
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook corpus mutate \
         miniature-long miniature-gpu
 
 help: ## List the targets
@@ -23,6 +23,9 @@ $(INSTALLED): requirements.lock
 	  { echo "Python 3.11 is required (found $$($(PYTHON) --version)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	@# No __pycache__ in the tree from any command run with this environment (issue 31, B4)
+	echo 'import sys; sys.dont_write_bytecode = True' > \
+	  "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/explainer_no_bytecode.pth"
 	touch $(INSTALLED)
 
 venv: $(INSTALLED) ## Create .venv and install the pinned dependencies (seconds when up to date)
@@ -63,6 +66,9 @@ test: $(INSTALLED) ## Run every test: lint, make check, pytest (browser tests ne
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
 	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest  # tests that repeat what check just did skip
+
+mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
+	$(PY) tests/mutate.py
 
 notebook: $(INSTALLED) ## Open the companion notebook (notebooks/gpt2_under_the_hood.py) in Jupyter
 	@echo "Jupyter opens notebooks/gpt2_under_the_hood.py as a notebook (jupytext); saving writes"

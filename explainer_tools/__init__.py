@@ -31,6 +31,7 @@ LAYERS: dict[str, int] = {
     "html_text": 0,
     "cpu_paths": 0,
     "raw_tex": 0,
+    "yaml_input": 0,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,

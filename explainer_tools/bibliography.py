@@ -112,16 +112,23 @@ def parse_bibtex(text: str, source: str = str(BIB_PATH)) -> dict[str, Entry]:
         pos = match.end()
         while True:
             name = FIELD_NAME.match(text, pos)
-            if not name:
+            if not name:  # after a trailing comma: the entry must close here
+                if not re.match(r"\s*\}", text[pos:]):
+                    raise BibliographyError(f"{source}:{_line_of(text, pos)}: entry {key!r} is "
+                                            "not closed (expected a field or '}')")
                 break
             raw, pos = _read_value(text, name.end(), source)
             after = re.match(r"\s*([,#}])", text[pos:])
-            if after and after.group(1) == "#":
+            if not after:
+                raise BibliographyError(
+                    f"{source}:{_line_of(text, pos)}: entry {key!r}: expected ',' or '}}' after "
+                    f"field {name.group(1)!r} (a missing comma, or an entry not closed)")
+            if after.group(1) == "#":
                 raise BibliographyError(f"{source}:{_line_of(text, pos)}: '#' concatenation "
                                         "is not supported")
             fields[name.group(1).lower()] = clean_latex(raw)
-            pos += after.end() if after and after.group(1) == "," else 0
-            if not after or after.group(1) == "}":
+            pos += after.end() if after.group(1) == "," else 0
+            if after.group(1) == "}":
                 break
         missing = [name for name in REQUIRED if not fields.get(name)]
         if missing:

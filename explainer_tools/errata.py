@@ -141,10 +141,10 @@ class Erratum:
 # ---------------------------------------------------------------- reading
 
 
-def split_front_matter(text: str, source: str = "<page>") -> tuple[dict[str, Any], str]:
+def split_erratum_front_matter(text: str, source: str = "<page>") -> tuple[dict[str, Any], str]:
     """Split `---`-delimited YAML front matter from the Markdown body.
 
-    >>> split_front_matter("---\\nid: E1\\n---\\nBody\\n")
+    >>> split_erratum_front_matter("---\\nid: E1\\n---\\nBody\\n")
     ({'id': 'E1'}, 'Body\\n')
     """
     match = FRONT_MATTER.match(text)
@@ -165,7 +165,7 @@ def is_erratum_file(name: str) -> bool:
 
 
 def read_erratum(path: Path) -> Erratum:
-    meta, body = split_front_matter(path.read_text(encoding="utf-8"), source=str(path))
+    meta, body = split_erratum_front_matter(path.read_text(encoding="utf-8"), source=str(path))
     return Erratum(path, meta, body)
 
 
@@ -536,7 +536,7 @@ def chapter_title(docs_dir: Path, chapter: str) -> str:
         return chapter
     text = _read(path)
     try:
-        meta, text = split_front_matter(text, chapter)
+        meta, text = split_erratum_front_matter(text, chapter)
         if meta.get("title"):
             return str(meta["title"])
     except ErratumError:

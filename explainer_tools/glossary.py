@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
+from explainer_tools.yaml_input import yaml_entries
 
 GLOSSARY_PATH = Path("docs") / "_data" / "glossary.yml"
 
@@ -47,13 +47,14 @@ class Term:
 
 
 def parse_glossary(text: str, source: str = str(GLOSSARY_PATH)) -> list[Term]:
-    data = yaml.safe_load(text) or []
+    data, lines = yaml_entries(text, source, GlossaryError)
+    data = data or []
     if not isinstance(data, list):
-        raise GlossaryError(f"{source}: expected a list of entries")
+        raise GlossaryError(f"{source}:1: expected a list of entries")
     terms: list[Term] = []
     seen: set[str] = set()
     for position, item in enumerate(data, start=1):
-        where = f"{source}: entry {position}"
+        where = f"{source}:{lines[position - 1]}: entry {position}"
         if not isinstance(item, dict) or not item.get("term") or not item.get("definition"):
             raise GlossaryError(f"{where}: needs 'term' and 'definition'")
         definition = " ".join(str(item["definition"]).split())
@@ -107,5 +108,7 @@ def glossary_markdown(terms: list[Term], existing_pages: set[str]) -> str:
         taught = ""
         if term.page and term.page in existing_pages:
             taught = f" [Where the book teaches it.]({term.page})"
-        lines += [f"## {term.term} {{#{term.anchor}}}", "", f"{term.definition}{taught}", ""]
+        # user-written text: escaped, so that it reads as text and never runs as HTML
+        heading, definition = html.escape(term.term), html.escape(term.definition)
+        lines += [f"## {heading} {{#{term.anchor}}}", "", f"{definition}{taught}", ""]
     return "\n".join(lines)

@@ -60,8 +60,12 @@ FIXED_ENV = {
     "PYTHONDONTWRITEBYTECODE": "1",
     "PYTHONIOENCODING": "utf-8",
 }
-# Per-script time limit of the pipeline, in seconds (override: EXPLAINER_SCRIPT_TIMEOUT).
-DEFAULT_SCRIPT_TIMEOUT_S = 600.0
+# Per-script limits of the pipeline. The CPU-time limit is the one that bites: CPU seconds do not
+# grow when the machine is busy, so a loaded CI machine cannot turn a slow run into a failure. The
+# wall-clock limit is only a backstop for a script that waits (sleeps, blocks) without computing.
+DEFAULT_SCRIPT_CPU_LIMIT_S = 600.0
+CPU_LIMIT_ENV = "EXPLAINER_SCRIPT_CPU_LIMIT"
+DEFAULT_SCRIPT_TIMEOUT_S = 3600.0
 TIMEOUT_ENV = "EXPLAINER_SCRIPT_TIMEOUT"
 # The code that decides how scripts run: part of every stamp (issue 10.5).
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py")
@@ -72,13 +76,34 @@ def run_environment() -> dict[str, str]:
     return {**FIXED_ENV, **CPU_PINNING_ENV}
 
 
-def script_timeout() -> float:
-    """The per-script time limit: `$EXPLAINER_SCRIPT_TIMEOUT` seconds, else 600."""
-    value = os.environ.get(TIMEOUT_ENV, "")
+def seconds_setting(name: str, default: float) -> float:
+    """A positive number of seconds from environment variable `name` (`default` when unset or
+    empty); anything else is an error that names the variable.
+
+    >>> seconds_setting("EXPLAINER_NO_SUCH_SETTING", 7.0)
+    7.0
+    """
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
     try:
-        return float(value) if value else DEFAULT_SCRIPT_TIMEOUT_S
+        seconds = float(value)
     except ValueError:
-        return DEFAULT_SCRIPT_TIMEOUT_S
+        seconds = float("nan")
+    if not 0 < seconds < float("inf"):
+        raise ValueError(f"{name}={value!r} is not a positive number of seconds (e.g. {name}="
+                         f"{default:g}); unset it for the default, {default:g}")
+    return seconds
+
+
+def script_timeout() -> float:
+    """The per-script wall-clock backstop: `$EXPLAINER_SCRIPT_TIMEOUT` seconds, else 3600."""
+    return seconds_setting(TIMEOUT_ENV, DEFAULT_SCRIPT_TIMEOUT_S)
+
+
+def script_cpu_limit() -> float:
+    """The per-script CPU-time limit: `$EXPLAINER_SCRIPT_CPU_LIMIT` seconds, else 600."""
+    return seconds_setting(CPU_LIMIT_ENV, DEFAULT_SCRIPT_CPU_LIMIT_S)
 
 
 # --------------------------------------------------------------------------- naming rules

@@ -32,10 +32,9 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import yaml
-
 from explainer_tools.blocks import Block, BlockError, parse_blocks
 from explainer_tools.layout import REPO_ROOT, output_path
+from explainer_tools.yaml_input import yaml_entries
 
 LEDGER_PATH = Path("docs") / "_data" / "claims_ledger.yml"
 STATUSES = {
@@ -46,11 +45,27 @@ STATUSES = {
 }
 
 
-def load_ledger(root: Path) -> list[dict]:
-    data = yaml.safe_load((root / LEDGER_PATH).read_text(encoding="utf-8")) or []
+class LedgerError(ValueError):
+    """A malformed claims ledger, naming the file and line."""
+
+
+def parse_ledger(text: str, source: str = str(LEDGER_PATH)) -> list[dict]:
+    """The ledger's entries; every entry a mapping with an `id` (else an error with its line)."""
+    data, lines = yaml_entries(text, source, LedgerError)
+    data = data or []
     if not isinstance(data, list):
-        raise ValueError(f"{LEDGER_PATH}: expected a list of entries")
+        raise LedgerError(f"{source}:1: expected a list of entries")
+    for position, entry in enumerate(data, start=1):
+        where = f"{source}:{lines[position - 1]}: entry {position}"
+        if not isinstance(entry, dict):
+            raise LedgerError(f"{where} is not a mapping (id: ..., claim: ..., ...)")
+        if not entry.get("id"):
+            raise LedgerError(f"{where} has no 'id'")
     return data
+
+
+def load_ledger(root: Path) -> list[dict]:
+    return parse_ledger((root / LEDGER_PATH).read_text(encoding="utf-8"))
 
 
 def output_blocks(root: Path, script: str) -> dict[int, Block] | None:
@@ -171,7 +186,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="check (the only mode)")
     parser.add_argument("--root", type=Path, default=REPO_ROOT)
     args = parser.parse_args(argv)
-    problems = check_ledger(args.root)
+    try:
+        problems = check_ledger(args.root)
+    except LedgerError as error:
+        print(error, file=sys.stderr)
+        return 1
     for problem in problems:
         print(problem, file=sys.stderr)
     entries = load_ledger(args.root)

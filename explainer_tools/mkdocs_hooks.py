@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
 # MkDocs loads hooks by path; make the package importable from the repository root.
@@ -86,7 +87,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     try:
         rendered, _tags = render_tags(markdown, page=f"docs/{page.file.src_uri}")
     except ProvenanceError as error:
-        raise SystemExit(str(error)) from None
+        raise PluginError(str(error)) from None
     return rendered
 
 
@@ -97,5 +98,5 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
     try:
         rendered, _tags = render_tags_in_html(html_text, page=f"docs/{page.file.src_uri}")
     except ProvenanceError as error:
-        raise SystemExit(str(error)) from None
+        raise PluginError(str(error)) from None
     return rendered

@@ -41,9 +41,10 @@ import sys
 import tempfile
 from base64 import b64decode
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nbformat
+if TYPE_CHECKING:  # nbformat (and jsonschema under it) loads in seconds: only when used
+    import nbformat
 
 from explainer_tools.layout import (
     CODE_DIR,
@@ -129,6 +130,8 @@ def _text(value: str | list[str]) -> str:
 def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Fixed cell ids, only `tags` in cell metadata, fixed notebook metadata, nbformat 4.5,
     consecutive stream outputs merged."""
+    import nbformat
+
     for i, cell in enumerate(nb.cells):
         cell["id"] = f"cell-{i:03d}"
         if cell.get("cell_type") == "code":
@@ -177,6 +180,7 @@ class NotebookError(RuntimeError):
 def _execute_here(source_path: Path, timeout_s: int) -> bytes:
     """Execute in this process with nbclient and a python3 kernel of the repository's venv,
     from the repository root, with the environment in `KERNEL_ENV`."""
+    import nbformat
     from jupyter_client.kernelspec import KernelSpec, KernelSpecManager
     from jupyter_client.manager import KernelManager
     from nbclient import NotebookClient
@@ -208,7 +212,8 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
         extra_arguments=["--IPKernelApp.log_level=ERROR"],
         resources={"metadata": {"path": str(REPO_ROOT)}},
     )
-    client.execute(env={**os.environ, **KERNEL_ENV})
+    # no __pycache__ in the tree from the kernel (run_environment, hence the stamp, has it too)
+    client.execute(env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV})
     if checked:
         nb.cells.pop()  # the claims cell
     nb = normalise(nb)
@@ -247,6 +252,8 @@ def comparable_text(notebook_bytes: bytes) -> str:
     Every cell's source and outputs, in order; a PNG contributes only its size; the outputs of
     cells tagged `nondeterministic` are replaced by one line saying they were excluded.
     """
+    import nbformat
+
     nb = nbformat.reads(notebook_bytes.decode("utf-8"), as_version=4)
     lines: list[str] = []
     for i, cell in enumerate(nb.cells):

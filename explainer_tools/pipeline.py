@@ -10,12 +10,16 @@ regenerate
     2. Run them (runner.py: a warm parent that forks one child per script, `--jobs` at a time,
        each with a time limit and a scratch figure folder; the runner records what each read).
        A failure stops everything: its traceback is printed, the exit code is non-zero, and no
-       file in the tree is touched. Two scripts drawing the same figure name stop it too.
+       file in the tree is touched. Two scripts drawing the same figure name stop it too; so do
+       a write the runner refused, a CPU-time or wall-clock limit, and an exit that skipped the
+       end of the script (os._exit: no inputs recorded, so no stamp). Files of the tree that
+       change while the scripts run are named (`TreeGuard`).
     3. Re-embed every marker in `docs/**/*.md`. Any marker error stops everything, again before
        anything is written.
     4. Check that every file to write can be written, then write what changed, each file
-       atomically; remove outputs and stamps of scripts that no longer exist and figures no
-       script draws any more. A failure mid-way says what was written and how to recover.
+       atomically; remove outputs and stamps of scripts that no longer exist, with the figures
+       their stamps name, and figures no script draws any more. A failure mid-way says what
+       was written and how to recover.
     5. Execute the companion notebooks (`notebooks/*.py` -> `docs/notebooks/*.ipynb`) whose
        stamp is stale (inputs: `notebooks.notebook_inputs`). A failing notebook leaves the
        notebook and its stamp untouched.
@@ -25,12 +29,15 @@ check
     compares outputs, figures, stamps and pages with the committed ones: a unified diff per text
     difference, a description per figure difference, advice per kind of difference. Then
     re-executes each notebook in memory and compares its deterministic text
-    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree. (`python -m
+    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree: the runner refuses
+    scripts' writes, and whatever a program they start changes in the tree is put back and fails
+    the check (`TreeGuard`). (`python -m
     explainer_tools check` adds the claim and errata checks: see cli.py.)
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
@@ -57,6 +64,7 @@ from explainer_tools.layout import (
     output_path,
     relative,
     run_environment,
+    script_cpu_limit,
     script_timeout,
     sha256,
     stamp_path,
@@ -189,11 +197,19 @@ def normalise_output(data: bytes, script: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+def _limits() -> tuple[float, float]:
+    """(wall-clock backstop, CPU-time limit) in seconds; a malformed setting is an error."""
+    try:
+        return script_timeout(), script_cpu_limit()
+    except ValueError as error:
+        raise PipelineError(f"regenerate: {error}") from None
+
+
 def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, ScriptRun]:
     """Run scripts through the runner; every failure is collected, then raised together."""
     if not scripts:
         return {}
-    timeout = script_timeout()
+    timeout, cpu_limit = _limits()
     requests = []
     for script in scripts:
         stem = Path(script).stem
@@ -201,26 +217,16 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, Scrip
         fig_dir.mkdir(parents=True)
         requests.append(runner.Request(
             script=str(CODE_DIR / script), cwd=str(scratch), stem=stem,
-            env={FIG_DIR_ENV: str(fig_dir)}, timeout=timeout))
+            env={FIG_DIR_ENV: str(fig_dir)}, timeout=timeout, cpu_limit=cpu_limit,
+            writable=(str(fig_dir), str(scratch / f"{stem}.tmp"))))
     results = runner.run_scripts(requests, jobs)
     runs: dict[str, ScriptRun] = {}
     errors: list[str] = []
     for script, request in zip(scripts, requests, strict=True):
         result = results[request.stem]
-        if result.timed_out:
-            errors.append(
-                f"explainer_code/{script} timed out after {request.timeout:g} s and was killed "
-                f"(with its process group); nothing was written. Raise the limit with "
-                f"EXPLAINER_SCRIPT_TIMEOUT=SECONDS if the script is meant to take longer.\n"
-                + _tail(result.stdout, "its output before the timeout")
-            )
-            continue
-        if result.returncode != 0:
-            errors.append(
-                f"explainer_code/{script} failed (exit {result.returncode}); nothing was written.\n"
-                + result.stderr.decode("utf-8", "replace")
-                + _tail(result.stdout, "its output before the failure")
-            )
+        error = run_error(script, request, result)
+        if error:
+            errors.append(error)
             continue
         try:
             output = normalise_output(result.stdout, script)
@@ -234,6 +240,36 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, Scrip
     if errors:
         raise PipelineError("regenerate: " + "\n".join(errors))
     return runs
+
+
+def run_error(script: str, request: runner.Request, result: runner.Result) -> str:
+    """Why a run cannot be used (empty when it can): refused writes, limits, failure, an exit
+    that skipped the end of the script."""
+    name = f"explainer_code/{script}"
+    if result.refused:
+        paths = "\n  ".join(result.refused)
+        return (f"{name} tried to write outside its figure and temporary folders; the writes "
+                f"were refused and nothing was written:\n  {paths}\nA chapter script prints its "
+                "output and saves figures with script_io.save_figure; nothing else.\n")
+    if result.cpu_exceeded:
+        return (f"{name} used more than {request.cpu_limit:g} s of CPU time and was killed "
+                "(with everything it started); nothing was written. Raise the limit with "
+                "EXPLAINER_SCRIPT_CPU_LIMIT=SECONDS if the script is meant to compute longer.\n"
+                + _tail(result.stdout, "its output before the limit"))
+    if result.timed_out:
+        return (f"{name} timed out after {request.timeout:g} s of wall-clock time and was "
+                "killed (with everything it started); nothing was written. Raise the limit "
+                "with EXPLAINER_SCRIPT_TIMEOUT=SECONDS if the script is meant to wait longer.\n"
+                + _tail(result.stdout, "its output before the timeout"))
+    if result.returncode != 0:
+        return (f"{name} failed (exit {result.returncode}); nothing was written.\n"
+                + result.stderr.decode("utf-8", "replace")
+                + _tail(result.stdout, "its output before the failure"))
+    if result.unfinished:
+        return (f"{name} exited without returning (os._exit, or a kill), so the runner could "
+                "not record what it read and no stamp can be written; nothing was written. "
+                "End the script by returning from it (or sys.exit).\n")
+    return ""
 
 
 def _tail(stdout: bytes, title: str) -> str:
@@ -303,6 +339,21 @@ def figure_owners(scripts: list[str], runs: dict[str, ScriptRun]) -> dict[str, s
     return owners
 
 
+def orphaned_figures(scripts: list[str], owners: dict[str, str]) -> list[Path]:
+    """Figures whose stamp belongs to a script that no longer exists, drawn by no script now
+    (issue 31, A18b: they go with the script's output and stamp)."""
+    live = {stamp_path(s) for s in scripts}
+    found = []
+    for stamp in sorted(STAMP_DIR.glob("ch*.json")):
+        if stamp in live:
+            continue
+        fields = read_stamp(stamp)
+        for name in sorted(fields["figures"]) if fields else []:
+            if name not in owners and (FIG_DIR / name).is_file():
+                found.append(FIG_DIR / name)
+    return found
+
+
 def orphans(scripts: list[str]) -> list[Path]:
     """Outputs and stamps of scripts that no longer exist (e.g. after a rename)."""
     wanted = {output_path(s) for s in scripts} | {stamp_path(s) for s in scripts}
@@ -311,10 +362,12 @@ def orphans(scripts: list[str]) -> list[Path]:
                   if p not in wanted)
 
 
-def plan(scripts: list[str], to_run: list[str], jobs: int) -> Plan:
-    """Run `to_run` and compute every file the tree should hold for `scripts`."""
+def plan(scripts: list[str], to_run: list[str], jobs: int, checking: bool = False) -> Plan:
+    """Run `to_run` and compute every file the tree should hold for `scripts` (`checking`: for
+    check, which puts back whatever changed in the tree meanwhile)."""
     result = Plan(ran=list(to_run))
-    with tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
+    guard = TreeGuard(restore=checking)
+    with guard, tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
         runs = run_scripts(to_run, Path(scratch), jobs)
     result.runs = runs
     owners = figure_owners(scripts, runs)
@@ -328,8 +381,71 @@ def plan(scripts: list[str], to_run: list[str], jobs: int) -> Plan:
         dropped = set(stamped_figures(script)) - set(run.figures) - set(owners)
         result.remove += [FIG_DIR / name for name in sorted(dropped) if (FIG_DIR / name).is_file()]
     result.files.update(plan_pages(outputs, markdown_pages()))
-    result.remove += orphans(scripts)
+    result.remove += orphaned_figures(scripts, owners) + orphans(scripts)
     return result
+
+
+# --------------------------------------------------------------------------- the tree, guarded
+
+UNGUARDED = {".git", ".venv", "site", ".cache", "build", ".pytest_cache", ".ruff_cache"}
+
+
+def tree_contents(root: Path = REPO_ROOT) -> dict[str, bytes]:
+    """Every file of the working tree (bytes by relative path), outside UNGUARDED folders."""
+    found: dict[str, bytes] = {}
+    for folder, names, files in os.walk(root):
+        names[:] = sorted(n for n in names if not (Path(folder) == root and n in UNGUARDED))
+        for name in files:
+            path = Path(folder) / name
+            with contextlib.suppress(OSError):
+                found[path.relative_to(root).as_posix()] = path.read_bytes()
+    return found
+
+
+class TreeGuard:
+    """Around the scripts' run: the runner refuses their writes outside their scratch folders,
+    but not those of programs they start; so the tree is read before and after. In check mode
+    (`restore`) any file created, changed or deleted meanwhile is put back as it was (what was
+    written is kept outside the tree) and the check fails; regenerate, during which an author
+    may be editing pages, only names the files that changed."""
+
+    def __init__(self, root: Path = REPO_ROOT, restore: bool = True) -> None:
+        self.root = root
+        self.restore = restore
+        self.before: dict[str, bytes] = {}
+
+    def __enter__(self) -> TreeGuard:
+        self.before = tree_contents(self.root)
+        return self
+
+    def __exit__(self, kind: object, error: object, trace: object) -> None:
+        after = tree_contents(self.root)
+        changed = sorted(p for p in {*self.before, *after} if self.before.get(p) != after.get(p))
+        if not changed:
+            return
+        if not self.restore:
+            print("regenerate: note: these files changed while the chapter scripts ran; if you "
+                  "did not edit them, a script (or a program it started) did:\n  "
+                  + "\n  ".join(changed), file=sys.stderr)
+            return
+        displaced = Path(tempfile.mkdtemp(prefix="explainer-displaced-"))
+        lines = []
+        for name in changed:
+            path = self.root / name
+            if name in after:  # keep what was written, outside the tree: nothing is lost
+                write_atomic(displaced / name, after[name])
+            if name in self.before:
+                write_atomic(path, self.before[name])
+                lines.append(f"{name} ({'changed' if name in after else 'deleted'}; restored)")
+            else:
+                path.unlink(missing_ok=True)
+                lines.append(f"{name} (created; removed)")
+        earlier = f"{error}\n" if isinstance(error, PipelineError) else ""
+        raise PipelineError(
+            f"{earlier}regenerate: while the chapter scripts ran, files of the tree changed "
+            "outside the pipeline (a script, or a program it started, wrote them); they are "
+            f"back as they were (what was written is kept in {displaced}):\n  "
+            + "\n  ".join(lines))
 
 
 # --------------------------------------------------------------------------- writing
@@ -503,7 +619,10 @@ def execute_notebooks(force: bool) -> list[Path]:
             continue
         print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
         try:
-            notebook = notebooks.execute_notebook(source)
+            with TreeGuard(restore=False):
+                notebook = notebooks.execute_notebook(source)
+        except PipelineError:
+            raise
         except Exception as error:
             raise PipelineError(
                 f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
@@ -523,7 +642,8 @@ def notebook_differences() -> list[Difference]:
             found.append(Difference(f"{relative(target)}: missing\n", REGENERATE))
             continue
         try:
-            fresh = notebooks.execute_notebook(source)
+            with TreeGuard():
+                fresh = notebooks.execute_notebook(source)
         except notebooks.NotebookError as error:
             found.append(Difference(f"{relative(target)}: {error}\n",
                                     f"fix the failing cell in {relative(source)}"))
@@ -565,7 +685,7 @@ def regenerate(jobs: int, force: bool = False, notebooks: bool = True) -> int:
 def check(jobs: int, notebooks: bool = True) -> int:
     """Regenerate into memory and compare; 0 when everything matches."""
     scripts = discover_scripts()
-    result = plan(scripts, scripts, jobs)
+    result = plan(scripts, scripts, jobs, checking=True)
     found = differences(result.files, scripts)
     if found:
         # Is it the committed files, or the scripts? Run the differing scripts once more: if the
@@ -575,7 +695,7 @@ def check(jobs: int, notebooks: bool = True) -> int:
         suspects = [s for s in scripts if is_fresh(s) and any(
             d.report.startswith(f"--- {relative(output_path(s))}") for d in found)]
         if suspects:
-            again = plan(scripts, suspects, jobs)
+            again = plan(scripts, suspects, jobs, checking=True)
             unstable = nondeterminism(
                 {p: d for p, d in result.files.items() if p in again.files}, again.files)
             if unstable:

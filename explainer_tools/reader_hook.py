@@ -18,6 +18,8 @@ Errors stop the build with the page and line (the book never ships a dangling re
 
 from __future__ import annotations
 
+import bisect
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,13 +61,32 @@ class _State:
 STATE = _State()
 
 
-def _front_matter_lines(path: Path) -> int:
-    """How many lines of a source file precede the Markdown MkDocs hands to hooks."""
-    text = path.read_text(encoding="utf-8")
-    if not text.startswith("---\n"):
-        return 0
-    end = text.find("\n---", 4)
-    return text.count("\n", 0, end) + 2 if end != -1 else 0
+def read_source(path: Path, src: str) -> str:
+    """A page's text as MkDocs reads it (universal newlines); not UTF-8 is an error naming the
+    page and line (issue 31, A7)."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        byte = data[error.start:error.start + 1]
+        raise PluginError(f"docs/{src}:{line}: not UTF-8 (byte {byte!r}); save the page as "
+                          "UTF-8") from None
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _lines_before_body(source: str, markdown: str) -> int:
+    """How many lines of the page precede the Markdown MkDocs hands to hooks: the front matter
+    and the blank lines after it, which MkDocs strips (issue 31, C1-C2)."""
+    body = source.rfind(markdown) if markdown else -1
+    return source.count("\n", 0, body) if body > 0 else 0
+
+
+def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
+    """Offsets into `raw` (the bytes as written, CRLF kept) as offsets into its universal-newline
+    text: each "\\r\\n" before an offset is one character shorter there (issue 31, A6b)."""
+    pairs = [m.start() for m in re.finditer("\r\n", raw)]
+    return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
 
 
 def _bibliography_markdown(entries: dict[str, bibliography.Entry]) -> str:
@@ -107,7 +128,7 @@ def on_files(files: Files, config: Any) -> Files:
         STATE.terms = glossary.load_glossary(ROOT)
         entries = ledger.load_ledger(ROOT)
         sources = {
-            f.src_uri: Path(f.abs_src_path).read_text(encoding="utf-8")
+            f.src_uri: read_source(Path(f.abs_src_path), f.src_uri)
             for f in files.documentation_pages()
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
@@ -117,7 +138,7 @@ def on_files(files: Files, config: Any) -> Files:
         STATE.chapters = {c.number: c for c in book.chapter_status(book.load_plan(ROOT), STATE.nav)}
         _load_numbers(sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
-            book.BookError, ValueError) as error:
+            book.BookError, ledger.LedgerError, ValueError) as error:
         raise PluginError(str(error)) from None
     pages = set(sources)
     contents = {
@@ -132,7 +153,8 @@ def on_files(files: Files, config: Any) -> Files:
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
-    offset = _front_matter_lines(Path(page.file.abs_src_path)) if page.file.abs_src_path else 0
+    source = read_source(Path(page.file.abs_src_path), src) if page.file.abs_src_path else ""
+    offset = _lines_before_body(source, markdown)
     try:
         crossref.check_references(markdown, src, STATE.index)
     except crossref.CrossRefError as error:
@@ -152,13 +174,16 @@ def _link_numbers(markdown: str, page: Any) -> str:
     links = STATE.numbers.get(page.file.src_uri)
     if not links or not page.file.abs_src_path:
         return markdown
-    source = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    raw = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
+    source = raw.replace("\r\n", "\n").replace("\r", "\n")
     body = source.rfind(markdown) if markdown else -1
     if body < 0:
         return markdown  # MkDocs changed the body (no verified offsets to trust): no links
-    shifted = [number_links.NumberLink(n.start - body, n.end - body, n.text, n.script, n.block,
+    starts = _crlf_shift(raw, [n.start for n in links])  # the claim check reads bytes as written
+    ends = _crlf_shift(raw, [n.end for n in links])
+    shifted = [number_links.NumberLink(start - body, end - body, n.text, n.script, n.block,
                                        n.output_line, n.output_text)
-               for n in links if n.start >= body]
+               for n, start, end in zip(links, starts, ends, strict=True) if start >= body]
     embedded = number_links.embedded_lines(markdown, STATE.outputs)
     return number_links.link_numbers(markdown, shifted, embedded)
 

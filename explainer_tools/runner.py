@@ -7,19 +7,32 @@ the CPU code paths are read when torch loads, so they are set before it). The pa
 numpy, torch and Matplotlib (Agg) -- and runs no torch operation, so no thread pool has started
 -- then forks one child per script, at most `jobs` at a time. Each child:
 
-- gets its own process group (killed as a whole on timeout or when the parent ends) and dies with
-  its parent (PR_SET_PDEATHSIG);
+- gets its own process group and dies with its parent (PR_SET_PDEATHSIG); it is a subreaper
+  (PR_SET_CHILD_SUBREAPER), so what the script starts stays in its process tree even after
+  setsid or a double fork, and when the script ends (or is killed at a limit) every descendant
+  is killed (`kill_tree`, found through /proc);
+- is contained: an audit hook refuses every write outside the request's `writable` folders
+  (the pipeline gives the figure folder and a temporary folder, which TMPDIR names) with a
+  PermissionError, and logs the refusal to `<stem>.refused`, which makes the run an error even
+  if the script catches it (programs the script starts are not hooked: the pipeline guards
+  the tree itself, pipeline.TreeGuard);
+- runs under a CPU-time limit (RLIMIT_CPU: CPU seconds do not grow on a busy machine) and a
+  wall-clock backstop;
 - reads stdin from /dev/null and writes stdout and stderr to files of the scratch folder;
 - changes to its own working folder and sets its own variables (`EXPLAINER_FIG_DIR`, ...);
 - runs the script with `runpy` as `__main__`, its folder first on `sys.path`, like a direct run.
   Modules the script imports are imported fresh in the child (the parent holds only the heavy
   third-party ones and explainer_tools), so module state is clean; hash seed 0 is inherited;
+  then runs the atexit handlers, as the interpreter would (the child ends with os._exit);
 - records, with an audit hook, every repository file the script opens for reading and every
   repository folder it lists (`os.listdir`, `os.scandir`, hence `glob` and `pathlib`; recorded as
   `folder/`, whose stamp hash is that of its sorted names), plus the repository modules it
-  imported (outputs, figures, `.venv` and caches excluded), and writes them to
-  `<stem>.deps.json` with the script's own run time. Reads it cannot see: files read by a
-  subprocess, the network, the clock, environment variables.
+  imported (outputs, figures, `.venv` and caches excluded), and every repository file whose
+  metadata it reads (os.stat and os.lstat are wrapped: `getsize`, `exists`, `Path.stat`), and
+  writes them to `<stem>.deps.json` with the script's own run time -- only when the script
+  returned: one that ends with os._exit gets no inputs file, and the pipeline refuses to stamp
+  it. Reads it cannot see: files read by a subprocess, the network, the clock, environment
+  variables.
 
 Threads: the parent is started with the caller's environment, so OMP_NUM_THREADS and friends
 set by the caller (e.g. the determinism test's 1 and 2 threads) reach numpy, torch, MKL and
@@ -28,13 +41,15 @@ OpenMP as they would in a fresh process.
 Plain mode (`EXPLAINER_RUNNER=subprocess`, or where fork is unavailable): one fresh
 `python -m explainer_tools.runner one REQUEST` process per script, the same child code, no fork.
 
-Both modes: a per-script time limit (`layout.script_timeout`, reported by script name), the
-script's process group killed on timeout and on any exit of the caller.
+Both modes: per-script limits (`layout.script_cpu_limit`, `layout.script_timeout`, reported by
+script name), the script's process tree killed at a limit and on any exit of the caller.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import errno
 import json
 import os
 import re
@@ -50,6 +65,11 @@ if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer_tools.layout import REPO_ROOT, run_environment
+
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None  # type: ignore[assignment]
 
 WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
 EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
@@ -67,7 +87,9 @@ class Request:
     cwd: str  # its working folder (a scratch folder)
     stem: str  # names its files in `cwd`: <stem>.out, <stem>.err, <stem>.deps.json
     env: dict[str, str] = field(default_factory=dict)  # set on top of the environment
-    timeout: float = 600.0
+    timeout: float = 600.0  # wall-clock backstop, seconds
+    cpu_limit: float = 0.0  # CPU seconds (RLIMIT_CPU of the child); 0: none
+    writable: tuple[str, ...] = ()  # folders the script may write into; empty: its cwd
 
     def path(self, suffix: str) -> Path:
         return Path(self.cwd) / f"{self.stem}{suffix}"
@@ -83,6 +105,9 @@ class Result:
     seconds: float  # wall time of the child, fork to exit
     script_seconds: float  # the script's own run time inside the child (imports it made included)
     timed_out: bool = False
+    cpu_exceeded: bool = False  # killed at its CPU-time limit
+    refused: list[str] = field(default_factory=list)  # writes refused (outside `writable`)
+    unfinished: bool = False  # exit 0 without returning (os._exit): no inputs recorded
 
 
 # --------------------------------------------------------------------------- tracing (child side)
@@ -138,18 +163,232 @@ def is_read(mode: object, flags: object) -> bool:
     return isinstance(flags, int) and not flags & WRITE_FLAGS
 
 
-def _set_death_signal(sig: int) -> None:
-    """Ask Linux to send `sig` to this process when its parent ends (no-op elsewhere)."""
+def _prctl(option: int, value: int) -> None:
+    """Linux prctl(2); a no-op elsewhere."""
     with contextlib.suppress(Exception):
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, sig)  # PR_SET_PDEATHSIG
+        libc.prctl(option, value)
 
 
-def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[str]) -> int:
-    """The child: run the script here and record what it read. Returns the exit status."""
-    script = Path(request.script).resolve()
+def _set_death_signal(sig: int) -> None:
+    """Ask Linux to send `sig` to this process when its parent ends."""
+    _prctl(1, sig)  # PR_SET_PDEATHSIG
+
+
+def _become_subreaper() -> None:
+    """Orphaned descendants (a child that double-forks, or calls setsid and outlives its parent)
+    are re-parented to this process instead of init, so they stay in its tree (Linux)."""
+    _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+
+
+# --------------------------------------------------------------------------- process trees
+
+CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every live (not zombie) process, from /proc; empty without /proc."""
+    found: dict[int, int] = {}
+    try:
+        names = [entry.name for entry in os.scandir("/proc")]
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields and fields[0] not in (b"Z", b"X"):
+            found[int(name)] = int(fields[1])
+    return found
+
+
+def descendants(root: int) -> list[int]:
+    """Every live descendant of `root` (children first found, breadth first)."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in _parents().items():
+        children.setdefault(parent, []).append(pid)
+    found, queue = [], [root]
+    while queue:
+        for child in children.get(queue.pop(0), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def kill_tree(root: int, include_root: bool = True) -> None:
+    """SIGKILL every descendant of `root` (its process group too: outside Linux that is all we
+    can see), repeated until none is left, then `root` itself. Descendants that left the group
+    with setsid are found through their parent links: with `root` a subreaper, orphans are
+    re-parented to it, so none escapes while `root` lives."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        if include_root:
+            os.killpg(root, signal.SIGKILL)
+    for _attempt in range(50):
+        found = descendants(root)
+        if not found:
+            break
+        for pid in found:
+            _kill(pid)
+        time.sleep(0.001)
+    if include_root:
+        _kill(root)
+
+
+def _reap_children() -> None:
+    """Wait for every child of this process that has ended (zombies of killed descendants)."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def end_descendants() -> None:
+    """The script is over: nothing it started may outlive it (issue 31, A11)."""
+    kill_tree(os.getpid(), include_root=False)
+    for _attempt in range(100):
+        _reap_children()
+        if not descendants(os.getpid()):
+            return
+        time.sleep(0.002)
+
+
+def _kill_group(pid: int) -> None:
+    """The child's whole tree: its process group and every descendant that left it."""
+    kill_tree(pid)
+
+
+# --------------------------------------------------------------------------- containment (child)
+
+# Events that change the file system, and the positions of the paths they change.
+WRITE_EVENTS: dict[str, tuple[int, ...]] = {
+    "os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,),
+    "os.truncate": (0,), "os.chmod": (0,), "os.chown": (0,), "os.symlink": (1,),
+    "os.link": (1,), "os.utime": (0,), "shutil.rmtree": (0,), "shutil.copyfile": (1,),
+    "shutil.copytree": (1,), "shutil.move": (0, 1), "shutil.make_archive": (0,),
+}
+DIR_FD_ARG = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 2, "os.chmod": 2, "os.symlink": 2,
+              "os.utime": 3, "shutil.rmtree": 1}
+
+
+def library_caches() -> list[Path]:
+    """Caches outside the repository that libraries may fill during a run (Matplotlib's font
+    list, when it is missing), the only writes allowed outside the script's own folders."""
+    configured = os.environ.get("MPLCONFIGDIR")
+    if configured:
+        return [Path(configured).resolve()]
+    try:
+        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path("~/.cache").expanduser())
+    except RuntimeError:  # no home folder: no cache to allow
+        return []
+    return [(cache / "matplotlib").resolve()]
+
+
+def _target(path: object, dir_fd: object) -> Path | None:
+    if isinstance(path, int) or not isinstance(path, str | bytes | os.PathLike):
+        return None  # an open file descriptor: its opening was checked
+    name = Path(os.fsdecode(path))
+    if isinstance(dir_fd, int) and not name.is_absolute():
+        with contextlib.suppress(OSError):
+            name = Path(f"/proc/self/fd/{dir_fd}").readlink() / name
+    return name.resolve()
+
+
+class Containment:
+    """Refuses, from an audit hook, every write of the script outside its writable folders
+    (its figure folder and temporary folder, from the pipeline), and logs each refusal to a
+    file the parent reads, even when the script catches the error or ends with os._exit."""
+
+    def __init__(self, request: Request, log_fd: int) -> None:
+        roots = [Path(p).resolve() for p in (request.writable or (request.cwd,))]
+        self.roots = [*roots, *library_caches()]
+        self.log_fd = log_fd
+        self.script = Path(request.script).name
+        self.active = True
+
+    def allowed(self, target: Path) -> bool:
+        return str(target) == os.devnull or any(target.is_relative_to(r) for r in self.roots)
+
+    def check(self, event: str, args: tuple[object, ...]) -> None:
+        if not self.active:
+            return
+        if event == "open":
+            if len(args) < 3 or is_read(args[1], args[2]):
+                return
+            targets = [_target(args[0], None)]
+        elif event in WRITE_EVENTS:
+            dir_fd = args[DIR_FD_ARG[event]] if event in DIR_FD_ARG and len(args) > DIR_FD_ARG[
+                event] else None
+            targets = [_target(args[i], dir_fd) for i in WRITE_EVENTS[event] if i < len(args)]
+        else:
+            return
+        for target in targets:
+            if target is not None and not self.allowed(target):
+                os.write(self.log_fd, f"{event} {target}\n".encode("utf-8", "replace"))
+                raise PermissionError(
+                    errno.EACCES,
+                    f"{self.script} may write only into its figure and temporary folders "
+                    f"(refused by the pipeline: {event})", str(target))
+
+
+def _limit_cpu(seconds: float) -> None:
+    """RLIMIT_CPU: SIGXCPU at `seconds` of CPU time (reported, exit CPU_EXIT), SIGKILL 5 s
+    later. CPU time, unlike wall time, does not grow when the machine is busy."""
+    if resource is None or seconds <= 0:
+        return
+    soft = max(1, int(seconds + 0.999))
+
+    def exceeded(signum: int, frame: object) -> None:
+        os.write(2, f"\nrunner: CPU-time limit of {soft} s reached\n".encode())
+        with contextlib.suppress(Exception):
+            end_descendants()
+        os._exit(CPU_EXIT)
+
+    signal.signal(signal.SIGXCPU, exceeded)
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    spent = int(used.ru_utime + used.ru_stime)  # a forked child inherits the parent's count
+    resource.setrlimit(resource.RLIMIT_CPU, (spent + soft, spent + soft + 5))
+
+
+def _trace_stats(read: set[str], containment: Containment) -> None:
+    """Record the repository files whose metadata the script reads (`os.path.getsize`,
+    `Path.stat`, `exists`, ...: no audit event covers them) by wrapping os.stat and os.lstat."""
+    busy = [False]
+
+    def traced(original):  # type: ignore[no-untyped-def]
+        def stat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+            result = original(path, *args, **kwargs)
+            if containment.active and not busy[0]:
+                busy[0] = True
+                try:
+                    relative = repo_relative(path)
+                    if relative is not None:
+                        read.add(relative)
+                finally:
+                    busy[0] = False
+            return result
+
+        stat.__wrapped__ = original  # type: ignore[attr-defined]
+        return stat
+
+    os.stat = traced(os.stat)  # type: ignore[assignment]
+    os.lstat = traced(os.lstat)  # type: ignore[assignment]
+
+
+def _redirect_streams(request: Request) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
@@ -157,24 +396,11 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
         handle = os.open(request.path(suffix), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         os.dup2(handle, fd)
         os.close(handle)
-    os.chdir(request.cwd)
-    os.environ.update(request.env)
-    read: set[str] = set()
 
-    def hook(event: str, args: tuple[object, ...]) -> None:
-        if event == "open" and len(args) >= 3 and is_read(args[1], args[2]):
-            relative = repo_relative(args[0])  # type: ignore[arg-type]
-            if relative is not None:
-                read.add(relative)
-        elif event in LISTING_EVENTS and args and not _by_import_system():
-            folder = repo_relative_dir(args[0])  # type: ignore[arg-type]
-            if folder is not None:
-                read.add(folder + "/")  # a listing: its names become an input
 
-    sys.argv = [str(script)]
-    sys.path[:] = [str(script.parent), *base_path]
-    sys.addaudithook(hook)
-    began = time.perf_counter()
+def _run_script(script: Path) -> int:
+    """runpy as `python script.py` would, then the atexit handlers (also under the warm runner,
+    whose child ends with os._exit): the exit status."""
     status = 0
     try:
         runpy.run_path(str(script), run_name="__main__")
@@ -188,10 +414,55 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
 
         traceback.print_exc()
         status = 1
-    elapsed = time.perf_counter() - began
+    atexit._run_exitfuncs()  # as the interpreter does on exit (issue 31, A23)
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()
+    return status
+
+
+def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[str]) -> int:
+    """The child: run the script here, contained, and record what it read. Returns the exit
+    status; the inputs file (`.deps.json`) is written only when the script returned normally,
+    so a script that ends with os._exit gets no stamp (issue 31, A22)."""
+    _become_subreaper()
+    script = Path(request.script).resolve()
+    _redirect_streams(request)
+    os.chdir(request.cwd)
+    os.environ.update(request.env)
+    temporary = request.path(".tmp")
+    temporary.mkdir(exist_ok=True)
+    os.environ["TMPDIR"] = str(temporary)
+    import tempfile
+
+    tempfile.tempdir = str(temporary)
+    log_fd = os.open(request.path(".refused"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    containment = Containment(request, log_fd)
+    read: set[str] = set()
+
+    def hook(event: str, args: tuple[object, ...]) -> None:
+        containment.check(event, args)
+        if not containment.active:
+            return
+        if event == "open" and len(args) >= 3 and is_read(args[1], args[2]):
+            relative = repo_relative(args[0])  # type: ignore[arg-type]
+            if relative is not None:
+                read.add(relative)
+        elif event in LISTING_EVENTS and args and not _by_import_system():
+            folder = repo_relative_dir(args[0])  # type: ignore[arg-type]
+            if folder is not None:
+                read.add(folder + "/")  # a listing: its names become an input
+
+    sys.argv = [str(script)]
+    sys.path[:] = [str(script.parent), *base_path]
+    _limit_cpu(request.cpu_limit)
+    _trace_stats(read, containment)
+    sys.addaudithook(hook)
+    began = time.perf_counter()
+    status = _run_script(script)
+    elapsed = time.perf_counter() - began
+    containment.active = False
+    end_descendants()
     if status == 0:
         for name, module in list(sys.modules.items()):
             if name in preloaded:
@@ -199,7 +470,8 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
             relative = repo_relative(getattr(module, "__file__", None) or "")
             if relative is not None:
                 read.add(relative)
-        read.add(script.relative_to(REPO_ROOT).as_posix())
+        if script.is_relative_to(REPO_ROOT):
+            read.add(script.relative_to(REPO_ROOT).as_posix())
         request.path(".deps.json").write_text(
             json.dumps({"inputs": sorted(read), "seconds": elapsed}, indent=1) + "\n",
             encoding="utf-8",
@@ -214,16 +486,16 @@ def _collect(request: Request, returncode: int, seconds: float, timed_out: bool)
 
     deps = request.path(".deps.json")
     inputs, script_seconds = [], 0.0
+    unfinished = False
     if returncode == 0 and deps.is_file():
         data = json.loads(deps.read_text(encoding="utf-8"))
         inputs, script_seconds = data["inputs"], data["seconds"]
+    elif returncode == 0:
+        unfinished = True  # it ended before returning: os._exit, or the runner was killed
+    refused = list(dict.fromkeys(read(".refused").decode("utf-8", "replace").splitlines()))
+    cpu_exceeded = returncode in (CPU_EXIT, -getattr(signal, "SIGXCPU", 24))
     return Result(Path(request.script).name, returncode, read(".out"), read(".err"), inputs,
-                  seconds, script_seconds, timed_out)
-
-
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+                  seconds, script_seconds, timed_out, cpu_exceeded, refused, unfinished)
 
 
 # --------------------------------------------------------------------------- warm parent
@@ -242,9 +514,12 @@ def _serve(stdin: bytes) -> int:
     running: dict[int, tuple[Request, float]] = {}
     jobs = max(1, int(job["jobs"]))
 
+    _become_subreaper()  # what a killed child leaves behind comes here, to be ended
+
     def stop(signum: int, frame: object) -> None:
         for pid in running:
             _kill_group(pid)
+        _end_orphans(set())
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
@@ -262,6 +537,10 @@ def _serve(stdin: bytes) -> int:
                     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                         signal.signal(sig, signal.SIG_DFL)
                     code = _run_in_this_process(request, base_path, preloaded)
+                except BaseException:
+                    import traceback
+
+                    traceback.print_exc()  # into the script's .err: the runner failed
                 finally:
                     os._exit(code)
             with contextlib.suppress(PermissionError, ProcessLookupError):
@@ -278,8 +557,10 @@ def _serve(stdin: bytes) -> int:
                 status, timed_out = 9, True
             elif not done:
                 continue
-            _kill_group(pid)  # anything the script left running in its group
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pid, signal.SIGKILL)  # anything the script left in its group
             del running[pid]
+            _end_orphans(set(running))  # and what left the group, re-parented to us
             code = os.waitstatus_to_exitcode(status) if not timed_out else -9
             print(json.dumps({"stem": request.stem, "returncode": code, "seconds": elapsed,
                               "timed_out": timed_out}), flush=True)
@@ -287,6 +568,17 @@ def _serve(stdin: bytes) -> int:
         if not finished:
             time.sleep(POLL_S)
     return 0
+
+
+def _end_orphans(scripts: set[int]) -> None:
+    """Kill and reap every child of this process that is not a running script's child: the
+    orphans of scripts that ended, re-parented here because this process is a subreaper."""
+    me = os.getpid()
+    for pid, parent in _parents().items():
+        if parent == me and pid not in scripts:
+            kill_tree(pid)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
 
 def warm_modules(requests: list[Request]) -> list[str]:
@@ -385,7 +677,11 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                 timed_out = code is None and elapsed > request.timeout
                 if code is None and not timed_out:
                     continue
-                _kill_group(proc.pid)
+                if code is None:
+                    _kill_group(proc.pid)  # its whole tree, while it is alive to be searched
+                else:  # it ended its own descendants (end_descendants); its group, to be sure
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(proc.pid, signal.SIGKILL)
                 code = proc.wait()
                 del running[stem]
                 results[stem] = _collect(request, -9 if timed_out else code, elapsed, timed_out)

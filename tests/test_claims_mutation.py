@@ -14,6 +14,7 @@ choice is printed too. Everything runs in-process on strings: no files are writt
 from __future__ import annotations
 
 import re
+import time
 from decimal import Decimal
 
 import pytest
@@ -80,11 +81,13 @@ def test_chapter_5_passes_the_check(baseline: PageReport) -> None:
     assert len(baseline.checked) > 300  # the chapter quotes several hundred numbers
 
 
-def test_the_committed_site_passes_in_under_two_seconds() -> None:
+def test_the_committed_site_passes_in_seconds_of_cpu_time() -> None:
+    began = time.process_time()  # CPU time: a loaded machine does not make it flake
     site = check_site(REPO_ROOT)
+    spent = time.process_time() - began
     assert site.errors == [], "\n".join(map(str, site.errors))
     assert any(report.page == PAGE for report in site.pages)
-    assert site.seconds < 2
+    assert spent < 10, f"the claim check took {spent:.1f} s of CPU time"
 
 
 def test_fully_cited_sections_have_no_uncited_numbers(chapter: str,
@@ -187,3 +190,19 @@ def test_the_row_rule_catches_numbers_copied_from_another_row(
     assert in_scope >= 5
     assert caught_in_scope >= 0.8 * in_scope
     assert caught >= 0.05 * total
+
+
+@pytest.mark.parametrize(("page", "written", "mutated"), [
+    ("docs/chapters/14-subsampling-complete-bound.md", "Occam part 1.0285 and",
+     "Occam part 9.9999 and"),
+    ("docs/chapters/11-prefix-codes-occam-bound.md", "the table 69.", "the table 96."),
+])
+def test_probe_D5_a_lower_case_reference_word_does_not_hide_a_number(
+        page: str, written: str, mutated: str, outputs: Outputs) -> None:
+    """"part" and "table" in lower case begin ordinary phrases, not references: the number after
+    them is checked (issue 31, D5)."""
+    text = (REPO_ROOT / page).read_text(encoding="utf-8")
+    assert text.count(written) == 1, f"{page} no longer says {written!r}: update the probe"
+    assert check_page(text, page, outputs).errors == []
+    errors = check_page(text.replace(written, mutated), page, outputs).errors
+    assert [e.number for e in errors] == [re.findall(r"[0-9.]*[0-9]", mutated)[0]]

@@ -44,33 +44,44 @@ def test_every_module_has_a_layer() -> None:
     assert tops == set(explainer_tools.LAYERS)
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(TOOLS).as_posix())
-def test_imports_only_lower_layers(path: Path) -> None:
-    parts = path.relative_to(TOOLS).parts
+def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
+    """The layer rule applied to the file at `path`, placed at `parts` inside explainer_tools."""
     here = parts[0].removesuffix(".py")
     if here == "__init__":
-        assert not imported(path)
-        return
-    for name in imported(path):
+        return [f"the package's __init__ imports {n}" for n in sorted(imported(path))]
+    found = []
+    for name in sorted(imported(path)):
         other = top(name)
         if other == here:  # inside a package: its own order
             inner_here = parts[-1].removesuffix(".py")
             inner_other = name.split(".")[2] if name.count(".") >= 2 else "__init__"
-            assert CLAIMS_ORDER.index(inner_other) < CLAIMS_ORDER.index(inner_here), (
-                f"{path.name} imports {name}, which comes later in the package")
-            continue
-        assert other in explainer_tools.LAYERS, name
-        assert explainer_tools.LAYERS[other] < explainer_tools.LAYERS[here], (
-            f"{here} (layer {explainer_tools.LAYERS[here]}) imports {other} "
-            f"(layer {explainer_tools.LAYERS[other]})")
+            if CLAIMS_ORDER.index(inner_other) >= CLAIMS_ORDER.index(inner_here):
+                found.append(f"{path.name} imports {name}, which comes later in the package")
+        elif other not in explainer_tools.LAYERS:
+            found.append(f"{name} has no layer")
+        elif explainer_tools.LAYERS[other] >= explainer_tools.LAYERS[here]:
+            found.append(f"{here} (layer {explainer_tools.LAYERS[here]}) imports {other} "
+                         f"(layer {explainer_tools.LAYERS[other]})")
+    return found
 
 
-def test_the_check_catches_an_upward_import(tmp_path: Path) -> None:
-    bad = tmp_path / "layout.py"
-    bad.write_text("from explainer_tools.pipeline import plan\n")
-    names = imported(bad)
-    assert names == {"explainer_tools.pipeline"}
-    assert explainer_tools.LAYERS["pipeline"] > explainer_tools.LAYERS["layout"]
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(TOOLS).as_posix())
+def test_imports_only_lower_layers(path: Path) -> None:
+    assert violations(path, path.relative_to(TOOLS).parts) == []
+
+
+@pytest.mark.parametrize(("parts", "text"), [
+    (("layout.py",), "from explainer_tools.pipeline import plan\n"),
+    (("layout.py",), "def f():\n    import explainer_tools.runner\n"),  # inside a function
+    (("runner.py",), "from explainer_tools import notebooks\n"),  # the same layer
+    (("claims", "numbers.py"), "from explainer_tools.claims.page import x\n"),
+    (("__init__.py",), "import explainer_tools.layout\n"),
+])
+def test_the_check_catches_an_upward_import(tmp_path: Path, parts: tuple[str, ...],
+                                            text: str) -> None:
+    bad = tmp_path / parts[-1]
+    bad.write_text(text)
+    assert len(violations(bad, parts)) == 1
 
 
 def test_scripts_and_tools_agree_on_the_figure_folder() -> None:

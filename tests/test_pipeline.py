@@ -402,10 +402,10 @@ def test_probe02_a_hanging_script_times_out_by_name_and_leaves_nothing(repo: Pat
 
 def test_probe02_killing_regenerate_kills_the_script_and_removes_scratch(repo: Path,
                                                                           tmp_path: Path) -> None:
-    pid_file = tmp_path / "script.pid"
-    add_script(repo, "ch02_sleeps.py", f'''\
-        import os, pathlib, time
-        pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))
+    add_script(repo, "ch02_sleeps.py", '''\
+        import os, pathlib, tempfile, time
+        # the script's temporary folder: the one place besides its figures it may write
+        pathlib.Path(tempfile.gettempdir(), "script.pid").write_text(str(os.getpid()))
         time.sleep(300)
         ''')
     scratch = tmp_path / "tmp"
@@ -414,14 +414,16 @@ def test_probe02_killing_regenerate_kills_the_script_and_removes_scratch(repo: P
                             env={**os.environ, "TMPDIR": str(scratch)},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 120
-    while not pid_file.is_file() and time.monotonic() < deadline:
+    pid_files: list[Path] = []
+    while not pid_files and time.monotonic() < deadline:
+        pid_files = list(scratch.glob("regenerate-*/ch02_sleeps.tmp/script.pid"))
         time.sleep(0.1)
-    assert pid_file.is_file()
     time.sleep(0.3)
+    script_pid = int(pid_files[0].read_text()) if pid_files else 0
     proc.terminate()
     proc.communicate(timeout=60)
+    assert pid_files, "the script never started"
     assert proc.returncode != 0
-    script_pid = int(pid_file.read_text())
     time.sleep(0.5)
     state = Path(f"/proc/{script_pid}/stat")
     assert not state.is_file() or state.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")

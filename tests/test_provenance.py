@@ -115,3 +115,16 @@ def test_section_tag_contents_are_skipped_by_the_claim_check() -> None:
 
     match = INLINE.search("[SECTION: PAPER §6.4, p. 7]")
     assert match is not None and match.group("tag") == "[SECTION: PAPER §6.4, p. 7]"
+
+
+def test_the_hook_stops_the_build_with_a_plugin_error_naming_page_and_line() -> None:
+    """Like the other hooks: MkDocs reports a PluginError as a build error (not SystemExit)."""
+    from types import SimpleNamespace
+
+    from mkdocs.exceptions import PluginError
+
+    from explainer_tools import mkdocs_hooks
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"))
+    with pytest.raises(PluginError, match=r"docs/x\.md:2: \[PAPER\] needs a location"):
+        mkdocs_hooks.on_page_markdown("fine\nBad [PAPER] claim.", page, {}, None)

@@ -3,6 +3,7 @@ the claims ledger, "last verified" and number links. The browser suite checks th
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -188,6 +189,27 @@ def test_glossary_errors(text: str, message: str) -> None:
         glossary.parse_glossary(text)
 
 
+@pytest.mark.parametrize(("text", "where"), [
+    ("- term: X\n  definition: a\n- term: Y\n", "glossary.yml:3: entry 2"),
+    ("- term: X\n  definition: [unclosed\n", "glossary.yml:3: not valid YAML"),
+    ("- term: X\n  definition: a\n\tbad: tab\n", "glossary.yml:3: not valid YAML"),
+    ("term: X\n", "glossary.yml:1: expected a list"),
+])
+def test_probe_C10_glossary_errors_name_file_and_line(text: str, where: str) -> None:
+    with pytest.raises(glossary.GlossaryError, match=re.escape(where)):
+        glossary.parse_glossary(text, "docs/_data/glossary.yml")
+
+
+@pytest.mark.parametrize(("field", "text"), [
+    ("term", "- term: union <img src=x onerror=alert(x)> bound\n  definition: A bound.\n"),
+    ("definition", "- term: X\n  definition: A <script>alert(x)</script> bound.\n"),
+])
+def test_probe_C4_the_glossary_page_escapes_user_text(field: str, text: str) -> None:
+    page = glossary.glossary_markdown(glossary.parse_glossary(text), set())
+    assert "<img" not in page and "<script" not in page, field
+    assert "&lt;img src=x onerror=alert(x)&gt;" in page or "&lt;script&gt;" in page
+
+
 def test_the_book_glossary_loads_and_its_page_links_only_existing_chapters() -> None:
     terms = glossary.load_glossary(REPO)
     assert len(terms) >= 15
@@ -325,3 +347,118 @@ def test_a_citation_after_the_authors_names_shows_the_year_only() -> None:
 def test_a_citation_may_span_two_lines() -> None:
     assert bibliography.cited_keys("See [@one;\n@two, Lemma 4.5] and `[@three]`.\n") == [
         ("one", 1), ("two", 1)]
+
+
+# ------------------------------------------------------------------- the site build's page reads
+# Real pages, read and split the way MkDocs does (mkdocs.utils.meta.get_data), through the hook.
+
+CHAPTER = "chapters/10-hoeffding-union-bound.md"
+
+
+class _FakeFile:
+    def __init__(self, src: str, path: Path) -> None:
+        self.src_uri, self.abs_src_path = src, str(path)
+
+
+class _FakePage:
+    def __init__(self, src: str, path: Path) -> None:
+        self.file, self.meta = _FakeFile(src, path), {}
+
+
+def _hook_state(reader_hook: object, src: str, text: str) -> None:
+    state = reader_hook.STATE  # type: ignore[attr-defined]
+    state.entries = bibliography.load_bibliography(REPO)
+    state.index = crossref.build_index({src: text})
+
+
+@pytest.mark.parametrize("blank_lines", [0, 1, 3])
+def test_probe_C1_C2_an_unknown_key_is_reported_on_its_own_line(tmp_path: Path,
+                                                                 blank_lines: int) -> None:
+    from mkdocs.exceptions import PluginError
+    from mkdocs.utils.meta import get_data
+
+    from explainer_tools import reader_hook
+
+    real = (REPO / "docs" / CHAPTER).read_text(encoding="utf-8")
+    front, body = real.split("\n---\n", 1)
+    lines = (front + "\n---\n" + "\n" * blank_lines + body.lstrip("\n")).split("\n")
+    target = next(i for i, line in enumerate(lines) if line.startswith("## "))  # prose follows
+    lines[target:target] = ["A sentence citing [@nosuchkey] here.", ""]
+    text = "\n".join(lines)
+    page = tmp_path / "page.md"
+    page.write_text(text, encoding="utf-8")
+    _hook_state(reader_hook, CHAPTER, text)
+    markdown, _meta = get_data(text)
+    with pytest.raises(PluginError, match=rf"docs/{CHAPTER}:{target + 1}: unknown citation"):
+        reader_hook.on_page_markdown(markdown, _FakePage(CHAPTER, page), {}, None)
+
+
+def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
+    from mkdocs.exceptions import PluginError
+
+    from explainer_tools import reader_hook
+
+    page = tmp_path / "page.md"
+    page.write_bytes(b"# Title\n\ncaf\xe9\n")
+    with pytest.raises(PluginError, match=r"docs/chapters/x\.md:3: not UTF-8"):
+        reader_hook.read_source(page, "chapters/x.md")
+
+
+def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
+    from mkdocs.utils.meta import get_data
+
+    from explainer_tools import number_links, reader_hook
+    from explainer_tools.claims.check import check_page
+    from explainer_tools.claims.outputs import Outputs
+
+    texts = {p.stem + ".py": p.read_text(encoding="utf-8")
+             for p in sorted((REPO / "outputs").glob("*.txt"))}
+    lf = (REPO / "docs" / CHAPTER).read_text(encoding="utf-8")
+    counts = []
+    for name, text in (("lf.md", lf), ("crlf.md", lf.replace("\n", "\r\n"))):
+        page = tmp_path / name
+        page.write_bytes(text.encode("utf-8"))
+        report = check_page(text, f"docs/{CHAPTER}", Outputs(texts))
+        state = reader_hook.STATE
+        state.outputs = texts
+        state.numbers = {CHAPTER: [
+            number_links.NumberLink(o.offset, o.end, o.text, o.script, o.block, o.output_line,
+                                    o.output_text)
+            for o in report.checked if o.script]}
+        markdown, _ = get_data(text.replace("\r\n", "\n"))  # MkDocs reads universal newlines
+        counts.append(reader_hook._link_numbers(markdown, _FakePage(CHAPTER, page))
+                      .count('class="num"'))
+    assert counts[0] > 20 and counts[1] == counts[0]
+
+
+BIB_GOOD = ("@article{a1,\n  author = {Ada Lovelace},\n  title = {Notes},\n  year = {1843},\n}\n"
+            "@article{b2,\n  author = {Alan Turing},\n  title = {Numbers},\n  year = 1936\n}\n")
+
+
+@pytest.mark.parametrize(("broken", "where"), [
+    (BIB_GOOD.replace("  year = {1843},\n}\n", "  year = {1843},\n"), "references.bib:4: entry "
+     "'a1' is not closed"),
+    (BIB_GOOD.replace("{Notes},", "{Notes}"), "references.bib:3: entry 'a1': expected ','"),
+    (BIB_GOOD.replace("year = 1936\n}", "year = 1936\n"), "references.bib:9: entry 'b2': "
+     "expected ','"),
+])
+def test_probe_C6_bibtex_structure_errors_name_file_and_line(broken: str, where: str) -> None:
+    assert len(bibliography.parse_bibtex(BIB_GOOD)) == 2
+    with pytest.raises(bibliography.BibliographyError, match=re.escape(where)):
+        bibliography.parse_bibtex(broken, "docs/_data/references.bib")
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ("- id: C1\n  claim: x\n- just a string\n", "claims_ledger.yml:3: entry 2 is not a mapping"),
+    ("- id: C1\n  claim: x\n- claim: y\n", "claims_ledger.yml:3: entry 2 has no 'id'"),
+    ("- id: C1\n  claim: [x\n", "claims_ledger.yml:3: not valid YAML"),
+])
+def test_probe_C7_ledger_errors_name_file_and_line(text: str, where: str) -> None:
+    with pytest.raises(ledger.LedgerError, match=re.escape(where)):
+        ledger.parse_ledger(text, "docs/_data/claims_ledger.yml")
+
+
+def test_probe_C4_the_glossary_tooltip_escapes_its_definition() -> None:
+    terms = glossary.parse_glossary('- term: LoRA\n  definition: A "low-rank" <b>update</b>.\n')
+    marked = glossary.mark_first_uses("LoRA here", terms, set())
+    assert 'title="A &quot;low-rank&quot; &lt;b&gt;update&lt;/b&gt;."' in marked

@@ -60,11 +60,35 @@ def test_docstring_lists_the_claims_of_every_block(script: str) -> None:
     assert printed <= claimed, f"docstring lacks claims {sorted(printed - claimed)}"
 
 
+def reachable_asserts(tree: ast.Module) -> list[ast.Assert]:
+    """The assert statements of `main` and of the module's functions it calls, directly or
+    through others (an assert in a function nothing calls, or `assert True`, asserts nothing)."""
+    functions = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    seen, queue = set(), ["main"]
+    while queue:
+        name = queue.pop()
+        if name in seen or name not in functions:
+            continue
+        seen.add(name)
+        for node in ast.walk(functions[name]):
+            if isinstance(node, ast.Name) and node.id in functions:
+                queue.append(node.id)  # called, or passed on to be called
+    return [node for name in sorted(seen) for node in ast.walk(functions[name])
+            if isinstance(node, ast.Assert) and not isinstance(node.test, ast.Constant)]
+
+
+def test_reachable_asserts_ignores_dead_and_constant_asserts() -> None:
+    tree = ast.parse("def dead():\n    assert x > 0\n"
+                     "def helper():\n    assert y > 0\n"
+                     "def main():\n    assert True\n    helper()\n")
+    assert [ast.unparse(node.test) for node in reachable_asserts(tree)] == ["y > 0"]
+
+
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_script_asserts_and_has_a_main_guard(script: str) -> None:
     tree = ast.parse(source(script))
-    assert any(isinstance(node, ast.Assert) for node in ast.walk(tree)), "asserts its claims"
     assert any(isinstance(node, ast.FunctionDef) and node.name == "main" for node in tree.body)
+    assert reachable_asserts(tree), "main (or what it calls) asserts the script's claims"
     assert 'if __name__ == "__main__":' in source(script)
 
 

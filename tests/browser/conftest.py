@@ -1,8 +1,10 @@
 """The browser suite's fixtures: one strict build of the site, a local server, one Chromium.
 
-The site is built once per session (at collection time, because its pages parametrize the
-tests: a new page is tested as soon as it is built). Browser tests skip with a message when
-Chromium or Playwright is missing; the link crawler still runs.
+The site is built once per session, when the first test needs it, never at collection: the
+pages that parametrize the tests come from MkDocs' own file collection (list_pages.py, seconds),
+and a test checks that they are exactly the pages the build renders. Browser tests skip with a
+message when Chromium or Playwright is missing; the link crawler still runs. Screenshots are
+opt-in: EXPLAINER_SCREENSHOTS=1 writes them to build/screenshots/.
 
 EXPLAINER_SITE_PROJECT=<folder with mkdocs.yml> points the suite at another copy of the site,
 e.g. a scratch copy with a deliberate fault, to see the suite fail on it.
@@ -11,8 +13,11 @@ e.g. a scratch copy with a deliberate fault, to see the suite fail on it.
 from __future__ import annotations
 
 import atexit
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,7 +35,6 @@ from browser_kit import (
     StaticServer,
     budget_for,
     build_site,
-    discover_pages,
     load_page,
     notebook_formulas,
     page_label,
@@ -45,6 +49,8 @@ ENABLE_HINT = (
 )
 
 _built: dict[str, Path] = {}
+_planned: dict[str, list[str]] = {}
+SCREENSHOTS_WANTED = os.environ.get("EXPLAINER_SCREENSHOTS", "") not in ("", "0")
 _desktop_loads: dict[str, PageLoad] = {}
 
 
@@ -55,6 +61,21 @@ def site_dir() -> Path:
         atexit.register(shutil.rmtree, tmp, ignore_errors=True)
         _built["site"] = build_site(PROJECT, tmp / "site")
     return _built["site"]
+
+
+def planned_pages() -> list[str]:
+    """URL paths of the pages the build will render (as `discover_pages` names them), from
+    MkDocs' file collection and the hooks' generated pages, without building."""
+    if "pages" not in _planned:
+        result = subprocess.run(
+            [sys.executable, str(Path(__file__).with_name("list_pages.py")), str(PROJECT)],
+            capture_output=True, text=True, check=False,
+            env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+        if result.returncode != 0:
+            raise RuntimeError(f"listing the pages of {PROJECT} failed:\n{result.stderr}")
+        urls = json.loads(result.stdout.strip().splitlines()[-1])
+        _planned["pages"] = sorted("" if url == "./" else url for url in urls)
+    return _planned["pages"]
 
 
 def site_url() -> str:
@@ -69,7 +90,7 @@ def screenshot_path(viewport: str, url_path: str) -> Path:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "page" in metafunc.fixturenames:
-        pages = discover_pages(site_dir())
+        pages = planned_pages()
         metafunc.parametrize("page", pages, ids=[page_label(p) for p in pages])
 
 
@@ -128,7 +149,7 @@ def desktop_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad
 
     def load(url_path: str) -> PageLoad:
         if url_path not in _desktop_loads:
-            shot = screenshot_path("desktop", url_path)
+            shot = screenshot_path("desktop", url_path) if SCREENSHOTS_WANTED else None
             _desktop_loads[url_path] = with_sources(
                 load_page(browser, server, url_path, DESKTOP, shot)
             )
@@ -142,7 +163,7 @@ def phone_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
     """Load a page at phone width, with a screenshot."""
 
     def load(url_path: str) -> PageLoad:
-        shot = screenshot_path("phone", url_path)
+        shot = screenshot_path("phone", url_path) if SCREENSHOTS_WANTED else None
         return with_sources(load_page(browser, server, url_path, PHONE, shot))
 
     return load
@@ -160,4 +181,5 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"{page_label(url_path):<48} {len(load.served):>8} {load.bytes / MB:>7.3f} "
             f"{budget_for(url_path) / MB:>7.1f} {mathjax / MB:>8.3f} {load.seconds:>7.2f}"
         )
-    write(f"screenshots: {SCREENSHOTS}/{{desktop,phone}}/")
+    if SCREENSHOTS_WANTED:
+        write(f"screenshots: {SCREENSHOTS}/{{desktop,phone}}/")

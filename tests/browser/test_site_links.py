@@ -9,8 +9,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browser_kit import link_problems
-from conftest import site_url
+from browser_kit import discover_pages, link_problems
+from conftest import planned_pages, site_url
+
+
+def test_the_tested_pages_are_the_built_pages(built_site: Path) -> None:
+    """The pages that parametrize the browser tests (listed without a build) are exactly the
+    HTML pages the build wrote: no page goes untested."""
+    assert planned_pages() == sorted(discover_pages(built_site))
 
 
 def test_every_internal_link_and_anchor_resolves(built_site: Path) -> None:
