@@ -85,7 +85,8 @@ def block1_source(chain: np.ndarray) -> dict[str, float]:
         f"Dirichlet({CONCENTRATION}), seed {SOURCE_SEED}"
     )
     print(f"    {VOCAB + 1} distributions: one per previous token, one for the first token")
-    print(f"    entropy of a {DOC_LENGTH}-token document, per token  {h:.3f} bits (best possible loss)")
+    print(f"    entropy of a {DOC_LENGTH}-token document, per token  {h:.3f} bits (best "
+          "possible loss)")
     print(f"    stationary entropy rate (long documents) {rate:.4g} bits per token")
     print(f"    random guess, log2 V                     {guess:.3f} bits per token")
     print(f"    best possible top-1 error (exact)        {bayes_err:.3f}")
@@ -179,7 +180,8 @@ def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
         f"{PILOT_SEED}); exact population error {true_risk:.4f}"
     )
     print(
-        f"    training sets of N = {N_DOCS} documents drawn M = {REPEATS:,} times (seed {SIM_SEED}); "
+        f"    training sets of N = {N_DOCS} documents drawn M = {REPEATS:,} times (seed "
+        f"{SIM_SEED}); "
         f"Hoeffding: population error <= training error + sqrt(ln(1/eps) / (2N))"
     )
     print(

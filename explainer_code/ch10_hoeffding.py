@@ -204,7 +204,8 @@ def block5_union_price() -> None:
     ratio = needed[10**9] / needed[1]
     print(
         f"    a billion hypotheses need {ratio:.1f} times the data of one: the price grows with "
-        f"ln |H| = {math.log(10**9):.2f} nats = log2 |H| = {math.log2(10**9):.2f} bits, not with |H|"
+        f"ln |H| = {math.log(10**9):.2f} nats = log2 |H| = {math.log2(10**9):.2f} bits, not "
+        "with |H|"
     )
     assert 7 < ratio < 8
 

@@ -65,7 +65,10 @@ def toy_probabilities(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def complexity_nats(extra_bits: float) -> float:
-    """(L + 2 log2 L + extra bits) ln 2: the code's `div` for a message of L bits (its code length)."""
+    """(L + 2 log2 L + extra bits) ln 2: the code's `div` for a message of L bits.
+
+    L + 2 log2 L is the code length the authors charge.
+    """
     return (pb.authors_prefix_code_bits(MESSAGE_BITS) + extra_bits) * math.log(2)
 
 

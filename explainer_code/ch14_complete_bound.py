@@ -62,7 +62,10 @@ FIGURE_NAME = "ch14_bound_terms.png"
 
 
 def prefix_bits(message_bits: float) -> float:
-    """K = L + 2 log2 L: the length the code charges (bound_utils.py:222), one bit short of valid."""
+    """K = L + 2 log2 L: the length the code charges (bound_utils.py:222).
+
+    One bit short of a valid prefix code (erratum C9).
+    """
     return pb.authors_prefix_code_bits(message_bits)
 
 
@@ -114,7 +117,8 @@ def block2_first_alpha() -> None:
     print(f"[2] First alpha ({pb.ALPHA_GRID[0]:g}, {extra} extra bits), term by term")
     print(f"    div = (K + {extra}) x ln 2 = {div:,.2f} nats")
     print(
-        f"    term 1 = sqrt((div - ln(rho eps)) / (2 N)) = {occam:.6f}   (nats / documents, no unit)"
+        f"    term 1 = sqrt((div - ln(rho eps)) / (2 N)) = {occam:.6f}   (nats / documents, "
+        "no unit)"
     )
     print(f"    term 2 = sqrt(-ln((1 - rho) eps) / (2 n)) = {hoeffding:.6f}")
     print(f"    complexity = term 1 + term 2 = {occam + hoeffding:.6f}")
@@ -144,7 +148,8 @@ def block3_table() -> None:
     grid = len(pb.ALPHA_GRID)
     print("[3] Every alpha of the grid: the code's loop, the valid prefix code, the union bound")
     print("    code: cumulative extra bits, the authors' K, full eps; valid code: the same, K + 1;")
-    print(f"    union: {BASE_EXTRA_BITS} + log2 8 = 10 bits and eps / 8 in both roots, the authors' K")
+    print(f"    union: {BASE_EXTRA_BITS} + log2 8 = 10 bits and eps / 8 in both roots, the "
+          "authors' K")
     print("    alpha    extra bits   Delta (bits)    code   valid code    union")
     rows = []
     for alpha, extra in zip(pb.ALPHA_GRID, code_extra_bits(), strict=True):
@@ -158,14 +163,16 @@ def block3_table() -> None:
             f"   {union:8.4f}"
         )
         want_extra, want_delta, want_bound = AUTHORS_VALUES[alpha]
-        assert extra == want_extra and round(delta, 4) == want_delta and round(code, 4) == want_bound
+        assert extra == want_extra and round(delta, 4) == want_delta
+        assert round(code, 4) == want_bound
         assert 0 < valid - code < 1e-4 and union > code
     best = min(rows, key=lambda row: row[1])
     best_union = min(row[3] for row in rows)
     print(
         f"    reported: the minimum, {best[1]:.4f} at alpha = {best[0]:g} (train error held fixed"
     )
-    print("    here, so the smallest Delta wins; in a real run the smoothed loss changes with alpha)")
+    print("    here, so the smallest Delta wins; in a real run the smoothed loss changes "
+          "with alpha)")
     rises = [valid - code for _, code, valid, _ in rows]
     print(
         f"    the valid code raises every bound by {min(rises):.1e} to {max(rises):.1e} bits per"

@@ -71,7 +71,8 @@ def main() -> None:
     seq, counts = np.zeros(1_000, dtype=np.int64), np.array([1])
     n_bits = pb.arithmetic_code_length_bits(seq, counts)
     back = pb.arithmetic_decode(pb.arithmetic_encode(seq, counts), counts, len(seq))
-    print(f"[2] 1,000 copies of one symbol, counts [1]: d H = {abs(info_bits(seq, counts)):.4f} bits, "
+    print("[2] 1,000 copies of one symbol, counts [1]: d H = "
+          f"{abs(info_bits(seq, counts)):.4f} bits, "
           f"code {n_bits} bits; decoded back: {bool((back == seq).all())}")  # fmt: skip
     assert n_bits == 2 and (back == seq).all()
 

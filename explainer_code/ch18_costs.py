@@ -111,7 +111,8 @@ def main() -> None:
     print(f"    network forward + backward, 3 x {GPT2_WEIGHTS:,} x {MICRO_BATCH * CONTEXT:,} = "
           f"{net:.3g} multiply-adds")  # fmt: skip
     print(f"    rebuilding all weights from w (rdkronqr): {all_w:.3g} per product, "
-          f"{2 * all_w:.3g} with the backward; {2 * all_w / net:.1%} of the network's work")  # fmt: skip
+          f"{2 * all_w:.3g} with the backward; {2 * all_w / net:.1%} of the network's "
+          "work")  # fmt: skip
     print(f"    rebuilding the LoRA numbers only: {lora:.3g} per product, {2 * lora:.3g} with "
           f"the backward; {2 * lora / net:.4%} of the network's work")  # fmt: skip
     assert 0.005 < 2 * all_w / net < 0.03

@@ -5,15 +5,16 @@ Claims, numbered as the output blocks:
       [SOURCE: sublora/nn/model.py:80-84, 275-276 @c606ea6; config/sublora_bounds.yaml:26-27]:
       351,744 with nanoGPT's padded vocabulary 50,304; 351,556 with the real 50,257.
   [2] One LoRA layer of GPT-2's shape (768 x 768, r = 4, lora_alpha = 32, dropout 0.1): scaling
-      lora_alpha / r = 8; A drawn uniformly within +-1/sqrt(768), B zero; at step 0 the layer's output
-      equals the frozen base layer's exactly, in training mode with dropout active too.
+      lora_alpha / r = 8; A drawn uniformly within +-1/sqrt(768), B zero; at step 0 the layer's
+      output equals the frozen base layer's exactly, in training mode with dropout active
+      too.
   [3] A toy fine-tune: a small next-symbol model trained on Markov chain A is adapted to chain B
       with rank-2 LoRA on its two linear layers. The function at step 0 is the base model's,
       bit for bit; after training, LoRA gains as much as full fine-tuning (here slightly more),
       with about an eighth of the numbers.
   [4] Dropout and merging: with dropout active, two passes over the same input differ; in eval
-      mode they agree, and the merged layer (W + (lora_alpha / r) B A) gives the unmerged output up to
-      float rounding.
+      mode they agree, and the merged layer (W + (lora_alpha / r) B A) gives the unmerged output
+      up to float rounding.
   [5] A head tied to the embedding (GPT-2's layout): merging the head's LoRA update in place, as
       loralib does on .eval() [SOURCE: loralib/layers.py:137-142 @c4593f0], also adds it to the
       input embedding table, so the merged model computes a different function.
@@ -322,7 +323,8 @@ def main() -> None:
     )
     print(f"    training mode, two passes on the same input: max difference {train_gap:.2f}")
     print(f"    eval mode, two passes: max difference {eval_gap:g}")
-    print(f"    merged W + (lora_alpha / r) B A against unmerged, eval mode: max difference below 1e-5: "
+    print("    merged W + (lora_alpha / r) B A against unmerged, eval mode: max difference "
+          "below 1e-5: "
           f"{merge_gap < 1e-5}")  # fmt: skip
     assert train_gap > 0.1 and eval_gap == 0 and merge_gap < 1e-5
 

@@ -36,8 +36,8 @@ from __future__ import annotations
 
 import numpy as np
 import pacbound as pb
-from pacbound import markov
 import torch
+from pacbound import markov
 from torch import nn
 from torch.func import functional_call
 
@@ -135,7 +135,7 @@ class FunctionalWrapper(nn.Module):
 
     def forward(self, states: torch.Tensor) -> torch.Tensor:
         pieces = torch.split(self.projector.apply(self.w), [t.numel() for t in self.init])
-        tensors = {n: t + p.reshape(t.shape) for n, t, p in zip(self.names, self.init, pieces)}
+        tensors = {n: t + p.reshape(t.shape) for n, t, p in zip(self.names, self.init, pieces, strict=True)}
         return functional_call(self.net, tensors, (states,))
 
 
@@ -144,7 +144,8 @@ class Source:
 
     def __init__(self, seed_chain: int, seed_docs: int) -> None:
         self.chain = markov.random_markov_chain(V, CONCENTRATION, np.random.default_rng(seed_chain))
-        docs = markov.sample_documents(self.chain, N_DOCS, DOC_LEN, np.random.default_rng(seed_docs))
+        rng = np.random.default_rng(seed_docs)
+        docs = markov.sample_documents(self.chain, N_DOCS, DOC_LEN, rng)
         counts = markov.transition_counts(docs, V)
         self.train_w = torch.tensor(counts / counts.sum())
         self.states = torch.arange(V + 1)
@@ -320,7 +321,7 @@ def _intended(gpt: TiedToy) -> TiedToy:
     copy.load_state_dict({k: v for k, v in gpt.state_dict().items() if "lora" not in k},
                          strict=False)  # fmt: skip
     copy.add_lora()
-    for (n, p), (_, q) in zip(copy.named_parameters(), gpt.named_parameters(), strict=True):
+    for (_, p), (_, q) in zip(copy.named_parameters(), gpt.named_parameters(), strict=True):
         p.data = q.detach().clone()
     return copy.eval()
 

@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import math
 
-import miniature  # noqa: F401
 import matplotlib
+import miniature  # noqa: F401
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pacbound  # noqa: E402
-import script_io  # noqa: E402
-from miniature import bayes  # noqa: E402
-from miniature.corpus import EOD, DocSet, MarkovSource, make_markov_source, markov_docset  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pacbound
+import script_io
+from miniature import bayes
+from miniature.corpus import EOD, DocSet, MarkovSource, make_markov_source, markov_docset
 
 VOCAB, CONCENTRATION, P_END = 32, 0.1, 1 / 64
 N_DOCS, EPS, ALPHA = 100_000, 0.05, 0.1  # alpha fixed before the data: no grid, no union
@@ -96,7 +96,8 @@ def block1(src, S) -> dict:
     delta = pacbound.loss_range(ALPHA, VOCAB)
     emp = empirical_bits(S, q, ALPHA)
     bound = pacbound.occam_bound(emp, complexity_bits=K, n=N_DOCS, eps=EPS, loss_range=delta)
-    t_bounded, t_q, t_raw = true_bits(src, q, ALPHA), true_bits(src, q, 0.0), true_bits(src, raw, 0.0)
+    t_bounded, t_q = true_bits(src, q, ALPHA), true_bits(src, q, 0.0)
+    t_raw = true_bits(src, raw, 0.0)
     print(f"[1] A bigram table fitted on S (N = {N_DOCS:,} documents), coded at {ENTRY_BITS} bits "
           f"an entry: L = {VOCAB} x {VOCAB} x {ENTRY_BITS} = {L:,} bits, K = {K:,.1f} bits")
     print(f"    bounded predictor: the coded table smoothed at alpha = {ALPHA} (loss range "
@@ -105,7 +106,8 @@ def block1(src, S) -> dict:
           f"(eps = {EPS})")
     print(f"    true risks (exact): bounded predictor {t_bounded:.4f}; coded table unsmoothed "
           f"{t_q:.4f}; full-precision table {t_raw:.4f}")
-    print(f"    the bound covers the first: {t_bounded:.4f} < {bound:.4f}; its gap {bound - t_bounded:.4f}")
+    print(f"    the bound covers the first: {t_bounded:.4f} < {bound:.4f}; its gap "
+          f"{bound - t_bounded:.4f}")
     assert emp < t_bounded < bound and t_raw < t_q < t_bounded
     guess = q.argmax(axis=1)
     err = empirical_top1(S, guess)

@@ -27,11 +27,11 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pacbound  # noqa: E402
-import script_io  # noqa: E402
-from pacbound.params import (  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pacbound
+import script_io
+from pacbound.params import (
     authors_num_params,
     gpt2_components,
     gpt2_lora_params,
@@ -105,7 +105,8 @@ def block2() -> None:
           f"{c.mlp:,}, LayerNorms {c.layernorm - p.ln_f:,}); final LayerNorm {p.ln_f:,}")
     print(f"    total {p.wte:,} + {blocks:,} + {p.ln_f:,} = {total:,}, of which biases {biases:,}")
     untied = total + p.wte
-    print(f"    left out: position embedding {CONTEXT:,} x {n_embd} = {p.wpe:,}; the rank-{LORA_RANK} "
+    print(f"    left out: position embedding {CONTEXT:,} x {n_embd} = {p.wpe:,}; the "
+          f"rank-{LORA_RANK} "
           f"LoRA factors {lora:,}")
     print(f"    an untied head would add {p.wte:,}: {untied:,} ({label_of(untied)})")
     print(f"    vocabulary padded from {OPENAI_VOCAB:,} to {VOCAB:,}: "

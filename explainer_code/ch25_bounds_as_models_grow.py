@@ -21,19 +21,19 @@ from __future__ import annotations
 
 import math
 
-import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
 import matplotlib
+import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pacbound  # noqa: E402
-import script_io  # noqa: E402
-import torch  # noqa: E402
-from miniature import bayes  # noqa: E402
-from miniature.corpus import make_markov_source  # noqa: E402
-from miniature.experiment import EPS  # noqa: E402
-from miniature.sizes import (  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pacbound
+import script_io
+import torch
+from miniature import bayes
+from miniature.corpus import make_markov_source
+from miniature.experiment import EPS
+from miniature.sizes import (
     CONCENTRATION,
     P_END,
     SEED_SOURCE,

@@ -16,20 +16,21 @@ Pure arithmetic and a committed data file; runs in about a second.
 
 from __future__ import annotations
 
+import itertools
 import math
 
-import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
 import matplotlib
 import matplotlib.ticker
+import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import script_io  # noqa: E402
-from miniature import bayes  # noqa: E402
-from miniature.corpus import make_markov_source  # noqa: E402
-from miniature.model import GPTConfig  # noqa: E402
-from miniature.sizes import (  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import script_io
+from miniature import bayes
+from miniature.corpus import make_markov_source
+from miniature.model import GPTConfig
+from miniature.sizes import (
     BLOCK,
     CONCENTRATION,
     LORA_RANK,
@@ -39,8 +40,8 @@ from miniature.sizes import (  # noqa: E402
     mean_se,
     read_long_tier,
 )
-from miniature.subspace import count_params  # noqa: E402
-from pacbound.params import authors_num_params, gpt2_lora_params, gpt2_params  # noqa: E402
+from miniature.subspace import count_params
+from pacbound.params import authors_num_params, gpt2_lora_params, gpt2_params
 
 GPT2_VOCAB = 50_304
 # Figure 3's shapes (n_layer, n_head, n_embd), as erratum E24 and ch05_param_count.py record them
@@ -49,7 +50,8 @@ FIG3_SHAPES = ((4, 4, 32), (4, 4, 64), (4, 4, 128), (8, 8, 256), (8, 8, 384), (8
 
 
 def block1() -> list[int]:
-    print("[1] Figure 3's eight shapes, counted two ways (V = 50,304, rank-4 LoRA on W_Q, W_V, head)")
+    print("[1] Figure 3's eight shapes, counted two ways (V = 50,304, rank-4 LoRA on W_Q, W_V, "
+          "head)")
     print("    (n_layer,n_head,n_embd)  nanoGPT count   authors' count   LoRA share   "
           "token-table share")
     axis = []
@@ -70,12 +72,12 @@ def block2() -> None:
     n_layer, _, n_embd = FIG3_SHAPES[0]
     head = LORA_RANK * (GPT2_VOCAB + n_embd)
     authors = authors_num_params(n_layer, n_embd, LORA_RANK, GPT2_VOCAB)
-    steps = [(a[0] != b[0], a[2] != b[2]) for a, b in zip(FIG3_SHAPES, FIG3_SHAPES[1:])]
+    steps = [(a[0] != b[0], a[2] != b[2]) for a, b in itertools.pairwise(FIG3_SHAPES)]
     both = sum(1 for depth, width in steps if depth and width)
     width_only = sum(1 for depth, width in steps if width and not depth)
     print(f"[2] From one shape to the next: {width_only} of {len(steps)} steps change only the "
           f"width, {both} change depth and width together, none only the depth")
-    print(f"    so no pair of points isolates depth; n_head = n_layer in every shape")
+    print("    so no pair of points isolates depth; n_head = n_layer in every shape")
     print(f"    smallest shape: the head's LoRA factor {LORA_RANK} x ({GPT2_VOCAB:,} + {n_embd}) "
           f"= {head:,}, {100 * head / authors:.1f} % of the authors' count {authors:,}")
     assert both + width_only == len(steps) and all(s[0] == s[1] for s in FIG3_SHAPES)
@@ -103,7 +105,7 @@ def block3(runs) -> dict:
         nano, axis = miniature_counts(shape)
         assert rs[0].base_params + rs[0].lora_numbers == axis
 
-        def ms(key: str) -> str:
+        def ms(key: str, rs: list = rs) -> str:
             m, se = mean_se([getattr(r, key) for r in rs])
             return f"{m:.3f} +- {se:.3f}"
 
@@ -122,7 +124,7 @@ def block4(summary: dict) -> tuple[float, float]:
     print("[4] What the miniature shows (adjacent shapes, bound difference +- SE of the "
           "difference)")
     beyond = 0
-    for a, b in zip(shapes, shapes[1:]):
+    for a, b in itertools.pairwise(shapes):
         ba = [r.bound_bits for r in summary[a]["runs"]]
         bb = [r.bound_bits for r in summary[b]["runs"]]
         diff = float(np.mean(bb) - np.mean(ba))

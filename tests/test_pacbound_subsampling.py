@@ -3,7 +3,8 @@
 References: the values that the authors' own `llm_subsampling_bound`
 (sublora/bounds/compute_bounds.py:5-9 @c606ea6) returns for the toy inputs of Chapter 14's worked
 example, called by hand in a clone of their repository (Chapter 14, "Repeating the comparison",
-gives the call); a brute-force scan of the smoothed loss; and the bound rewritten in exact rational form
+gives the call); a brute-force scan of the smoothed loss; and the bound rewritten in exact
+rational form
 with the `fractions` and `decimal` modules (no shared code with pacbound).
 """
 
@@ -25,7 +26,8 @@ N_POP = 8_000_000
 N_SAMPLE = 10_000
 EPS = 0.05
 
-# The authors' function on Chapter 14's toy inputs: alpha -> (extra bits, Delta, bound), train_error 5.0.
+# The authors' function on Chapter 14's toy inputs: alpha -> (extra bits, Delta, bound),
+# train_error 5.0.
 AUTHORS_VALUES = {
     1e-4: (15, 28.9046, 7.2569),
     1e-3: (23, 25.5814, 6.9975),
