@@ -135,7 +135,8 @@ class FunctionalWrapper(nn.Module):
 
     def forward(self, states: torch.Tensor) -> torch.Tensor:
         pieces = torch.split(self.projector.apply(self.w), [t.numel() for t in self.init])
-        tensors = {n: t + p.reshape(t.shape) for n, t, p in zip(self.names, self.init, pieces, strict=True)}
+        parts = zip(self.names, self.init, pieces, strict=True)
+        tensors = {n: t + p.reshape(t.shape) for n, t, p in parts}
         return functional_call(self.net, tensors, (states,))
 
 
