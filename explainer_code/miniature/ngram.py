@@ -89,46 +89,52 @@ def quantize_probs(p: np.ndarray, precision: int) -> np.ndarray:
     return q / q.sum(axis=-1, keepdims=True)
 
 
-def fit_table(S: DocSet, vocab: int, order: int, precision: int) -> Table:
-    """The order-`order` table of S's counts (plus 1/2), stored at `precision` bits per entry."""
+def fit_table(S: DocSet, vocab: int, order: int, precision: int,
+              tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Table:
+    """The order-`order` table of S's counts (plus 1/2), stored at `precision` bits per entry.
+    `tokens`: `_contexts(S, order, vocab)` when the caller has it already."""
     if order not in ORDERS or precision not in PRECISIONS:
         raise ValueError(f"order {order} / precision {precision} not in {ORDERS} x {PRECISIONS}")
-    ctx, tgt, _ = _contexts(S, order, vocab)
+    ctx, tgt, _ = tokens or _contexts(S, order, vocab)
     counts = np.bincount(ctx * vocab + tgt, minlength=vocab ** (order + 1)).astype(float)
     counts = counts.reshape(vocab**order, vocab) + 0.5
-    return Table(order, precision, vocab, quantize_probs(counts / counts.sum(axis=1,
-                                                                         keepdims=True), precision))
-
-
-def token_scores(table: Table, docs: DocSet) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(p of the true token, top-1 hit, document) for every scored token of `docs`."""
-    ctx, tgt, doc = _contexts(docs, table.order, table.vocab)
-    rows = table.probs[ctx]
-    p_true = rows[np.arange(len(tgt)), tgt]
-    hit = table.probs.argmax(axis=1)[ctx] == tgt
-    return p_true, hit, doc
+    p = counts / counts.sum(axis=1, keepdims=True)
+    return Table(order, precision, vocab, quantize_probs(p, precision))
 
 
 def per_doc_means(values: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
     counts = np.bincount(doc, minlength=n_docs)
-    return np.bincount(doc, weights=values, minlength=n_docs) / counts
+    with np.errstate(invalid="ignore"):  # documents without tokens here: NaN, never read
+        return np.bincount(doc, weights=values, minlength=n_docs) / counts
 
 
-def doc_losses(table: Table, docs: DocSet) -> tuple[dict[float, np.ndarray], np.ndarray]:
-    """Per-document smoothed bits for each alpha of the grid (alpha 0 too), and top-1 error."""
-    p_true, hit, doc = token_scores(table, docs)
+def doc_losses(table: Table, docs: DocSet, only: np.ndarray | None = None,
+               tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               alphas: tuple[float, ...] | None = None) -> tuple[dict[float, np.ndarray],
+                                                                 np.ndarray]:
+    """Per-document smoothed bits for alpha 0 and each alpha of `alphas` (default: the grid), and
+    the top-1 error; with `only` (document ids), just those documents are scored (others NaN)."""
+    ctx, tgt, doc = tokens or _contexts(docs, table.order, table.vocab)
+    if only is not None:
+        keep = np.zeros(docs.n_docs, dtype=bool)
+        keep[only] = True
+        sel = keep[doc]
+        ctx, tgt, doc = ctx[sel], tgt[sel], doc[sel]
+    p_true = table.probs[ctx, tgt]
+    hit = table.probs.argmax(axis=1)[ctx] == tgt
     bits = {0.0: per_doc_means(-np.log2(p_true), doc, docs.n_docs)}
-    for a in pacbound.ALPHA_GRID:
+    for a in pacbound.ALPHA_GRID if alphas is None else alphas:
         bits[a] = per_doc_means(pacbound.smoothed_nll_bits(p_true, a, table.vocab), doc,
                                 docs.n_docs)
     return bits, per_doc_means(1.0 - hit, doc, docs.n_docs)
 
 
 def bound_table(table: Table, S: DocSet, sample: np.ndarray, *,
-                selection_bits: float = SELECTION_BITS, eps: float = EPS) -> TableBound:
+                selection_bits: float = SELECTION_BITS, eps: float = EPS,
+                tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> TableBound:
     """Bound `table` from the documents `sample` of S, exactly as `miniature.experiment.bounds`
     bounds a model, with `selection_bits` in place of the model's hyperparameter bits."""
-    bits, top1 = doc_losses(table, S)
+    bits, top1 = doc_losses(table, S, only=np.unique(sample), tokens=tokens)
     smoothed = {a: float(bits[a][sample].mean()) for a in pacbound.ALPHA_GRID}
     prefix = pacbound.prefix_code_bits(table.message_bits)
     charged = prefix + selection_bits
@@ -144,21 +150,24 @@ def bound_table(table: Table, S: DocSet, sample: np.ndarray, *,
     return TableBound(table, prefix, charged, smoothed, per_alpha[best], best, sample_top1, b_top1)
 
 
-def best_table(S: DocSet, vocab: int, sample: np.ndarray,
-               orders: tuple[int, ...] = ORDERS) -> tuple[TableBound, dict[tuple[int, int], float]]:
+def best_table(S: DocSet, vocab: int, sample: np.ndarray, orders: tuple[int, ...] = ORDERS,
+               ) -> tuple[TableBound, dict[tuple[int, int], TableBound]]:
     """The table of the grid with the lowest bits-per-token bound, and every (order, precision)
-    bound. The choice is paid by SELECTION_BITS in every bound of the grid."""
+    result. The choice is paid by SELECTION_BITS in every bound of the grid (18 tables, even when
+    `orders` tries fewer of them)."""
     results = {}
     for k in orders:
+        tokens = _contexts(S, k, vocab)
         for b in PRECISIONS:
-            results[(k, b)] = bound_table(fit_table(S, vocab, k, b), S, sample)
+            results[(k, b)] = bound_table(fit_table(S, vocab, k, b, tokens), S, sample,
+                                          tokens=tokens)
     best = min(results.values(), key=lambda r: r.bound_bits)
-    return best, {key: r.bound_bits for key, r in results.items()}
+    return best, results
 
 
 def heldout_bits(table: Table, docs: DocSet, alpha: float) -> tuple[float, float]:
     """Mean per-document smoothed bits of `table` on `docs` and its standard error."""
-    bits, _ = doc_losses(table, docs)
+    bits, _ = doc_losses(table, docs, alphas=(alpha,) if alpha else ())
     x = bits[alpha]
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 

@@ -130,7 +130,7 @@ def write_record(name: str, t: dict, world: int, device: str, t0: float, rows: l
         "runs_override": os.environ.get("CH22_LONG_RUNS"), "commit": git_commit(),
         "machine": machine(), "processes": world, "device": device,
         "seconds": round(time.time() - t0, 1), "peak_rss_mib": round(peak, 1),
-        "config": dataclasses.asdict(t["cfg"]),
+        "config": {**dataclasses.asdict(t["cfg"]), "lora_rank": 4},  # Parametrization: rank 4
         "train": {"steps": t["steps"], "qat_steps": t["qat"], "lr": t["lr"],
                   "batch_size": TrainConfig().batch_size},
         "n_sample": t["n_sample"], "n_fresh": t["n_fresh"], "runs": rows,
@@ -164,7 +164,7 @@ SEED_LR = {"sublora": 1e-2, "subspace": 1e-2, "lora": 3e-3, "full": 3e-3}  # ch2
 SEED_CFG = GPTConfig(vocab_size=32, block_size=64, n_layer=2, n_head=4, n_embd=64)
 SEED_RUNS = ([("markov", kind, 1_000) for kind in ("sublora", "lora", "subspace", "full")]
              + [("markov", "sublora", d) for d in (250, 2_000)]
-             + [("repeat", kind, 1_000) for kind in ("sublora", "subspace", "full")])
+             + [("repeat", "sublora", 1_000)])
 
 
 def seed_run(source: str, kind: str, d: int, seed: int, data: dict) -> dict:
@@ -200,9 +200,15 @@ def run_seeds(out: Path) -> None:
                        repeat_docset(rep, 5_000, seed=SEED_FRESH))}
     only = os.environ.get("CH22_SEED_SOURCES")  # e.g. "markov": a part of the tier
     runs = [r for r in SEED_RUNS if not only or r[0] in only.split(",")]
-    rows, t0 = [], time.time()
-    if out.exists():  # resume: keep the finished runs of an earlier, interrupted call
-        rows = json.loads(out.read_text(encoding="utf-8"))["runs"]
+    rows, calls, t0 = [], [], time.time()
+    if out.exists():  # resume: keep the finished runs (and the record) of earlier calls
+        old = json.loads(out.read_text(encoding="utf-8"))
+        rows, calls = old["runs"], old.get("calls", [])
+        if not calls:  # a file of the first format: one call, recorded at the top level
+            calls = [{"sources": "markov", "commit": old["commit"], "machine": old["machine"],
+                      "started": "2026-12-01 19:50 UTC", "seconds": old["seconds_this_call"]}]
+    calls.append({"sources": only or "all", "commit": git_commit(), "machine": machine(),
+                  "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seconds": 0})
     done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
     for source, kind, d in runs:
         for seed in SEEDS:
@@ -212,27 +218,33 @@ def run_seeds(out: Path) -> None:
             print(f"tier seeds: {source} {kind} d={d} seed {seed} bound "
                   f"{rows[-1]['bound_bits']:.3f} ({time.time() - t0:.0f} s)", file=sys.stderr,
                   flush=True)
-            write_seeds(out, rows, t0, len(runs) * len(SEEDS))
-    write_seeds(out, rows, t0, len(runs) * len(SEEDS))
+            calls[-1]["seconds"] = round(time.time() - t0, 1)
+            write_seeds(out, rows, calls)
+    calls[-1]["seconds"] = round(time.time() - t0, 1)
+    write_seeds(out, rows, calls)
 
 
-def write_seeds(out: Path, rows: list[dict], t0: float, planned: int) -> None:
+def write_seeds(out: Path, rows: list[dict], calls: list[dict]) -> None:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    record = {"tier": "seeds", "command": "python -m miniature.tiers seeds",
-              "commit": git_commit(), "machine": machine(), "processes": 1, "device": "cpu",
-              "threads": 1, "seconds_this_call": round(time.time() - t0, 1),
-              "peak_rss_mib": round(peak, 1), "config": dataclasses.asdict(SEED_CFG),
-              "lora_rank": 4, "train": {"steps": 800, "qat_steps": 100, "lr": SEED_LR,
+    planned = {(s, k, d, seed) for s, k, d in SEED_RUNS for seed in SEEDS}
+    done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
+    record = {"tier": "seeds", "command": "make miniature-seeds (python -m miniature.tiers seeds;"
+              " CH22_SEED_SOURCES=markov or repeat runs a part, resuming the file)",
+              "calls": calls, "processes": 1, "device": "cpu", "threads": 1,
+              "peak_rss_mib": round(peak, 1),
+              "config": {**dataclasses.asdict(SEED_CFG),
+                         "lora_rank": "4 for sublora and lora (Parametrization), 0 otherwise"},
+              "train": {"steps": 800, "qat_steps": 100, "lr": SEED_LR,
                                         "batch_size": TrainConfig().batch_size},
               "seeds": list(SEEDS), "seed_rule": "model s, projector 137 + s, batches 1337 + s",
               "n_docs": 100_000, "n_sample": 5_000, "n_fresh": 5_000,
-              "complete": len(rows) >= planned, "runs": rows}
+              "complete": planned <= done, "runs": rows}
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tier", choices=sorted(TIERS) + ["seeds"])
+    ap.add_argument("tier", choices=[*sorted(TIERS), "seeds"])
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args()
