@@ -199,7 +199,9 @@ def run_seeds(out: Path) -> None:
             "repeat": (repeat_docset(rep, 100_000, seed=SEED_S), sample,
                        repeat_docset(rep, 5_000, seed=SEED_FRESH))}
     only = os.environ.get("CH22_SEED_SOURCES")  # e.g. "markov": a part of the tier
-    runs = [r for r in SEED_RUNS if not only or r[0] in only.split(",")]
+    kinds = os.environ.get("CH22_SEED_KINDS")  # e.g. "subspace,full": a part, in parallel
+    runs = [r for r in SEED_RUNS if (not only or r[0] in only.split(","))
+            and (not kinds or r[1] in kinds.split(","))]
     rows, calls, t0 = [], [], time.time()
     if out.exists():  # resume: keep the finished runs (and the record) of earlier calls
         old = json.loads(out.read_text(encoding="utf-8"))
@@ -207,7 +209,8 @@ def run_seeds(out: Path) -> None:
         if not calls:  # a file of the first format: one call, recorded at the top level
             calls = [{"sources": "markov", "commit": old["commit"], "machine": old["machine"],
                       "started": "2026-12-01 19:50 UTC", "seconds": old["seconds_this_call"]}]
-    calls.append({"sources": only or "all", "commit": git_commit(), "machine": machine(),
+    calls.append({"sources": only or "all", "kinds": kinds or "all", "commit": git_commit(),
+                  "machine": machine(),
                   "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seconds": 0})
     done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
     for source, kind, d in runs:
@@ -229,7 +232,8 @@ def write_seeds(out: Path, rows: list[dict], calls: list[dict]) -> None:
     planned = {(s, k, d, seed) for s, k, d in SEED_RUNS for seed in SEEDS}
     done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
     record = {"tier": "seeds", "command": "make miniature-seeds (python -m miniature.tiers seeds;"
-              " CH22_SEED_SOURCES=markov or repeat runs a part, resuming the file)",
+              " CH22_SEED_SOURCES=markov or repeat and CH22_SEED_KINDS=subspace,full run a part,"
+              " resuming the file named by --out)",
               "calls": calls, "processes": 1, "device": "cpu", "threads": 1,
               "peak_rss_mib": round(peak, 1),
               "config": {**dataclasses.asdict(SEED_CFG),
