@@ -182,8 +182,8 @@ def block7(results: dict[str, Result], facts: dict[str, float]) -> None:
 
 def block8(results: dict[str, Result], table: ngram.TableBound, table_true: float,
            table_raw: float) -> None:
-    print("[8] the gap, bound - unsmoothed true risk, in parts: Occam + Hoeffding + (sample - "
-          "true, smoothed) + smoothing cost = total")
+    print("[8] the gap (bound - unsmoothed true risk) in parts that add up to it: Occam, "
+          "Hoeffding, sample - true (smoothed), smoothing cost")
     gaps = {kind: result_gap(results[kind], VOCAB, N_DOCS, N_SAMPLE) for kind in KINDS}
     gaps["table"] = gap_parts(sample_smoothed=table.smoothed[table.best_alpha],
                               true_smoothed=table_true, true_raw=table_raw,
@@ -192,8 +192,8 @@ def block8(results: dict[str, Result], table: ngram.TableBound, table_true: floa
                               n_sample=N_SAMPLE)
     for name, g in gaps.items():
         label = f"order-{table.table.order} table" if name == "table" else name
-        print(f"    {label:<15} {g.occam:.3f} + {g.hoeffding:.3f} + {g.sample_minus_true:+.3f} + "
-              f"{g.smoothing:.3f} = {g.total:.3f}")
+        print(f"    {label:<15} Occam {g.occam:.3f}  Hoeffding {g.hoeffding:.3f}  sample - true "
+              f"{g.sample_minus_true:+.3f}  smoothing {g.smoothing:+.3f}  gap {g.total:.3f}")
     for kind in KINDS:
         r = results[kind]
         assert abs(gaps[kind].total - (r.bound_bits - r.heldout_bits)) < 1e-9

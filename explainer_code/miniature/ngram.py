@@ -89,23 +89,23 @@ def quantize_probs(p: np.ndarray, precision: int) -> np.ndarray:
     return q / q.sum(axis=-1, keepdims=True)
 
 
+def count_probs(S: DocSet, vocab: int, order: int,
+                tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """(V^k, V): p(j | c) = (n(c, j) + 1/2) / (n(c) + V/2) from the counts of S, before storing."""
+    ctx, tgt, _ = tokens or _contexts(S, order, vocab)
+    counts = np.bincount(ctx * vocab + tgt, minlength=vocab ** (order + 1)).astype(float)
+    counts = counts.reshape(vocab**order, vocab) + 0.5
+    return counts / counts.sum(axis=1, keepdims=True)
+
+
 def fit_table(S: DocSet, vocab: int, order: int, precision: int,
               tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> Table:
     """The order-`order` table of S's counts (plus 1/2), stored at `precision` bits per entry.
     `tokens`: `_contexts(S, order, vocab)` when the caller has it already."""
     if order not in ORDERS or precision not in PRECISIONS:
         raise ValueError(f"order {order} / precision {precision} not in {ORDERS} x {PRECISIONS}")
-    ctx, tgt, _ = tokens or _contexts(S, order, vocab)
-    counts = np.bincount(ctx * vocab + tgt, minlength=vocab ** (order + 1)).astype(float)
-    counts = counts.reshape(vocab**order, vocab) + 0.5
-    p = counts / counts.sum(axis=1, keepdims=True)
-    return Table(order, precision, vocab, quantize_probs(p, precision))
-
-
-def per_doc_means(values: np.ndarray, doc: np.ndarray, n_docs: int) -> np.ndarray:
-    counts = np.bincount(doc, minlength=n_docs)
-    with np.errstate(invalid="ignore"):  # documents without tokens here: NaN, never read
-        return np.bincount(doc, weights=values, minlength=n_docs) / counts
+    return Table(order, precision, vocab,
+                 quantize_probs(count_probs(S, vocab, order, tokens), precision))
 
 
 def doc_losses(table: Table, docs: DocSet, only: np.ndarray | None = None,
@@ -113,28 +113,36 @@ def doc_losses(table: Table, docs: DocSet, only: np.ndarray | None = None,
                alphas: tuple[float, ...] | None = None) -> tuple[dict[float, np.ndarray],
                                                                  np.ndarray]:
     """Per-document smoothed bits for alpha 0 and each alpha of `alphas` (default: the grid), and
-    the top-1 error; with `only` (document ids), just those documents are scored (others NaN)."""
+    the top-1 error; with `only` (document ids), just those documents are scored (others NaN).
+    `tokens` (context, target, document), in document order, may be a subset of the documents."""
     ctx, tgt, doc = tokens or _contexts(docs, table.order, table.vocab)
     if only is not None:
         keep = np.zeros(docs.n_docs, dtype=bool)
         keep[only] = True
         sel = keep[doc]
         ctx, tgt, doc = ctx[sel], tgt[sel], doc[sel]
+    alphas = tuple(pacbound.ALPHA_GRID) if alphas is None else alphas
     p_true = table.probs[ctx, tgt]
     hit = table.probs.argmax(axis=1)[ctx] == tgt
-    bits = {0.0: per_doc_means(-np.log2(p_true), doc, docs.n_docs)}
-    for a in pacbound.ALPHA_GRID if alphas is None else alphas:
-        bits[a] = per_doc_means(pacbound.smoothed_nll_bits(p_true, a, table.vocab), doc,
-                                docs.n_docs)
-    return bits, per_doc_means(1.0 - hit, doc, docs.n_docs)
+    rows = [-np.log2(p_true)] + [pacbound.smoothed_nll_bits(p_true, a, table.vocab)
+                                 for a in alphas] + [1.0 - hit]
+    starts = np.flatnonzero(np.r_[True, doc[1:] != doc[:-1]])  # documents are contiguous
+    counts = np.diff(np.r_[starts, len(doc)])
+    means = np.add.reduceat(np.vstack(rows), starts, axis=1) / counts
+    out = np.full((len(rows), docs.n_docs), np.nan)
+    out[:, doc[starts]] = means
+    bits = {0.0: out[0]} | {a: out[1 + i] for i, a in enumerate(alphas)}
+    return bits, out[-1]
 
 
 def bound_table(table: Table, S: DocSet, sample: np.ndarray, *,
                 selection_bits: float = SELECTION_BITS, eps: float = EPS,
                 tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> TableBound:
     """Bound `table` from the documents `sample` of S, exactly as `miniature.experiment.bounds`
-    bounds a model, with `selection_bits` in place of the model's hyperparameter bits."""
-    bits, top1 = doc_losses(table, S, only=np.unique(sample), tokens=tokens)
+    bounds a model, with `selection_bits` in place of the model's hyperparameter bits.
+    `tokens`: `_contexts(S, order, vocab)` cut to the tokens of the sampled documents."""
+    only = None if tokens is not None else np.unique(sample)
+    bits, top1 = doc_losses(table, S, only=only, tokens=tokens)
     smoothed = {a: float(bits[a][sample].mean()) for a in pacbound.ALPHA_GRID}
     prefix = pacbound.prefix_code_bits(table.message_bits)
     charged = prefix + selection_bits
@@ -156,11 +164,16 @@ def best_table(S: DocSet, vocab: int, sample: np.ndarray, orders: tuple[int, ...
     result. The choice is paid by SELECTION_BITS in every bound of the grid (18 tables, even when
     `orders` tries fewer of them)."""
     results = {}
+    keep = np.zeros(S.n_docs, dtype=bool)
+    keep[sample] = True
     for k in orders:
         tokens = _contexts(S, k, vocab)
+        sel = keep[tokens[2]]
+        scored = tuple(t[sel] for t in tokens)  # the sampled documents' tokens, once per order
+        p = count_probs(S, vocab, k, tokens)
         for b in PRECISIONS:
-            results[(k, b)] = bound_table(fit_table(S, vocab, k, b, tokens), S, sample,
-                                          tokens=tokens)
+            table = Table(k, b, vocab, quantize_probs(p, b))
+            results[(k, b)] = bound_table(table, S, sample, tokens=scored)
     best = min(results.values(), key=lambda r: r.bound_bits)
     return best, results
 
