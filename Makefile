@@ -12,7 +12,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
 .PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook corpus mutate \
-        miniature-long miniature-gpu
+        miniature-long miniature-gpu miniature-seeds
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -83,8 +83,17 @@ corpus: $(INSTALLED) ## Rebuild the notebook's frozen training text from today's
 clean: ## Remove the built site and caches (keeps .venv)
 	rm -rf site build .cache .pytest_cache .ruff_cache
 
-miniature-long: $(INSTALLED) ## Chapter 22's longer CPU tier (about 30 min): writes explainer_code/data/ch22_long_tier.json
+miniature-long: $(INSTALLED) ## Chapter 22's longer CPU tier (the recorded reduced sweep: 375 s): writes explainer_code/data/ch22_long_tier.json
 	cd explainer_code && ../$(PY) -m miniature.tiers long
+
+SEEDS_DATA = data/ch22_seeds
+miniature-seeds: $(INSTALLED) ## Chapter 22's seeds tier: 4 CPU processes side by side (35 runs of about 30 CPU-s each); writes explainer_code/data/ch22_seeds_*.json
+	cd explainer_code && \
+	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=sublora,lora ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_tier.json & \
+	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=subspace ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_more.json & \
+	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=full ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_full.json & \
+	CH22_SEED_SOURCES=repeat ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_repeat.json & \
+	wait
 
 OUT ?= build/miniature-gpu
 TORCHRUN ?= $(if $(wildcard $(VENV)/bin/torchrun),$(CURDIR)/$(VENV)/bin/torchrun,torchrun)

@@ -13,12 +13,14 @@ Claims, numbered as the output blocks:
       Kronecker factors are 593 x 223 with a 95 x 271 remainder block.
   [3] What is coded: 11 levels; the codebook costs 11 x 16 = 176 bits and the symbol counts
       11 x 16 = 176 bits; a Gaussian w of 50,000 numbers with standard deviation 0.01 codes in
-      about 115,800 bits, about 2.3 bits per number.
+      about 115,800 bits, about 2.3 bits per number; the authors' prefix code K = L + 2 log2 L,
+      one bit below the book's valid L + 2 log2 L + 1.
   [4] Extra bits: top-k errors pay 7; the loop over the eight smoothing weights adds 8 bits per
       weight, cumulatively (15, 23, ..., 71), where a union over eight choices needs 3.
   [5] The bound for a toy input (train error 5 bits per token, L = 100,000 bits, N = 8 x 10^6,
       n = 10,000): 7.2569 bits per token at alpha = 1e-4 down to 6.2197 at alpha = 0.5 with the
       code's rule; the top-1 analogue 0.97808.
+  [6] The pipeline's stages in order, with the numbers each hands on (figure ch21_pipeline.png).
 Deterministic: numpy only, seed 0 for the Gaussian example.
 """
 
@@ -28,6 +30,7 @@ import math
 
 import numpy as np
 import pacbound
+import script_io
 
 # settings of the authors' code, with where they are set (commit c606ea6)
 DOCS_TOTAL = 8_013_769  # data/openwebtext/prepare.py:20
@@ -89,10 +92,14 @@ def block3() -> None:
           f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "
           f"({parts.total / INTRINSIC_DIM:.2f} bits per number)")
     authors_k = pacbound.authors_prefix_code_bits(parts.total)
-    print(f"    prefix code K = L + 2 log2 L = {authors_k:,.1f} bits; "
+    book_k = pacbound.prefix_code_bits(parts.total)
+    print(f"    prefix code K = L + 2 log2 L = {authors_k:,.1f} bits (the authors'; the book's "
+          f"valid L + 2 log2 L + 1 = {book_k:,.1f})")
+    print(f"    "
           f"codebook + counts = {parts.codebook + parts.counts} bits, "
           f"{100 * (parts.codebook + parts.counts) / parts.total:.2f} % of L")
     assert parts.codebook == parts.counts == 176 and 2.2 < h < 2.4
+    assert book_k - authors_k == 1.0
 
 
 def block4() -> None:
@@ -127,6 +134,75 @@ def block5() -> None:
     assert f"{top1:.5f}" == "0.97808"
 
 
+STAGES = [  # (stage, what it hands on), in the order the bound run meets them
+    ("data", "N = 8,009,762\ndocuments"),
+    ("train", "w: d = 50,000\nnumbers"),
+    ("rebuild", "theta_0, P\nfrom seed 137"),
+    ("quantize", "11 levels,\ncodebook"),
+    ("code", "message L,\nK = L + 2 log2 L"),
+    ("sample", "n = 10,000\ndocuments"),
+    ("score", "p(true token),\nrank"),
+    ("smooth", "8 alphas,\nmean per doc"),
+    ("bound", "min over alpha\nof the bound"),
+]
+
+
+def block6() -> None:
+    print(f"[6] stages of the bound run, in order: {', '.join(s for s, _ in STAGES)}")
+    print("    the message (quantize, code) and the risk (sample, score, smooth) meet in the bound")
+    assert len(STAGES) == 9 and STAGES[-1][0] == "bound"
+    figure()
+
+
+def figure() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import FancyBboxPatch
+
+    fig, ax = plt.subplots(figsize=(9.0, 3.4))
+    ax.set_xlim(0, 9.2)
+    ax.set_ylim(0, 3.4)
+    ax.axis("off")
+    # row 1: data -> train -> rebuild -> quantize -> code; row 2: sample -> score -> smooth;
+    # both rows end in the bound
+    pos = {"data": (0.1, 2.1), "train": (1.9, 2.1), "rebuild": (3.7, 2.1),
+           "quantize": (5.5, 2.1), "code": (7.3, 2.1), "sample": (1.9, 0.3),
+           "score": (3.7, 0.3), "smooth": (5.5, 0.3), "bound": (7.3, 0.3)}
+    colors = {"data": "#F0E442", "train": "#56B4E9", "rebuild": "#56B4E9",
+              "quantize": "#CC79A7", "code": "#CC79A7", "sample": "#009E73",
+              "score": "#009E73", "smooth": "#009E73", "bound": "#D55E00"}
+    w, h = 1.6, 1.0
+    for name, note in STAGES:
+        x, y = pos[name]
+        ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.04", fc=colors[name],
+                                    ec="black", lw=0.8, alpha=0.85))
+        ax.text(x + w / 2, y + 0.72, name, ha="center", va="center", fontsize=10,
+                fontweight="bold")
+        ax.text(x + w / 2, y + 0.32, note, ha="center", va="center", fontsize=7.5)
+    arrows = [("data", "train"), ("train", "rebuild"), ("rebuild", "quantize"),
+              ("quantize", "code"), ("sample", "score"), ("score", "smooth"), ("smooth", "bound")]
+    for a, b in arrows:
+        (xa, ya), (xb, yb) = pos[a], pos[b]
+        ax.annotate("", xy=(xb - 0.04, yb + h / 2), xytext=(xa + w + 0.04, ya + h / 2),
+                    arrowprops={"arrowstyle": "->", "lw": 1.2})
+    for src, label in (("code", "K"), ("rebuild", "the model, quantized")):
+        xs, ys = pos[src]
+        target = "bound" if src == "code" else "score"
+        ax.annotate("", xy=(xs + w / 2, pos[target][1] + h + 0.04), xytext=(xs + w / 2, ys - 0.04),
+                    arrowprops={"arrowstyle": "->", "lw": 1.2})
+        ax.text(xs + w / 2 + 0.08, 1.62, label, fontsize=8)
+    xd, yd = pos["data"]
+    ax.annotate("", xy=(pos["sample"][0] - 0.04, pos["sample"][1] + h / 2),
+                xytext=(xd + w / 2, yd - 0.04),
+                arrowprops={"arrowstyle": "->", "lw": 1.2,
+                            "connectionstyle": "angle,angleA=-90,angleB=180"})
+    ax.text(xd + w / 2 + 0.05, 1.2, "training\ndocuments", fontsize=7.5)
+    fig.tight_layout()
+    script_io.save_figure(fig, "ch21_pipeline.png")
+
+
 def main() -> None:
     print("Chapter 21 -- the authors' pipeline, number by number (ch21_pipeline.py)")
     block1()
@@ -134,6 +210,7 @@ def main() -> None:
     block3()
     block4()
     block5()
+    block6()
     print("All assertions passed.")
 
 

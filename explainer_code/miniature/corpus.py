@@ -162,3 +162,37 @@ def markov_docset(source: MarkovSource, n_docs: int, seed: int, block: int = 409
     for b in range(-(-n_docs // block)):
         docs += source.sample(block, seed=hash_seed(seed, b))  # whole blocks: prefix-stable
     return DocSet.from_docs(docs[:n_docs])
+
+
+# ------------------------------------------------------------------------------ a copying source
+@dataclass(frozen=True)
+class RepeatSource:
+    """Documents u_1 .. u_B u_1 .. u_B: B symbols drawn uniformly from the V - 1 symbols, then
+    the same B again. The second half is determined by the first, B places back: a reader that
+    looks B tokens back predicts it exactly; a count table over the last k <= 2 tokens cannot.
+
+    Best possible per-document risk, exactly: the B first-half targets cost log2(V - 1) bits
+    each, the B copies and the closing EOD (its position is fixed) cost nothing, so the mean over
+    the 2B + 1 targets is B log2(V - 1) / (2B + 1)."""
+
+    vocab: int = 32
+    span: int = 16
+
+    def best_bits(self) -> float:
+        import math
+
+        return self.span * math.log2(self.vocab - 1) / (2 * self.span + 1)
+
+    def sample(self, n_docs: int, seed: int) -> list[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        half = rng.integers(1, self.vocab, size=(n_docs, self.span), dtype=np.uint8)
+        docs = np.concatenate([half, half], axis=1)
+        return [docs[i].copy() for i in range(n_docs)]
+
+
+def repeat_docset(source: RepeatSource, n_docs: int, seed: int, block: int = 4096) -> DocSet:
+    """Like `markov_docset`: blocks of documents with seeds hash_seed(seed, b), prefix-stable."""
+    docs: list[np.ndarray] = []
+    for b in range(-(-n_docs // block)):
+        docs += source.sample(block, seed=hash_seed(seed, b))
+    return DocSet.from_docs(docs[:n_docs])

@@ -5,7 +5,7 @@ EOD. One that does not fit the context window is read in windows of `block_size`
 first scores all its targets, each later window moves on by `stride` and scores only its last
 `stride` targets, so every target is scored once, with at least block_size - stride tokens of
 context (the authors' scheme with 1024 and 100 [SOURCE: sublora-bounds-for-llms
-sublora/utils.py:85-119 @c606ea6]).
+sublora/bounds/bound_utils.py:40-87 @c606ea6]).
 """
 
 from __future__ import annotations

@@ -49,6 +49,8 @@ class Result:
     heldout_bits: float = math.nan  # fresh documents (Markov) or the test split (text)
     heldout_top1: float = math.nan
     heldout_se: float = math.nan  # standard error of heldout_bits over documents
+    heldout_smoothed: float = math.nan  # the bounded predictor (alpha = best_alpha) held out
+    heldout_smoothed_se: float = math.nan
     losses: list[float] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -116,6 +118,9 @@ def finish(param: Parametrization, S: DocSet, cfg: GPTConfig, sample: np.ndarray
         per_doc = h.bits()
         res.heldout_bits, res.heldout_top1 = float(per_doc.mean()), float(h.top1_error().mean())
         res.heldout_se = float(per_doc.std(ddof=1) / math.sqrt(len(per_doc)))
+        sm = h.bits(alpha)
+        res.heldout_smoothed = float(sm.mean())
+        res.heldout_smoothed_se = float(sm.std(ddof=1) / math.sqrt(len(sm)))
     param.override = None
     res.seconds = time.time() - t0
     return res
@@ -154,4 +159,45 @@ def unigram_baseline(S: DocSet, vocab: int, sample: np.ndarray, heldout: DocSet 
     if heldout is not None:
         h = score(forward, heldout, np.arange(heldout.n_docs), 8, vocab)
         res.heldout_bits, res.heldout_top1 = float(h.bits().mean()), float(h.top1_error().mean())
+        res.heldout_smoothed = float(h.bits(alpha).mean())
     return res
+
+
+@dataclass(frozen=True)
+class Gap:
+    """bound - true risk of the unsmoothed predictor, split into four parts that add up to it.
+
+    occam + hoeffding: the two roots of the bound times the loss range at the chosen alpha;
+    sample_minus_true: smoothed empirical risk on the sample minus the smoothed predictor's true
+    risk (noise of the sample, and overfitting); smoothing: true risk of the smoothed predictor
+    minus that of the unsmoothed one (what mixing in alpha / V costs on fresh data)."""
+
+    occam: float
+    hoeffding: float
+    sample_minus_true: float
+    smoothing: float
+
+    @property
+    def total(self) -> float:
+        return self.occam + self.hoeffding + self.sample_minus_true + self.smoothing
+
+
+def gap_parts(*, sample_smoothed: float, true_smoothed: float, true_raw: float, alpha: float,
+              vocab: int, charged_bits: float, n_population: int, n_sample: int,
+              eps: float = EPS, grid: int = 8) -> Gap:
+    """The decomposition of `Gap` for a bound computed at `alpha` with confidence eps / grid."""
+    delta = pacbound.loss_range(alpha, vocab)
+    r = n_sample / (n_sample + n_population)
+    e = eps / grid
+    occam = delta * math.sqrt((charged_bits * math.log(2) - math.log(r * e)) / (2 * n_population))
+    hoeffding = delta * math.sqrt(-math.log((1 - r) * e) / (2 * n_sample))
+    return Gap(occam, hoeffding, sample_smoothed - true_smoothed, true_smoothed - true_raw)
+
+
+def result_gap(r: Result, vocab: int, n_population: int, n_sample: int,
+               extra_bits: float = EXTRA_BITS) -> Gap:
+    """`gap_parts` of a finished run (held-out documents stand in for the population)."""
+    return gap_parts(sample_smoothed=r.smoothed[r.best_alpha], true_smoothed=r.heldout_smoothed,
+                     true_raw=r.heldout_bits, alpha=r.best_alpha, vocab=vocab,
+                     charged_bits=r.prefix_bits + extra_bits, n_population=n_population,
+                     n_sample=n_sample)

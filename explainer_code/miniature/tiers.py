@@ -130,7 +130,7 @@ def write_record(name: str, t: dict, world: int, device: str, t0: float, rows: l
         "runs_override": os.environ.get("CH22_LONG_RUNS"), "commit": git_commit(),
         "machine": machine(), "processes": world, "device": device,
         "seconds": round(time.time() - t0, 1), "peak_rss_mib": round(peak, 1),
-        "config": dataclasses.asdict(t["cfg"]),
+        "config": {**dataclasses.asdict(t["cfg"]), "lora_rank": 4},  # Parametrization: rank 4
         "train": {"steps": t["steps"], "qat_steps": t["qat"], "lr": t["lr"],
                   "batch_size": TrainConfig().batch_size},
         "n_sample": t["n_sample"], "n_fresh": t["n_fresh"], "runs": rows,
@@ -142,6 +142,7 @@ def write_record(name: str, t: dict, world: int, device: str, t0: float, rows: l
 
 def summary(r) -> dict:
     return {k: round(v, 4) if isinstance(v, float) else v for k, v in {
+        "true_smoothed": r.heldout_smoothed,
         "message_bits": r.message.total, "prefix_bits": r.prefix_bits,
         "sample_bits_raw": r.sample_bits_raw, "sample_bits": r.sample_bits,
         "bound_bits": r.bound_bits, "best_alpha": r.best_alpha, "sample_top1": r.sample_top1,
@@ -156,13 +157,108 @@ def evaluate_trained(param, S, t, sample, fresh, dev) -> dict:
     return summary(experiment.finish(param, S, t["cfg"], sample, fresh, dev, [], time.time()))
 
 
+# ------------------------------------------------------------------------------ the seeds tier
+SEEDS_FILE = DATA_DIR / "ch22_seeds_tier.json"
+SEEDS = (0, 1, 2, 3, 4)
+SEED_LR = {"sublora": 1e-2, "subspace": 1e-2, "lora": 3e-3, "full": 3e-3}  # ch22_markov.py's
+SEED_CFG = GPTConfig(vocab_size=32, block_size=64, n_layer=2, n_head=4, n_embd=64)
+SEED_RUNS = ([("markov", kind, 1_000) for kind in ("sublora", "lora", "subspace", "full")]
+             + [("repeat", "sublora", 1_000)])
+
+
+def seed_run(source: str, kind: str, d: int, seed: int, data: dict) -> dict:
+    """One run of the seeds tier: model seed `seed`, projector 137 + seed, batches 1337 + seed;
+    the data (S, sample, fresh documents) are those of the default tier, the same for every seed."""
+    from miniature.experiment import result_gap
+
+    S, sample, fresh = data[source]
+    tcfg = TrainConfig(steps=800, qat_steps=100, lr=SEED_LR[kind], seed=1337 + seed,
+                       log_every=100)
+    r = run_method(kind, S, SEED_CFG, tcfg, d=d, sample=sample, heldout=fresh, model_seed=seed,
+                   proj_seed=137 + seed, label=f"{source} {kind} d={d} seed {seed}")
+    gap = result_gap(r, SEED_CFG.vocab_size, S.n_docs, len(sample))
+    row = summary(r)
+    row.update(source=source, kind=kind, d=d, seed=seed, coded=r.d,
+               true_smoothed=round(r.heldout_smoothed, 4),
+               true_smoothed_se=round(r.heldout_smoothed_se, 4),
+               gap={k: round(getattr(gap, k), 4) for k in
+                    ("occam", "hoeffding", "sample_minus_true", "smoothing")})
+    return row
+
+
+def run_seeds(out: Path) -> None:
+    """Every (source, kind, d) of SEED_RUNS with every seed of SEEDS, on one CPU thread."""
+    from miniature.corpus import RepeatSource, repeat_docset
+
+    src = make_markov_source(**SOURCE)
+    rep = RepeatSource(32, 16)
+    sample = np.random.default_rng(SEED_SAMPLE).integers(0, 100_000, size=5_000)
+    data = {"markov": (markov_docset(src, 100_000, seed=SEED_S), sample,
+                       markov_docset(src, 5_000, seed=SEED_FRESH)),
+            "repeat": (repeat_docset(rep, 100_000, seed=SEED_S), sample,
+                       repeat_docset(rep, 5_000, seed=SEED_FRESH))}
+    only = os.environ.get("CH22_SEED_SOURCES")  # e.g. "markov": a part of the tier
+    kinds = os.environ.get("CH22_SEED_KINDS")  # e.g. "subspace,full": a part, in parallel
+    runs = [r for r in SEED_RUNS if (not only or r[0] in only.split(","))
+            and (not kinds or r[1] in kinds.split(","))]
+    rows, calls, t0 = [], [], time.time()
+    if out.exists():  # resume: keep the finished runs (and the record) of earlier calls
+        old = json.loads(out.read_text(encoding="utf-8"))
+        rows, calls = old["runs"], old.get("calls", [])
+        if not calls:  # a file of the first format: one call, recorded at the top level
+            calls = [{"sources": "markov", "commit": old["commit"], "machine": old["machine"],
+                      "started": "2026-12-01 19:50 UTC", "seconds": old["seconds_this_call"]}]
+    calls.append({"sources": only or "all", "kinds": kinds or "all",
+                  "seeds": os.environ.get("CH22_SEEDS", "all"), "commit": git_commit(),
+                  "machine": machine(),
+                  "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seconds": 0})
+    done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
+    seeds = [int(x) for x in os.environ.get("CH22_SEEDS", "").split(",") if x] or SEEDS
+    for source, kind, d in runs:
+        for seed in seeds:
+            if (source, kind, d, seed) in done:
+                continue
+            rows.append(seed_run(source, kind, d, seed, data))
+            print(f"tier seeds: {source} {kind} d={d} seed {seed} bound "
+                  f"{rows[-1]['bound_bits']:.3f} ({time.time() - t0:.0f} s)", file=sys.stderr,
+                  flush=True)
+            calls[-1]["seconds"] = round(time.time() - t0, 1)
+            write_seeds(out, rows, calls, runs)
+    calls[-1]["seconds"] = round(time.time() - t0, 1)
+    write_seeds(out, rows, calls, runs)
+
+
+def write_seeds(out: Path, rows: list[dict], calls: list[dict], runs: list[tuple]) -> None:
+    """The part's data file; `complete`: every seed of every run of this part is in it."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    planned = {(s, k, d, seed) for s, k, d in runs for seed in SEEDS}
+    done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
+    record = {"tier": "seeds", "command": "make miniature-seeds (python -m miniature.tiers seeds;"
+              " CH22_SEED_SOURCES=markov or repeat and CH22_SEED_KINDS=subspace,full run a part,"
+              " resuming the file named by --out)",
+              "calls": calls, "processes": 1, "device": "cpu", "threads": 1,
+              "peak_rss_mib": round(peak, 1),
+              "config": {**dataclasses.asdict(SEED_CFG),
+                         "lora_rank": "4 for sublora and lora (Parametrization), 0 otherwise"},
+              "train": {"steps": 800, "qat_steps": 100, "lr": SEED_LR,
+                                        "batch_size": TrainConfig().batch_size},
+              "seeds": list(SEEDS), "seed_rule": "model s, projector 137 + s, batches 1337 + s",
+              "n_docs": 100_000, "n_sample": 5_000, "n_fresh": 5_000,
+              "complete": planned <= done, "runs": rows}
+    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tier", choices=sorted(TIERS))
+    ap.add_argument("tier", choices=[*sorted(TIERS), "seeds"])
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args()
     torch.set_num_threads(1 if args.device == "cpu" else torch.get_num_threads())
+    if args.tier == "seeds":
+        torch.set_num_threads(1)
+        run_seeds(args.out or SEEDS_FILE)
+        return
     out = args.out or (LONG_FILE if args.tier == "long" else Path("ch22_gpu_tier.json"))
     run_tier(args.tier, out, args.device)
 
