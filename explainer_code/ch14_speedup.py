@@ -45,7 +45,8 @@ def main() -> None:
     print(f"    GPU time: {full_minutes:,} x {FULL_GPUS} = {full_minutes * FULL_GPUS:,} "
           f"GPU-minutes against {SUB_MINUTES * SUB_GPUS}; {gpu} times less")  # fmt: skip
     print(f"    the v2 abstract's {ABSTRACT_V2} is neither: {ABSTRACT_V2} / {wall} = "
-          f"{float(ABSTRACT_V2 / wall):.4g}, {ABSTRACT_V2} / {gpu} = {float(ABSTRACT_V2 / gpu):.4g}")  # fmt: skip
+          f"{float(ABSTRACT_V2 / wall):.4g}, {ABSTRACT_V2} / {gpu} = "
+          f"{float(ABSTRACT_V2 / gpu):.4g}")
     assert wall == 96 and gpu == 768
     assert ABSTRACT_V2 not in (wall, gpu)
 
