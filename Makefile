@@ -37,7 +37,7 @@ site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
 	$(VENV)/bin/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 
 offline: $(INSTALLED) ## A copy of the site to open from a folder (no search): site-offline/index.html
-	EXPLAINER_DIRECTORY_URLS=false $(VENV)/bin/mkdocs build --strict --site-dir site-offline
+	$(VENV)/bin/mkdocs build --strict -f mkdocs-offline.yml
 
 pdf: $(INSTALLED) ## The whole book as one PDF, build/book.pdf (headless Chromium; checks math and links)
 	$(PY) -m explainer_tools.pdf

@@ -335,17 +335,28 @@ def load_pending(root: Path) -> set[tuple[str, str]]:
     return pending
 
 
-def doc_pages(root: Path) -> dict[str, str]:
-    """Every Markdown page under docs/ (not the data folder), by path from the root."""
-    return {path.relative_to(root).as_posix(): path.read_text(encoding="utf-8")
-            for path in sorted((root / "docs").rglob("*.md"))
-            if "_data" not in path.parts}
+def doc_pages(root: Path) -> tuple[dict[str, str], list[Problem]]:
+    """Every Markdown page under docs/ (not the data folder), by path from the root, and a
+    problem for each page that is not UTF-8 (named with the line of its first bad byte)."""
+    pages: dict[str, str] = {}
+    problems: list[Problem] = []
+    for path in sorted((root / "docs").rglob("*.md")):
+        if "_data" in path.parts:
+            continue
+        name = path.relative_to(root).as_posix()
+        data = path.read_bytes()
+        try:
+            pages[name] = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = data[:error.start].count(b"\n") + 1
+            problems.append(Problem("encoding", name, line, f"not UTF-8 (byte "
+                                    f"{data[error.start:error.start + 1]!r}); save it as UTF-8"))
+    return pages, problems
 
 
 def all_problems(root: Path) -> tuple[list[Problem], list[str]]:
     """Every problem of every check, and the badge report lines."""
-    pages = doc_pages(root)
-    problems: list[Problem] = []
+    pages, problems = doc_pages(root)
     reports: list[str] = []
     status_files = dict(pages)
     for name in ("BOOK.md", "CONTRIBUTING.md", "README.md"):

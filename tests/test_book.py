@@ -214,7 +214,8 @@ def test_a_display_as_its_own_paragraph_passes() -> None:
 
 def test_uncited_entry_and_uncited_paper_fail(tmp_path: Path) -> None:
     root = _repo_copy(tmp_path)
-    pages = book_checks.doc_pages(root)
+    pages, unreadable = book_checks.doc_pages(root)
+    assert unreadable == []
     assert book_checks.bibliography_problems(root, pages) == []
     pages["docs/index.md"] = pages["docs/index.md"].replace("[@lotfi2024]", "")
     pages["docs/chapters/05-transformers-gpt2.md"] = pages[
@@ -280,3 +281,12 @@ def test_plain_text_has_no_raw_tex() -> None:
 def test_browser_rule_is_the_python_rule() -> None:
     js = re.search(r"const command = /(.+?)/g;", raw_tex.RAW_TEX_JS).group(1)
     assert js == raw_tex.TEX_COMMAND.pattern
+
+
+def test_a_page_that_is_not_utf8_is_a_problem_with_its_line(tmp_path: Path) -> None:
+    root = _repo_copy(tmp_path)
+    (root / "docs" / "latin1.md").write_bytes(b"# Title\n\ncaf\xe9\n")
+    pages, unreadable = book_checks.doc_pages(root)
+    assert "docs/latin1.md" not in pages
+    assert [str(p) for p in unreadable] == [
+        "docs/latin1.md:3: not UTF-8 (byte b'\\xe9'); save it as UTF-8"]

@@ -189,7 +189,9 @@ def test_the_row_rule_catches_numbers_copied_from_another_row(
           f"({100 * caught / max(total, 1):.1f} %)")
     assert in_scope >= 5
     assert caught_in_scope >= 0.8 * in_scope
-    assert caught >= 0.05 * total
+    # A floor on all swaps, prose included: it follows Chapter 5's share of labelled table rows,
+    # which fell when the Figure 3 tables moved to erratum E24 (16 of 331, 4.8 %, since then).
+    assert caught >= 0.04 * total
 
 
 @pytest.mark.parametrize(("page", "written", "mutated"), [

@@ -1,43 +1,17 @@
-"""Chromium for the browser tests that load one script of the site into a small page on disk.
+"""Pages on disk for the browser tests that load one script of the site into a small page.
 
 These tests (bound explorer, number cards, narrow tables) need no site build: they write an
 HTML file into a temporary folder that loads the site's own script and stylesheet by path, and
-open it from disk (file://), which also proves the feature works with no server.
+open it from disk (file://) in the suite's Chromium (the `browser` fixture of conftest.py), which
+also proves the feature works with no server.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-
-import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 ARGS = ["--no-sandbox", "--disable-gpu", "--host-resolver-rules=MAP * ~NOTFOUND"]
-
-
-def chromium_or_skip() -> str:
-    """$CHROMIUM, else the system Chromium; skips the test when neither exists."""
-    path = os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if not path or not Path(path).exists():
-        pytest.skip("Chromium is missing: apt-get install -y chromium, or set CHROMIUM")
-    return path
-
-
-@contextmanager
-def launched_browser() -> Iterator[object]:
-    """A headless Chromium through Playwright (skips when either is missing)."""
-    chromium = chromium_or_skip()
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=chromium, args=ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def write_page(folder: Path, body: str, scripts: list[str], styles: list[str] = ()) -> str:

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pacbound
 import pytest
-from standalone_kit import launched_browser, write_page
+from standalone_kit import write_page
 
 pytestmark = pytest.mark.browser
 
@@ -29,9 +29,11 @@ REL_TOL = 1e-9
 
 
 @pytest.fixture(scope="module")
-def browser_page() -> Iterator[object]:
-    with launched_browser() as browser:
-        yield browser.new_page(viewport={"width": 1000, "height": 900})
+def browser_page(browser: object) -> Iterator[object]:
+    """One tab of the suite's Chromium (tests/browser/conftest.py) for this module."""
+    context = browser.new_context(viewport={"width": 1000, "height": 900})  # type: ignore[attr-defined]
+    yield context.new_page()
+    context.close()
 
 
 def _open(page: object, tmp_path: Path, attrs: str = "") -> list[str]:

@@ -49,7 +49,9 @@ ESCAPING_MD = """\
     <!-- embed: output fixture_escaping.py [1] -->
     <!-- /embed -->
 
-    The answer is \\(2\\), and in general \\[ \\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}. \\]
+    The answer is \\(2\\), and in general
+
+    \\[ \\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}. \\]
 """
 
 
@@ -262,6 +264,6 @@ def test_fixture_answer_opens_with_its_math(browser: Any, fixture_server: Static
             "d => Array.from(d.querySelectorAll('mjx-container'))"
             ".map(c => c.getBoundingClientRect().width)"
         )
-        assert len(widths) == 2 and all(w > 0 for w in widths), widths
+        assert len(widths) == 3 and all(w > 0 for w in widths), widths  # title, \(2\), display
     finally:
         context.close()

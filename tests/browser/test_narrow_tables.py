@@ -7,10 +7,8 @@ numbers keeps its columns; at desktop width both stay ordinary tables.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from standalone_kit import launched_browser, write_page
+from standalone_kit import write_page
 
 pytestmark = pytest.mark.browser
 
@@ -25,11 +23,6 @@ BODY = (
     + "".join(NUMBER_ROW.format(i=i) for i in range(4)) + "</tbody></table>"
 )
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with launched_browser() as b:
-        yield b
 
 
 def _layout(browser: object, tmp_path, width: int) -> dict:

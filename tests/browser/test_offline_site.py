@@ -1,6 +1,7 @@
 """The copy of the site built to work opened from a folder (`make offline`, file://).
 
-Built once for this module with the setting `make offline` uses (pages as .html files). Every
+Built once for this module from mkdocs-offline.yml, as `make offline` builds it (pages as .html
+files). Every
 relative link and source of every page must name a file that exists, so nothing opens a folder
 listing; in Chromium, from file:// with no server and no network, the home page's list reaches a
 chapter, a "Chapter N" link reaches another, and nothing is requested from outside. Search
@@ -13,11 +14,9 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from standalone_kit import launched_browser
 
 pytestmark = pytest.mark.browser
 
@@ -28,19 +27,15 @@ LINK = re.compile(r'(?:href|src)="([^"#:?]*)(?:[#?][^"]*)?"')
 @pytest.fixture(scope="module")
 def offline_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dest = tmp_path_factory.mktemp("offline") / "site"
-    env = {**os.environ, "EXPLAINER_DIRECTORY_URLS": "false", "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     result = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(dest)],
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", "mkdocs-offline.yml",
+         "-d", str(dest)],
         cwd=REPO, env=env, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return dest
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with launched_browser() as b:
-        yield b
 
 
 def dead_links(site: Path) -> list[str]:

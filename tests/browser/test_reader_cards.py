@@ -10,11 +10,10 @@ The page is a small HTML file that loads the site's reader.js from disk: no site
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from standalone_kit import DOCS, launched_browser
+from standalone_kit import DOCS
 
 pytestmark = pytest.mark.browser
 
@@ -29,11 +28,6 @@ data-block="1">115,826</a> bits long.</p><p id="elsewhere">Another paragraph.</p
 <script src="{script}"></script></body></html>"""
 
 
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with launched_browser() as launched:
-        yield launched
 
 
 def _open(browser: object, tmp_path: Path, **context: object) -> tuple[object, object]:
