@@ -16,20 +16,13 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import alive
 
 from explainer_tools import layout, pipeline, runner
 from explainer_tools.layout import REPO_ROOT
 
 MODES = pytest.mark.parametrize("warm", [True, False], ids=["warm", "plain"])
 
-
-def alive(pid: int) -> bool:
-    """Running (a killed process may linger as a zombie until some parent reaps it)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def run_one(tmp_path: Path, text: str, warm: bool, **fields: object) -> runner.Result:

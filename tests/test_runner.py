@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import alive
 
 from explainer_tools import runner
 from explainer_tools.layout import CPU_PINNING_ENV
@@ -100,14 +101,6 @@ def test_timeout_kills_the_script_and_its_process_group(folder: Path, tmp_path: 
     time.sleep(0.2)
     assert not alive(grandchild)
 
-
-def alive(pid: int) -> bool:
-    """Running (a killed process may linger as a zombie until some parent reaps it)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
-        return False
-    return state not in ("Z", "X")
 
 
 def test_reads_of_repository_files_are_traced() -> None:
