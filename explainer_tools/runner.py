@@ -221,20 +221,26 @@ def descendants(root: int) -> list[int]:
     return found
 
 
-def _kill(pid: int) -> None:
+def _signal(pid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, signal.SIGKILL)
+        os.kill(pid, sig)
+
+
+def _kill(pid: int) -> None:
+    _signal(pid, signal.SIGKILL)
 
 
 def kill_tree(root: int, include_root: bool = True) -> None:
-    """SIGKILL every descendant of `root` (its process group too: outside Linux that is all we
-    can see), repeated until none is left, then `root` itself. Descendants that left the group
-    with setsid are found through their parent links: with `root` a subreaper, orphans are
-    re-parented to it, so none escapes while `root` lives."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        if include_root:
-            os.killpg(root, signal.SIGKILL)
-    for _attempt in range(50):
+    """SIGKILL every descendant of `root`, then its process group and `root` itself.
+
+    `root` is first stopped (SIGSTOP): it can start nothing more, and it stays alive, so the
+    descendants it is subreaper of stay in its tree. Killing `root` first would let a child that
+    left the group with setsid be re-parented away at once, out of reach of the scan (issue 31,
+    A11). The scan through /proc repeats until no descendant is left: what a killed descendant
+    had started is re-parented to the stopped `root` and found on the next pass."""
+    if include_root:
+        _signal(root, signal.SIGSTOP)
+    for _attempt in range(200):
         found = descendants(root)
         if not found:
             break
@@ -242,6 +248,8 @@ def kill_tree(root: int, include_root: bool = True) -> None:
             _kill(pid)
         time.sleep(0.001)
     if include_root:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(root, signal.SIGKILL)  # outside Linux (no /proc), all we can see
         _kill(root)
 
 

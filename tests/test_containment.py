@@ -113,18 +113,10 @@ def test_probe_A11_a_child_in_a_new_session_ends_with_the_script(tmp_path: Path,
     assert [pid for pid in started if alive(pid)] == []
 
 
-# A known race, left for the next round (issue 31): on a timeout, runner.kill_tree kills the
-# script's process group, root included, before it scans root's descendants; a child that left
-# the group with setsid is then re-parented away from root at once and can escape the scan. It
-# failed once in two fresh-clone runs under the plain runner. The fix (stop root, end its
-# descendants, then root) changes the runner's code, so every stamp with it.
-PLAIN_TIMEOUT_RACE = pytest.mark.xfail(
-    reason="kill_tree kills root before scanning its descendants (a race; see comment)",
-    strict=False)
-
-
-@pytest.mark.parametrize("warm", [True, pytest.param(False, marks=PLAIN_TIMEOUT_RACE)],
-                         ids=["warm", "plain"])
+# The race of the previous round (a setsid child re-parented away when the script was killed
+# before its descendants were scanned) is closed in runner.kill_tree: the script is stopped
+# first, its descendants killed, then the script.
+@MODES
 def test_probe_A11_a_timeout_ends_children_in_new_sessions(tmp_path: Path, warm: bool) -> None:
     pids = tmp_path / "cwd" / "ok" / "pid"
     result = run_one(tmp_path, f"""
