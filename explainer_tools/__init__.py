@@ -19,6 +19,7 @@ parses the imports and fails otherwise):
    BOOK.md's table, "Chapter N"). `book_checks`: the book-wide checks (status phrases, outside
    references, tag budget, structure, bibliography). `raw_tex` (layer 0): raw TeX left as text.
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
+   `errata_pages`: erratum pages and the errata index as rendered, with source lines.
 4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
 5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: MkDocs hooks.
 """
@@ -47,6 +48,7 @@ LAYERS: dict[str, int] = {
     "book": 2,
     "book_checks": 2,
     "pipeline": 3,
+    "errata_pages": 3,
     "scaffold": 4,
     "bench": 4,
     "pdf": 4,

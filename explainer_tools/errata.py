@@ -4,12 +4,11 @@ An erratum of the paper is `docs/errata/eNN.md` (id `ENN`, the seed's numbering)
 the authors' released code is `docs/errata/cNN.md` (id `CNN`) with `concerns: code`. Its YAML
 front matter holds the structured fields, the single source of truth; the page body holds the
 detailed argument and the evidence embedded from golden outputs with the pipeline's markers. At
-build time
-`errata_hook.py` renders the fields around the body (`render_page`) and fills the index page
-(`render_index`) where `docs/errata/index.md` has the line `<!-- errata-index -->`. The index is
-never written to disk, so it cannot go stale; `--check` verifies instead that the marker is there
-and that `mkdocs.yml`'s nav lists the index and every erratum. Adding an erratum = adding one file
-(and its nav line, which the check demands).
+build time `errata_hook.py` renders the fields around the body (`errata_pages.render_page`) and
+fills the index page (`errata_pages.render_index`) where `docs/errata/index.md` has the line
+`<!-- errata-index -->`. The index is never written to disk, so it cannot go stale; `--check`
+verifies instead that the marker is there and that `mkdocs.yml`'s nav lists the index and every
+erratum. Adding an erratum = adding one file (and its nav line, which the check demands).
 
 Front matter fields (all required, none empty, except `concerns`):
 
@@ -524,149 +523,6 @@ def check_all(root: Path = REPO_ROOT) -> tuple[list[Erratum], list[str]]:
     problems += check_backlinks(errata, docs_dir)
     problems += check_nav_and_index(errata, root / "mkdocs.yml", docs_dir)
     return errata, problems
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def chapter_title(docs_dir: Path, chapter: str) -> str:
-    """The chapter's front-matter title or first `# ` heading; its path when it has neither."""
-    path = docs_dir / chapter
-    if not path.is_file():
-        return chapter
-    text = _read(path)
-    try:
-        meta, text = split_erratum_front_matter(text, chapter)
-        if meta.get("title"):
-            return str(meta["title"])
-    except ErratumError:
-        pass
-    for line in text.splitlines():
-        if line.startswith("# "):
-            return line[2:].strip().rstrip("#").strip()
-    return chapter
-
-
-def _chapter_links(erratum: Erratum, docs_dir: Path, from_page: str) -> list[str]:
-    depth = from_page.count("/")
-    return [
-        f"[{chapter_title(docs_dir, c)}]({'../' * depth}{c})" for c in erratum.meta["chapters"]
-    ]
-
-
-def _evidence_line(item: dict[str, Any]) -> str:
-    shows = str(item["shows"]).strip()
-    if "output" in item:
-        return f"- Output [{item['block']}] of `{item['output']}` (embedded below): {shows}"
-    if "repo" in item:
-        commit, file = str(item["commit"]), str(item["file"])
-        url = f"https://{item['repo']}/blob/{commit}/{file}"
-        tag = f"[SOURCE: {item['repo']} @ {commit[:7]}, {file}]"
-        return f"- {tag} {item['where']} ([view]({url})): {shows}"
-    return f"- [SOURCE: {item['package']}, {item['file']}] `{item['file']}`: {shows}"
-
-
-def render_page(erratum: Erratum, docs_dir: Path) -> str:
-    """The Markdown MkDocs renders for an erratum page: the fields around the body."""
-    meta = erratum.meta
-    page = erratum_page(erratum)
-    status_note = {
-        "confirmed": "confirmed: the evidence below shows it directly",
-        "inferred": "inferred: a conclusion the evidence supports but does not show directly",
-    }[meta["status"]]
-    if erratum.is_code:
-        where, says = "Code locations", "## What the code does"
-        wrong, text = "## What is wrong, and what the code should do", meta["code_does"]
-    else:
-        where, says = "Paper locations", "## What the paper says"
-        wrong, text = "## What is wrong, missing or ambiguous", meta["paper_says"]
-    parts = [
-        f"# {meta['id']}: {meta['title']}",
-        "",
-        f"**Status**: {status_note}  ",
-        f"**{where}**: {'; '.join(erratum.locations)}  ",
-        f"**Chapters**: {', '.join(_chapter_links(erratum, docs_dir, page))}  ",
-        "[All errata](index.md)",
-        "",
-        says,
-        "",
-        str(text).strip(),
-        "",
-        wrong,
-        "",
-        str(meta["problem"]).strip(),
-        "",
-        "## Evidence",
-        "",
-        *(_evidence_line(item) for item in meta["evidence"]),
-        "",
-        erratum.body.strip("\n"),
-        "",
-        "## What it changes for the paper's results",
-        "",
-        str(meta["consequences"]).strip(),
-        "",
-        "## Suggested correction",
-        "",
-        str(meta["correction"]).strip(),
-        "",
-    ]
-    return "\n".join(parts)
-
-
-def _cell(text: str) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
-
-
-CODE_SECTION = (
-    "## Errata of the authors' released code\n\n"
-    "[MY EXPLANATION] These concern the code the authors released with the paper, not the paper's "
-    "text: what a line of it does, what it should do, and what that changes for the bounds."
-)
-
-
-def render_index(errata: Iterable[Erratum], docs_dir: Path) -> str:
-    """The index for the page `errata/index.md`: one row per erratum.
-
-    Paper errata form one table; when there are code errata, the paper table gets a heading and
-    the code errata follow in a section of their own, with their code locations.
-    """
-    errata = list(errata)
-    paper = [e for e in errata if not e.is_code]
-    code = [e for e in errata if e.is_code]
-    if not code:
-        return _index_table(paper, docs_dir, "Paper locations")
-    return "\n\n".join(
-        [
-            "## Errata of the paper",
-            _index_table(paper, docs_dir, "Paper locations"),
-            CODE_SECTION,
-            _index_table(code, docs_dir, "Code locations"),
-        ]
-    )
-
-
-def _index_table(errata: Iterable[Erratum], docs_dir: Path, where: str) -> str:
-    rows = [
-        f"| Erratum | Title | {where} | Chapters | Status |",
-        "| --- | --- | --- | --- | --- |",
-    ]
-    for erratum in errata:
-        meta = erratum.meta
-        rows.append(
-            "| "
-            + " | ".join(
-                [
-                    f"[{meta['id']}]({erratum.path.name})",
-                    _cell(meta["title"]),
-                    _cell("; ".join(erratum.locations)),
-                    ", ".join(_chapter_links(erratum, docs_dir, INDEX_PATH)),
-                    str(meta["status"]),
-                ]
-            )
-            + " |"
-        )
-    return "\n".join(rows)
 
 
 # ---------------------------------------------------------------- command line

@@ -1,12 +1,17 @@
 """MkDocs hook: render each erratum page from its front matter, and fill the errata index.
 
-The logic lives in `errata.py`; this module only connects it to MkDocs' events. It runs before
-the provenance hook (higher priority), so the tags in the rendered fields become badges too.
+The logic lives in `errata.py` and `errata_pages.py`; this module only connects it to MkDocs'
+events. It runs before the provenance and reader hooks (higher priority), so the tags in the
+rendered fields become badges too, and an unknown citation key or label in a field is reported
+here, at the line of the erratum's file it is written on (the reader hook, which sees only the
+rendered page, would count the lines of that page; issue 31, C9).
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +22,61 @@ from mkdocs.structure.files import Files
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools import errata
+from explainer_tools import bibliography, crossref, errata, errata_pages
+
+
+@dataclass
+class _State:
+    """What the page checks need, loaded once per build: None where it cannot be loaded (the
+    reader hook reports that itself)."""
+
+    entries: dict[str, bibliography.Entry] | None = None
+    index: crossref.Index | None = None
+    pages: dict[str, str] = field(default_factory=dict)
+
+
+STATE = _State()
+UNKNOWN_LABEL = re.compile(r"^docs/[^:]+:(?P<line>\d+): unknown label '(?P<label>[^']+)'$")
+
+
+@event_priority(50)
+def on_files(files: Files, config: Any) -> Files:
+    root = Path(config["docs_dir"]).parent
+    try:
+        STATE.entries = bibliography.load_bibliography(root)
+    except (OSError, bibliography.BibliographyError):
+        STATE.entries = None
+    STATE.pages = {}
+    for file in files.documentation_pages():
+        if file.abs_src_path and file.src_uri.endswith(".md"):
+            data = Path(file.abs_src_path).read_bytes().decode("utf-8", "replace")
+            STATE.pages[file.src_uri] = data.replace("\r\n", "\n")
+    try:
+        STATE.index = crossref.build_index(STATE.pages)
+    except crossref.CrossRefError:
+        STATE.index = None
+    return files
+
+
+def check_rendered(rendered: errata_pages.RenderedPage, source: str, src: str,
+                   state: _State) -> None:
+    """Unknown citation keys and labels in a rendered erratum page, reported at the line of
+    its source file."""
+    if state.entries is not None:
+        for key, line in bibliography.cited_keys(rendered.text):
+            if key not in state.entries:
+                number = rendered.source_line(line, source, f"@{key}")
+                raise PluginError(f"docs/{src}:{number}: unknown citation key {key!r} "
+                                  f"(add it to {bibliography.BIB_PATH})")
+    if state.index is not None:
+        try:
+            crossref.check_references(rendered.text, src, state.index)
+        except crossref.CrossRefError as error:
+            match = UNKNOWN_LABEL.match(str(error))
+            if not match:
+                raise PluginError(str(error)) from None
+            number = rendered.source_line(int(match["line"]), source, f"@{match['label']}")
+            raise PluginError(f"docs/{src}:{number}: unknown label {match['label']!r}") from None
 
 
 @event_priority(50)  # before mkdocs_hooks.py renders provenance badges (default priority 0)
@@ -40,7 +99,11 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     page.meta["title"] = f"{erratum.meta['id']}: {erratum.meta['title']}"
     # Material reads `status` as its own page status (new/deprecated); ours is shown in the page.
     page.meta.pop("status", None)
-    return errata.render_page(erratum, docs_dir)
+    source = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
+    source = source.replace("\r\n", "\n")
+    rendered = errata_pages.rendered_page(erratum, docs_dir, source)
+    check_rendered(rendered, source, src_uri, STATE)
+    return rendered.text
 
 
 def _render_index(markdown: str, docs_dir: Path) -> str:
@@ -53,4 +116,4 @@ def _render_index(markdown: str, docs_dir: Path) -> str:
     problems = [p for e in all_errata for p in errata.check_fields(e)]
     if problems:
         raise PluginError("; ".join(problems))
-    return markdown.replace(errata.INDEX_MARKER, errata.render_index(all_errata, docs_dir))
+    return markdown.replace(errata.INDEX_MARKER, errata_pages.render_index(all_errata, docs_dir))

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from explainer_tools import errata
+from explainer_tools import bibliography, crossref, errata, errata_hook, errata_pages
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -265,7 +265,7 @@ def test_index_rows_in_numeric_order_with_links(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
     second = with_changes(id="E10", title="Second | piped", status="inferred")
     (root / "docs" / "errata" / "e10.md").write_text(page_text(second), "utf-8")
-    table = errata.render_index(errata.load_errata(root / "docs" / "errata"), root / "docs")
+    table = errata_pages.render_index(errata.load_errata(root / "docs" / "errata"), root / "docs")
     rows = table.splitlines()
     assert rows[0] == "| Erratum | Title | Paper locations | Chapters | Status |"
     assert rows[2] == (
@@ -279,7 +279,7 @@ def test_index_rows_in_numeric_order_with_links(tmp_path: Path) -> None:
 def test_page_renders_every_field_around_the_body(tmp_path: Path) -> None:
     root = make_repo(tmp_path)
     erratum = errata.read_erratum(root / "docs" / "errata" / "e7.md")
-    page = errata.render_page(erratum, root / "docs")
+    page = errata_pages.render_page(erratum, root / "docs")
     assert page.startswith("# E7: A fixture erratum\n")
     order = [
         "**Paper locations**: §1, p. 1",
@@ -452,7 +452,7 @@ def test_paper_erratum_with_code_fields_fails(tmp_path: Path) -> None:
 def test_code_erratum_page_renders_code_fields(tmp_path: Path) -> None:
     root = make_code_repo(tmp_path)
     erratum = errata.read_erratum(root / "docs" / "errata" / "c3.md")
-    page = errata.render_page(erratum, root / "docs")
+    page = errata_pages.render_page(erratum, root / "docs")
     order = [
         "# C3: A fixture code erratum\n",
         "**Code locations**: pkg/mod.py:1-2 @c606ea6",
@@ -469,7 +469,7 @@ def test_code_erratum_page_renders_code_fields(tmp_path: Path) -> None:
 
 def test_index_lists_code_errata_in_their_own_section(tmp_path: Path) -> None:
     root = make_code_repo(tmp_path)
-    text = errata.render_index(errata.load_errata(root / "docs" / "errata"), root / "docs")
+    text = errata_pages.render_index(errata.load_errata(root / "docs" / "errata"), root / "docs")
     paper_at = text.index("## Errata of the paper")
     code_at = text.index("## Errata of the authors' released code")
     assert paper_at < text.index("| [E7](e7.md) |") < code_at < text.index("| [C3](c3.md) |")
@@ -514,3 +514,67 @@ def test_mkdocs_build_renders_a_code_erratum(tmp_path: Path) -> None:
     index = (tmp_path / "site" / "errata" / "index.html").read_text("utf-8")
     assert '<a href="c3/">C3</a>' in index and '<a href="e7/">E7</a>' in index
     assert "Errata of the authors" in index
+
+
+# --------------------------------------------------------------------------- C9: field lines
+
+
+class _File:
+    def __init__(self, path: Path) -> None:
+        self.src_uri, self.abs_src_path = f"errata/{path.name}", str(path)
+
+
+class _Page:
+    def __init__(self, path: Path) -> None:
+        self.file, self.meta = _File(path), {}
+
+
+def _hook_error(tmp_path: Path, find: str, below: int, inserted: str) -> tuple[str, int]:
+    """Append `inserted` to the line `below` lines under the first line starting with `find`
+    in the real C9 page, copied; run the errata hook on it; return its error and that line."""
+    lines = (REPO_ROOT / "docs" / "errata" / "c9.md").read_text("utf-8").split("\n")
+    target = next(n for n, text in enumerate(lines, 1) if text.startswith(find)) + below
+    lines[target - 1] += f" {inserted}"
+    path = tmp_path / "docs" / "errata" / "c9.md"
+    path.parent.mkdir(parents=True)
+    text = "\n".join(lines)
+    path.write_text(text, encoding="utf-8")
+    state = errata_hook._State(entries=bibliography.load_bibliography(REPO_ROOT),
+                               index=crossref.build_index({}))
+    body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
+    original, errata_hook.STATE = errata_hook.STATE, state
+    try:
+        with pytest.raises(errata_hook.PluginError) as raised:
+            errata_hook.on_page_markdown(body, _Page(path), {"docs_dir": str(tmp_path / "docs")},
+                                         None)  # type: ignore[arg-type]
+    finally:
+        errata_hook.STATE = original
+    return str(raised.value), target
+
+
+@pytest.mark.parametrize(("find", "below", "inserted", "message"), [
+    ("correction: >-", 2, "[@nosuchkey]", "unknown citation key 'nosuchkey'"),
+    ("problem: >-", 3, "[@eq:nosuch]", "unknown label 'eq:nosuch'"),
+    ("[MY EXPLANATION]", 2, "[@lotfi2024; @nosuchkey]", "unknown citation key 'nosuchkey'"),
+    ("  - output: ch17_prefix_code.py", 4, "[@fig:nosuch]", "unknown label 'fig:nosuch'"),
+], ids=["correction", "problem", "body", "evidence"])
+def test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file(
+        tmp_path: Path, find: str, below: int, inserted: str, message: str) -> None:
+    error, line = _hook_error(tmp_path, find, below, inserted)
+    assert error.startswith(f"docs/errata/c9.md:{line}: {message}"), error
+
+
+def test_rendered_lines_point_at_their_source() -> None:
+    """Every body line of every real erratum, as rendered, maps to the line of its file that
+    holds it; every other line to the field it comes from, or to none."""
+    docs = REPO_ROOT / "docs"
+    for erratum in errata.load_errata(docs / "errata"):
+        source = erratum.path.read_text(encoding="utf-8")
+        lines = source.split("\n")
+        page = errata_pages.rendered_page(erratum, docs, source)
+        body = set(erratum.body.strip("\n").split("\n")) - {""}
+        for text, (first, last) in zip(page.text.split("\n"), page.origins, strict=True):
+            if text in body:
+                assert first == last and lines[first - 1] == text, (erratum.label, text)
+            elif first:
+                assert 1 < first <= last < lines.index("---", 1) + 1, (erratum.label, text)
