@@ -1,17 +1,22 @@
 # Every action of the project. `make` alone lists them.
-# The virtual environment is created and filled from requirements.lock on first use, and again
-# only when requirements.lock changes.
+# The virtual environment is created and filled from requirements.lock (every file checked against
+# its hash) on first use, and again only when requirements.lock changes. Jupyter, for `make
+# notebook` alone, comes from requirements-notebook.lock, installed the first time it is needed.
 
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
+NOTEBOOK_INSTALLED := $(VENV)/.notebook-installed
+LOCK_VENV := .venv-lock
+PIP_TOOLS := pip-tools==7.6.2
+COMPILE := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
 export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook corpus mutate \
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook lock corpus mutate \
         miniature-long miniature-gpu miniature-seeds
 
 help: ## List the targets
@@ -22,13 +27,28 @@ $(INSTALLED): requirements.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $$($(PYTHON) --version)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	@# No __pycache__ in the tree from any command run with this environment (issue 31, B4)
 	echo 'import sys; sys.dont_write_bytecode = True' > \
 	  "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/explainer_no_bytecode.pth"
 	touch $(INSTALLED)
 
 venv: $(INSTALLED) ## Create .venv and install the pinned dependencies (seconds when up to date)
+
+$(NOTEBOOK_INSTALLED): requirements-notebook.lock $(INSTALLED)
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-notebook.lock
+	touch $(NOTEBOOK_INSTALLED)
+
+lock: ## Rebuild requirements.lock and requirements-notebook.lock, with hashes, from the .in files (pip-compile; pins kept)
+	test -x $(LOCK_VENV)/bin/pip-compile || \
+	  { $(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet $(PIP_TOOLS); }
+	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements.lock requirements.in
+	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements-notebook.lock requirements-notebook.in
+	@# PyTorch must stay the CPU build: a CUDA build (nvidia-* and triton wheels) is an error
+	@grep -qE '^torch==[0-9.]+\+cpu ' requirements.lock || \
+	  { echo "make lock: requirements.lock does not pin torch's +cpu build"; exit 1; }
+	@! grep -qiE '^(nvidia-|triton==)' requirements.lock requirements-notebook.lock || \
+	  { echo "make lock: a CUDA package entered the lock"; exit 1; }
 
 serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
 	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
@@ -70,7 +90,7 @@ test: $(INSTALLED) ## Run every test: lint, make check, pytest (browser tests ne
 mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
 	$(PY) tests/mutate.py
 
-notebook: $(INSTALLED) ## Open the companion notebook (notebooks/gpt2_under_the_hood.py) in Jupyter
+notebook: $(NOTEBOOK_INSTALLED) ## Open the companion notebook (notebooks/gpt2_under_the_hood.py) in Jupyter
 	@echo "Jupyter opens notebooks/gpt2_under_the_hood.py as a notebook (jupytext); saving writes"
 	@echo "the .py back. The site's copy, docs/notebooks/*.ipynb, is rewritten only by make regenerate."
 	PYTHONHASHSEED=0 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 JUPYTER_PLATFORM_DIRS=1 \

