@@ -8,16 +8,19 @@ parses the imports and fails otherwise):
    `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
    `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
    `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
+   `process_tree`: a process's descendants (/proc) and how to end them all. `containment`: the
+   audit hook that refuses a script's writes outside its folders.
 1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
    (warm fork parent, plain subprocess fallback), with time limits and dependency tracing.
-   `notebooks`: executes and compares the companion notebooks.
+   `notebooks`: executes and compares the companion notebooks. `stamps`: the stamp files and
+   the freshness rule. `tree_io`: the tree guarded while scripts run, and written atomically.
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
-   figures), `glossary`, `verified` ("last verified"), `number_links` (numbers -> output lines),
-   `ledger` (the claims ledger).
+   figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
    erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
-   BOOK.md's table, "Chapter N"). `book_checks`: the book-wide checks (status phrases, outside
-   references, tag budget, structure, bibliography). `raw_tex` (layer 0): raw TeX left as text.
+   BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
+   the book-wide checks (status phrases, outside references, tag budget, structure,
+   bibliography). `raw_tex` (layer 0): raw TeX left as text.
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
 4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
@@ -33,20 +36,24 @@ LAYERS: dict[str, int] = {
     "cpu_paths": 0,
     "raw_tex": 0,
     "yaml_input": 0,
+    "process_tree": 0,
+    "containment": 0,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,
-    "verified": 1,
     "number_links": 1,
     "ledger": 1,
     "markers": 1,
     "provenance": 1,
     "runner": 1,
     "notebooks": 1,
+    "stamps": 1,
+    "tree_io": 1,
     "claims": 2,
     "errata": 2,
     "book": 2,
     "book_checks": 2,
+    "verified": 2,
     "pipeline": 3,
     "errata_pages": 3,
     "scaffold": 4,

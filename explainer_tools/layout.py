@@ -68,7 +68,8 @@ CPU_LIMIT_ENV = "EXPLAINER_SCRIPT_CPU_LIMIT"
 DEFAULT_SCRIPT_TIMEOUT_S = 3600.0
 TIMEOUT_ENV = "EXPLAINER_SCRIPT_TIMEOUT"
 # The code that decides how scripts run: part of every stamp (issue 10.5).
-RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py")
+RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
+               "explainer_tools/containment.py", "explainer_tools/process_tree.py")
 
 
 def run_environment() -> dict[str, str]:

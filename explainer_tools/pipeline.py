@@ -37,13 +37,10 @@ check
 
 from __future__ import annotations
 
-import contextlib
 import difflib
-import json
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -52,10 +49,7 @@ from explainer_tools.layout import (
     CODE_DIR,
     FIG_DIR,
     FIG_DIR_ENV,
-    LOCK_FILE,
     OUTPUT_DIR,
-    REPO_ROOT,
-    RUNNER_CODE,
     STAMP_DIR,
     discover_scripts,
     markdown_pages,
@@ -63,18 +57,19 @@ from explainer_tools.layout import (
     notebook_targets,
     output_path,
     relative,
-    run_environment,
     script_cpu_limit,
     script_timeout,
-    sha256,
     stamp_path,
-    write_atomic,
 )
 from explainer_tools.markers import MarkerError, embed, resolver
-
-
-class PipelineError(Exception):
-    """A failure that stops the pipeline; its message is printed as is."""
+from explainer_tools.stamps import (
+    is_fresh,
+    read_stamp,
+    render_stamp,
+    stamp_environment,
+    stamped_figures,
+)
+from explainer_tools.tree_io import PipelineError, TreeGuard, apply
 
 
 @dataclass
@@ -100,84 +95,6 @@ class Plan:
     remove: list[Path] = field(default_factory=list)  # products nothing makes any more
     ran: list[str] = field(default_factory=list)
     runs: dict[str, ScriptRun] = field(default_factory=dict)
-
-
-# --------------------------------------------------------------------------- stamps
-
-
-def stamp_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """How scripts run, as recorded in every stamp: a change makes every stamp stale."""
-    return dict(sorted({**run_environment(), **(extra or {})}.items()))
-
-
-def render_stamp(
-    script: str,
-    inputs: Iterable[str],
-    output: str,
-    figures: dict[str, bytes],
-    environment: dict[str, str] | None = None,
-    runner_code: Iterable[str] = RUNNER_CODE,
-) -> str:
-    """The stamp of a run: hashes of everything it read and produced, the run environment and
-    the code that ran it."""
-    paths = {*inputs, relative(LOCK_FILE), *runner_code}
-    hashed = {path: input_hash(path) for path in sorted(paths)}
-    hashed = {path: digest for path, digest in hashed.items() if digest is not None}
-    stamp = {
-        "script": script,
-        "environment": environment if environment is not None else stamp_environment(),
-        "inputs": hashed,
-        "output": sha256(output.encode("utf-8")),
-        "figures": {name: sha256(data) for name, data in sorted(figures.items())},
-    }
-    return json.dumps(stamp, indent=1, sort_keys=False) + "\n"
-
-
-def input_hash(path: str) -> str | None:
-    """The hash of an input: a file's bytes, or for `folder/` (a listing) its sorted names."""
-    target = REPO_ROOT / path
-    if path.endswith("/"):
-        if not target.is_dir():
-            return None
-        return sha256("\n".join(sorted(p.name for p in target.iterdir())).encode("utf-8"))
-    return sha256(target.read_bytes()) if target.is_file() else None
-
-
-def read_stamp(path: Path) -> dict | None:
-    """A stamp's fields, or None when it is missing or not a stamp (wrong shape, bad JSON)."""
-    try:
-        stamp = json.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None
-    if not isinstance(stamp, dict):
-        return None
-    shapes = {"inputs": dict, "figures": dict, "environment": dict, "output": str}
-    if not all(isinstance(stamp.get(key), kind) for key, kind in shapes.items()):
-        return None
-    return stamp
-
-
-def is_fresh(script: str) -> bool:
-    """True when the committed stamp matches the current inputs, environment, runner and
-    products of `script`."""
-    stamp = read_stamp(stamp_path(script))
-    if stamp is None or not output_path(script).is_file():
-        return False
-    if stamp["environment"] != stamp_environment():
-        return False
-    if relative(LOCK_FILE) not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
-        return False
-    if any(input_hash(path) != digest for path, digest in stamp["inputs"].items()):
-        return False
-    checks = [(output_path(script), stamp["output"])]
-    checks += [(FIG_DIR / name, h) for name, h in stamp["figures"].items()]
-    return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
-
-
-def stamped_figures(script: str) -> list[str]:
-    """The figures the committed stamp of `script` says it drew."""
-    stamp = read_stamp(stamp_path(script))
-    return list(stamp["figures"]) if stamp else []
 
 
 # --------------------------------------------------------------------------- running scripts
@@ -383,119 +300,6 @@ def plan(scripts: list[str], to_run: list[str], jobs: int, checking: bool = Fals
     result.files.update(plan_pages(outputs, markdown_pages()))
     result.remove += orphaned_figures(scripts, owners) + orphans(scripts)
     return result
-
-
-# --------------------------------------------------------------------------- the tree, guarded
-
-UNGUARDED = {".git", ".venv", "site", ".cache", "build", ".pytest_cache", ".ruff_cache"}
-
-
-def tree_contents(root: Path = REPO_ROOT) -> dict[str, bytes]:
-    """Every file of the working tree (bytes by relative path), outside UNGUARDED folders."""
-    found: dict[str, bytes] = {}
-    for folder, names, files in os.walk(root):
-        names[:] = sorted(n for n in names if not (Path(folder) == root and n in UNGUARDED))
-        for name in files:
-            path = Path(folder) / name
-            with contextlib.suppress(OSError):
-                found[path.relative_to(root).as_posix()] = path.read_bytes()
-    return found
-
-
-class TreeGuard:
-    """Around the scripts' run: the runner refuses their writes outside their scratch folders,
-    but not those of programs they start; so the tree is read before and after. In check mode
-    (`restore`) any file created, changed or deleted meanwhile is put back as it was (what was
-    written is kept outside the tree) and the check fails; regenerate, during which an author
-    may be editing pages, only names the files that changed."""
-
-    def __init__(self, root: Path = REPO_ROOT, restore: bool = True) -> None:
-        self.root = root
-        self.restore = restore
-        self.before: dict[str, bytes] = {}
-
-    def __enter__(self) -> TreeGuard:
-        self.before = tree_contents(self.root)
-        return self
-
-    def __exit__(self, kind: object, error: object, trace: object) -> None:
-        after = tree_contents(self.root)
-        changed = sorted(p for p in {*self.before, *after} if self.before.get(p) != after.get(p))
-        if not changed:
-            return
-        if not self.restore:
-            print("regenerate: note: these files changed while the chapter scripts ran; if you "
-                  "did not edit them, a script (or a program it started) did:\n  "
-                  + "\n  ".join(changed), file=sys.stderr)
-            return
-        displaced = Path(tempfile.mkdtemp(prefix="explainer-displaced-"))
-        lines = []
-        for name in changed:
-            path = self.root / name
-            if name in after:  # keep what was written, outside the tree: nothing is lost
-                write_atomic(displaced / name, after[name])
-            if name in self.before:
-                write_atomic(path, self.before[name])
-                lines.append(f"{name} ({'changed' if name in after else 'deleted'}; restored)")
-            else:
-                path.unlink(missing_ok=True)
-                lines.append(f"{name} (created; removed)")
-        earlier = f"{error}\n" if isinstance(error, PipelineError) else ""
-        raise PipelineError(
-            f"{earlier}regenerate: while the chapter scripts ran, files of the tree changed "
-            "outside the pipeline (a script, or a program it started, wrote them); they are "
-            f"back as they were (what was written is kept in {displaced}):\n  "
-            + "\n  ".join(lines))
-
-
-# --------------------------------------------------------------------------- writing
-
-
-def preflight(paths: Iterable[Path]) -> None:
-    """Fail before writing anything when a file to write or remove cannot be written: each
-    folder gets a trial file (which also catches read-only mounts, where root can't write)."""
-    problems = []
-    for folder in sorted({path.parent for path in paths}):
-        probe = folder
-        while not probe.exists():
-            probe = probe.parent
-        try:
-            with tempfile.NamedTemporaryFile(dir=probe, prefix=".write-check-"):
-                pass
-        except OSError as error:
-            problems.append(f"{relative(folder)}/: cannot write there ({error.strerror})")
-    if problems:
-        raise PipelineError(
-            "regenerate: nothing was written, because these folders are not writable:\n  "
-            + "\n  ".join(problems)
-            + "\nMake them writable (e.g. chmod u+w) and run `make regenerate` again."
-        )
-
-
-def apply(files: dict[Path, bytes], remove: Iterable[Path] = ()) -> list[Path]:
-    """Write every file whose bytes differ from what is on disk, then remove `remove`; return
-    the paths written. A failure mid-way names what was already written and how to recover."""
-    changed = {p: d for p, d in sorted(files.items())
-               if not (p.is_file() and p.read_bytes() == d)}
-    remove = [p for p in remove if p.is_file()]
-    preflight([*changed, *remove])
-    written: list[Path] = []
-    try:
-        for path, data in changed.items():
-            write_atomic(path, data)
-            written.append(path)
-        for path in remove:
-            path.unlink()
-    except OSError as error:
-        done = "\n  ".join(relative(p) for p in written) or "(none)"
-        raise PipelineError(
-            f"regenerate: writing {relative(Path(error.filename or '?'))} failed ({error}).\n"
-            f"Already written (each file complete, as regenerated):\n  {done}\n"
-            "The tree is consistent file by file but not as a whole: fix the cause and run "
-            "`make regenerate` again (it rewrites what is still stale), or restore the "
-            "committed state with `git checkout -- outputs docs`."
-        ) from None
-    return written
 
 
 # --------------------------------------------------------------------------- differences

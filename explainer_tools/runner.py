@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import errno
 import json
 import os
 import re
@@ -64,7 +63,15 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from explainer_tools.containment import Containment, is_read
 from explainer_tools.layout import REPO_ROOT, run_environment
+from explainer_tools.process_tree import (
+    become_subreaper,
+    end_descendants,
+    kill_tree,
+    parents,
+    set_death_signal,
+)
 
 try:
     import resource
@@ -74,9 +81,9 @@ except ImportError:  # not on Windows
 WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
 EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
 LISTING_EVENTS = ("os.listdir", "os.scandir")  # pathlib and glob list folders through these
-WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 RUNNER_ENV = "EXPLAINER_RUNNER"  # "subprocess" forces plain mode
 POLL_S = 0.01
+CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
 
 
 @dataclass(frozen=True)
@@ -155,201 +162,6 @@ def _by_import_system() -> bool:
     are inputs already), not the script."""
     frame = sys._getframe(2)  # 0: this function, 1: the hook, 2: who called os.listdir
     return "importlib" in frame.f_code.co_filename if frame else False
-
-
-def is_read(mode: object, flags: object) -> bool:
-    if isinstance(mode, str):
-        return not any(ch in mode for ch in "wax+")
-    return isinstance(flags, int) and not flags & WRITE_FLAGS
-
-
-def _prctl(option: int, value: int) -> None:
-    """Linux prctl(2); a no-op elsewhere."""
-    with contextlib.suppress(Exception):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(option, value)
-
-
-def _set_death_signal(sig: int) -> None:
-    """Ask Linux to send `sig` to this process when its parent ends."""
-    _prctl(1, sig)  # PR_SET_PDEATHSIG
-
-
-def _become_subreaper() -> None:
-    """Orphaned descendants (a child that double-forks, or calls setsid and outlives its parent)
-    are re-parented to this process instead of init, so they stay in its tree (Linux)."""
-    _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
-
-
-# --------------------------------------------------------------------------- process trees
-
-CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
-
-
-def _parents() -> dict[int, int]:
-    """pid -> parent pid of every live (not zombie) process, from /proc; empty without /proc."""
-    found: dict[int, int] = {}
-    try:
-        names = [entry.name for entry in os.scandir("/proc")]
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields and fields[0] not in (b"Z", b"X"):
-            found[int(name)] = int(fields[1])
-    return found
-
-
-def descendants(root: int) -> list[int]:
-    """Every live descendant of `root` (children first found, breadth first)."""
-    children: dict[int, list[int]] = {}
-    for pid, parent in _parents().items():
-        children.setdefault(parent, []).append(pid)
-    found, queue = [], [root]
-    while queue:
-        for child in children.get(queue.pop(0), []):
-            found.append(child)
-            queue.append(child)
-    return found
-
-
-def _signal(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.kill(pid, sig)
-
-
-def _kill(pid: int) -> None:
-    _signal(pid, signal.SIGKILL)
-
-
-def kill_tree(root: int, include_root: bool = True) -> None:
-    """SIGKILL every descendant of `root`, then its process group and `root` itself.
-
-    `root` is first stopped (SIGSTOP): it can start nothing more, and it stays alive, so the
-    descendants it is subreaper of stay in its tree. Killing `root` first would let a child that
-    left the group with setsid be re-parented away at once, out of reach of the scan (issue 31,
-    A11). The scan through /proc repeats until no descendant is left: what a killed descendant
-    had started is re-parented to the stopped `root` and found on the next pass."""
-    if include_root:
-        _signal(root, signal.SIGSTOP)
-    for _attempt in range(200):
-        found = descendants(root)
-        if not found:
-            break
-        for pid in found:
-            _kill(pid)
-        time.sleep(0.001)
-    if include_root:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(root, signal.SIGKILL)  # outside Linux (no /proc), all we can see
-        _kill(root)
-
-
-def _reap_children() -> None:
-    """Wait for every child of this process that has ended (zombies of killed descendants)."""
-    while True:
-        try:
-            pid, _status = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def end_descendants() -> None:
-    """The script is over: nothing it started may outlive it (issue 31, A11)."""
-    kill_tree(os.getpid(), include_root=False)
-    for _attempt in range(100):
-        _reap_children()
-        if not descendants(os.getpid()):
-            return
-        time.sleep(0.002)
-
-
-def _kill_group(pid: int) -> None:
-    """The child's whole tree: its process group and every descendant that left it."""
-    kill_tree(pid)
-
-
-# --------------------------------------------------------------------------- containment (child)
-
-# Events that change the file system, and the positions of the paths they change.
-WRITE_EVENTS: dict[str, tuple[int, ...]] = {
-    "os.rename": (0, 1), "os.remove": (0,), "os.rmdir": (0,), "os.mkdir": (0,),
-    "os.truncate": (0,), "os.chmod": (0,), "os.chown": (0,), "os.symlink": (1,),
-    "os.link": (1,), "os.utime": (0,), "shutil.rmtree": (0,), "shutil.copyfile": (1,),
-    "shutil.copytree": (1,), "shutil.move": (0, 1), "shutil.make_archive": (0,),
-}
-DIR_FD_ARG = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 2, "os.chmod": 2, "os.symlink": 2,
-              "os.utime": 3, "shutil.rmtree": 1}
-
-
-def library_caches() -> list[Path]:
-    """Caches outside the repository that libraries may fill during a run (Matplotlib's font
-    list, when it is missing), the only writes allowed outside the script's own folders."""
-    configured = os.environ.get("MPLCONFIGDIR")
-    if configured:
-        return [Path(configured).resolve()]
-    try:
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path("~/.cache").expanduser())
-    except RuntimeError:  # no home folder: no cache to allow
-        return []
-    return [(cache / "matplotlib").resolve()]
-
-
-def _target(path: object, dir_fd: object) -> Path | None:
-    if isinstance(path, int) or not isinstance(path, str | bytes | os.PathLike):
-        return None  # an open file descriptor: its opening was checked
-    name = Path(os.fsdecode(path))
-    if isinstance(dir_fd, int) and not name.is_absolute():
-        with contextlib.suppress(OSError):
-            name = Path(f"/proc/self/fd/{dir_fd}").readlink() / name
-    return name.resolve()
-
-
-class Containment:
-    """Refuses, from an audit hook, every write of the script outside its writable folders
-    (its figure folder and temporary folder, from the pipeline), and logs each refusal to a
-    file the parent reads, even when the script catches the error or ends with os._exit."""
-
-    def __init__(self, request: Request, log_fd: int) -> None:
-        roots = [Path(p).resolve() for p in (request.writable or (request.cwd,))]
-        self.roots = [*roots, *library_caches()]
-        self.log_fd = log_fd
-        self.script = Path(request.script).name
-        self.active = True
-
-    def allowed(self, target: Path) -> bool:
-        return str(target) == os.devnull or any(target.is_relative_to(r) for r in self.roots)
-
-    def check(self, event: str, args: tuple[object, ...]) -> None:
-        if not self.active:
-            return
-        if event == "open":
-            if len(args) < 3 or is_read(args[1], args[2]):
-                return
-            targets = [_target(args[0], None)]
-        elif event in WRITE_EVENTS:
-            dir_fd = args[DIR_FD_ARG[event]] if event in DIR_FD_ARG and len(args) > DIR_FD_ARG[
-                event] else None
-            targets = [_target(args[i], dir_fd) for i in WRITE_EVENTS[event] if i < len(args)]
-        else:
-            return
-        for target in targets:
-            if target is not None and not self.allowed(target):
-                os.write(self.log_fd, f"{event} {target}\n".encode("utf-8", "replace"))
-                raise PermissionError(
-                    errno.EACCES,
-                    f"{self.script} may write only into its figure and temporary folders "
-                    f"(refused by the pipeline: {event})", str(target))
 
 
 def _limit_cpu(seconds: float) -> None:
@@ -433,7 +245,7 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     """The child: run the script here, contained, and record what it read. Returns the exit
     status; the inputs file (`.deps.json`) is written only when the script returned normally,
     so a script that ends with os._exit gets no stamp (issue 31, A22)."""
-    _become_subreaper()
+    become_subreaper()
     script = Path(request.script).resolve()
     _redirect_streams(request)
     os.chdir(request.cwd)
@@ -445,7 +257,7 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
 
     tempfile.tempdir = str(temporary)
     log_fd = os.open(request.path(".refused"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    containment = Containment(request, log_fd)
+    containment = Containment(request.writable or (request.cwd,), script.name, log_fd)
     read: set[str] = set()
 
     def hook(event: str, args: tuple[object, ...]) -> None:
@@ -511,7 +323,7 @@ def _collect(request: Request, returncode: int, seconds: float, timed_out: bool)
 
 def _serve(stdin: bytes) -> int:
     """The warm parent: import the heavy modules, then fork a child per request."""
-    _set_death_signal(signal.SIGTERM)
+    set_death_signal(signal.SIGTERM)
     job = json.loads(stdin)
     for name in job.get("warm", WARM_MODULES):
         with contextlib.suppress(ImportError):
@@ -522,11 +334,11 @@ def _serve(stdin: bytes) -> int:
     running: dict[int, tuple[Request, float]] = {}
     jobs = max(1, int(job["jobs"]))
 
-    _become_subreaper()  # what a killed child leaves behind comes here, to be ended
+    become_subreaper()  # what a killed child leaves behind comes here, to be ended
 
     def stop(signum: int, frame: object) -> None:
         for pid in running:
-            _kill_group(pid)
+            kill_tree(pid)
         _end_orphans(set())
         os._exit(128 + signum)
 
@@ -541,7 +353,7 @@ def _serve(stdin: bytes) -> int:
                 code = 1
                 try:
                     os.setpgid(0, 0)
-                    _set_death_signal(signal.SIGKILL)
+                    set_death_signal(signal.SIGKILL)
                     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                         signal.signal(sig, signal.SIG_DFL)
                     code = _run_in_this_process(request, base_path, preloaded)
@@ -560,7 +372,7 @@ def _serve(stdin: bytes) -> int:
             elapsed = time.monotonic() - began
             timed_out = False
             if not done and elapsed > request.timeout:
-                _kill_group(pid)
+                kill_tree(pid)
                 os.waitpid(pid, 0)
                 status, timed_out = 9, True
             elif not done:
@@ -582,7 +394,7 @@ def _end_orphans(scripts: set[int]) -> None:
     """Kill and reap every child of this process that is not a running script's child: the
     orphans of scripts that ended, re-parented here because this process is a subreaper."""
     me = os.getpid()
-    for pid, parent in _parents().items():
+    for pid, parent in parents().items():
         if parent == me and pid not in scripts:
             kill_tree(pid)
             with contextlib.suppress(ChildProcessError):
@@ -645,7 +457,7 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
             try:
                 proc.wait(timeout=5)
             except subprocess.TimeoutExpired:
-                _kill_group(proc.pid)
+                kill_tree(proc.pid)
                 proc.wait()
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
@@ -686,7 +498,7 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                 if code is None and not timed_out:
                     continue
                 if code is None:
-                    _kill_group(proc.pid)  # its whole tree, while it is alive to be searched
+                    kill_tree(proc.pid)  # its whole tree, while it is alive to be searched
                 else:  # it ended its own descendants (end_descendants); its group, to be sure
                     with contextlib.suppress(ProcessLookupError, PermissionError):
                         os.killpg(proc.pid, signal.SIGKILL)
@@ -698,7 +510,7 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                 time.sleep(POLL_S)
     finally:
         for _request, proc, _began in running.values():
-            _kill_group(proc.pid)
+            kill_tree(proc.pid)
             proc.wait()
     return results
 
@@ -715,7 +527,7 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["serve"]:
         return _serve(sys.stdin.buffer.read())
     if argv[:1] == ["one"] and len(argv) == 2:
-        _set_death_signal(signal.SIGKILL)
+        set_death_signal(signal.SIGKILL)
         preloaded = set(sys.modules)
         return _run_in_this_process(Request(**json.loads(argv[1])), list(sys.path[1:]),
                                     preloaded)

@@ -15,13 +15,13 @@ commit show the same line.
 from __future__ import annotations
 
 import html
-import json
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
 from explainer_tools.layout import REPO_ROOT
 from explainer_tools.layout import stamp_path as _layout_stamp_path
+from explainer_tools.stamps import read_stamp as read_stamp_file
 
 
 @dataclass(frozen=True)
@@ -48,11 +48,12 @@ def stamp_path(root: Path, script: str) -> Path:
 
 
 def read_stamp(root: Path, script: str) -> StampFacts | None:
-    """The hashes a script's stamp records, or None when it has no stamp."""
-    path = stamp_path(root, script)
-    if not path.is_file():
+    """The hashes a script's stamp records, or None when it has none (or one that is not a
+    stamp: the pipeline's one stamp reader decides)."""
+    stamp = read_stamp_file(stamp_path(root, script))
+    if stamp is None:
         return None
-    inputs = json.loads(path.read_text(encoding="utf-8")).get("inputs", {})
+    inputs = stamp["inputs"]
     return StampFacts(script, inputs.get(f"explainer_code/{script}", ""),
                       inputs.get("requirements.lock", ""))
 

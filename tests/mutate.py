@@ -43,19 +43,19 @@ T_RUN = "tests/test_runner.py"
 T_PIPE = "tests/test_pipeline.py"
 MUTANTS = [
     # runner: containment, process trees, exits, tracing
-    Mutant("runner: writes not refused", "explainer_tools/runner.py",
+    Mutant("runner: writes not refused", "explainer_tools/containment.py",
            "        return str(target) == os.devnull or any(",
            "        return True or any(", (f"{T_CONT}::test_probe_A15_writes_outside_the_writable"
                                            "_folders_are_refused",)),
-    Mutant("runner: descendants left running", "explainer_tools/runner.py",
+    Mutant("runner: descendants left running", "explainer_tools/process_tree.py",
            "    kill_tree(os.getpid(), include_root=False)\n",
            "    return\n", (f"{T_CONT}::test_probe_A11_a_child_in_a_new_session_ends_with_the_"
                            "script",)),
-    Mutant("runner: no subreaper", "explainer_tools/runner.py",
-           "    _prctl(36, 1)  # PR_SET_CHILD_SUBREAPER", "    pass",
+    Mutant("runner: no subreaper", "explainer_tools/process_tree.py",
+           "    prctl(36, 1)  # PR_SET_CHILD_SUBREAPER", "    pass",
            (f"{T_CONT}::test_probe_A11_a_child_in_a_new_session_ends_with_the_script",)),
-    Mutant("runner: timeout kills only the group", "explainer_tools/runner.py",
-           "    for _attempt in range(50):\n        found = descendants(root)",
+    Mutant("runner: timeout kills only the group", "explainer_tools/process_tree.py",
+           "    for _attempt in range(200):\n        found = descendants(root)",
            "    for _attempt in range(0):\n        found = descendants(root)",
            (f"{T_CONT}::test_probe_A11_a_timeout_ends_children_in_new_sessions",)),
     Mutant("runner: atexit handlers skipped", "explainer_tools/runner.py",
@@ -86,7 +86,7 @@ MUTANTS = [
     Mutant("layout: write not atomic", "explainer_tools/layout.py",
            "        os.replace(tmp, path)", "        path.write_bytes(data)",
            (f"{T_CONT}::test_write_atomic_replaces_the_file_and_never_rewrites_it",)),
-    Mutant("pipeline: tree not guarded", "explainer_tools/pipeline.py",
+    Mutant("pipeline: tree not guarded", "explainer_tools/tree_io.py",
            "        if not changed:\n            return\n        if not self.restore:",
            "        if True:\n            return\n        if not self.restore:",
            (f"{T_CONT}::test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was",)),
@@ -97,7 +97,7 @@ MUTANTS = [
            "    result.remove += orphaned_figures(scripts, owners) + orphans(scripts)",
            "    result.remove += orphans(scripts)",
            (f"{T_CONT}::test_probe_A18b_a_deleted_scripts_figure_is_removed_with_it",)),
-    Mutant("pipeline: is_fresh ignores the environment", "explainer_tools/pipeline.py",
+    Mutant("pipeline: is_fresh ignores the environment", "explainer_tools/stamps.py",
            "    if stamp[\"environment\"] != stamp_environment():\n        return False\n",
            "", (f"{T_CONT}::test_a_stamp_is_stale_when_the_run_environment_changes",)),
     # blocks and markers

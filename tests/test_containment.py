@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 from processes import alive
 
-from explainer_tools import layout, pipeline, runner
+from explainer_tools import layout, pipeline, process_tree, runner, stamps
 from explainer_tools.layout import REPO_ROOT
 
 MODES = pytest.mark.parametrize("warm", [True, False], ids=["warm", "plain"])
@@ -129,6 +130,23 @@ def test_probe_A11_a_timeout_ends_children_in_new_sessions(tmp_path: Path, warm:
     assert result.timed_out and pids.is_file(), result.stderr
     time.sleep(0.2)
     assert not alive(int(pids.read_text()))
+
+
+def test_probe_A11_kill_tree_stops_the_root_before_it_kills_descendants(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The order that closes the race, checked on a fake tree: root 10 is stopped first and
+    killed last, after its descendants (11, then 12, which a killed 11 left to it)."""
+    calls: list[tuple[str, int, int]] = []
+    trees = iter([[11], [12], []])
+    monkeypatch.setattr(process_tree, "descendants", lambda root: next(trees))
+    monkeypatch.setattr(process_tree, "send_signal",
+                        lambda pid, sig: calls.append(("kill", pid, sig)))
+    monkeypatch.setattr(process_tree.os, "killpg",
+                        lambda pid, sig: calls.append(("killpg", pid, sig)))
+    process_tree.kill_tree(10)
+    stop, kill = signal.SIGSTOP, signal.SIGKILL
+    assert calls == [("kill", 10, stop), ("kill", 11, kill), ("kill", 12, kill),
+                     ("killpg", 10, kill), ("kill", 10, kill)]
 
 
 # --------------------------------------------------------------------------- A22, A23: exits
@@ -333,5 +351,5 @@ def test_a_stamp_is_stale_when_the_run_environment_changes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     script = next(s for s in layout.discover_scripts() if pipeline.is_fresh(s))
     changed = {**layout.run_environment(), "PYTHONHASHSEED": "1"}
-    monkeypatch.setattr(pipeline, "run_environment", lambda: changed)
+    monkeypatch.setattr(stamps, "run_environment", lambda: changed)
     assert not pipeline.is_fresh(script)

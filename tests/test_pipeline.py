@@ -461,16 +461,16 @@ def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path
 
 def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer_tools import pipeline
+    from explainer_tools import pipeline, tree_io
 
-    real = pipeline.write_atomic
+    real = tree_io.write_atomic
 
     def flaky(path: Path, data: bytes) -> None:
         if path.name == "b.txt":
             raise OSError(28, "No space left on device", str(path))
         real(path, data)
 
-    monkeypatch.setattr(pipeline, "write_atomic", flaky)
+    monkeypatch.setattr(tree_io, "write_atomic", flaky)
     with pytest.raises(pipeline.PipelineError) as error:
         pipeline.apply({tmp_path / "a.txt": b"a", tmp_path / "b.txt": b"b"})
     message = str(error.value)

@@ -258,7 +258,8 @@ def test_last_verified_is_the_last_commit_that_changed_the_stamps(tmp_path: Path
     git("init", "-q")
     git("config", "user.email", "t@example.com")
     git("config", "user.name", "t")
-    (stamps / "ch01_x.json").write_text('{"inputs": {"explainer_code/ch01_x.py": "abcdef0123"}}')
+    (stamps / "ch01_x.json").write_text('{"inputs": {"explainer_code/ch01_x.py": "abcdef0123"}, '
+                                        '"figures": {}, "environment": {}, "output": "0"}')
     git("add", ".")
     git("commit", "-qm", "stamp", "--date", "2026-01-02T00:00:00")
     first = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tmp_path,
@@ -269,6 +270,8 @@ def test_last_verified_is_the_last_commit_that_changed_the_stamps(tmp_path: Path
     result = verified.last_verified(tmp_path, ["ch01_x.py"])
     assert result.commit == first and not result.dirty
     assert verified.read_stamp(tmp_path, "ch01_x.py").script_hash == "abcdef0123"
+    (stamps / "ch01_y.json").write_text('{"inputs": {}}')  # not a stamp: the one reader says so
+    assert verified.read_stamp(tmp_path, "ch01_y.py") is None
     (stamps / "ch01_x.json").write_text("{}")
     assert verified.last_verified(tmp_path, ["ch01_x.py"]).dirty
     assert "unknown" in verified.verified_html(verified.Verified("", "", False), ["a.py"])

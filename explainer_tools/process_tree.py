@@ -1,0 +1,120 @@
+"""Process trees on Linux: find every descendant of a process through /proc, and end them all.
+
+A process that is a subreaper (PR_SET_CHILD_SUBREAPER) keeps its orphaned descendants (a child
+that double-forks, or calls setsid and outlives its parent) in its tree, so `descendants` finds
+them; `kill_tree` stops the root first so that none is re-parented away while it works. Outside
+Linux, prctl is a no-op and /proc is absent: only the process group can be reached.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+
+def prctl(option: int, value: int) -> None:
+    """Linux prctl(2); a no-op elsewhere."""
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(option, value)
+
+
+def set_death_signal(sig: int) -> None:
+    """Ask Linux to send `sig` to this process when its parent ends."""
+    prctl(1, sig)  # PR_SET_PDEATHSIG
+
+
+def become_subreaper() -> None:
+    """Orphaned descendants (a child that double-forks, or calls setsid and outlives its parent)
+    are re-parented to this process instead of init, so they stay in its tree (Linux)."""
+    prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
+
+
+def parents() -> dict[int, int]:
+    """pid -> parent pid of every live (not zombie) process, from /proc; empty without /proc."""
+    found: dict[int, int] = {}
+    try:
+        names = [entry.name for entry in os.scandir("/proc")]
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if fields and fields[0] not in (b"Z", b"X"):
+            found[int(name)] = int(fields[1])
+    return found
+
+
+def descendants(root: int) -> list[int]:
+    """Every live descendant of `root` (children first found, breadth first)."""
+    children: dict[int, list[int]] = {}
+    for pid, parent in parents().items():
+        children.setdefault(parent, []).append(pid)
+    found, queue = [], [root]
+    while queue:
+        for child in children.get(queue.pop(0), []):
+            found.append(child)
+            queue.append(child)
+    return found
+
+
+def send_signal(pid: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(pid, sig)
+
+
+def kill(pid: int) -> None:
+    send_signal(pid, signal.SIGKILL)
+
+
+def kill_tree(root: int, include_root: bool = True) -> None:
+    """SIGKILL every descendant of `root`, then its process group and `root` itself.
+
+    `root` is first stopped (SIGSTOP): it can start nothing more, and it stays alive, so the
+    descendants it is subreaper of stay in its tree. Killing `root` first would let a child that
+    left the group with setsid be re-parented away at once, out of reach of the scan (issue 31,
+    A11). The scan through /proc repeats until no descendant is left: what a killed descendant
+    had started is re-parented to the stopped `root` and found on the next pass."""
+    if include_root:
+        send_signal(root, signal.SIGSTOP)
+    for _attempt in range(200):
+        found = descendants(root)
+        if not found:
+            break
+        for pid in found:
+            kill(pid)
+        time.sleep(0.001)
+    if include_root:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(root, signal.SIGKILL)  # outside Linux (no /proc), all we can see
+        kill(root)
+
+
+def reap_children() -> None:
+    """Wait for every child of this process that has ended (zombies of killed descendants)."""
+    while True:
+        try:
+            pid, _status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def end_descendants() -> None:
+    """The script is over: nothing it started may outlive it (issue 31, A11)."""
+    kill_tree(os.getpid(), include_root=False)
+    for _attempt in range(100):
+        reap_children()
+        if not descendants(os.getpid()):
+            return
+        time.sleep(0.002)

@@ -1,0 +1,100 @@
+"""Stamps: what a script's run read and produced, hashed, in `outputs/.stamps/<script>.json`;
+the one reader of a stamp file (`read_stamp`) and the freshness rule (`is_fresh`).
+
+A stamp is stale when the script, a repository file it imported or read, a folder it listed,
+`requirements.lock`, the run environment or the runner's code (`layout.RUNNER_CODE`) changed, or
+when a product (output, figure) no longer matches its hash.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+from explainer_tools.layout import (
+    FIG_DIR,
+    LOCK_FILE,
+    REPO_ROOT,
+    RUNNER_CODE,
+    output_path,
+    relative,
+    run_environment,
+    sha256,
+    stamp_path,
+)
+
+
+def stamp_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """How scripts run, as recorded in every stamp: a change makes every stamp stale."""
+    return dict(sorted({**run_environment(), **(extra or {})}.items()))
+
+
+def render_stamp(
+    script: str,
+    inputs: Iterable[str],
+    output: str,
+    figures: dict[str, bytes],
+    environment: dict[str, str] | None = None,
+    runner_code: Iterable[str] = RUNNER_CODE,
+) -> str:
+    """The stamp of a run: hashes of everything it read and produced, the run environment and
+    the code that ran it."""
+    paths = {*inputs, relative(LOCK_FILE), *runner_code}
+    hashed = {path: input_hash(path) for path in sorted(paths)}
+    hashed = {path: digest for path, digest in hashed.items() if digest is not None}
+    stamp = {
+        "script": script,
+        "environment": environment if environment is not None else stamp_environment(),
+        "inputs": hashed,
+        "output": sha256(output.encode("utf-8")),
+        "figures": {name: sha256(data) for name, data in sorted(figures.items())},
+    }
+    return json.dumps(stamp, indent=1, sort_keys=False) + "\n"
+
+
+def input_hash(path: str) -> str | None:
+    """The hash of an input: a file's bytes, or for `folder/` (a listing) its sorted names."""
+    target = REPO_ROOT / path
+    if path.endswith("/"):
+        if not target.is_dir():
+            return None
+        return sha256("\n".join(sorted(p.name for p in target.iterdir())).encode("utf-8"))
+    return sha256(target.read_bytes()) if target.is_file() else None
+
+
+def read_stamp(path: Path) -> dict | None:
+    """A stamp's fields, or None when it is missing or not a stamp (wrong shape, bad JSON)."""
+    try:
+        stamp = json.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None
+    if not isinstance(stamp, dict):
+        return None
+    shapes = {"inputs": dict, "figures": dict, "environment": dict, "output": str}
+    if not all(isinstance(stamp.get(key), kind) for key, kind in shapes.items()):
+        return None
+    return stamp
+
+
+def is_fresh(script: str) -> bool:
+    """True when the committed stamp matches the current inputs, environment, runner and
+    products of `script`."""
+    stamp = read_stamp(stamp_path(script))
+    if stamp is None or not output_path(script).is_file():
+        return False
+    if stamp["environment"] != stamp_environment():
+        return False
+    if relative(LOCK_FILE) not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
+        return False
+    if any(input_hash(path) != digest for path, digest in stamp["inputs"].items()):
+        return False
+    checks = [(output_path(script), stamp["output"])]
+    checks += [(FIG_DIR / name, h) for name, h in stamp["figures"].items()]
+    return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
+
+
+def stamped_figures(script: str) -> list[str]:
+    """The figures the committed stamp of `script` says it drew."""
+    stamp = read_stamp(stamp_path(script))
+    return list(stamp["figures"]) if stamp else []
