@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 BLOCK_START = re.compile(r"^\[(?P<number>\d+)\] ")
 
@@ -57,3 +58,12 @@ def parse_blocks(output: str, source: str = "<output>") -> dict[int, Block]:
             current = None
     close()
     return blocks
+
+
+def read_output_blocks(path: Path) -> dict[int, Block] | None:
+    """The blocks of a golden output file, or None when the file does not exist; a malformed
+    file raises BlockError naming it. The one reader of output files for the errata and the
+    ledger checks."""
+    if not path.is_file():
+        return None
+    return parse_blocks(path.read_text(encoding="utf-8"), source=str(path))

@@ -56,7 +56,7 @@ from typing import Any
 
 import yaml
 
-from explainer_tools.blocks import BlockError, parse_blocks
+from explainer_tools.blocks import BlockError, read_output_blocks
 from explainer_tools.layout import REPO_ROOT, output_name
 from explainer_tools.markdown import FRONT_MATTER, scan
 from explainer_tools.markers import MarkerError, find_markers
@@ -241,10 +241,8 @@ def check_fields(erratum: Erratum) -> list[str]:
 
 def output_blocks(outputs_dir: Path, script: str) -> set[int] | None:
     """The block numbers of `outputs/<script stem>.txt`, or None when the file does not exist."""
-    path = outputs_dir / (Path(script).stem + ".txt")
-    if not path.is_file():
-        return None
-    return set(parse_blocks(path.read_text(encoding="utf-8"), source=str(path)))
+    blocks = read_output_blocks(outputs_dir / (Path(script).stem + ".txt"))
+    return None if blocks is None else set(blocks)
 
 
 def pinned_packages(lock_text: str) -> set[str]:

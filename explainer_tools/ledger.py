@@ -32,7 +32,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from explainer_tools.blocks import Block, BlockError, parse_blocks
+from explainer_tools.blocks import Block, BlockError, read_output_blocks
 from explainer_tools.layout import REPO_ROOT, output_path
 from explainer_tools.yaml_input import yaml_entries
 
@@ -69,11 +69,8 @@ def load_ledger(root: Path) -> list[dict]:
 
 
 def output_blocks(root: Path, script: str) -> dict[int, Block] | None:
-    path = root / output_path(script).relative_to(REPO_ROOT)
-    if not path.is_file():
-        return None
     try:
-        return parse_blocks(path.read_text(encoding="utf-8"), source=str(path))
+        return read_output_blocks(root / output_path(script).relative_to(REPO_ROOT))
     except BlockError:
         return None
 
