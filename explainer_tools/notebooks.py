@@ -60,7 +60,9 @@ from explainer_tools.layout import (
 NOTEBOOK_CODE = CODE_DIR / "gpt_lab"
 READS_PAGES = re.compile(r"""/\s*["']docs["']""")
 NOTEBOOK_DATA_DIRS = (CODE_DIR / "data", NOTEBOOK_SOURCE_DIR)
-RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/notebooks.py")
+# The code that decides how notebooks run, part of every notebook stamp (layout.RUNNER_CODE is
+# the chapter scripts' counterpart).
+NOTEBOOK_RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/notebooks.py")
 NONDETERMINISTIC_TAG = "nondeterministic"
 CELL_TIMEOUT_S = 600
 KERNEL_ENV = {

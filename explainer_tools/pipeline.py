@@ -404,7 +404,7 @@ def render_notebook_stamp(source: Path, notebook: bytes) -> str:
         notebooks.comparable_text(notebook),  # the stamp's "output": what check compares
         {},
         environment=stamp_environment(notebooks.KERNEL_ENV),
-        runner_code=notebooks.RUNNER_CODE,
+        runner_code=notebooks.NOTEBOOK_RUNNER_CODE,
     )
 
 
