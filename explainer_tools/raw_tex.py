@@ -29,8 +29,8 @@ CONTEXT = 20
 
 RAW_TEX_JS = r"""() => {
   const command = /\\(?:[A-Za-z]{2,}|[\[\]()])/g;
-  const skip = "pre, code, kbd, script, style, noscript, textarea, input, mjx-container, "
-             + "mjx-assistive-mml, .md-search, svg, .clipboard-copy-txt";
+  const skip = "pre, code, kbd, script, style, noscript, textarea, input, .katex, "
+             + ".md-search, svg, .clipboard-copy-txt";
   const found = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
