@@ -16,7 +16,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench test lint clean notebook lock corpus mutate \
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site test lint clean notebook lock corpus mutate \
         miniature-long miniature-gpu miniature-seeds
 
 help: ## List the targets
@@ -78,6 +78,9 @@ chapter: $(INSTALLED) ## Scaffold a chapter: make chapter N=9 SLUG=generalizatio
 
 bench: $(INSTALLED) ## Time a clean regenerate against the scripts' own compute (writes nothing)
 	$(PY) -m explainer_tools bench
+
+bench-site: $(INSTALLED) ## The site's budgets: build time, bytes and render time per page in headless Chromium
+	$(PY) -m explainer_tools.site_bench
 
 lint: $(INSTALLED) ## ruff over all Python code
 	$(VENV)/bin/ruff check explainer_code explainer_tools tests

@@ -1,59 +1,55 @@
-"""MkDocs hooks: serve MathJax from the site itself, render provenance badges, and date the build
-by the last commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
-
-MathJax 3.2.2 comes from the pinned PyPI package `django-static-mathjax` (its `es5/` tree);
-what the site needs, `tex-chtml.js`, the TeX extensions it autoloads on demand (`\boldsymbol`,
-`\\cancel`, ...: only a page that uses one downloads it) and the CHTML web fonts, are added to the
-build as generated files, so nothing third-party is committed and nothing is fetched. The
-smaller bundle plus on-demand extensions keeps a chapter's page weight about 170 kB below the
-`-full` bundle, which inlines every extension.
+"""MkDocs hooks: render every formula at build time (explainer_tools/math_render.py), render
+provenance badges, and date the build by the last commit (SOURCE_DATE_EPOCH), so two builds of
+one commit are identical files.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import Files
 
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from explainer_tools import math_render
 from explainer_tools.provenance import ProvenanceError, render_tags, render_tags_in_html
 
-MATHJAX_SITE_DIR = "assets/mathjax"
-MATHJAX_FILES = ("tex-chtml.js",)
-MATHJAX_FONT_DIR = "output/chtml/fonts/woff-v2"
-MATHJAX_EXTENSION_DIR = "input/tex/extensions"
+# mkdocs-jupyter's template loads MathJax 2 (with an empty src) and configures it; the page's
+# formulas are rendered at build time instead.
+NOTEBOOK_MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->",
+                              re.S)
 
 
-def mathjax_es5_dir() -> Path:
-    """The `es5/` folder of the installed MathJax package."""
-    import mathjax  # the django-static-mathjax distribution installs this module
-
-    es5 = Path(mathjax.__file__).resolve().parent / "static" / "mathjax" / "es5"
-    if not (es5 / MATHJAX_FILES[0]).is_file():
-        raise FileNotFoundError(
-            f"MathJax's es5 bundle is missing under {es5}; run `make venv` to install "
-            "django-static-mathjax from requirements.lock"
-        )
-    return es5
+# The print-site plugin makes the ids of headings, footnote marks and list items unique on the
+# one-page book by prefixing the page's key. Its own scan (`.*?id=` from every `<` to the end of
+# the line) is quadratic in a line's length, and a paragraph of rendered formulas is one long
+# line: minutes for the book. This one matches the id inside those tags only, in one pass.
+ANCHOR_TAGS = re.compile(r'<(h[1-6]|sup|li)(\s[^>]*?)?\sid="([^"]*)"', re.I)
 
 
-def mathjax_files() -> list[tuple[str, Path]]:
-    """(site path, file on disk) for every MathJax file the site serves."""
-    es5 = mathjax_es5_dir()
-    pairs = [(f"{MATHJAX_SITE_DIR}/{name}", es5 / name) for name in MATHJAX_FILES]
-    for font in sorted((es5 / MATHJAX_FONT_DIR).glob("*.woff")):
-        pairs.append((f"{MATHJAX_SITE_DIR}/{MATHJAX_FONT_DIR}/{font.name}", font))
-    for extension in sorted((es5 / MATHJAX_EXTENSION_DIR).rglob("*.js")):
-        relative = extension.relative_to(es5).as_posix()
-        pairs.append((f"{MATHJAX_SITE_DIR}/{relative}", extension))
-    return pairs
+def update_anchor_ids(page_html: str, page_key: str) -> str:
+    """`<h2 id="x">` -> `<h2 id="KEY-x">` for h1-h6, sup and li, as the plugin intends.
+
+    >>> update_anchor_ids('<h2 id="a">A</h2><div id="b"></div><li class="c" id="d">', "p")
+    '<h2 id="p-a">A</h2><div id="b"></div><li class="c" id="p-d">'
+    """
+    return ANCHOR_TAGS.sub(
+        lambda m: f'<{m.group(1)}{m.group(2) or ""} id="{page_key}-{m.group(3)}"', page_html)
+
+
+def _speed_up_print_site() -> None:
+    try:
+        from mkdocs_print_site_plugin import urls
+    except ImportError:
+        return
+    urls.update_anchor_ids = update_anchor_ids
 
 
 def source_date_epoch(folder: Path) -> str | None:
@@ -68,19 +64,15 @@ def source_date_epoch(folder: Path) -> str | None:
 
 
 def on_config(config: Any) -> Any:
-    """MkDocs dates the sitemap with SOURCE_DATE_EPOCH when it is set; set it to the last
-    commit's date unless the caller chose one (outside a git checkout: today, as before)."""
+    """Speed up the print-site plugin's anchor rewriting (above). MkDocs dates the sitemap with
+    SOURCE_DATE_EPOCH when it is set; set it to the last commit's date unless the caller chose
+    one (outside a git checkout: today, as before)."""
+    _speed_up_print_site()
     if "SOURCE_DATE_EPOCH" not in os.environ:
         epoch = source_date_epoch(Path(config["config_file_path"]).resolve().parent)
         if epoch is not None:
             os.environ["SOURCE_DATE_EPOCH"] = epoch
     return config
-
-
-def on_files(files: Files, config: Any) -> Files:
-    for site_path, disk_path in mathjax_files():
-        files.append(File.generated(config, site_path, abs_src_path=str(disk_path)))
-    return files
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -92,11 +84,46 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 
 def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
-    """Notebook pages arrive as HTML (mkdocs-jupyter renders them): badge their tags here."""
-    if not page.file.src_uri.endswith(".ipynb"):
+    """Notebook pages arrive as HTML (mkdocs-jupyter renders them): badge their tags here, and
+    drop the MathJax loader its template writes."""
+    src = page.file.src_uri
+    if not src.endswith(".ipynb"):
         return html_text
     try:
-        rendered, _tags = render_tags_in_html(html_text, page=f"docs/{page.file.src_uri}")
+        html_text, _tags = render_tags_in_html(html_text, page=f"docs/{src}")
     except ProvenanceError as error:
         raise PluginError(str(error)) from None
-    return rendered
+    html_text = NOTEBOOK_MATHJAX.sub("", html_text)
+    page.html = html_text  # the print-site plugin's copy
+    return html_text
+
+
+def _render_math(html_text: str, page: str, source_path: str | None) -> str:
+    try:
+        return math_render.render_page(html_text)
+    except math_render.MathError as error:
+        source = ""
+        if source_path:
+            source = Path(source_path).read_text(encoding="utf-8", errors="replace")
+        raise PluginError(math_render.locate(error, page, source)) from None
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    """Render every formula of the finished page. Last of all, so the search index, the
+    glossary and the print-site plugin's anchor rewriting read the short TeX, not KaTeX's HTML."""
+    return _render_math(output, page.file.src_uri, page.file.abs_src_path)
+
+
+def print_page_file(config: Any) -> Path:
+    """The one-page book the print-site plugin writes (after every page)."""
+    site = Path(config["site_dir"])
+    return site / ("print_page/index.html" if config["use_directory_urls"] else "print_page.html")
+
+
+def on_post_build(config: Any) -> None:
+    """The one-page book's formulas, rendered like every page's; then the formula cache saved."""
+    path = print_page_file(config)
+    if path.is_file():
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_render_math(text, "print_page", None), encoding="utf-8")
+    math_render.save_cache()

@@ -7,8 +7,9 @@ numbers of a page it verified, and where each was printed. This module then
   hovering or focusing it shows a card (docs/javascripts/reader.js) with the script, block and
   output line that printed it and the state it was checked at (the script's and the lock's hashes
   from the run's stamp); clicking goes to that line of the output embedded in the chapter's code
-  section, highlighted. A number inside a formula becomes `{\\href{...}{...}}` so MathJax renders
-  the link. A number whose output line is not embedded on the page is a focusable `<span>` that
+  section, highlighted. A number inside a formula becomes `{\\href{...}{...}}`, which KaTeX
+  renders as a link at build time (math_render.py trusts `\\href` to an in-page anchor only).
+  A number whose output line is not embedded on the page is a focusable `<span>` that
   carries its line in data attributes;
 - gives every line of an embedded output an anchor `out-<script stem>-L<line>`, and appends the
   page's table of stamp states (one small JSON script element), so that the card's text is built

@@ -2,7 +2,8 @@
 
 The site has a generated page holding every page in navigation order (`/print_page/`, made by
 the print-site plugin). This command builds the site, serves it on 127.0.0.1, opens that page in
-headless Chromium, waits until MathJax has typeset every formula, checks the page (every formula
+headless Chromium, waits for its fonts (the formulas were rendered when the site was built,
+by KaTeX), checks the page (every formula
 rendered with a width, every image loaded, every in-book link pointing at an element of the
 page), and prints it to `build/book.pdf` with Chromium's own PDF printer. Nothing is fetched:
 the browser may reach the local server only.
@@ -39,11 +40,11 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync",
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]  # fmt: skip
-MATHJAX_TIMEOUT_MS = 120_000
+FONTS_TIMEOUT_MS = 120_000
 
 # Runs in the page: what is rendered, and what is not.
 INSPECT_JS = """() => {
-  const math = Array.from(document.querySelectorAll("mjx-container"));
+  const math = Array.from(document.querySelectorAll(".katex"));
   const ids = new Set(Array.from(document.querySelectorAll("[id]")).map((e) => e.id));
   const internal = Array.from(document.querySelectorAll('a[href^="#"]'))
     .map((a) => decodeURIComponent(a.getAttribute("href").slice(1))).filter((h) => h);
@@ -53,7 +54,7 @@ INSPECT_JS = """() => {
     zero_width_formulas: math.filter((c) => c.getBoundingClientRect().width === 0
                                       && c.closest("details:not([open])") === null).length,
     raw_tex: Array.from(document.querySelectorAll(".arithmatex"))
-      .filter((e) => !e.querySelector("mjx-container")).length,
+      .filter((e) => !e.querySelector(".katex")).length,
     images: images.length,
     broken_images: images.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src),
     internal_links: internal.length,
@@ -94,7 +95,7 @@ def problems_of(summary: dict) -> list[str]:
     """What makes a rendered book page unfit to print."""
     found = []
     if summary["formulas"] == 0:
-        found.append("no formula was typeset")
+        found.append("no formula was rendered")
     if summary["zero_width_formulas"]:
         found.append(f"{summary['zero_width_formulas']} formula(s) rendered with zero width")
     if summary["raw_tex"]:
@@ -115,9 +116,8 @@ def print_book(browser: Any, base_url: str, out: Path) -> dict:
     page = browser.new_page(viewport={"width": 1100, "height": 1400})
     try:
         page.goto(base_url + PRINT_PAGE, wait_until="load")
-        page.wait_for_function("window.MathJax && MathJax.startup && MathJax.startup.promise",
-                               timeout=MATHJAX_TIMEOUT_MS)
-        page.evaluate("MathJax.startup.promise")
+        page.wait_for_function("() => document.fonts.ready.then(() => true)",
+                               timeout=FONTS_TIMEOUT_MS)
         page.emulate_media(media="print")
         summary = page.evaluate(INSPECT_JS)
         summary["raw_tex_commands"] = page.evaluate(RAW_TEX_JS)
@@ -131,7 +131,8 @@ def print_book(browser: Any, base_url: str, out: Path) -> dict:
     summary["pdf_bytes"] = len(data)
     summary["pdf_link_annotations"] = data.count(b"/Subtype /Link")
     summary["pdf_internal_destinations"] = data.count(b"/Dest")
-    summary["pdf_type3_fonts"] = data.count(b"/Subtype /Type3")  # web fonts: MathJax's glyphs
+    summary["pdf_type3_fonts"] = data.count(b"/Subtype /Type3")
+    summary["pdf_katex_fonts"] = data.count(b"/BaseFont /") and data.count(b"KaTeX_")  # glyphs
     return summary
 
 

@@ -2,14 +2,15 @@
 `\\mathrm`, `\\left`, ...) or a math delimiter (`\\[`, `\\]`, `\\(`, `\\)`) in the page's text
 outside typeset math and outside code. Python-Markdown leaves a display formula as text when it
 is not a paragraph of its own (its `\\[` right after a line of prose or an HTML comment, or text
-right after its `\\]`); MathJax then never sees it, and the reader (and the PDF) gets the TeX
-source.
+right after its `\\]`); the build's renderer then never sees it, and the reader (and the PDF)
+gets the TeX source.
 
-`RAW_TEX_JS` runs in the browser after MathJax has typeset the page (the browser suite and
+`RAW_TEX_JS` runs in the browser once the page has loaded (the browser suite and
 `make pdf` call it) and returns a snippet of text around each hit. Every text node counts, shown
 or folded away in a collapsed block, because a folded block is opened by a reader and printed by
-`make pdf`. Skipped: code (`pre`, `code`, `kbd`), scripts and styles, MathJax's own output
-(`mjx-container`), the search box, form fields and a notebook's hidden copy buffers
+`make pdf`. Skipped: code (`pre`, `code`, `kbd`), scripts and styles, KaTeX's output
+(`.katex`, whose MathML keeps the TeX as an annotation), the search box, form fields and a
+notebook's hidden copy buffers
 (`.clipboard-copy-txt`, the text of its code cells). `raw_tex_snippets` is the same rule on plain
 text, for tests and for pages checked without a browser.
 
@@ -29,8 +30,8 @@ CONTEXT = 20
 
 RAW_TEX_JS = r"""() => {
   const command = /\\(?:[A-Za-z]{2,}|[\[\]()])/g;
-  const skip = "pre, code, kbd, script, style, noscript, textarea, input, mjx-container, "
-             + "mjx-assistive-mml, .md-search, svg, .clipboard-copy-txt";
+  const skip = "pre, code, kbd, script, style, noscript, textarea, input, .katex, "
+             + ".md-search, svg, .clipboard-copy-txt";
   const found = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {

@@ -93,9 +93,14 @@
     card.className = "xref-card";
     card.setAttribute("role", "tooltip");
     if (link.dataset.tex !== undefined) {
+      // The formula was rendered when the site was built (math_render.py): one <template> per
+      // formula on the page, named by data-preview.
       const math = document.createElement("div");
       math.className = "xref-math";
-      math.textContent = "\\[" + link.dataset.tex + "\\]";
+      const rendered = document.querySelector(
+        'template[data-preview-for="' + (link.dataset.preview || "") + '"]');
+      if (rendered) math.appendChild(rendered.content.cloneNode(true));
+      else math.textContent = link.dataset.tex;
       card.appendChild(math);
     } else if (link.dataset.img) {
       const img = document.createElement("img");
@@ -109,10 +114,6 @@
     card.appendChild(caption);
     place(link);
     describe(link);
-    const math = card.querySelector(".xref-math");
-    if (math && window.MathJax && MathJax.typesetPromise) {
-      MathJax.startup.promise = MathJax.startup.promise.then(() => MathJax.typesetPromise([math]));
-    }
   }
 
   function openTarget() {
@@ -142,7 +143,7 @@
 
   function numberAt(target) {
     if (!(target instanceof Element)) return null;
-    const el = target.closest(".num, mjx-container a, a[href*='#out-']");
+    const el = target.closest(".num, .katex a, a[href*='#out-']");
     return el && (el.classList.contains("num") || /#out-/.test(el.getAttribute("href") || ""))
       ? el : null;
   }

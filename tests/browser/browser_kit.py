@@ -219,7 +219,8 @@ class StaticServer:
 
 # --------------------------------------------------------------------------- loading a page
 
-# Runs in the page once it has loaded: waits for MathJax, then measures what the checks need.
+# Runs in the page once it has loaded: waits for the fonts, then measures what the checks need.
+# Formulas are rendered when the site is built (KaTeX): no math engine may run in the page.
 COLLECT_JS = r"""
 async ({timeoutMs, openAll}) => {
   const out = {};
@@ -227,12 +228,11 @@ async ({timeoutMs, openAll}) => {
     promise.then(() => null, (e) => `${what} rejected: ${e && e.message || e}`),
     new Promise((r) => setTimeout(() => r(`${what} did not settle within ${ms} ms`), ms)),
   ]);
-  out.hasMathJax = typeof window.MathJax === "object"
-    && !!(MathJax.startup && MathJax.startup.promise);
+  out.mathEngine = ["MathJax", "katex"].filter((name) => typeof window[name] !== "undefined");
   out.arithmatexCount = document.querySelectorAll(".arithmatex").length;
-  out.mathjaxProblem = out.hasMathJax
-    ? await settle(MathJax.startup.promise, timeoutMs, "MathJax.startup.promise")
-    : null;
+  out.unrenderedMath = Array.from(document.querySelectorAll(".arithmatex"))
+    .filter((e) => !e.querySelector(".katex")).map((e) => e.textContent.trim().slice(0, 60));
+  out.mathjaxProblem = await settle(document.fonts.ready, timeoutMs, "document.fonts.ready");
   // Images: make lazy ones load, then wait for every one to finish, loaded or failed.
   const imgs = Array.from(document.images);
   imgs.forEach((img) => { if (img.loading === "lazy") img.loading = "eager"; });
@@ -255,29 +255,28 @@ async ({timeoutMs, openAll}) => {
     const text = (el.getAttribute("aria-label") || el.textContent || "").trim();
     return text.slice(0, 60) || el.outerHTML.slice(0, 80);
   };
-  out.math = Array.from(document.querySelectorAll("mjx-container")).map((c) => ({
+  out.math = Array.from(document.querySelectorAll(".katex")).map((c) => ({
     width: c.getBoundingClientRect().width,
     shown: c.checkVisibility(),
     what: describe(c),
   }));
-  // A formula typeset twice (nested typesetting roots) shows up as two identical neighbours.
-  out.duplicateMath = Array.from(document.querySelectorAll("mjx-container + mjx-container"))
+  // A formula rendered twice shows up as two identical neighbours.
+  out.duplicateMath = Array.from(document.querySelectorAll(".katex + .katex"))
     .filter((c) => {
       const prev = c.previousSibling;
-      return prev && prev.nodeName === "MJX-CONTAINER" && prev.innerHTML === c.innerHTML;
+      return prev && prev.classList && prev.classList.contains("katex")
+        && prev.innerHTML === c.innerHTML;
     }).map(describe);
   out.notebookMath = document.querySelectorAll(
-    ".jp-MarkdownCell mjx-container, .jp-RenderedMarkdown mjx-container").length;
-  out.mathErrors = Array.from(document.querySelectorAll("mjx-merror")).map(
-    (e) => e.getAttribute("data-mjx-error") || e.textContent.trim());
-  // The full bundle's `noundefined` package shows an unknown command as red text, not an error.
-  document.querySelectorAll("mjx-assistive-mml mtext[mathcolor=red]").forEach((t) => {
-    if (t.textContent.startsWith("\\")) {
-      out.mathErrors.push(`Undefined control sequence ${t.textContent}`);
-    }
+    ".jp-RenderedMarkdown .katex").length;
+  out.mathErrors = Array.from(document.querySelectorAll(".katex-error")).map(
+    (e) => e.getAttribute("title") || e.textContent.trim());
+  // KaTeX shows a command it refused (an untrusted \href) as red text, not an error.
+  document.querySelectorAll(".katex-mathml [mathcolor='#cc0000']").forEach((t) => {
+    out.mathErrors.push(`refused command ${t.textContent}`);
   });
   // Raw TeX left in visible text (code shows TeX on purpose and is skipped).
-  const skip = "pre, code, script, style, noscript, textarea, mjx-container, .md-search";
+  const skip = "pre, code, script, style, noscript, textarea, .katex, .md-search";
   const raw = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -288,7 +287,7 @@ async ({timeoutMs, openAll}) => {
     if (!parent || parent.closest(skip) || !parent.checkVisibility()) continue;
     raw.push(text.slice(Math.max(0, at - 20), at + 40).replace(/\s+/g, " "));
   }
-  // Notebook Markdown cells write math between dollars; left raw, MathJax did not see it.
+  // Notebook Markdown cells write math between dollars; left raw, the build did not render it.
   // Pandoc's rule tells math from money: no space inside the dollars, no digit right after.
   const dollars = /\$\$[^$]+\$\$|\$[^\s$](?:[^$\n]*[^\s$])?\$(?!\d)/;
   for (const cell of document.querySelectorAll(".jp-RenderedMarkdown, .jp-MarkdownCell")) {
@@ -429,11 +428,8 @@ def load_page(
         page.goto(server.url(url_path), wait_until="load")
         page.wait_for_load_state("networkidle")
         if screenshot is not None:
-            page.evaluate(
-                "t => MathJax && MathJax.startup && Promise.race([MathJax.startup.promise,"
-                " new Promise(r => setTimeout(r, t))])",
-                MATHJAX_TIMEOUT_MS,
-            )
+            page.evaluate("t => Promise.race([document.fonts.ready,"
+                          " new Promise(r => setTimeout(r, t))])", MATHJAX_TIMEOUT_MS)
             screenshot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(screenshot), full_page=True)
         load.facts = page.evaluate(
@@ -517,15 +513,17 @@ def alt_problems(load: PageLoad) -> list[str]:
 def math_problems(load: PageLoad) -> list[str]:
     facts = load.facts
     problems = []
-    if facts["arithmatexCount"] and not facts["hasMathJax"]:
-        problems.append(f"{load.label}: {facts['arithmatexCount']} formulas but MathJax not loaded")
+    if facts["mathEngine"]:
+        problems.append(f"{load.label}: a math engine runs in the page: {facts['mathEngine']}")
+    problems += [f"{load.label}: formula not rendered at build time: {t!r}"
+                 for t in facts["unrenderedMath"]]
     if facts["mathjaxProblem"]:
         problems.append(f"{load.label}: {facts['mathjaxProblem']}")
     for box in facts["math"]:
         if box["width"] <= 0:
             state = "" if box["shown"] else " (inside a hidden element)"
             problems.append(f"{load.label}: invisible formula (width 0){state}: {box['what']!r}")
-    problems += [f"{load.label}: MathJax error: {m}" for m in facts["mathErrors"]]
+    problems += [f"{load.label}: math error: {m}" for m in facts["mathErrors"]]
     problems += [f"{load.label}: formula typeset twice: {w!r}" for w in facts["duplicateMath"]]
     problems += [f"{load.label}: raw TeX left in visible text: {t!r}" for t in facts["rawTex"]]
     problems += [f"{load.label}: TeX command left as text: {t!r}"

@@ -174,9 +174,9 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         return
     write = terminalreporter.write_line
     terminalreporter.section("page weight (bytes served per page, fresh cache, desktop)")
-    write(f"{'page':<48} {'requests':>8} {'MB':>7} {'budget':>7} {'MathJax':>8} {'load s':>7}")
+    write(f"{'page':<48} {'requests':>8} {'MB':>7} {'budget':>7} {'math':>8} {'load s':>7}")
     for url_path, load in sorted(_desktop_loads.items()):
-        mathjax = sum(r.bytes for r in load.served if "/assets/mathjax/" in r.path)
+        mathjax = sum(r.bytes for r in load.served if "/assets/katex/" in r.path)
         write(
             f"{page_label(url_path):<48} {len(load.served):>8} {load.bytes / MB:>7.3f} "
             f"{budget_for(url_path) / MB:>7.1f} {mathjax / MB:>8.3f} {load.seconds:>7.2f}"

@@ -36,7 +36,7 @@ from conftest import PROJECT
 pytestmark = pytest.mark.browser
 
 SAMPLE_PER_PAGE = 6
-WAIT_MATHJAX = "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+WAIT_FONTS = "() => document.fonts.ready.then(() => true)"  # KaTeX's fonts, math rendered
 CARD = re.compile(r"^Printed by (?P<script>ch\d\d_\w+\.py), output \[(?P<block>\d+)\], "
                   r"line (?P<line>\d+): .+ \(checked at script [0-9a-f]{8}, lock [0-9a-f]{8}\)$")
 
@@ -50,8 +50,7 @@ def open_page(browser: Any, server: StaticServer, url_path: str,
     context = open_context(browser, viewport)
     page = context.new_page()
     page.goto(server.url(url_path), wait_until="load")
-    page.wait_for_function(WAIT_MATHJAX, timeout=MATHJAX_TIMEOUT_MS)
-    page.evaluate("MathJax.startup.promise")
+    page.wait_for_function(WAIT_FONTS, timeout=MATHJAX_TIMEOUT_MS)
     return context, page
 
 
@@ -134,7 +133,7 @@ def test_numbers_are_reachable_by_keyboard_and_do_not_shift_the_layout(
         assert CARD.match(page.text_content(".num-card") or ""), "focus shows no card"
         page.keyboard.press("Escape")
         assert page.query_selector(".num-card") is None, "Escape does not close the card"
-        math_link = page.query_selector("mjx-container a")
+        math_link = page.query_selector(".katex a")
         if math_link is not None:  # a number inside a formula has the same card
             math_link.hover()
             assert CARD.match(page.text_content(".num-card") or ""), "no card for a math number"
@@ -178,14 +177,14 @@ def test_equations_figures_citations_and_glossary_render(browser: Any,
                                                         fixture_server: StaticServer) -> None:
     context, page = open_page(browser, fixture_server, "fixtures/chapters/98-features/")
     try:
-        tag = page.text_content("#eq-pythagoras mjx-container")
+        tag = page.text_content("#eq-pythagoras .katex-html")
         assert "(98.1)" in (tag or ""), f"formula tag: {tag!r}"
         assert page.text_content("figcaption .fig-number") == "Figure 98.1."
         refs = page.eval_on_selector_all("a.xref", "els => els.map(a => a.textContent)")
         assert refs == ["Eq. (98.1)", "Figure 98.1"]
         page.hover("a.xref >> nth=0")
         page.wait_for_function(
-            "() => { const m = document.querySelector('.xref-card mjx-container');"
+            "() => { const m = document.querySelector('.xref-card .katex');"
             " return m && m.getBoundingClientRect().width > 0; }", timeout=MATHJAX_TIMEOUT_MS)
         page.hover("h1")
         assert page.query_selector(".xref-card") is None, "the card stays after the pointer left"
@@ -247,5 +246,5 @@ def test_the_whole_book_prints_with_every_formula(browser: Any, server: StaticSe
     summary = pdf.print_book(browser, server.url(""), tmp_path / "book.pdf")
     assert pdf.problems_of(summary) == []
     assert summary["formulas"] >= expected, (summary["formulas"], expected)
-    assert summary["pdf_type3_fonts"] > 0, "no MathJax glyphs embedded in the PDF"
+    assert summary["pdf_katex_fonts"] > 0, "no KaTeX font embedded in the PDF"
     assert summary["pdf_internal_destinations"] > 0, "the PDF has no internal links"

@@ -26,15 +26,13 @@ pytestmark = pytest.mark.browser
 CHAPTER_5 = "chapters/05-transformers-gpt2/"
 WAIT_MS = 15_000
 
-# Once MathJax has settled: how many formulas are typeset, and which have no width (answers
-# opened first, as the per-page checks do).
+# Once the fonts have loaded: how many formulas (rendered at build time) are on the page, and
+# which have no width (answers opened first, as the per-page checks do).
 MATH_STATE_JS = """
 async (timeoutMs) => {
-  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-    await Promise.race([MathJax.startup.promise, new Promise((r) => setTimeout(r, timeoutMs))]);
-  }
+  await Promise.race([document.fonts.ready, new Promise((r) => setTimeout(r, timeoutMs))]);
   document.querySelectorAll("details").forEach((d) => { d.open = true; });
-  const boxes = Array.from(document.querySelectorAll("mjx-container"));
+  const boxes = Array.from(document.querySelectorAll(".katex"));
   return {
     count: boxes.length,
     zero: boxes.filter((b) => b.getBoundingClientRect().width <= 0).map(
@@ -66,10 +64,10 @@ def tab(browser: Any) -> Iterator[Any]:
 
 
 def goto(tab: Any, server: StaticServer, url_path: str) -> None:
-    """Load a page and wait until MathJax has typeset it."""
+    """Load a page and wait until its fonts (KaTeX's included) have loaded."""
     tab.goto(server.url(url_path), wait_until="load")
     tab.evaluate(
-        """t => window.MathJax && MathJax.startup && Promise.race([MathJax.startup.promise,
+        """t => Promise.race([document.fonts.ready,
              new Promise(r => setTimeout(r, t))]).then(() => null)""",
         MATHJAX_TIMEOUT_MS,
     )
@@ -128,7 +126,7 @@ def test_self_test_answer_opens(tab: Any, server: StaticServer, built_site: Path
         body.wait_for(state="visible", timeout=WAIT_MS)
         assert answer.evaluate("d => d.open"), f"/{chapter}: clicking the summary did not open it"
         widths = answer.evaluate(
-            "d => Array.from(d.querySelectorAll('mjx-container'))"
+            "d => Array.from(d.querySelectorAll('.katex'))"
             ".map(c => c.getBoundingClientRect().width)"
         )
         assert all(w > 0 for w in widths), f"/{chapter}: invisible formula in an opened answer"
@@ -174,7 +172,7 @@ def check_math_after_swap(tab: Any, label: str, title: str, expected: int) -> No
         tab.wait_for_function(
             """n => {
               document.querySelectorAll("details").forEach((d) => { d.open = true; });
-              const boxes = Array.from(document.querySelectorAll("mjx-container"));
+              const boxes = Array.from(document.querySelectorAll(".katex"));
               return boxes.length === n && boxes.every(b => b.getBoundingClientRect().width > 0);
             }""",
             arg=expected,
