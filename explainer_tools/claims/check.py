@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import time
 from collections.abc import Iterable
@@ -34,6 +35,7 @@ from explainer_tools.claims.page import (
     _sentences,
     _split_front_matter,
 )
+from explainer_tools.claims.units import unit_after
 from explainer_tools.layout import REPO_ROOT, output_name
 
 # ---------------------------------------------------------------------------------------------
@@ -134,6 +136,8 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     _inherit_citations(elements, units)
     for unit in units:
         _check_unit(unit, page, outputs, report)
+    if ORDER_RULE:
+        _check_order(units, page, outputs, report)
     _check_uncited(report, scripts, outputs)
     for element in elements:
         for waiver in element.waivers:
@@ -252,6 +256,8 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
         cited = "; ".join(c.describe() for c in unit.citations)
         if token.value in printed:
             mismatch = _line_mismatch(unit, token, candidates, outputs) if ROW_RULE else ""
+            if not mismatch and UNIT_RULE:
+                mismatch = _unit_mismatch(unit, token, candidates, outputs)
             if mismatch:
                 report.checked.append(Occurrence(token.text, token.value, line, occurrence.offset,
                                                  cited, occurrence.end))
@@ -280,6 +286,264 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
 
 
 ROW_RULE = True
+ORDER_RULE = True
+ORDER_ACROSS_ROWS = True
+
+
+def _printed_once(unit: _Unit, token: Token, outputs: Outputs) -> tuple[str, int, int, int] | None:
+    """Where the cited block(s) print `token`'s value, when they print it exactly once:
+    (script, block, line index in the block, offset in the block), else None."""
+    found = []
+    for citation in unit.citations:
+        for number in citation.blocks:
+            for printed in outputs.values(citation.script, number):
+                if printed.value == token.value:
+                    found.append((citation.script, number, printed))
+    if len(found) != 1:
+        return None
+    script, number, printed = found[0]
+    text = (outputs.blocks(script) or {})[number].text
+    return script, number, text.count("\n", 0, printed.start), printed.start
+
+
+def _check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
+    """The order rule, against swapped numbers (issue 31). Two numbers of one sentence, list
+    item or table row that their cited block prints once each, on one line, must stand in the
+    line's order; and in a table, the cells of one column that hold one such number each must
+    follow the block's lines in the rows' order. A swap of two such numbers breaks the order:
+    an error on the second of them."""
+    flagged = {(e.line, e.number) for e in report.errors}
+    columns: dict[tuple[int, int], list[tuple[int, tuple[str, int, int, int], Token, int]]] = {}
+    for unit in units:
+        element = unit.element
+        placed = []
+        for token in unit.numbers:
+            if token.value is None or any(token.value in w.values for w in element.waivers):
+                continue
+            line = element.line + element.text.count("\n", 0, token.start)
+            if (line, token.text) in flagged:
+                continue
+            where = _printed_once(unit, token, outputs)
+            if where is not None:
+                placed.append((token, where, line))
+        for token in unit.numbers:
+            line = element.line + element.text.count("\n", 0, token.start)
+            if token.value is None or (line, token.text) in flagged or any(
+                    token.value in w.values for w in element.waivers):
+                continue
+            message = _symbol_mismatch(unit, token, outputs)
+            if message:
+                report.errors.append(ClaimError(page, line, message, token.text))
+                flagged.add((line, token.text))
+        for token, where, line in placed:
+            if (line, token.text) in flagged:
+                continue
+            message = _label_mismatch(unit, token, where, outputs)
+            if message:
+                report.errors.append(ClaimError(page, line, message, token.text))
+        if element.kind == "row" and ORDER_ACROSS_ROWS:
+            for token, where, line in placed:
+                if _alone_in_cell(unit, token):
+                    cell = _cell_index(element, token.start)
+                    columns.setdefault((element.group, cell), []).append(
+                        (element.start, where, token, line))
+    for entries in columns.values():
+        entries.sort(key=lambda entry: entry[0])
+        _check_column_places(entries, page, outputs, report)
+        for (_sa, wa, a, _la), (_sb, wb, b, lb) in itertools.pairwise(entries):
+            if wa[:2] == wb[:2] and wb[2] < wa[2] and _form(a.text) == _form(b.text):
+                report.errors.append(ClaimError(page, lb, (
+                    f"{b.text} comes after {a.text} in its table column, but [{wb[1]}] of "
+                    f"{wb[0]} prints it on an earlier line (numbers swapped between rows?)"),
+                    b.text))
+
+
+def _line_labels(line: str, printed: list[Token]) -> list[tuple[Token, set[str]]]:
+    """Each number printed on a line of output with its label: the last content word before it,
+    after the number before it and any clause mark ("unmerged 3.850 bits, merged 5.479":
+    'merged' labels 5.479)."""
+    labels = []
+    previous = 0
+    for token in printed:
+        pieces = re.split(r"[,;:()\[\]]", line[previous:token.start])
+        between = pieces[-1]
+        words = [w for w in PLAIN_WORD.finditer(between) if w.group().lower() not in STOPWORDS]
+        if words and previous and len(pieces) == 1 and not between[:words[-1].start()].strip():
+            words = []  # the noun of the number before it ("50 tensors with 124,354,560")
+        labels.append((token, content_words(words[-1].group()) if words else set()))
+        previous = token.end
+    return labels
+
+
+def _label_mismatch(unit: _Unit, token: Token, where: tuple[str, int, int, int],
+                    outputs: Outputs) -> str:
+    """The label rule, against numbers swapped within a sentence or a row (issue 31): the word
+    right before a number in prose (or a row's cell) must not be the label, on the output line
+    that prints the number, of another number of that line, unless it labels this one too."""
+    script, number, index, offset = where
+    text = unit.element.text
+    before_start = max([unit.start] + [t.end for t in unit.numbers if t.end <= token.start])
+    context = context_words(text[before_start:token.start])[:1]
+    if not context or (unit.element.kind == "row" and token.start < len(
+            (_cells(text.split("\n", 1)[0]) or [""])[0]) + 2):
+        return ""
+    word = context[0]
+    line_start = (outputs.blocks(script) or {})[number].text.rfind("\n", 0, offset) + 1
+    rows = outputs.line_words(script, number)
+    line_text, _words, printed = rows[index]
+    shifted = [Token(t.text, t.value, t.start - line_start, t.end - line_start) for t in printed]
+    labels = _line_labels(line_text, shifted)
+    own = [words for t, words in labels if t.start == offset - line_start]
+    others = [t for t, words in labels if word in words and t.value != token.value]
+    if not own or not own[0] or word in own[0] or len(others) != 1:
+        return ""
+    return (f"{token.text} follows '{word}', but on the line of [{number}] of {script} that "
+            f"prints it, '{word}' labels {others[0].text}: {line_text.strip()!r} "
+            "(swapped numbers?)")
+
+
+def _place_on_line(where: tuple[str, int, int, int], outputs: Outputs) -> tuple[int, list[Token],
+                                                                                  str]:
+    """Which printed number of its line a printing is (0-based), the line's numbers, the line."""
+    script, number, index, offset = where
+    line_start = (outputs.blocks(script) or {})[number].text.rfind("\n", 0, offset) + 1
+    text, _words, printed = outputs.line_words(script, number)[index]
+    place = next((i for i, t in enumerate(printed) if t.start == offset - line_start), -1)
+    return place, printed, text
+
+
+def _check_column_places(entries: list[tuple[int, tuple[str, int, int, int], Token, int]],
+                         page: str, outputs: Outputs, report: PageReport) -> None:
+    """A table column copies one place of its rows' output lines (the third number of each, say).
+    When every other cell of the column (two at least) comes from the same place of its line and
+    this cell does not, counted from the line's start and from its end alike (a line may hold
+    an extra number in its label), while its line prints another number at that place, the
+    cell was swapped with another of its row: an error."""
+    places = [(_place_on_line(where, outputs), token, line) for _s, where, token, line in entries]
+    if len(places) < 3:
+        return
+    for index, ((place, printed, text), token, line) in enumerate(places):
+        from_end = len(printed) - place
+        others = [(p, len(pr) - p) for j, ((p, pr, _t), _tk, _l) in enumerate(places) if j != index]
+        starts, ends = {p for p, _e in others}, {e for _p, e in others}
+        if len(starts) != 1 or len(ends) != 1:
+            continue
+        expected, expected_end = starts.pop(), ends.pop()
+        if place == expected or from_end == expected_end or not 0 <= expected < len(
+                printed) or printed[expected].value == token.value:
+            continue
+        report.errors.append(ClaimError(page, line, (
+            f"{token.text} stands in a table column whose other cells copy number "
+            f"{expected + 1} of their output lines, but it is number {place + 1} of its line, "
+            f"which prints {printed[expected].text} there: {text.strip()!r} (cells swapped in "
+            "the row?)"), token.text))
+
+
+SYMBOL_BEFORE = re.compile(r"(?<![A-Za-z0-9_\\/*}])(?P<symbol>\\?[A-Za-z][A-Za-z0-9]*"
+                           r"(?:_\{?[A-Za-z0-9]+\}?)?)\s*(?:=|\\approx|≈)\s*$")
+_SYMBOL_NAMES = {"varepsilon": "eps", "epsilon": "eps", "\u03b5": "eps", "\u03b1": "alpha"}
+
+
+def _symbol_before(text: str) -> str:
+    """The symbol a number is assigned to, from the text just before it ("N = ", "\\alpha=",
+    "n_{layer} = "; not a ratio's "/r = "), normalised to lower case, as outputs may write N
+    as n ("alpha", "n_layer"), or ""."""
+    match = SYMBOL_BEFORE.search(text[-40:])
+    if not match:
+        return ""
+    symbol = match.group("symbol").lstrip("\\").replace("{", "").replace("}", "")
+    return _SYMBOL_NAMES.get(symbol, symbol).lower()
+
+
+def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
+    """The symbol rule, against numbers swapped between symbols (issue 31): a number written
+    `X = v` (in prose or math) whose cited block(s) print v only as `Y = v` with other symbols,
+    and print X as `X = w`, was swapped with w."""
+    text = unit.element.text
+    symbol = _symbol_before(text[max(unit.start, token.start - 40):token.start])
+    if not symbol:
+        return ""
+    own: list[str] = []
+    assigned: list[tuple[str, Token, str]] = []
+    for citation in unit.citations:
+        for number in citation.blocks:
+            for line_text, _words, printed in outputs.line_words(citation.script, number):
+                for t in printed:
+                    named = _symbol_before(line_text[:t.start])
+                    if t.value == token.value:
+                        own.append(named)
+                    elif named == symbol:
+                        assigned.append((named, t, line_text))
+    if not own or symbol in own or "" in own or not assigned:
+        return ""
+    _named, other, line_text = assigned[0]
+    return (f"{symbol} = {token.text}, but the cited block(s) print {token.text} only as "
+            f"{' / '.join(sorted(set(own)))} = {token.text}, and {symbol} = {other.text}: "
+            f"{line_text.strip()!r} (swapped numbers?)")
+
+
+def _cell_index(element: _Element, position: int) -> int:
+    row = element.text.split("\n", 1)[0]
+    offset = 0
+    for index, cell in enumerate(_cells(row)):
+        offset = row.find(cell, offset)
+        if offset <= position < offset + len(cell):
+            return index
+        offset += len(cell)
+    return -1
+UNIT_RULE = True
+
+
+def _unit_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
+                   outputs: Outputs) -> str:
+    """The unit rule: a number written with a unit (`15.6 bits`, `31.23 %`, `0.9 s`) must be
+    printed, somewhere in the cited block(s), with a unit of the same kind after it, or with no
+    unit where its output says it may be in that kind (`_unit_named`). Returns the message, or
+    "" when some printing of the value agrees."""
+    text = unit.element.text
+    written = unit_after(text[token.end:token.end + 40])
+    if written is None:
+        return ""
+    kind, start, end = written
+    if kind == "s" and start == 0:
+        return ""  # '2s' glued: a plural ("the 1990s", "1s and 0s"), not seconds
+    seen: list[tuple[str, str]] = []
+    for found, citation, number in candidates:
+        if found.value != token.value:
+            continue
+        printed_kind, named, line = outputs.unit_of(citation.script, number, found)
+        if printed_kind == kind:
+            return ""
+        if printed_kind is None:
+            why = _unit_named(kind, (named, outputs.kinds_in_block(citation.script, number),
+                                     outputs.kinds_in_output(citation.script)))
+            if not why:
+                return ""
+            why = "with no unit, and " + why
+        else:
+            why = f"with the unit {printed_kind}"
+        seen.append((why, line))
+    how, line = seen[0]
+    return (f"{token.text} {text[token.end + start:token.end + end]}: "
+            f"{'; '.join(c.describe() for c in unit.citations)} prints {token.text} {how}: "
+            f"{line.strip()!r} (a wrong unit?)")
+
+
+def _unit_named(kind: str, scopes: Iterable[tuple[set[str], set[str], set[str]]]) -> str:
+    """Whether a number printed with no unit may be in `kind`, from what its scopes (its line,
+    its block, the script's whole output; each as `kinds_named`) say, nearest first: a scope
+    that writes `kind` as a label or after a number says yes, and so does a logarithm on the
+    number's own line (`ln`: nats); a scope whose labels name other kinds only says no; when
+    no scope uses `kind`, no. Returns "" for yes, else why not."""
+    names = ("line", "block", "script's output")
+    for index, ((labels, attached, logs), name) in enumerate(zip(scopes, names, strict=True)):
+        if kind in labels | attached | (logs if index == 0 else set()):
+            return ""
+        if labels:
+            return f"its {name} labels its numbers {', '.join(sorted(labels))}"
+    return f"nothing in the script's output is in {kind}"
+
+
 CONTEXT_WORDS = 3  # content words before a number that may name its row
 PROSE_WORDS = 0  # of them, how many must name one line together (0: tables only)
 def context_words(before: str) -> list[str]:

@@ -27,6 +27,7 @@ is below its target (TARGETS) or any false error is reported; `-v` lists every m
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import re
 import sys
@@ -84,7 +85,7 @@ class _Number:
 
 
 def _located(text: str, page: str, report: PageReport) -> list[_Number]:
-    front, body_start = _split_front_matter(text)
+    _front, body_start = _split_front_matter(text)
     elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page, [])
     bounds = []
     for index, element in enumerate(elements):
@@ -191,7 +192,7 @@ def page_mutants(text: str, page: str, outputs: Outputs, report: PageReport,
                 pool["unit"].append(Mutant(
                     "unit", page, (o.line,), ((o.end + start, o.end + end, wrong),),
                     f"{o.text} {written} -> {o.text} {wrong} (line {o.line})"))
-    for first, second in zip(numbers, numbers[1:], strict=False):
+    for first, second in itertools.pairwise(numbers):
         a, b = first.occurrence, second.occurrence
         if a.value == b.value or a.text == b.text:
             continue
@@ -206,7 +207,7 @@ def page_mutants(text: str, page: str, outputs: Outputs, report: PageReport,
                 number.element, []).append(number)
     for (_group, _cell), by_row in sorted(rows.items()):
         ordered = sorted(by_row.items())
-        for (row_a, in_a), (row_b, in_b) in zip(ordered, ordered[1:], strict=False):
+        for (_row_a, in_a), (_row_b, in_b) in itertools.pairwise(ordered):
             if len(in_a) != 1 or len(in_b) != 1:
                 continue  # a cell holding a formula: which number pairs with which is unclear
             a, b = in_a[0].occurrence, in_b[0].occurrence

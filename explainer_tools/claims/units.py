@@ -44,11 +44,12 @@ _OPEN = r"(?:\\(?:text|mathrm|textrm|operatorname|mbox)\s*\{\s*)?"
 UNIT_AFTER = re.compile(r"^" + _GAP + r"(?:-(?=bit))?" + _OPEN + r"(?:" + _ALTERNATIVES + r")"
                         r"(?:(?<=%)|(?![A-Za-z0-9_]))")
 # a word anywhere on an output line that says what unit its numbers are in ("(bits per token)")
-UNIT_WORD = re.compile(r"(?<![A-Za-z_])(?:bits?|nats?|percent|ppm|bytes?|seconds?|"
+UNIT_WORD = re.compile(r"(?<![A-Za-z_])(?:bits?|nats?|percent|ppm|bytes?|seconds|"
                        r"KB|KiB|MB|MiB|GB|GiB|TB)(?![A-Za-z_])|%")
-# a time word is a unit only right after a number: "s" and "h" are letters everywhere else
+# a time word is a unit only right after a number ("s" and "h" are letters everywhere else,
+# "second" is an ordinal), except "seconds"
 _WORD_KIND = {"bit": "bits", "bits": "bits", "nat": "nats", "nats": "nats", "percent": "%",
-              "%": "%", "ppm": "ppm", "byte": "bytes", "bytes": "bytes", "second": "s",
+              "%": "%", "ppm": "ppm", "byte": "bytes", "bytes": "bytes",
               "seconds": "s", "KB": "KB", "KiB": "KiB", "MB": "MB", "MiB": "MiB", "GB": "GB",
               "GiB": "GiB", "TB": "TB"}
 
@@ -74,19 +75,31 @@ def unit_after(text: str) -> tuple[str, int, int] | None:
     return None  # pragma: no cover - one alternative always matched
 
 
-def kinds_named(line: str) -> set[str]:
-    """The unit kinds a line of output names anywhere, as a label or after a number.
+def kinds_named(text: str) -> tuple[set[str], set[str], set[str]]:
+    """The unit kinds a piece of output names: (as labels, after numbers, by a logarithm).
 
-    >>> sorted(kinds_named("bound (bits per token): 3.21; time 0.9 s"))
-    ['bits', 's']
+    A label is a unit word that does not stand right after a number ("(bits per token)", "loss
+    (bits)", "in nats"): it says what the numbers near it are in. A unit after a number belongs
+    to that number. A logarithm implies a unit: `ln` nats, `log2` bits.
+
+    >>> labels, attached, logs = kinds_named("bound (bits per token): 3.21; time 0.9 s; -ln(P)")
+    >>> sorted(labels), sorted(attached), sorted(logs)
+    (['bits'], ['s'], ['nats'])
     """
-    kinds = set()
-    for word in UNIT_WORD.finditer(line):
+    labels: set[str] = set()
+    attached: set[str] = set()
+    logs: set[str] = set()
+    for word in UNIT_WORD.finditer(text):
         key = word.group() if word.group() in _WORD_KIND else word.group().lower()
-        if key in _WORD_KIND:
-            kinds.add(_WORD_KIND[key])
-    for number in re.finditer(r"[0-9](?![0-9.,])", line):
-        after = unit_after(line[number.end():])
+        before = text[max(0, word.start() - 12):word.start()]
+        if key in _WORD_KIND and not re.search(r"[0-9][ \t\u00a0\u2009\u202f-]*$", before):
+            labels.add(_WORD_KIND[key])
+    for number in re.finditer(r"[0-9](?![0-9.,])", text):
+        after = unit_after(text[number.end():])
         if after:
-            kinds.add(after[0])
-    return kinds
+            attached.add(after[0])
+    if re.search(r"(?<![A-Za-z_])ln(?![A-Za-z_])", text):
+        logs.add("nats")
+    if re.search(r"(?<![A-Za-z_])log2(?![A-Za-z_0-9])", text):
+        logs.add("bits")
+    return labels, attached, logs
