@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import functools
 import itertools
 import re
@@ -138,6 +139,19 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         _check_unit(unit, page, outputs, report)
     if ORDER_RULE:
         _check_order(units, page, outputs, report)
+    if TUPLE_RULE:
+        for unit in units:
+            _check_tuples(unit, page, outputs, report)
+    if ARITHMETIC_RULE:
+        for element in elements:
+            for kind, start, end in _analyse(element.text, False)[0]:
+                if kind != "math":
+                    continue
+                inner_start, inner_end = _math_body(element.text, start, end)
+                message = check_arithmetic(element.text[inner_start:inner_end])
+                if message:
+                    line = element.line + element.text.count("\n", 0, start)
+                    errors.append(ClaimError(page, line, message))
     _check_uncited(report, scripts, outputs)
     for element in elements:
         for waiver in element.waivers:
@@ -288,6 +302,7 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
 ROW_RULE = True
 ORDER_RULE = True
 ORDER_ACROSS_ROWS = True
+ROW_ORDER = True
 
 
 def _printed_once(unit: _Unit, token: Token, outputs: Outputs) -> tuple[str, int, int, int] | None:
@@ -317,6 +332,7 @@ def _check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
     for unit in units:
         element = unit.element
         placed = []
+        row_line = _row_line(unit, outputs) if element.kind == "row" else None
         for token in unit.numbers:
             if token.value is None or any(token.value in w.values for w in element.waivers):
                 continue
@@ -324,8 +340,26 @@ def _check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
             if (line, token.text) in flagged:
                 continue
             where = _printed_once(unit, token, outputs)
+            if row_line is not None and _alone_in_cell(unit, token) and _cell_index(
+                    element, token.start) > 0:
+                on_row, message = _on_row_line(token, row_line, outputs, unit)
+                if message:
+                    report.errors.append(ClaimError(page, line, message, token.text))
+                    flagged.add((line, token.text))
+                    continue
+                where = on_row or where
             if where is not None:
                 placed.append((token, where, line))
+        if row_line is not None and ROW_ORDER:
+            on_line = [(t, w, ln) for t, w, ln in placed if w[:3] == row_line and _alone_in_cell(
+                unit, t) and _cell_index(element, t.start) > 0]
+            named = (outputs.blocks(row_line[0]) or {})[row_line[1]].lines[row_line[2]]
+            for (a, wa, _la), (b, wb, lb) in itertools.pairwise(on_line):
+                if wb[3] < wa[3]:
+                    report.errors.append(ClaimError(page, lb, (
+                        f"{a.text} and {b.text} stand in the other order on the line their "
+                        f"row's label names: {named.strip()!r} (cells swapped?)"), b.text))
+                    flagged.add((lb, b.text))
         for token in unit.numbers:
             line = element.line + element.text.count("\n", 0, token.start)
             if token.value is None or (line, token.text) in flagged or any(
@@ -335,10 +369,12 @@ def _check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
             if message:
                 report.errors.append(ClaimError(page, line, message, token.text))
                 flagged.add((line, token.text))
-        for token, where, line in placed:
-            if (line, token.text) in flagged:
+        for token in unit.numbers:
+            line = element.line + element.text.count("\n", 0, token.start)
+            if token.value is None or (line, token.text) in flagged or any(
+                    token.value in w.values for w in element.waivers):
                 continue
-            message = _label_mismatch(unit, token, where, outputs)
+            message = _label_mismatch(unit, token, outputs)
             if message:
                 report.errors.append(ClaimError(page, line, message, token.text))
         if element.kind == "row" and ORDER_ACROSS_ROWS:
@@ -375,31 +411,51 @@ def _line_labels(line: str, printed: list[Token]) -> list[tuple[Token, set[str]]
     return labels
 
 
-def _label_mismatch(unit: _Unit, token: Token, where: tuple[str, int, int, int],
-                    outputs: Outputs) -> str:
-    """The label rule, against numbers swapped within a sentence or a row (issue 31): the word
-    right before a number in prose (or a row's cell) must not be the label, on the output line
-    that prints the number, of another number of that line, unless it labels this one too."""
-    script, number, index, offset = where
+def _word_before(unit: _Unit, token: Token) -> str:
+    """The content word right before a number in its sentence or cell, or "" when the only word
+    since the number before it may be that number's own noun ("3.850 bits unmerged to 5.479")."""
     text = unit.element.text
-    before_start = max([unit.start] + [t.end for t in unit.numbers if t.end <= token.start])
-    context = context_words(text[before_start:token.start])[:1]
-    if not context or (unit.element.kind == "row" and token.start < len(
-            (_cells(text.split("\n", 1)[0]) or [""])[0]) + 2):
+    if unit.element.kind == "row" and token.start < len(
+            (_cells(text.split("\n", 1)[0]) or [""])[0]) + 2:
         return ""
-    word = context[0]
-    line_start = (outputs.blocks(script) or {})[number].text.rfind("\n", 0, offset) + 1
-    rows = outputs.line_words(script, number)
-    line_text, _words, printed = rows[index]
-    shifted = [Token(t.text, t.value, t.start - line_start, t.end - line_start) for t in printed]
-    labels = _line_labels(line_text, shifted)
-    own = [words for t, words in labels if t.start == offset - line_start]
-    others = [t for t, words in labels if word in words and t.value != token.value]
-    if not own or not own[0] or word in own[0] or len(others) != 1:
+    previous = [t.end for t in unit.numbers if t.end <= token.start and t.start >= unit.start]
+    before_start = max([unit.start, *previous])
+    between = text[before_start:token.start]
+    words = context_words(between)
+    if previous and len(re.split(r"[,;:()]|\.\s", between)) == 1 and len(
+            [w for w in PLAIN_WORD.findall(between) if w.lower() not in STOPWORDS]) < 2:
         return ""
-    return (f"{token.text} follows '{word}', but on the line of [{number}] of {script} that "
-            f"prints it, '{word}' labels {others[0].text}: {line_text.strip()!r} "
-            "(swapped numbers?)")
+    return words[0] if words else ""
+
+
+def _label_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
+    """The label rule, against numbers swapped within a sentence or a row (issue 31). The word
+    right before a number in prose (`_word_before`) is compared with the labels of the output
+    lines that print its value (`_line_labels`). When no printing carries that word as its
+    label, while a line that prints the value labels exactly one other number with it, and
+    that other number stands in the same sentence after this printing's own label, the two
+    were swapped: each stands after the other's label."""
+    word = _word_before(unit, token)
+    if not word:
+        return ""
+    suspect = ""
+    for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        for line_text, _words, printed in outputs.line_words(*key):
+            if not any(t.value == token.value for t in printed):
+                continue
+            labels = _line_labels(line_text, printed)
+            own = [words for t, words in labels if t.value == token.value]
+            if any(word in words for words in own):
+                return ""
+            others = [t for t, words in labels if word in words and t.value != token.value]
+            if suspect or len(others) != 1 or not all(own):
+                continue
+            partners = [t for t in unit.numbers if t.value == others[0].value]
+            if any(_word_before(unit, t) in set().union(*own) for t in partners):
+                suspect = (f"{token.text} follows '{word}', but on the line of [{key[1]}] of "
+                           f"{key[0]} that prints it, '{word}' labels {others[0].text}: "
+                           f"{line_text.strip()!r} (swapped numbers?)")
+    return suspect
 
 
 def _place_on_line(where: tuple[str, int, int, int], outputs: Outputs) -> tuple[int, list[Token],
@@ -480,6 +536,58 @@ def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
     return (f"{symbol} = {token.text}, but the cited block(s) print {token.text} only as "
             f"{' / '.join(sorted(set(own)))} = {token.text}, and {symbol} = {other.text}: "
             f"{line_text.strip()!r} (swapped numbers?)")
+
+
+def _row_line(unit: _Unit, outputs: Outputs) -> tuple[str, int, int] | None:
+    """The output line a table row copies, named by its first cell: (script, block, line index).
+    A first cell holding one number names the one line of the cited block(s) whose first
+    printed number it is; a first cell of words names the one line holding all of them."""
+    text = unit.element.text.split("\n", 1)[0]
+    cells = _cells(text)
+    if len(cells) < 2:
+        return None
+    keys = [(c.script, n) for c in unit.citations for n in c.blocks]
+    label_numbers = [t for t in unit.numbers if t.start < len(cells[0]) + 2 and t.value is not
+                     None]
+    found = []
+    if len(label_numbers) == 1 and not content_words(cells[0]):
+        value = label_numbers[0].value
+        for script, number in dict.fromkeys(keys):
+            for index, (_t, _w, printed) in enumerate(outputs.line_words(script, number)):
+                if printed and printed[0].value == value:
+                    found.append((script, number, index))
+    elif not label_numbers:
+        words = content_words(cells[0])
+        if not words:
+            return None
+        for script, number in dict.fromkeys(keys):
+            for index, (_t, line_words, printed) in enumerate(outputs.line_words(script, number)):
+                if words <= line_words and printed:
+                    found.append((script, number, index))
+    return found[0] if len(found) == 1 else None
+
+
+def _on_row_line(token: Token, row_line: tuple[str, int, int], outputs: Outputs, unit: _Unit
+                 ) -> tuple[tuple[str, int, int, int] | None, str]:
+    """Where the row's line prints `token` (when it prints its value once), and an error when
+    it prints it nowhere but another line of the cited block(s) does, and the row's line prints
+    a number written alike (a cell copied from another row)."""
+    script, number, index = row_line
+    block = (outputs.blocks(script) or {})[number]
+    line_start = sum(len(line) + 1 for line in block.lines[:index])
+    text, _words, printed = outputs.line_words(script, number)[index]
+    same = [t for t in printed if t.value == token.value]
+    if len(same) == 1:
+        return (script, number, index, line_start + same[0].start), ""
+    if same:
+        return None, ""
+    alike = [t for t in printed if _form(t.text) == _form(token.text)]
+    if not alike:
+        return None, ""
+    return None, (f"{token.text} is printed in {'; '.join(c.describe() for c in unit.citations)}"
+                  f", but not on the line its row's label names, which prints "
+                  f"{', '.join(t.text for t in alike)}: {text.strip()!r} (a number from another "
+                  "row?)")
 
 
 def _cell_index(element: _Element, position: int) -> int:
@@ -774,3 +882,124 @@ def check_site(root: Path = REPO_ROOT, pages: Iterable[Path] | None = None) -> S
     return SiteReport(reports, uncited_blocks, errors, time.perf_counter() - began)
 
 
+
+
+# ---------------------------------------------------------------------------------------------
+# The arithmetic rule
+# ---------------------------------------------------------------------------------------------
+
+ARITHMETIC_RULE = True
+_LATEX_OPERATORS = ((r"\times", "*"), (r"\cdot", "*"), ("×", "*"), ("−", "-"), ("{,}", ""),
+                    (r"\,", ""), (r"\left", ""), (r"\right", ""), ("{", "("), ("}", ")"))
+_FRAC = re.compile(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_EXPRESSION = re.compile(r"^[0-9.+\-*/() ]+$")
+
+
+def _evaluate(side: str) -> tuple[float, float] | None:
+    """The value of one side of an equation written with numbers and + - × / (LaTeX or
+    plain), and how far rounding of its written numbers may move it; None when it holds
+    anything else (a symbol, a function, a power)."""
+    side = _FRAC.sub(r"(\1)/(\2)", side)
+    for latex, python in _LATEX_OPERATORS:
+        side = side.replace(latex, python)
+    side = side.strip()
+    if not side or not _EXPRESSION.match(side) or not re.search(r"[0-9]", side):
+        return None
+    numbers = re.findall(r"[0-9]+(?:\.[0-9]+)?", side)
+    try:
+        tree = ast.parse(side, mode="eval")
+    except SyntaxError:
+        return None
+    try:
+        value = _arithmetic(tree.body)
+    except (ValueError, ZeroDivisionError, OverflowError):
+        return None
+    half_units = [0.5 * 10 ** -len(n.split(".")[1]) if "." in n else 0.0 for n in numbers]
+    magnitude = max(abs(float(n)) for n in numbers) or 1.0
+    slack = sum(half_units) * (magnitude if "*" in side or "/" in side else 1.0)
+    return value, slack
+
+
+_OPERATIONS = {ast.Add: float.__add__, ast.Sub: float.__sub__, ast.Mult: float.__mul__,
+               ast.Div: float.__truediv__}
+
+
+def _arithmetic(node: ast.expr) -> float:
+    """The value of a parsed expression of numbers and + - * /; ValueError for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _arithmetic(node.operand)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATIONS:
+        return _OPERATIONS[type(node.op)](_arithmetic(node.left), _arithmetic(node.right))
+    raise ValueError(ast.dump(node))
+
+
+def check_arithmetic(math: str) -> str:
+    """An equation in math whose sides are plain arithmetic must hold, up to the rounding of
+    its written numbers (`5.0000+1.0285+0.1912=6.2197`); swapping a term with the result
+    breaks it. Returns the message, or "" when it holds or is not plain arithmetic.
+
+    >>> check_arithmetic("5.0000+1.0285+0.1912=6.2197")
+    ''
+    >>> check_arithmetic("5.0000+1.0285+6.2197=0.1912")[:40]
+    '5.0000+1.0285+6.2197 = 0.1912 does not h'
+    """
+    if re.search(r"\\(?:approx|sim|simeq|leq?|geq?|lt|gt)\b|[<>≈]", math):
+        return ""
+    sides = math.split("=")
+    for left, right in itertools.pairwise(sides):
+        a, b = _evaluate(left), _evaluate(right)
+        if a is None or b is None:
+            continue
+        (x, slack_x), (y, slack_y) = a, b
+        if abs(x - y) > slack_x + slack_y + 1e-9 * max(abs(x), abs(y), 1.0):
+            return (f"{left.strip()} = {right.strip()} does not hold: the left side is "
+                    f"{x:.6g}, the right {y:.6g} (swapped numbers?)")
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The tuple rule
+# ---------------------------------------------------------------------------------------------
+
+TUPLE_RULE = True
+_NUMBER_TEXT = r"[-−+]?[0-9][0-9.]*(?:\{,\}[0-9]+)*"
+TUPLE = re.compile(r"\(\s*" + _NUMBER_TEXT + r"(?:\s*,\s*" + _NUMBER_TEXT + r"){2,}\s*\)")
+
+
+def _tuples(text: str, tokens: Iterable[Token]) -> list[tuple[int, list[Decimal]]]:
+    """The parenthesised lists of three or more numbers in `text` ("(2, 1, 0.1, -1)"): where
+    each starts, and its values in order (from `tokens`, the numbers scanned in `text`)."""
+    found = []
+    tokens = [t for t in tokens if t.value is not None]
+    for match in TUPLE.finditer(text):
+        inside = [t.value for t in tokens if match.start() < t.start < match.end()]
+        if len(inside) >= 3:
+            found.append((match.start(), inside))
+    return found
+
+
+def _check_tuples(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
+    """The tuple rule, against numbers swapped inside a list (issue 31): a parenthesised list
+    of numbers in prose that the cited block(s) print only in another order, as a list of the
+    same numbers, has two of them swapped."""
+    text = unit.element.text
+    mine = [(start, values) for start, values in _tuples(text, unit.numbers)
+            if unit.start <= start < unit.end]
+    if not mine:
+        return
+    printed: list[tuple[list[Decimal], str]] = []
+    for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        for line_text, _words, numbers in outputs.line_words(*key):
+            printed.extend((values, line_text) for _s, values in _tuples(line_text, numbers))
+    for start, values in mine:
+        if any(other == values for other, _line in printed):
+            continue
+        reordered = [line for other, line in printed if sorted(other) == sorted(values)]
+        if reordered:
+            line = unit.element.line + text.count("\n", 0, start)
+            report.errors.append(ClaimError(page, line, (
+                f"the list ({', '.join(map(str, values))}) is printed only in another order: "
+                f"{reordered[0].strip()!r} (swapped numbers?)")))
