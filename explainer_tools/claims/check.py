@@ -653,7 +653,7 @@ def _unit_named(kind: str, scopes: Iterable[tuple[set[str], set[str], set[str]]]
 
 
 CONTEXT_WORDS = 3  # content words before a number that may name its row
-PROSE_WORDS = 0  # of them, how many must name one line together (0: tables only)
+PROSE_WORDS = 1  # of them, how many must name one line together (0: tables only)
 def context_words(before: str) -> list[str]:
     """The content words just before a number that may say what it is, nearest first: from the
     last clause mark or number on, at most CONTEXT_WORDS of them.
@@ -772,9 +772,27 @@ def _line_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Cita
         expected = next((t for t in after if _form(t.text) == _form(token.text)), None)
     if expected is None:
         return ""
+    if unit.element.kind != "row" and not _swapped_partner(unit, token, expected, lines):
+        return ""  # in prose, only a swap: each number stands after the other's line's words
     return (f"{token.text} is printed in {'; '.join(c.describe() for c in unit.citations)}, "
             f"but the line that '{word}' points to prints {expected.text} there: "
             f"{text.strip()!r} (a number from another row?)")
+
+
+def _swapped_partner(unit: _Unit, token: Token, expected: Token,
+                     lines: list[tuple[str, set[str], list[Token]]]) -> bool:
+    """Whether the number the named line prints (`expected`) stands in the same sentence, after
+    words that name a line printing `token`'s value: the signature of two swapped numbers."""
+    text = unit.element.text
+    for partner in unit.numbers:
+        if partner.value != expected.value or partner is token:
+            continue
+        before_start = max([unit.start, *(t.end for t in unit.numbers if t.end <= partner.start)])
+        row = named_row(context_words(text[before_start:partner.start]), PROSE_WORDS, lines)
+        if row is not None and any(t.value == token.value for line, _w, printed in lines
+                                   if line == row[1] for t in printed):
+            return True
+    return False
 
 
 def _word_position(text: str, word: str) -> int:

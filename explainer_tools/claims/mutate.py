@@ -10,7 +10,8 @@ and makes wrong copies of the page, one fault each, of five kinds:
 - between rows: the numbers of one column in two neighbouring rows of one table exchanged;
 - unit: the unit after a number changed (bits to nats, % to ppm, s to ms, MB to GB, ...).
 
-Only faults that change the page's meaning are made: swapped numbers differ in value. A mutant
+Only faults that change the page's meaning are made: swapped numbers differ in value, and they
+are numbers of one output block (the values a check by value cannot tell apart). A mutant
 is caught when the check reports an error, not reported on the unmutated page, on a line the
 fault touched. Everything runs in-process on strings (`check_page`); nothing is written.
 Sampling is deterministic: at most `cap` mutants per kind and page, drawn with a seeded
@@ -194,7 +195,7 @@ def page_mutants(text: str, page: str, outputs: Outputs, report: PageReport,
                     f"{o.text} {written} -> {o.text} {wrong} (line {o.line})"))
     for first, second in itertools.pairwise(numbers):
         a, b = first.occurrence, second.occurrence
-        if a.value == b.value or a.text == b.text:
+        if a.value == b.value or a.text == b.text or (a.script, a.block) != (b.script, b.block):
             continue
         if first.element == second.element and first.kind != "row" and first.span == second.span:
             pool["sentence swap"].append(_swap("sentence swap", page, a, b, "sentence"))
@@ -211,7 +212,8 @@ def page_mutants(text: str, page: str, outputs: Outputs, report: PageReport,
             if len(in_a) != 1 or len(in_b) != 1:
                 continue  # a cell holding a formula: which number pairs with which is unclear
             a, b = in_a[0].occurrence, in_b[0].occurrence
-            if a.value != b.value and a.text != b.text:
+            if a.value != b.value and a.text != b.text and (a.script, a.block) == (
+                    b.script, b.block):
                 pool["between rows"].append(_swap("between rows", page, a, b, "column"))
     chosen: list[Mutant] = []
     for kind in KINDS:
