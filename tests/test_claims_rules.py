@@ -248,3 +248,12 @@ def test_probe_sentences_arithmetic_on_a_page(outputs: Outputs) -> None:
     assert errors(r"The parts \(5.0000+1.0285+0.1912=6.2197\) (output [4]).", parts) == []
     report = check(r"The parts \(5.0000+1.0285+6.2197=0.1912\) (output [4]).", parts)
     assert any("does not hold" in e.message for e in report.errors)
+
+
+def test_probe_units_a_line_that_writes_its_other_numbers_in_bits(outputs: Outputs) -> None:
+    """On '... 3.850 bits, merged 5.479 bits' an unlabelled number next to them is in bits too."""
+    line = Outputs({"probe.py": OUTPUT.replace("[4] counts 17 and 42",
+                                               "[4] code 3,552 bits, difference +2.0")})
+    assert errors("The code is +2.0 bits longer (output [4]).", line) == []
+    assert errors("The code is +2.0 nats longer (output [4]).", line) == ["+2.0"]
+    assert unit_after("-nat message")[0] == "nats"

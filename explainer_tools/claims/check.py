@@ -36,7 +36,7 @@ from explainer_tools.claims.page import (
     _sentences,
     _split_front_matter,
 )
-from explainer_tools.claims.units import unit_after
+from explainer_tools.claims.units import DIMENSION, unit_after
 from explainer_tools.layout import REPO_ROOT, output_name
 
 # ---------------------------------------------------------------------------------------------
@@ -641,14 +641,19 @@ def _unit_named(kind: str, scopes: Iterable[tuple[set[str], set[str], set[str]]]
     """Whether a number printed with no unit may be in `kind`, from what its scopes (its line,
     its block, the script's whole output; each as `kinds_named`) say, nearest first: a scope
     that writes `kind` as a label or after a number says yes, and so does a logarithm on the
-    number's own line (`ln`: nats); a scope whose labels name other kinds only says no; when
-    no scope uses `kind`, no. Returns "" for yes, else why not."""
+    number's own line (`ln`: nats); a scope whose labels name other kinds only says no, and so
+    does its line when it writes its other numbers in another unit of the same dimension (bits
+    beside the prose's nats); when no scope uses `kind`, no. Returns "" for yes, else why not."""
     names = ("line", "block", "script's output")
     for index, ((labels, attached, logs), name) in enumerate(zip(scopes, names, strict=True)):
-        if kind in labels | attached | (logs if index == 0 else set()):
+        used = labels | attached | (logs if index == 0 else set())
+        if kind in used:
             return ""
         if labels:
             return f"its {name} labels its numbers {', '.join(sorted(labels))}"
+        alike = sorted(k for k in attached if DIMENSION[k] == DIMENSION[kind])
+        if index == 0 and alike:
+            return f"its line writes its other numbers in {', '.join(alike)}"
     return f"nothing in the script's output is in {kind}"
 
 

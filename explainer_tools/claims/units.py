@@ -41,7 +41,8 @@ _ALTERNATIVES = "|".join(f"(?P<u{index}>{form})" for index, (form, _kind) in enu
 _GAP = r"(?:[ \t~\u00a0\u2009\u202f]|\\[,;:! ]|\\(?:q?quad|thinspace)\b)*"
 _OPEN = r"(?:\\(?:text|mathrm|textrm|operatorname|mbox)\s*\{\s*)?"
 # a unit ends where a word ends; '%' ends itself
-UNIT_AFTER = re.compile(r"^" + _GAP + r"(?:-(?=bit))?" + _OPEN + r"(?:" + _ALTERNATIVES + r")"
+_HYPHEN = r"(?:-(?=(?:bit|nat|byte)s?(?![A-Za-z])))?"  # 16-bit, 2-nat
+UNIT_AFTER = re.compile(r"^" + _GAP + _HYPHEN + _OPEN + r"(?:" + _ALTERNATIVES + r")"
                         r"(?:(?<=%)|(?![A-Za-z0-9_]))")
 # a word anywhere on an output line that says what unit its numbers are in ("(bits per token)")
 UNIT_WORD = re.compile(r"(?<![A-Za-z_])(?:bits?|nats?|percent|ppm|bytes?|seconds|"
@@ -57,6 +58,13 @@ _WORD_KIND = {"bit": "bits", "bits": "bits", "nat": "nats", "nats": "nats", "per
 WRONG_UNIT = {"bits": "nats", "nats": "bits", "%": "ppm", "ppm": "%", "s": "ms", "ms": "s",
               "min": "s", "h": "min", "bytes": "bits", "KB": "MB", "KiB": "MiB", "MB": "GB",
               "MiB": "GiB", "GB": "MB", "GiB": "MiB", "TB": "GB"}
+
+
+# what each kind measures: a line that writes bits after its other numbers is in information
+DIMENSION = {"bits": "information", "nats": "information", "%": "fraction", "ppm": "fraction",
+             "s": "time", "ms": "time", "min": "time", "h": "time", "bytes": "size", "KB": "size",
+             "KiB": "size", "MB": "size", "MiB": "size", "GB": "size", "GiB": "size",
+             "TB": "size"}
 
 
 def unit_after(text: str) -> tuple[str, int, int] | None:
