@@ -340,8 +340,8 @@ def _check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
             if (line, token.text) in flagged:
                 continue
             where = _printed_once(unit, token, outputs)
-            if row_line is not None and _alone_in_cell(unit, token) and _cell_index(
-                    element, token.start) > 0:
+            if row_line is not None and _cell_index(element, token.start) > 0 and (
+                    _alone_in_cell(unit, token) or _list_cell(element, token.start)):
                 on_row, message = _on_row_line(token, row_line, outputs, unit)
                 if message:
                     report.errors.append(ClaimError(page, line, message, token.text))
@@ -571,7 +571,8 @@ def _on_row_line(token: Token, row_line: tuple[str, int, int], outputs: Outputs,
                  ) -> tuple[tuple[str, int, int, int] | None, str]:
     """Where the row's line prints `token` (when it prints its value once), and an error when
     it prints it nowhere but another line of the cited block(s) does, and the row's line prints
-    a number written alike (a cell copied from another row)."""
+    a number written alike (as many digits and decimals; else, after its first number, as many
+    decimals): a cell copied from another row."""
     script, number, index = row_line
     block = (outputs.blocks(script) or {})[number]
     line_start = sum(len(line) + 1 for line in block.lines[:index])
@@ -581,13 +582,22 @@ def _on_row_line(token: Token, row_line: tuple[str, int, int], outputs: Outputs,
         return (script, number, index, line_start + same[0].start), ""
     if same:
         return None, ""
-    alike = [t for t in printed if _form(t.text) == _form(token.text)]
+    alike = [t for t in printed if _form(t.text) == _form(token.text)] or [
+        t for t in printed[1:] if t.decimals == token.decimals]
     if not alike:
         return None, ""
     return None, (f"{token.text} is printed in {'; '.join(c.describe() for c in unit.citations)}"
                   f", but not on the line its row's label names, which prints "
                   f"{', '.join(t.text for t in alike)}: {text.strip()!r} (a number from another "
                   "row?)")
+
+
+def _list_cell(element: _Element, position: int) -> bool:
+    """Whether the table cell at `position` holds numbers and commas only ("0.9181, 1.0819"),
+    not a formula."""
+    index = _cell_index(element, position)
+    cells = _cells(element.text.split("\n", 1)[0])
+    return 0 <= index < len(cells) and re.fullmatch(r"[\s0-9.,%+\-−]+", cells[index]) is not None
 
 
 def _cell_index(element: _Element, position: int) -> int:
