@@ -17,6 +17,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
 .PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site test lint clean notebook lock corpus mutate \
+        mutate-claims \
         miniature-long miniature-gpu miniature-seeds
 
 help: ## List the targets
@@ -92,6 +93,9 @@ test: $(INSTALLED) ## Run every test: lint, make check, pytest (browser tests ne
 
 mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
 	$(PY) tests/mutate.py
+
+mutate-claims: $(INSTALLED) ## Mutation harness of the claim check: catch rate per kind of wrong number, false errors (minutes; ARGS="-v --targets")
+	$(PY) -m explainer_tools.claims.mutate $(ARGS)
 
 notebook: $(NOTEBOOK_INSTALLED) ## Open the companion notebook (notebooks/gpt2_under_the_hood.py) in Jupyter
 	@echo "Jupyter opens notebooks/gpt2_under_the_hood.py as a notebook (jupytext); saving writes"

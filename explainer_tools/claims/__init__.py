@@ -41,6 +41,8 @@ Skip rules (counted as "skipped by rule" in the report, listed with `-v`):
 - reference: a number after Chapter/Ch., Section/Sec./§, Figure/Fig., Table/Tab., Equation/Eq.,
   Appendix/App., page/p./pp., Step, Part, Question, Exercise, Footnote, Line, Theorem, Lemma,
   Definition, Example, Algorithm, arXiv ("Chapter 7", "§6.4", "App. E, p. 16", "pp. 16-17");
+  Chapter, Figure, Equation, Table, Step and Part only with a capital ("the table 69", "Occam
+  part 1.0285", "at step 301,000" are checked: issue 31, D5);
   plural words take lists ("Chapters 19 and 20"); a leading heading number ("## 5.2 Heads").
 - block marker: `[3]`, in citations and anywhere else in prose.
 - year: 1900-2099 written without separators, in a date context ("in 2019,", "since 2020.",
@@ -67,9 +69,14 @@ malformed `claims:` comment, and a waiver that matches no number are errors.
 Errors (exit status 1) name the file and line: a number missing from the cited block(s), with the
 closest number found there; a citation of an unknown script or block; an ambiguous short citation;
 an uncited number in a fully-cited section, or anywhere when no output of the page's scripts
-(front matter, erratum evidence, citations) prints it; a number from another row (the row rule,
-for tables: every word of a row's label stands on one line of the cited block only, and that line
-prints another number written alike in the cell's place; `check.named_row`); a bad waiver; a page
+(front matter, erratum evidence, citations) prints it; a wrong unit (the unit rule: a number
+written with a unit must be printed with one of its kind, or with none where its line, block or
+output says so; `check._unit_mismatch`, `units`); a number from another row or swapped with
+another (the row rule, `check.named_row`: a row's label words name one line of the cited block,
+which prints another number written alike in the cell's place, in prose only for a swap; the
+row-line, column-place and column-order rules of `check._check_order`; the label rule,
+`check._label_mismatch`; the symbol rule, `X = v` printed as `Y = v`; the tuple rule; the
+arithmetic rule, `check.check_arithmetic`); a bad waiver; a page
 that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
 page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page
 cites.
@@ -82,9 +89,10 @@ item's `shows`, which cites the item's `output`/`block`), and is checked like th
     python -m explainer_tools claims [-v] [-q] [--root DIR] [PAGE ...]
 
 Modules (each imports only those above it): `numbers` (the lexer: `scan_numbers`, `parse_number`,
-`near_miss`), `outputs` (`Outputs`: blocks and printed numbers per script), `model` (the report's
-dataclasses), `page` (a page's prose elements, citations and waivers), `check` (`check_page`,
-`check_site`), `api` (`verified_numbers`, below), `cli` (report and command line).
+`near_miss`), `units` (units after numbers and on output lines), `outputs` (`Outputs`: blocks and
+printed numbers per script), `model` (the report's dataclasses), `page` (a page's prose elements,
+citations and waivers), `check` (`check_page`, `check_site`), `api` (`verified_numbers`, below),
+`cli` (report and command line), `mutate` (the mutation harness of `make mutate-claims`).
 
 Verified numbers, for tools built on the check (e.g. a hook that links every number to the output
 line that printed it): `verified_numbers(root)` returns a `PageClaims` per page with

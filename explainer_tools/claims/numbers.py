@@ -29,17 +29,19 @@ UNIT_SUFFIXES = frozenset({"M", "k", "K", "B", "ppm"})
 MINUS_SIGNS = "-−"
 OPERAND_BEFORE = re.compile(r"[0-9A-Za-z)\]}|!']")
 
-# Words that also begin ordinary phrases ("the table 69", "Occam part 1.0285"): a reference only
-# with a capital (Table 2, Part 1); issue 31, D5. ("line 629" and "step 0" stay references in
-# either case: the book cites source lines and training steps in lower case.)
+# Words that also begin ordinary phrases ("the table 69", "Occam part 1.0285", "at step 301,000"):
+# a reference only with a capital (Table 2, Part 1, Step 3, Chapter 7); issue 31, D5. ("line 629"
+# stays a reference in either case: the book cites source lines in lower case.)
 _REF_SINGULAR = (
-    r"chapter|ch\.|section|sec\.|§|figure|fig\.|equation|eq\.|appendix|app\.|"
-    r"page|p\.|step|question|exercise|footnote|line|theorem|lemma|definition|proposition|"
-    r"corollary|example|algorithm|arxiv|version|python|pytorch|torch|numpy|(?-i:Table|Tab\.|Part)"
+    r"ch\.|section|sec\.|§|fig\.|eq\.|appendix|app\.|"
+    r"page|p\.|question|exercise|footnote|line|theorem|lemma|definition|proposition|"
+    r"corollary|example|algorithm|arxiv|version|python|pytorch|torch|numpy|"
+    r"(?-i:Chapter|Figure|Equation|Step|Table|Tab\.|Part)"
 )
 _REF_PLURAL = (
-    r"chapters|sections|§§|figures|figs\.|equations|eqs\.|appendices|pages|pp\.|steps|"
-    r"questions|exercises|footnotes|lines|theorems|lemmas|examples|(?-i:Tables|Parts)"
+    r"sections|§§|figs\.|eqs\.|appendices|pages|pp\.|"
+    r"questions|exercises|footnotes|lines|theorems|lemmas|examples|"
+    r"(?-i:Chapters|Figures|Equations|Steps|Tables|Parts)"
 )
 _REF_ITEM = r"(?:[A-Z]?[0-9]+(?:\.[0-9]+)*[a-z]?|[A-Z])"
 _REF_LINK = r"(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*&\s*|\s*[–-]\s*|\s+to\s+)"
