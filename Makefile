@@ -16,9 +16,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site test lint clean notebook lock corpus mutate \
-        mutate-claims \
-        miniature-long miniature-gpu miniature-seeds
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -83,6 +81,9 @@ bench: $(INSTALLED) ## Time a clean regenerate against the scripts' own compute 
 bench-site: $(INSTALLED) ## The site's budgets: build time, bytes and render time per page in headless Chromium
 	$(PY) -m explainer_tools.site_bench
 
+bench-miniature: $(INSTALLED) ## Time Chapters 21-22's default tier (wall and CPU per script) against its 150 s budget (writes nothing)
+	$(PY) -m explainer_tools.bench --miniature
+
 lint: $(INSTALLED) ## ruff over all Python code
 	$(VENV)/bin/ruff check explainer_code explainer_tools tests
 
@@ -124,6 +125,12 @@ miniature-seeds: $(INSTALLED) ## Chapter 22's seeds tier: 4 CPU processes side b
 
 OUT ?= build/miniature-gpu
 TORCHRUN ?= $(if $(wildcard $(VENV)/bin/torchrun),$(CURDIR)/$(VENV)/bin/torchrun,torchrun)
+miniature-seeds-d: $(INSTALLED) ## Chapter 22's d sweep over five seeds (d = 250, 500, 2,000; 15 runs of about 1 CPU-min, one process): writes explainer_code/data/ch22_seeds_dsweep.json
+	cd explainer_code && ../$(PY) -m miniature.tiers seeds-d
+
+miniature-seeds-wordnet: $(INSTALLED) ## Chapter 22's WordNet run over five seeds (5 runs of about 2 CPU-min, one process): writes explainer_code/data/ch22_seeds_wordnet.json
+	cd explainer_code && ../$(PY) -m miniature.tiers seeds-wordnet
+
 miniature-gpu: ## Chapter 22's GPU tier under torchrun on every visible GPU (any Python with torch + numpy): writes $(OUT)/ch22_gpu_tier.json
 	mkdir -p $(OUT)
 	cd explainer_code && $(TORCHRUN) --standalone --nproc-per-node=gpu -m miniature.tiers gpu --out $(abspath $(OUT))/ch22_gpu_tier.json

@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
 import torch
+from pacbound import markov
 from pacbound.projectors import Projector
 from script_io import save_figure
 from torch import nn
@@ -59,15 +60,11 @@ FIGURE_NAME = "ch18_intrinsic_dimension.png"
 
 # ------------------------------------------------------------------------------ the task
 def markov_chain(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """Transition matrix T (rows ~ Dirichlet), stationary law pi, entropy rate in bits."""
+    """Transition matrix T (rows ~ Dirichlet), stationary law pi, entropy rate in bits
+    (pacbound.markov's)."""
     rng = np.random.default_rng(seed)
     T = rng.dirichlet(np.full(V, DIRICHLET), size=V)
-    evals, evecs = np.linalg.eig(T.T)
-    pi = np.real(evecs[:, np.argmin(np.abs(evals - 1))])
-    pi = pi / pi.sum()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        h_rows = -np.nansum(np.where(T > 0, T * np.log2(T), 0.0), axis=1)
-    return T, pi, float(pi @ h_rows)
+    return T, markov.stationary_distribution(T), markov.stationary_entropy_rate_bits(T)
 
 
 def sample_counts(T: np.ndarray, pi: np.ndarray, n: int, seed: int) -> np.ndarray:

@@ -35,6 +35,7 @@ import numpy as np
 import pacbound as pb
 import torch
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+from pacbound import markov
 from script_io import save_figure
 from torch import nn
 
@@ -59,9 +60,7 @@ def random_chain(seed: int) -> np.ndarray:
 
 
 def stationary(T: np.ndarray) -> np.ndarray:
-    evals, evecs = np.linalg.eig(T.T)
-    pi = np.real(evecs[:, np.argmin(np.abs(evals - 1))])
-    return pi / pi.sum()
+    return markov.stationary_distribution(T)
 
 
 def sample_counts(T: np.ndarray, n: int, seed: int) -> np.ndarray:
@@ -84,8 +83,7 @@ def weights(T: np.ndarray, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 def entropy_rate(T: np.ndarray) -> float:
     """-sum_i pi_i sum_j T_ij log2 T_ij, bits per symbol."""
-    logs = np.log2(np.where(T > 0, T, 1.0))
-    return float(-(stationary(T) @ (T * logs).sum(axis=1)))
+    return markov.stationary_entropy_rate_bits(T)
 
 
 class NextSymbol(nn.Module):

@@ -36,6 +36,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
 import torch
+from pacbound import markov
 from script_io import save_figure
 from torch import nn
 from torch.nn import functional as F
@@ -61,13 +62,11 @@ FIGURE_NAME = "ch20_loss_vs_message.png"
 
 # ----------------------------------------------------------------------------------- data
 def markov_chain(seed: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """Transition matrix T (rows ~ Dirichlet), stationary law pi, entropy rate in bits
+    (pacbound.markov's)."""
     rng = np.random.default_rng(seed)
     T = rng.dirichlet(np.full(V, DIRICHLET), size=V)
-    evals, evecs = np.linalg.eig(T.T)
-    pi = np.real(evecs[:, np.argmin(np.abs(evals - 1))])
-    pi = pi / pi.sum()
-    logs = np.log2(np.where(T > 0, T, 1.0))
-    return T, pi, float(-(pi @ (T * logs).sum(axis=1)))
+    return T, markov.stationary_distribution(T), markov.stationary_entropy_rate_bits(T)
 
 
 def sequences(T: np.ndarray, pi: np.ndarray, n: int, seed: int) -> torch.Tensor:

@@ -12,13 +12,19 @@ Claims, numbered as the output blocks:
       risk; the majority class (always a space) for top-1. Every bound lies above its test-set
       risk; SubLoRA's top-1 bound does not beat the majority-class error. The margins between
       SubLoRA's bound and the tables' are printed, not asserted: one seed (see ch22_seeds.py).
+  [4] Seeds (data/ch22_seeds_wordnet.json, written by `make miniature-seeds-wordnet`: this
+      run's configuration with model s, projector 137 + s, batches 1337 + s): mean +- standard
+      error of SubLoRA's bound and of its test-set risk, against the best count table's bound
+      (no seed); an ordering claimed only beyond 2 SE.
 Seeds: split 0, sample 3, model 0, projector 137, batches 1337. One thread, pinned CPU kernels.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+from pathlib import Path
 
 import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
 import numpy as np
@@ -34,6 +40,37 @@ N_TEST, N_SAMPLE = 5_000, 10_000
 SEED_SPLIT, SEED_SAMPLE = 0, 3
 CFG = GPTConfig(vocab_size=WORDNET_VOCAB, block_size=64, n_layer=2, n_head=4, n_embd=64)
 D_SUB, STEPS, QAT_STEPS, LR = 500, 800, 100, 1e-2
+SEEDS_FILE = Path(__file__).resolve().parent / "data" / "ch22_seeds_wordnet.json"
+
+
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    """Mean and standard error (sample standard deviation / sqrt(count)) over seeds."""
+    a = np.asarray(xs, dtype=float)
+    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(len(a)))
+
+
+def block4(table_bound: float, table_order: int, default_bound: float) -> None:
+    rec = json.loads(SEEDS_FILE.read_text(encoding="utf-8"))
+    rows = sorted(rec["runs"], key=lambda r: r["seed"])
+    minutes = sum(c["seconds"] for c in rec["calls"]) / 60
+    print(f"[4] {SEEDS_FILE.name}: seeds {', '.join(str(r['seed']) for r in rows)} of "
+          f"{len(rec['seeds'])} planned ({rec['seed_rule']}); {len(rec['calls'])} call(s), "
+          f"commit {rec['calls'][0]['commit'][:7]}, {minutes:.0f} min, one process")
+    for r in rows:
+        print(f"    seed {r['seed']}  bound {r['bound_bits']:.3f}  test set: bounded predictor "
+              f"{r['true_smoothed']:.3f}, unsmoothed {r['true_bits']:.3f}  (alpha = "
+              f"{r['best_alpha']:g}, L = {r['message_bits']:,})")
+    m, se = mean_se([r["bound_bits"] for r in rows])
+    tm, tse = mean_se([r["true_smoothed"] for r in rows])
+    diff = m - table_bound
+    verdict = "tie" if abs(diff) <= 2 * se else ("SubLoRA lower" if diff < 0 else "table lower")
+    print(f"    SubLoRA over {len(rows)} seeds: bound {m:.3f} +- {se:.3f}, test set of the "
+          f"bounded predictor {tm:.3f} +- {tse:.3f}")
+    print(f"    minus the order-{table_order} table's bound {table_bound:.3f}: {diff:+.3f} "
+          f"(2 SE {2 * se:.3f}): {verdict}")
+    seed0 = next((r for r in rows if r["seed"] == 0), None)
+    assert len(rows) >= 2 and all(r["true_smoothed"] < r["bound_bits"] for r in rows)
+    assert seed0 is None or abs(seed0["bound_bits"] - default_bound) < 5e-4  # seed 0 is [2]
 
 
 def main() -> None:
@@ -90,6 +127,8 @@ def main() -> None:
     print(f"    majority class (always a space): top-1 error on the test set {u.heldout_top1:.3f}, "
           f"bound {u.bound_top1:.3f}; SubLoRA's top-1 bound {r.bound_top1:.3f}")
     assert r.bound_top1 > u.heldout_top1  # no top-1 bound beats the majority class here
+    best = min((grid[key] for key in grid), key=lambda t: t.bound_bits)
+    block4(best.bound_bits, best.table.order, r.bound_bits)
     print("All assertions passed.")
 
 

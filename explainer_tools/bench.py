@@ -7,17 +7,33 @@ regenerate costs. A measurement to read, not a test: it writes nothing into the 
   fork, i.e. without the numpy, torch and Matplotlib imports a fresh process would pay;
 - for comparison, the same scripts as plain fresh processes (`EXPLAINER_RUNNER=subprocess`);
 - no-op regenerate: `python -m explainer_tools regenerate` when everything is fresh.
+
+`make bench-miniature` (`python -m explainer_tools.bench --miniature`): the default tier of the
+miniature (Chapters 21-22's scripts, the ones `make regenerate` runs), one script at a time as a
+plain fresh process, each with its wall time and CPU time (its process tree's, from
+`resource.getrusage(RUSAGE_CHILDREN)`) against the budget BOOK.md sets for it, the totals
+against the two-core machine the budget is stated for, and whether each output still equals its
+committed copy. Also writes nothing into the tree (scripts run in a temporary folder).
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import resource
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from explainer_tools import pipeline, runner
 from explainer_tools.layout import REPO_ROOT, discover_scripts
+
+MINIATURE_PREFIXES = ("ch21_", "ch22_")
+# BOOK.md, "Time budget per script, on an unloaded two-core machine": chapter 22 at most 150 s;
+# Chapter 21 is not listed there, and its script is held to the same 150 s here.
+MINIATURE_BUDGET_S = 150.0
 
 
 def _clean(scripts: list[str], jobs: int, warm: bool) -> tuple[float, pipeline.Plan]:
@@ -60,3 +76,77 @@ def main(jobs: int) -> int:
     else:
         print("  no-op regenerate: not measured (some stamps are stale; run make regenerate)")
     return 0
+
+
+def miniature_scripts(scripts: list[str]) -> list[str]:
+    """The default tier of Chapters 21-22: the chapter scripts `make regenerate` runs for them."""
+    return [s for s in scripts if s.startswith(MINIATURE_PREFIXES)]
+
+
+def children_cpu() -> float:
+    """User + system CPU seconds of every finished child process (and theirs) so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_script(script: str, scratch: Path) -> tuple[float, float, bool]:
+    """(wall s, CPU s, output equals the committed copy) of one plain run of `script`."""
+    cpu0, began = children_cpu(), time.perf_counter()
+    run = pipeline.run_script(script, scratch)
+    wall, cpu = time.perf_counter() - began, children_cpu() - cpu0
+    return wall, cpu, run.output == pipeline.committed_output(script)
+
+
+def over_budget(rows: list[tuple[str, float, float, bool]], budget: float) -> list[str]:
+    """The scripts whose CPU time exceeds `budget` (CPU time, not wall: a busy machine stretches
+    wall time, not CPU time)."""
+    return [script for script, _, cpu, _ in rows if cpu > budget]
+
+
+def miniature(budget: float = MINIATURE_BUDGET_S) -> int:
+    """Time the miniature's default tier; 1 when a script is over budget or its output changed."""
+    scripts = miniature_scripts(discover_scripts())
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"bench --miniature: {len(scripts)} script(s) of the default tier, one at a time, "
+          f"plain processes; {os.cpu_count()} CPU(s), load average {load:.2f} at the start")
+    print(f"  budget: {budget:g} s per script on an unloaded two-core machine (BOOK.md), "
+          f"compared with CPU time")
+    previous = os.environ.get(runner.RUNNER_ENV)
+    os.environ[runner.RUNNER_ENV] = "subprocess"
+    rows = []
+    try:
+        for script in scripts:
+            with tempfile.TemporaryDirectory(prefix="bench-miniature-") as scratch:
+                wall, cpu, same = time_script(script, Path(scratch))
+            rows.append((script, wall, cpu, same))
+            print(f"    {script:<20} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
+                  f"{'within' if cpu <= budget else 'OVER'} budget  output "
+                  f"{'equals the committed copy' if same else 'DIFFERS from outputs/'}",
+                  flush=True)
+    finally:
+        if previous is None:
+            os.environ.pop(runner.RUNNER_ENV, None)
+        else:
+            os.environ[runner.RUNNER_ENV] = previous
+    wall = sum(r[1] for r in rows)
+    cpu = sum(r[2] for r in rows)
+    print(f"  total: wall {wall:.1f} s one at a time, CPU {cpu:.1f} s; on two cores at best "
+          f"{cpu / 2:.1f} s of wall time for the tier (CPU / 2)")
+    over = over_budget(rows, budget)
+    changed = [r[0] for r in rows if not r[3]]
+    if over:
+        print(f"  over budget: {', '.join(over)}")
+    if changed:
+        print(f"  output changed (run make regenerate, or find why): {', '.join(changed)}")
+    return 1 if over or changed else 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.bench")
+    parser.add_argument("--miniature", action="store_true",
+                        help="time Chapters 21-22's default tier against its budget")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--budget", type=float, default=MINIATURE_BUDGET_S,
+                        help="seconds of CPU time per script (default: BOOK.md's 150)")
+    args = parser.parse_args()
+    sys.exit(miniature(args.budget) if args.miniature else main(args.jobs))

@@ -98,3 +98,36 @@ def test_parametrization_sizes() -> None:
     # w = 0 in a subspace, or w = theta_0 directly, is the same initial network
     assert torch.equal(sizes["sublora"](x), sizes["lora"](x))
     assert torch.equal(sizes["subspace"](x), sizes["full"](x))
+
+
+def test_seed_tiers_reuse_the_default_data_and_plan() -> None:
+    """The d-sweep and WordNet seed tiers: their runs, their files, and the Markov data they share
+    with the seeds tier (the d = 1,000 row of the sweep is the seeds tier's SubLoRA row)."""
+    import json
+
+    from miniature import tiers
+
+    assert {d for _, _, d in tiers.DSWEEP_RUNS} == {250, 2_000}
+    assert ("markov", "sublora", 1_000) in tiers.SEED_RUNS
+    assert tiers.WORDNET_RUNS == [("wordnet", "sublora", 500)]
+    S, sample, fresh, cfg = tiers.seed_data("markov")
+    assert (S.n_docs, len(sample), fresh.n_docs, cfg) == (100_000, 5_000, 5_000, tiers.SEED_CFG)
+    for name in ("seeds-d", "seeds-wordnet"):
+        runs, path = tiers.SEED_TIERS[name]
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        assert rec["tier"] == name and rec["threads"] == 1
+        planned = {(s, k, d) for s, k, d in runs}
+        assert all((r["source"], r["kind"], r["d"]) in planned for r in rec["runs"])
+        assert all(r["seed"] in tiers.SEEDS for r in rec["runs"])
+
+
+def test_bench_miniature_selects_the_default_tier_and_judges_cpu_time() -> None:
+    from explainer_tools import bench
+    from explainer_tools.layout import discover_scripts
+
+    scripts = bench.miniature_scripts(discover_scripts())
+    assert "ch22_markov.py" in scripts and "ch21_pipeline.py" in scripts
+    assert all(s.startswith(("ch21_", "ch22_")) for s in scripts)
+    rows = [("a.py", 400.0, 149.0, True), ("b.py", 20.0, 151.0, True)]
+    assert bench.over_budget(rows, 150.0) == ["b.py"]  # CPU time decides, not wall time
+    assert bench.over_budget(rows, 200.0) == []

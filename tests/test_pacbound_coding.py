@@ -215,6 +215,21 @@ def test_property_many_random_inputs() -> None:
         assert len(data) == math.ceil(bits / 8)
 
 
+def test_length_interval_is_open_below_and_closed_above() -> None:
+    # The docstring's (I - 1, I' + 2]: the upper end is attained (0 bits of information, a
+    # 2-bit code), and no length reaches I - 1 (rounding only lengthens the code).
+    assert pb.arithmetic_code_length_bits([0] * 1_000, [1]) == 2
+    assert pb.arithmetic_code_length_bits([3] * 1_000, [0, 0, 0, 5]) == 2
+    rng = np.random.default_rng(16)
+    for case in range(400):
+        n_symbols = int(rng.integers(2, 12))
+        symbols = rng.integers(0, n_symbols, size=int(rng.integers(1, 400))).tolist()
+        counts = np.bincount(symbols, minlength=n_symbols)
+        counts[counts == 0] = 1
+        bits = pb.arithmetic_code_length_bits(symbols, counts.tolist())
+        assert bits > ideal_bits(symbols, counts.tolist()) - 1, case
+
+
 # ------------------------------------------------------------------ quantizer
 @pytest.mark.parametrize("levels", [1, 2, 3, 5, 11, 16])
 def test_quantizer_matches_reference(levels: int) -> None:

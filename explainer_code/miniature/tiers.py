@@ -166,17 +166,57 @@ SEED_RUNS = ([("markov", kind, 1_000) for kind in ("sublora", "lora", "subspace"
              + [("repeat", "sublora", 1_000)])
 
 
+# Two more seed tiers, each fixed before any of its seeds ran: the d sweep of ch22_scaling.py
+# (N = 100,000, the seeds tier's data and steps; d = 1,000 is the seeds tier's own SubLoRA row)
+# and ch22_wordnet.py's run (d = 500, n = 10,000, the test split held out).
+DSWEEP_FILE = DATA_DIR / "ch22_seeds_dsweep.json"
+DSWEEP_RUNS = [("markov", "sublora", d) for d in (250, 2_000)]
+WORDNET_FILE = DATA_DIR / "ch22_seeds_wordnet.json"
+WORDNET_RUNS = [("wordnet", "sublora", 500)]
+SEED_TIERS = {"seeds": (SEED_RUNS, SEEDS_FILE), "seeds-d": (DSWEEP_RUNS, DSWEEP_FILE),
+              "seeds-wordnet": (WORDNET_RUNS, WORDNET_FILE)}
+
+
+def seed_data(source: str) -> tuple:
+    """(S, sample, held-out documents, model shape) of one source, as its default-tier script."""
+    from miniature.corpus import (
+        WORDNET_VOCAB,
+        DocSet,
+        RepeatSource,
+        load_wordnet,
+        repeat_docset,
+        split_documents,
+    )
+
+    if source == "wordnet":  # ch22_wordnet.py: split 0, 5,000 test documents, n = 10,000
+        docs = load_wordnet()
+        train_idx, test_idx = split_documents(len(docs), 5_000, 0)
+        S = DocSet.from_docs([docs[i] for i in train_idx])
+        test = DocSet.from_docs([docs[i] for i in test_idx])
+        sample = np.random.default_rng(SEED_SAMPLE).integers(0, S.n_docs, size=10_000)
+        return S, sample, test, dataclasses.replace(SEED_CFG, vocab_size=WORDNET_VOCAB)
+    sample = np.random.default_rng(SEED_SAMPLE).integers(0, 100_000, size=5_000)
+    if source == "repeat":
+        rep = RepeatSource(32, 16)
+        return (repeat_docset(rep, 100_000, seed=SEED_S), sample,
+                repeat_docset(rep, 5_000, seed=SEED_FRESH), SEED_CFG)
+    src = make_markov_source(**SOURCE)
+    return (markov_docset(src, 100_000, seed=SEED_S), sample,
+            markov_docset(src, 5_000, seed=SEED_FRESH), SEED_CFG)
+
+
 def seed_run(source: str, kind: str, d: int, seed: int, data: dict) -> dict:
-    """One run of the seeds tier: model seed `seed`, projector 137 + seed, batches 1337 + seed;
-    the data (S, sample, fresh documents) are those of the default tier, the same for every seed."""
+    """One run of a seeds tier: model seed `seed`, projector 137 + seed, batches 1337 + seed;
+    the data (S, sample, held-out documents) are those of the default tier, the same for every
+    seed."""
     from miniature.experiment import result_gap
 
-    S, sample, fresh = data[source]
+    S, sample, fresh, cfg = data[source]
     tcfg = TrainConfig(steps=800, qat_steps=100, lr=SEED_LR[kind], seed=1337 + seed,
                        log_every=100)
-    r = run_method(kind, S, SEED_CFG, tcfg, d=d, sample=sample, heldout=fresh, model_seed=seed,
+    r = run_method(kind, S, cfg, tcfg, d=d, sample=sample, heldout=fresh, model_seed=seed,
                    proj_seed=137 + seed, label=f"{source} {kind} d={d} seed {seed}")
-    gap = result_gap(r, SEED_CFG.vocab_size, S.n_docs, len(sample))
+    gap = result_gap(r, cfg.vocab_size, S.n_docs, len(sample))
     row = summary(r)
     row.update(source=source, kind=kind, d=d, seed=seed, coded=r.d,
                true_smoothed=round(r.heldout_smoothed, 4),
@@ -186,21 +226,13 @@ def seed_run(source: str, kind: str, d: int, seed: int, data: dict) -> dict:
     return row
 
 
-def run_seeds(out: Path) -> None:
-    """Every (source, kind, d) of SEED_RUNS with every seed of SEEDS, on one CPU thread."""
-    from miniature.corpus import RepeatSource, repeat_docset
-
-    src = make_markov_source(**SOURCE)
-    rep = RepeatSource(32, 16)
-    sample = np.random.default_rng(SEED_SAMPLE).integers(0, 100_000, size=5_000)
-    data = {"markov": (markov_docset(src, 100_000, seed=SEED_S), sample,
-                       markov_docset(src, 5_000, seed=SEED_FRESH)),
-            "repeat": (repeat_docset(rep, 100_000, seed=SEED_S), sample,
-                       repeat_docset(rep, 5_000, seed=SEED_FRESH))}
+def run_seeds(out: Path, tier: str = "seeds") -> None:
+    """Every (source, kind, d) of the tier's runs with every seed of SEEDS, on one CPU thread."""
     only = os.environ.get("CH22_SEED_SOURCES")  # e.g. "markov": a part of the tier
     kinds = os.environ.get("CH22_SEED_KINDS")  # e.g. "subspace,full": a part, in parallel
-    runs = [r for r in SEED_RUNS if (not only or r[0] in only.split(","))
+    runs = [r for r in SEED_TIERS[tier][0] if (not only or r[0] in only.split(","))
             and (not kinds or r[1] in kinds.split(","))]
+    data = {source: seed_data(source) for source in sorted({r[0] for r in runs})}
     rows, calls, t0 = [], [], time.time()
     if out.exists():  # resume: keep the finished runs (and the record) of earlier calls
         old = json.loads(out.read_text(encoding="utf-8"))
@@ -219,21 +251,26 @@ def run_seeds(out: Path) -> None:
             if (source, kind, d, seed) in done:
                 continue
             rows.append(seed_run(source, kind, d, seed, data))
-            print(f"tier seeds: {source} {kind} d={d} seed {seed} bound "
+            print(f"tier {tier}: {source} {kind} d={d} seed {seed} bound "
                   f"{rows[-1]['bound_bits']:.3f} ({time.time() - t0:.0f} s)", file=sys.stderr,
                   flush=True)
             calls[-1]["seconds"] = round(time.time() - t0, 1)
-            write_seeds(out, rows, calls, runs)
+            write_seeds(out, rows, calls, runs, tier, data)
     calls[-1]["seconds"] = round(time.time() - t0, 1)
-    write_seeds(out, rows, calls, runs)
+    write_seeds(out, rows, calls, runs, tier, data)
 
 
-def write_seeds(out: Path, rows: list[dict], calls: list[dict], runs: list[tuple]) -> None:
+def write_seeds(out: Path, rows: list[dict], calls: list[dict], runs: list[tuple],
+                tier: str = "seeds", data: dict | None = None) -> None:
     """The part's data file; `complete`: every seed of every run of this part is in it."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     planned = {(s, k, d, seed) for s, k, d in runs for seed in SEEDS}
     done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
-    record = {"tier": "seeds", "command": "make miniature-seeds (python -m miniature.tiers seeds;"
+    make = {"seeds": "miniature-seeds", "seeds-d": "miniature-seeds-d",
+            "seeds-wordnet": "miniature-seeds-wordnet"}[tier]
+    sizes = {src: [int(v[0].n_docs), len(v[1]), int(v[2].n_docs)]
+             for src, v in (data or {}).items()}
+    record = {"tier": tier, "command": f"make {make} (python -m miniature.tiers {tier};"
               " CH22_SEED_SOURCES=markov or repeat and CH22_SEED_KINDS=subspace,full run a part,"
               " resuming the file named by --out)",
               "calls": calls, "processes": 1, "device": "cpu", "threads": 1,
@@ -245,19 +282,21 @@ def write_seeds(out: Path, rows: list[dict], calls: list[dict], runs: list[tuple
               "seeds": list(SEEDS), "seed_rule": "model s, projector 137 + s, batches 1337 + s",
               "n_docs": 100_000, "n_sample": 5_000, "n_fresh": 5_000,
               "complete": planned <= done, "runs": rows}
+    if tier != "seeds":  # the sizes of each source's data: N, n, held-out documents
+        record["sizes"] = sizes
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("tier", choices=[*sorted(TIERS), "seeds"])
+    ap.add_argument("tier", choices=[*sorted(TIERS), *sorted(SEED_TIERS)])
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     args = ap.parse_args()
     torch.set_num_threads(1 if args.device == "cpu" else torch.get_num_threads())
-    if args.tier == "seeds":
+    if args.tier in SEED_TIERS:
         torch.set_num_threads(1)
-        run_seeds(args.out or SEEDS_FILE)
+        run_seeds(args.out or SEED_TIERS[args.tier][1], args.tier)
         return
     out = args.out or (LONG_FILE if args.tier == "long" else Path("ch22_gpu_tier.json"))
     run_tier(args.tier, out, args.device)

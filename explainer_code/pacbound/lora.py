@@ -1,12 +1,12 @@
 """A LoRA linear layer small enough to read in one screen (Chapter 19).
 
-y = W x + b + (alpha / r) * B A dropout(x), with W frozen, A of shape (r, n_in) drawn like
+y = W x + b + (`lora_alpha` / r) * B A dropout(x), with W frozen, A of shape (r, n_in) drawn like
 nn.Linear's weight (Kaiming-uniform), B of shape (n_out, r) set to zero, so at step 0 the layer is
 exactly the base layer. Only A and B are trainable. This follows loralib's `Linear`
 [SOURCE: loralib/layers.py:90-152 @c4593f0 (microsoft/LoRA)]: scaling lora_alpha / r (:112),
 A Kaiming-uniform and B zero (:124-125), dropout applied to the update's input only (:149).
 
-Merging: `merge()` adds (alpha / r) B A into W in place and skips the update from then on;
+Merging: `merge()` adds (`lora_alpha` / r) B A into W in place and skips the update from then on;
 `unmerge()` takes it out again. loralib merges automatically when a layer is switched to eval
 mode (:137-142); here that happens only with `merge_on_eval=True`. In-place merging changes the
 weight tensor itself, so a weight shared with another module (GPT-2's head and token embedding
@@ -56,7 +56,7 @@ class LoRALinear(nn.Module):
         self.merged = False
 
     def delta_weight(self) -> torch.Tensor:
-        """The update (alpha / r) B A, shape (n_out, n_in)."""
+        """The update (`lora_alpha` / r) B A, shape (n_out, n_in)."""
         return self.scaling * (self.lora_B @ self.lora_A)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -67,14 +67,14 @@ class LoRALinear(nn.Module):
 
     @torch.no_grad()
     def merge(self) -> None:
-        """W += (alpha / r) B A in place (every module sharing W sees the change)."""
+        """W += (`lora_alpha` / r) B A in place (every module sharing W sees the change)."""
         if not self.merged:
             self.weight += self.delta_weight()
             self.merged = True
 
     @torch.no_grad()
     def unmerge(self) -> None:
-        """W -= (alpha / r) B A: undo `merge` (up to float rounding)."""
+        """W -= (`lora_alpha` / r) B A: undo `merge` (up to float rounding)."""
         if self.merged:
             self.weight -= self.delta_weight()
             self.merged = False
