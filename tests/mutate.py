@@ -136,7 +136,8 @@ MUTANTS = [
            "    return source.count(\"\\n\", 0, body) - 1 if body > 0 else 0",
            ("tests/test_reader_features.py",)),
     Mutant("claims: lower-case 'part' a reference again", "explainer_tools/claims/numbers.py",
-           "(?-i:Table|Tab\\.|Part)", "(?:Table|Tab\\.|Part)",
+           "(?-i:Chapter|Figure|Equation|Step|Table|Tab\\.|Part)",
+           "(?:Chapter|Figure|Equation|Step|Table|Tab\\.|Part)",
            ("tests/test_claims_mutation.py",)),
     # pacbound
     Mutant("pacbound: prefix code without its extra bit", "explainer_code/pacbound/occam.py",

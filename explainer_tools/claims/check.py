@@ -351,8 +351,9 @@ def _check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
             if where is not None:
                 placed.append((token, where, line))
         if row_line is not None and ROW_ORDER:
-            on_line = [(t, w, ln) for t, w, ln in placed if w[:3] == row_line and _alone_in_cell(
-                unit, t) and _cell_index(element, t.start) > 0]
+            on_line = [(t, w, ln) for t, w, ln in placed if w[:3] == row_line and (
+                _alone_in_cell(unit, t) or _list_cell(element, t.start)) and _cell_index(
+                element, t.start) > 0]
             named = (outputs.blocks(row_line[0]) or {})[row_line[1]].lines[row_line[2]]
             for (a, wa, _la), (b, wb, lb) in itertools.pairwise(on_line):
                 if wb[3] < wa[3]:
@@ -593,11 +594,12 @@ def _on_row_line(token: Token, row_line: tuple[str, int, int], outputs: Outputs,
 
 
 def _list_cell(element: _Element, position: int) -> bool:
-    """Whether the table cell at `position` holds numbers and commas only ("0.9181, 1.0819"),
-    not a formula."""
+    """Whether the table cell at `position` holds numbers only, with commas, signs, "+-" or
+    "of" ("0.9181, 1.0819", "2.0551 +- 0.0020", "32 of 64"), not a formula."""
     index = _cell_index(element, position)
     cells = _cells(element.text.split("\n", 1)[0])
-    return 0 <= index < len(cells) and re.fullmatch(r"[\s0-9.,%+\-−]+", cells[index]) is not None
+    return 0 <= index < len(cells) and re.fullmatch(r"(?:[\s0-9.,%+\-−±]|\bof\b)+",
+                                                     cells[index]) is not None
 
 
 def _cell_index(element: _Element, position: int) -> int:
