@@ -26,8 +26,8 @@ from explainer_tools.claims import (
     check_site,
     parse_number,
 )
-from explainer_tools.claims.check import _form, named_row
 from explainer_tools.claims.numbers import content_words
+from explainer_tools.claims.swaps import _form, named_row
 from explainer_tools.layout import REPO_ROOT
 
 CHAPTER = REPO_ROOT / "docs" / "chapters" / "05-transformers-gpt2.md"

@@ -10,7 +10,7 @@ import textwrap
 import pytest
 
 from explainer_tools.claims import Outputs, PageReport, check_page, scan_numbers
-from explainer_tools.claims.check import check_arithmetic
+from explainer_tools.claims.arithmetic import check_arithmetic
 from explainer_tools.claims.units import kinds_named, unit_after
 from explainer_tools.layout import REPO_ROOT
 

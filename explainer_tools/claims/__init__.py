@@ -71,11 +71,11 @@ closest number found there; a citation of an unknown script or block; an ambiguo
 an uncited number in a fully-cited section, or anywhere when no output of the page's scripts
 (front matter, erratum evidence, citations) prints it; a wrong unit (the unit rule: a number
 written with a unit must be printed with one of its kind, or with none where its line, block or
-output says so; `check._unit_mismatch`, `units`); a number from another row or swapped with
+output says so; `swaps.unit_mismatch`, `units`); a number from another row or swapped with
 another (the row rule, `check.named_row`: a row's label words name one line of the cited block,
 which prints another number written alike in the cell's place, in prose only for a swap; the
-row-line, column-place and column-order rules of `check._check_order`; the label rule,
-`check._label_mismatch`; the symbol rule, `X = v` printed as `Y = v`; the tuple rule; the
+row-line, column-place and column-order rules of `swaps.check_order`; the label rule,
+`swaps._label_mismatch`; the symbol rule, `X = v` printed as `Y = v`; the tuple rule; the
 arithmetic rule, `check.check_arithmetic`); a bad waiver; a page
 that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
 page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from explainer_tools.claims.model import ClaimError
-from explainer_tools.claims.numbers import parse_number
+from explainer_tools.claims.model import Citation, ClaimError
+from explainer_tools.claims.numbers import Token, parse_number
 from explainer_tools.markdown import ADMONITION, FRONT_MATTER, HEADING, QUOTE_PREFIX, scan
 from explainer_tools.tags import TAG_PATTERN_UNNAMED
 
@@ -354,3 +354,13 @@ def _sentences(text: str, pieces: list[tuple[str, int, int]]) -> list[tuple[int,
     cuts.append(len(text))
     return [(a, b) for a, b in itertools.pairwise(cuts) if text[a:b].strip()]
 
+
+@dataclass
+class _Unit:
+    """A sentence, list item or table row of an element: its numbers and the citations that
+    cover them."""
+    element: _Element
+    start: int  # relative to the element
+    end: int
+    numbers: list[Token]  # offsets relative to the element
+    citations: list[Citation]
