@@ -113,6 +113,9 @@ def miniature(budget: float = MINIATURE_BUDGET_S) -> int:
           f"compared with CPU time")
     previous = os.environ.get(runner.RUNNER_ENV)
     os.environ[runner.RUNNER_ENV] = "subprocess"
+    mpl_previous = os.environ.get("MPLCONFIGDIR")
+    mpl_dir = tempfile.TemporaryDirectory(prefix="bench-miniature-mpl-")
+    os.environ["MPLCONFIGDIR"] = mpl_dir.name  # Matplotlib's cache: the runner allows this one
     rows = []
     try:
         for script in scripts:
@@ -124,10 +127,12 @@ def miniature(budget: float = MINIATURE_BUDGET_S) -> int:
                   f"{'equals the committed copy' if same else 'DIFFERS from outputs/'}",
                   flush=True)
     finally:
-        if previous is None:
-            os.environ.pop(runner.RUNNER_ENV, None)
-        else:
-            os.environ[runner.RUNNER_ENV] = previous
+        for name, value in ((runner.RUNNER_ENV, previous), ("MPLCONFIGDIR", mpl_previous)):
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        mpl_dir.cleanup()
     wall = sum(r[1] for r in rows)
     cpu = sum(r[2] for r in rows)
     print(f"  total: wall {wall:.1f} s one at a time, CPU {cpu:.1f} s; on two cores at best "
