@@ -8,14 +8,17 @@ glossary is not a script output) and, optionally, the page that teaches it:
       definition: A generalization bound that charges each hypothesis the length of its code.
       page: chapters/11-prefix-codes-occam-bound.md
 
-On every page the first occurrence of each form in prose (not in code, formulas, links or
-headings) becomes `<abbr class="gloss" title="definition">`, which Material shows as a tooltip on
-hover and on keyboard focus; the generated Glossary page lists every entry with a link to the page
-that teaches it.
+On every page the first occurrence of each form in prose (not in code, formulas, links,
+headings or a collapsible block's summary) becomes a link to the term's entry on the Glossary
+page, `<a class="gloss" href="glossary/#term-..." title="definition" tabindex="-1">`: Material
+shows the definition as a tooltip on hover, a screen reader reads it as the link's description,
+and the link stays out of the tab order (a chapter holds dozens). The generated Glossary page
+gives each entry the id `Term.anchor` and a link to the page that teaches it.
 
     >>> terms = [Term("LoRA", ("LoRA",), "Low-rank adaptation.", "")]
-    >>> mark_first_uses("LoRA and LoRA", terms, set())
-    '<abbr class="gloss" title="Low-rank adaptation." tabindex="0">LoRA</abbr> and LoRA'
+    >>> mark_first_uses("LoRA and LoRA", terms, set(), "../../glossary/")
+    '<a class="gloss" href="../../glossary/#term-lora" title="Low-rank adaptation." \
+tabindex="-1">LoRA</a> and LoRA'
 """
 
 from __future__ import annotations
@@ -78,8 +81,10 @@ def _pattern(form: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w-])" + re.escape(html.escape(form, quote=False)) + r"(?![\w-])")
 
 
-def mark_first_uses(text: str, terms: list[Term], used: set[str]) -> str:
-    """Mark, in one run of prose HTML, the first use on the page of each term not yet `used`."""
+def mark_first_uses(text: str, terms: list[Term], used: set[str], glossary_url: str = "") -> str:
+    """Mark, in one run of prose HTML, the first use on the page of each term not yet `used`,
+    as a link to its entry at `glossary_url` (the Glossary page's URL relative to this page;
+    "" on the Glossary page itself)."""
     for term in terms:
         if term.term in used:
             continue
@@ -88,7 +93,9 @@ def mark_first_uses(text: str, terms: list[Term], used: set[str]) -> str:
             continue
         first = min(matches, key=lambda m: m.start())
         title = html.escape(term.definition, quote=True)
-        marked = f'<abbr class="gloss" title="{title}" tabindex="0">{first.group(0)}</abbr>'
+        href = html.escape(f"{glossary_url}#{term.anchor}", quote=True)
+        marked = (f'<a class="gloss" href="{href}" title="{title}" tabindex="-1">'
+                  f"{first.group(0)}</a>")
         text = text[: first.start()] + marked + text[first.end() :]
         used.add(term.term)
     return text
@@ -100,8 +107,8 @@ def glossary_markdown(terms: list[Term], existing_pages: set[str]) -> str:
         "# Glossary",
         "",
         "[MY EXPLANATION] Each term the book uses in a special sense, defined once. On the "
-        "chapter pages the first use of a term is underlined with dots: hover over it, or reach "
-        "it with the Tab key, to see the definition.",
+        "chapter pages the first use of a term is underlined with dots: hover over it to see "
+        "the definition, or follow it to its entry here.",
         "",
     ]
     for term in sorted(terms, key=lambda t: t.term.lower()):

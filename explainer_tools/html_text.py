@@ -28,7 +28,7 @@ VOID_ELEMENTS = frozenset(
 # Elements whose text is never prose.
 SKIP_ELEMENTS = frozenset(
     {"a", "abbr", "button", "code", "h1", "h2", "h3", "h4", "h5", "h6", "kbd", "pre", "script",
-     "style", "svg", "textarea", "title", "dfn"}
+     "style", "svg", "summary", "textarea", "title", "dfn"}
 )  # fmt: skip
 # Classes whose elements are never prose: formulas, provenance badges, the reader's own marks.
 SKIP_CLASSES = frozenset({"arithmatex", "prov", "xref", "cite", "gloss", "num", "references",

@@ -156,7 +156,7 @@ def ledger_markdown(entries: list[dict]) -> str:
     for status, label in STATUSES.items():
         lines.append(f'<span class="ledger-status ledger-{status}">{label}: {counts[status]}'
                      "</span>")
-    lines += ["</div>", "", "| | The paper's claim | Status | What the book found |",
+    lines += ["</div>", "", "| Id | The paper's claim | Status | What the book found |",
               "| --- | --- | --- | --- |"]
     for entry in entries:
         status = entry["status"]

@@ -10,8 +10,8 @@ hook only wires them into the build:
   page's References section.
 - `on_page_markdown` also links every number the claim check verified to its output line.
 - `on_page_content`: number formulas and figures; turn citations, references and first uses of
-  glossary terms into links; anchor the lines of embedded outputs; add the "last verified" line
-  to chapters.
+  glossary terms into links (a term to its Glossary entry); anchor the lines of embedded
+  outputs; add the "last verified" line to chapters.
 
 Errors stop the build with the page and line (the book never ships a dangling reference).
 """
@@ -202,11 +202,14 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
     html_text = crossref.number_equations(html_text, src, STATE.index)
     html_text = crossref.number_figures(html_text, src, STATE.index)
     used: set[str] = set()
+    glossary_url = ("" if src == "glossary.md" else
+                    crossref.relative_url(src, "glossary.md", "", STATE.directory_urls)
+                    .removesuffix("#"))
 
     def prose(text: str) -> str:
         text = bibliography.render_citations(text, STATE.entries, f"docs/{src}")
         text = crossref.render_references(text, src, STATE.index, STATE.directory_urls)
-        text = glossary.mark_first_uses(text, STATE.terms, used)
+        text = glossary.mark_first_uses(text, STATE.terms, used, glossary_url)
         return book.render_chapter_mentions(text, src, STATE.chapters, STATE.directory_urls)
 
     html_text = map_prose(html_text, prose)

@@ -174,9 +174,18 @@ def test_glossary_marks_only_the_first_use_on_a_page() -> None:
     used: set[str] = set()
     first = glossary.mark_first_uses("SubLoRA is not LoRA; an Occam&#x27;s bound", terms, used)
     second = glossary.mark_first_uses("LoRA again", terms, used)
-    assert first.count('class="gloss"') == 1 and ">LoRA</abbr>" in first
-    assert "SubLoRA" in first and "<abbr" not in first.split("LoRA")[0]
+    assert first.count('class="gloss"') == 1 and ">LoRA</a>" in first
+    assert "SubLoRA" in first and "<a " not in first.split("LoRA")[0]
     assert second == "LoRA again"
+
+
+def test_a_glossary_term_links_to_its_entry_on_the_glossary_page() -> None:
+    terms = glossary.parse_glossary("- term: Occam bound\n  forms: [Occam bound]\n"
+                                    "  definition: Charges each model its code length.\n")
+    marked = glossary.mark_first_uses("an Occam bound", terms, set(), "../../glossary/")
+    assert 'href="../../glossary/#term-occam-bound"' in marked and 'tabindex="-1"' in marked
+    page = glossary.glossary_markdown(terms, set())
+    assert "## Occam bound {#term-occam-bound}" in page
 
 
 @pytest.mark.parametrize(("text", "message"), [

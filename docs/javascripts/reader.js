@@ -2,7 +2,8 @@
 // - a preview card for references to equations and figures (a.xref), on hover and on focus;
 // - a card for every number linked to the output line that printed it (a.num, span.num, and
 //   links inside formulas): script, block, line, the line's text and the checked state;
-// - a link to an output line (#out-...) opens the collapsed block that holds the line.
+// - a link to an output line (#out-...) opens the collapsed block that holds the line;
+// - a citation's full reference, in a card above the citation (not over the formula below).
 // The card has one id, CARD_ID; the element it describes points at it with aria-describedby,
 // so a screen reader reads the number's own text as its name and the card as its description.
 // On a touch screen the first tap on a number shows its card and the second follows the link.
@@ -77,14 +78,41 @@
     describe(el);
   }
 
-  function place(link) {
+  // Below the element by default; `above` puts it over the line when there is room (a citation's
+  // card must not hide the display formula that often follows its sentence).
+  function place(link, above) {
     document.body.appendChild(card);
     const box = link.getBoundingClientRect();
     const left = Math.max(8, Math.min(box.left + window.scrollX,
                                       window.scrollX + document.documentElement.clientWidth
                                       - card.offsetWidth - 8));
     card.style.left = left + "px";
-    card.style.top = (box.bottom + window.scrollY + 6) + "px";
+    const header = document.querySelector(".md-header");
+    const clear = header ? header.getBoundingClientRect().bottom : 0;
+    const fitsAbove = box.top - card.offsetHeight - 6 >= clear;
+    card.style.top = (above && fitsAbove ? box.top + window.scrollY - card.offsetHeight - 6
+                                         : box.bottom + window.scrollY + 6) + "px";
+  }
+
+  // Citations: the full reference in a card above the citation. Material's tooltip would open
+  // below it, over the formula the sentence introduces, so the title moves to data-reference
+  // before Material reads it (this script runs before the page's load event, and again after
+  // each instant navigation).
+  function citations() {
+    document.querySelectorAll("a.cite[title]").forEach((link) => {
+      link.dataset.reference = link.getAttribute("title");
+      link.removeAttribute("title");
+    });
+  }
+  citations();
+  function openCiteCard(link) {
+    closeCard();
+    card = document.createElement("div");
+    card.className = "xref-card cite-card";
+    card.setAttribute("role", "tooltip");
+    card.textContent = link.dataset.reference;
+    place(link, true);
+    describe(link);
   }
 
   function openCard(link) {
@@ -131,7 +159,50 @@
     target.scrollIntoView({block: "center"});
   }
 
+  // Accessibility of the page around the reader's marks (axe-core's rules):
+  // - numbers and links inside formulas leave the tab order (a chapter holds hundreds); they
+  //   stay links, so a screen reader lists them and reads them with their description;
+  // - Material's search dialog gets a name, and a navigation section whose label holds only an
+  //   icon (a section with an index page) gets its section's name;
+  // - a region that scrolls sideways (a notebook's code cell) can be reached and scrolled from
+  //   the keyboard.
+  const OUT_OF_TAB_ORDER = "a.num, a[href*='#out-']";
+  function accessible() {
+    document.querySelectorAll(OUT_OF_TAB_ORDER).forEach((el) => el.setAttribute("tabindex", "-1"));
+    document.querySelectorAll(".md-search[role='dialog']:not([aria-label])").forEach((dialog) => {
+      dialog.setAttribute("aria-label", "Search");
+    });
+    document.querySelectorAll("nav.md-nav[aria-labelledby]").forEach((nav) => {
+      const label = document.getElementById(nav.getAttribute("aria-labelledby"));
+      if (!label || label.textContent.trim()) return;
+      const title = nav.querySelector(":scope > .md-nav__title");
+      const name = title ? title.textContent.trim() : "";
+      if (!name) return;
+      const hidden = document.createElement("span");
+      hidden.className = "reader-sr-only";
+      hidden.textContent = name;
+      label.appendChild(hidden);
+    });
+    document.querySelectorAll(".jp-Cell .highlight-ipynb, .jp-OutputArea-output pre").forEach((box) => {
+      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+      }
+    });
+  }
+
   function setUp() {
+    citations();
+    document.querySelectorAll("a.cite[data-reference]").forEach((link) => {
+      link.addEventListener("mouseenter", () => openCiteCard(link));
+      link.addEventListener("focus", () => openCiteCard(link));
+      link.addEventListener("mouseleave", closeCard);
+      link.addEventListener("blur", closeCard);
+    });
+    accessible();
+    // Links inside formulas exist once the formulas are typeset (MathJax typesets after load).
+    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+      MathJax.startup.promise.then(accessible);
+    }
     document.querySelectorAll("a.xref").forEach((link) => {
       link.addEventListener("mouseenter", () => openCard(link));
       link.addEventListener("focus", () => openCard(link));

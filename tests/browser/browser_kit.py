@@ -349,6 +349,72 @@ OVERFLOW_JS = """
 """
 
 
+# Tab stops of the page as the reader gets it (before anything is opened): every element the Tab
+# key reaches, and among them the reader's marks that must stay out of the tab order (numbers
+# linked to their output line, links inside formulas, glossary terms).
+TAB_STOPS_JS = r"""
+() => {
+  const focusable = "a[href], button, input, select, textarea, summary, [tabindex], "
+    + "[contenteditable=''], [contenteditable='true']";
+  const marks = "a.num, a[href*='#out-'], .gloss";
+  const stops = Array.from(document.querySelectorAll(focusable)).filter((el) =>
+    el.tabIndex >= 0 && !el.disabled && !el.closest("[inert]")
+    && el.checkVisibility({visibilityProperty: true}));
+  return {
+    total: stops.length,
+    marks: stops.filter((el) => el.matches(marks)).slice(0, 400)
+      .map((el) => el.textContent.trim().slice(0, 40)),
+  };
+}
+"""
+TAB_STOPS_MAX = 400  # any page, whole page; Chapter 5 had 814 before numbers left the tab order
+DARK = "slate"  # Material's dark scheme, as its palette toggle sets it
+# axe-core violations a formula renderer owns (a table header that holds only a formula has its
+# text in the renderer's accessible markup); the renderer's own checks cover them.
+FORMULA_MARKUP = re.compile(r'class="[^"]*\b(?:arithmatex|katex|MathJax)\b|<mjx-|<math\b')
+
+
+# The rules whose outcome depends on colours: the dark pass runs only these (the scheme switch
+# changes CSS only, so every other rule would repeat the light pass's answer at its cost).
+COLOUR_RULES = ["color-contrast", "link-in-text-block"]
+# MathJax's CHTML output (a third of Chapter 5's 17,000 elements) makes axe-core four times
+# slower, and what is inside it is MathJax's to fix; formulas rendered at build time are audited.
+AXE_CONTEXT = {"exclude": [["mjx-container"]]}
+
+
+def axe_violations(page: Any, rules: list[str] | None = None) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it stands (all rules, or only `rules`), each with the
+    nodes it names."""
+    from axe_playwright_python.sync_playwright import Axe  # requirements.lock pins it
+
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if rules:
+        options["runOnly"] = {"type": "rule", "values": rules}
+    result = Axe().run(page, context=AXE_CONTEXT, options=options).response
+    return [{"id": v["id"], "help": v["help"], "impact": v.get("impact"),
+             "nodes": [{"target": n["target"], "html": n.get("html", "")[:300],
+                        "summary": (n.get("failureSummary") or "").replace("\n", " ")[:300]}
+                       for n in v["nodes"]]}
+            for v in result["violations"]]
+
+
+def audit_schemes(page: Any) -> dict[str, list[dict[str, Any]]]:
+    """axe-core in the light scheme (every rule), then in the dark one (COLOUR_RULES), on the
+    same load; back to light."""
+    # Colours change with a transition: measured mid-way, text would fail contrast at random.
+    page.add_style_tag(content="*, *::before, *::after { transition: none !important; "
+                               "animation: none !important; }")
+    found = {"light": axe_violations(page)}
+    page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{DARK}')")
+    found["dark"] = axe_violations(page, COLOUR_RULES)
+    page.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
+    return found
+
+
+def settle_frames(page: Any) -> None:
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 @dataclass
 class PageLoad:
     """What one load of one page showed: events from the browser, the server's log, and the
@@ -360,7 +426,15 @@ class PageLoad:
     foreign_requests: list[str] = field(default_factory=list)
     served: list[ServedRequest] = field(default_factory=list)
     facts: dict[str, Any] = field(default_factory=dict)
+    phone_facts: dict[str, Any] = field(default_factory=dict)  # the same load, resized to a phone
     seconds: float = 0.0
+
+    def at_phone(self) -> PageLoad:
+        """This load as the phone checks read it: the facts measured after the resize."""
+        if not self.phone_facts:
+            return self
+        return PageLoad(self.url_path, self.console_errors, self.failed_requests,
+                        self.foreign_requests, self.served, self.phone_facts, self.seconds)
 
     @property
     def label(self) -> str:
@@ -415,9 +489,16 @@ def load_page(
     viewport: dict[str, int] = DESKTOP,
     screenshot: Path | None = None,
     open_all: bool = True,
+    phone: dict[str, int] | None = None,
+    phone_screenshot: Path | None = None,
+    audit: bool = False,
 ) -> PageLoad:
     """Load one page in a fresh context, wait until it is quiet, take the screenshot (before
-    anything is opened), then collect the facts the checks need."""
+    anything is opened), count its tab stops, then collect the facts the checks need.
+
+    With `audit`, axe-core runs in the light and the dark scheme (facts["axe"]). With `phone`, the
+    same page is then resized to that viewport and measured again (phone_facts): one load serves
+    the desktop, the accessibility and the phone checks."""
     load = PageLoad(url_path)
     start = time.monotonic()
     context = open_context(browser, viewport)
@@ -432,12 +513,28 @@ def load_page(
                           " new Promise(r => setTimeout(r, t))])", MATHJAX_TIMEOUT_MS)
             screenshot.parent.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(screenshot), full_page=True)
+        tab_stops = page.evaluate(TAB_STOPS_JS)  # before anything is opened
+        # axe-core sees the page as the reader first gets it: with every folded block open it
+        # takes five times longer (Chapter 5's embedded outputs), for markup it already checks.
+        axe = audit_schemes(page) if audit else None
         load.facts = page.evaluate(
             COLLECT_JS, {"timeoutMs": MATHJAX_TIMEOUT_MS, "openAll": open_all}
         )
+        load.facts["tabStops"] = tab_stops
         load.facts["rawTexCommands"] = page.evaluate(RAW_TEX_JS)  # folded blocks included
         if viewport["width"] < 600:  # a phone: measure horizontal overflow
             load.facts["overflow"] = page.evaluate(OVERFLOW_JS)
+        if axe is not None:
+            load.facts["axe"] = axe
+        if phone is not None:
+            page.set_viewport_size(phone)
+            settle_frames(page)
+            if phone_screenshot is not None:
+                phone_screenshot.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(phone_screenshot), full_page=True)
+            load.phone_facts = page.evaluate(
+                COLLECT_JS, {"timeoutMs": MATHJAX_TIMEOUT_MS, "openAll": open_all})
+            load.phone_facts["overflow"] = page.evaluate(OVERFLOW_JS)
         page.wait_for_load_state("networkidle")
         load.served = server.log.take()
         for request in load.served:
@@ -586,6 +683,47 @@ def search_index_problems(site: Path) -> list[str]:
             "data-search-exclude; exclude more, or raise the budget with a reason)"]
 
 
+def _math_owned(node: dict[str, Any]) -> bool:
+    return bool(FORMULA_MARKUP.search(node["html"]))
+
+
+def accessibility_problems(load: PageLoad) -> list[str]:
+    """axe-core's violations, in the light and the dark scheme (load_page(audit=True)).
+    A table header that holds only a formula is left to the formula renderer (FORMULA_MARKUP)."""
+    problems = []
+    for scheme, violations in load.facts.get("axe", {}).items():
+        for violation in violations:
+            nodes = [n for n in violation["nodes"]
+                     if not (violation["id"] == "empty-table-header" and _math_owned(n))]
+            if not nodes:
+                continue
+            first = nodes[0]
+            problems.append(
+                f"{load.label}: axe {violation['id']} ({scheme} scheme, {len(nodes)} element(s)):"
+                f" {violation['help']}; first: {first['target']} {first['summary']}")
+    return problems
+
+
+def math_owned_violations(load: PageLoad) -> int:
+    """How many axe-core findings accessibility_problems leaves to the formula renderer."""
+    return sum(1 for violations in load.facts.get("axe", {}).values() for v in violations
+               if v["id"] == "empty-table-header" for n in v["nodes"] if _math_owned(n))
+
+
+def tab_stop_problems(load: PageLoad) -> list[str]:
+    """The reader's marks stay out of the tab order, and the page has at most TAB_STOPS_MAX."""
+    stops = load.facts.get("tabStops")
+    if stops is None:
+        return []
+    problems = []
+    if stops["marks"]:
+        problems.append(f"{load.label}: {len(stops['marks'])} numbers, formula links or glossary "
+                        f"terms are tab stops (first: {stops['marks'][:5]})")
+    if stops["total"] > TAB_STOPS_MAX:
+        problems.append(f"{load.label}: {stops['total']} tab stops, more than {TAB_STOPS_MAX}")
+    return problems
+
+
 def overflow_problems(load: PageLoad) -> list[str]:
     overflow = load.facts.get("overflow")
     if not overflow or overflow["scrollWidth"] <= overflow["clientWidth"] + 1:
@@ -607,6 +745,7 @@ PAGE_CHECKS = {
     "lang": lang_problems,
     "provenance_badges": provenance_problems,
     "weight": weight_problems,
+    "tab_stops": tab_stop_problems,
 }
 
 

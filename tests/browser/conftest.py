@@ -36,6 +36,7 @@ from browser_kit import (
     budget_for,
     build_site,
     load_page,
+    math_owned_violations,
     notebook_formulas,
     page_label,
     source_notebook,
@@ -145,13 +146,17 @@ def with_sources(load: PageLoad) -> PageLoad:
 
 @pytest.fixture(scope="session")
 def desktop_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
-    """Load a page at desktop width (once per session), with a screenshot."""
+    """Load a page once per session: at desktop width, audited by axe-core in both colour
+    schemes, then resized to a phone and measured again (PageLoad.phone_facts). Screenshots of
+    both widths when EXPLAINER_SCREENSHOTS=1."""
 
     def load(url_path: str) -> PageLoad:
         if url_path not in _desktop_loads:
-            shot = screenshot_path("desktop", url_path) if SCREENSHOTS_WANTED else None
+            shots = [screenshot_path(v, url_path) if SCREENSHOTS_WANTED else None
+                     for v in ("desktop", "phone")]
             _desktop_loads[url_path] = with_sources(
-                load_page(browser, server, url_path, DESKTOP, shot)
+                load_page(browser, server, url_path, DESKTOP, shots[0], phone=PHONE,
+                          phone_screenshot=shots[1], audit=True)
             )
         return _desktop_loads[url_path]
 
@@ -159,12 +164,11 @@ def desktop_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad
 
 
 @pytest.fixture(scope="session")
-def phone_load(browser: Any, server: StaticServer) -> Callable[[str], PageLoad]:
-    """Load a page at phone width, with a screenshot."""
+def phone_load(desktop_load: Callable[[str], PageLoad]) -> Callable[[str], PageLoad]:
+    """The same single load, as the phone checks read it (the facts measured after the resize)."""
 
     def load(url_path: str) -> PageLoad:
-        shot = screenshot_path("phone", url_path) if SCREENSHOTS_WANTED else None
-        return with_sources(load_page(browser, server, url_path, PHONE, shot))
+        return with_sources(desktop_load(url_path).at_phone())
 
     return load
 
@@ -181,5 +185,13 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"{page_label(url_path):<48} {len(load.served):>8} {load.bytes / MB:>7.3f} "
             f"{budget_for(url_path) / MB:>7.1f} {mathjax / MB:>8.3f} {load.seconds:>7.2f}"
         )
+    terminalreporter.section("accessibility (one load per page: axe-core light/dark, tab stops)")
+    write(f"{'page':<48} {'axe light':>9} {'axe dark':>9} {'to math':>8} {'tab stops':>9}")
+    for url_path, load in sorted(_desktop_loads.items()):
+        axe = load.facts.get("axe", {})
+        counts = [sum(len(v["nodes"]) for v in axe.get(s, [])) for s in ("light", "dark")]
+        stops = load.facts.get("tabStops", {}).get("total", "?")
+        write(f"{page_label(url_path):<48} {counts[0]:>9} {counts[1]:>9} "
+              f"{math_owned_violations(load):>8} {stops:>9}")
     if SCREENSHOTS_WANTED:
         write(f"screenshots: {SCREENSHOTS}/{{desktop,phone}}/")

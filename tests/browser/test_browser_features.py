@@ -194,17 +194,69 @@ def test_equations_figures_citations_and_glossary_render(browser: Any,
         page.keyboard.press("Escape")
         citation = page.text_content("span.citation")
         assert citation == "(Hu et al., 2022; Lotfi et al., 2024, §4)", citation
-        title = page.get_attribute("a.cite >> nth=1", "title")
+        title = page.get_attribute("a.cite >> nth=1", "data-reference")
         assert title and "Non-Vacuous Generalization Bounds" in title
         assert page.query_selector("#ref-hu2022") and page.query_selector("#ref-lotfi2024")
-        gloss = page.eval_on_selector_all("abbr.gloss", "els => els.map(e => [e.textContent, "
-                                                        "e.title, e.tabIndex])")
+        gloss = page.eval_on_selector_all("a.gloss", "els => els.map(e => [e.textContent, "
+                                                     "e.title, e.tabIndex, e.href])")
         assert [g[0] for g in gloss].count("LoRA") == 1, gloss
-        assert all(g[1] and g[2] == 0 for g in gloss), gloss
+        # Out of the tab order, named by its text, described by its definition, and a link to
+        # an entry that exists on the Glossary page.
+        assert all(g[1] and g[2] == -1 and "/glossary/#term-" in g[3] for g in gloss), gloss
+        entry = next(g[3] for g in gloss if g[0] == "LoRA")
+        page.goto(entry)
+        assert page.query_selector("#" + entry.rsplit("#", 1)[1] + ":is(h2, h3)"), entry
+        page.go_back()
         page.click("figure img")
         page.wait_for_selector(".glightbox-container", state="visible", timeout=5_000)
     finally:
         context.close()
+
+
+# A citation whose paragraph is followed by a display formula (any renderer's display block).
+CITE_BEFORE_FORMULA_JS = """() => Array.from(document.querySelectorAll("p a.cite")).findIndex(
+(a) => {
+  const next = a.closest("p").nextElementSibling;
+  return !!next && next.matches("div.arithmatex, .katex-display, mjx-container[display='true']");
+})"""
+
+
+def test_the_citation_card_does_not_cover_the_formula_below(browser: Any, server: StaticServer,
+                                                             built_site: Path) -> None:
+    """Hovering a citation shows its reference in a card above the line, clear of the display
+    formula that follows the sentence, and Material's own tooltip (which opens below) stays shut."""
+    checked = 0
+    for url_path in chapter_pages(built_site):
+        if 'class="cite"' not in (built_site / url_path / "index.html").read_text("utf-8"):
+            continue
+        context, page = open_page(browser, server, url_path)
+        try:
+            index = page.evaluate(CITE_BEFORE_FORMULA_JS)
+            if index < 0:
+                continue
+            link = page.locator("p a.cite").nth(index)
+            link.evaluate("a => a.scrollIntoView({block: 'center'})")
+            link.hover()
+            page.wait_for_selector(".cite-card", timeout=5_000)
+            page.wait_for_timeout(300)  # Material's tooltip would fade in within 250 ms
+            boxes = link.evaluate("""a => {
+              const box = (el) => { const r = el.getBoundingClientRect();
+                                    return {top: r.top, bottom: r.bottom, height: r.height}; };
+              return {card: box(document.querySelector('.cite-card')), link: box(a),
+                      formula: box(a.closest('p').nextElementSibling),
+                      material: !!document.querySelector('.md-tooltip2--active'),
+                      described: a.getAttribute('aria-describedby')}; }""")
+            assert boxes["card"]["height"] > 0, (url_path, boxes)
+            assert boxes["card"]["bottom"] <= boxes["link"]["top"], (url_path, boxes)
+            assert boxes["card"]["bottom"] <= boxes["formula"]["top"], (url_path, boxes)
+            assert not boxes["material"], (url_path, "Material's tooltip opened too")
+            assert boxes["described"] == "reader-card", (url_path, boxes)
+            checked += 1
+        finally:
+            context.close()
+        if checked >= 2:
+            break
+    assert checked, "no page has a citation right before a display formula"
 
 
 def test_figures_keep_a_light_card_in_dark_mode(browser: Any, server: StaticServer,

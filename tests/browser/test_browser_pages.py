@@ -6,8 +6,12 @@ but the local server, every image loads and has alternative text, every formula 
 error-free with no raw TeX left (a notebook typesets as many formulas as its Markdown cells
 hold), headings in order, a language attribute, provenance tags shown as badges, and the page
 weight within its budget (2.5 MB, 4 MB for a notebook; the site-wide search index, loaded once
-per visit, has a budget of its own). The page is loaded once at desktop
-width; the checks read that load.
+per visit, has a budget of its own), the reader's marks out of the tab order, and no axe-core
+violation in the light or the dark colour scheme.
+
+Each page is loaded once (conftest.desktop_load): at desktop width, audited by axe-core in both
+schemes, then resized to a phone and measured again; every check reads that one load.
+Screenshots are opt-in (EXPLAINER_SCREENSHOTS=1).
 """
 
 from __future__ import annotations
@@ -16,7 +20,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from browser_kit import PAGE_CHECKS, PageLoad, overflow_problems, search_index_problems
+from browser_kit import (
+    PAGE_CHECKS,
+    PageLoad,
+    accessibility_problems,
+    overflow_problems,
+    search_index_problems,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -27,9 +37,15 @@ def test_page(page: str, check: str, desktop_load: Callable[[str], PageLoad]) ->
     assert not problems, "\n".join(problems)
 
 
+def test_page_is_accessible(page: str, desktop_load: Callable[[str], PageLoad]) -> None:
+    """axe-core finds no violation, in the light scheme and in the dark one (same load)."""
+    problems = accessibility_problems(desktop_load(page))
+    assert not problems, "\n".join(problems)
+
+
 def test_page_fits_a_phone(page: str, phone_load: Callable[[str], PageLoad]) -> None:
-    """At 390 px the page scrolls only vertically (wide code and math scroll inside their box),
-    and it renders without console errors or failed requests there too."""
+    """At 390 px (the same load, resized) the page scrolls only vertically (wide code and math
+    scroll inside their box), and it shows no console errors or failed requests there either."""
     load = phone_load(page)
     problems = overflow_problems(load)
     problems += PAGE_CHECKS["console"](load) + PAGE_CHECKS["requests"](load)
