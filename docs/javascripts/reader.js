@@ -190,8 +190,20 @@
     });
   }
 
+  // Material adds a <nav> of buttons to each code block as it mounts it; unnamed, they are
+  // landmarks no screen reader can tell apart. Each gets the name of its block.
+  function nameCodeNavs() {
+    document.querySelectorAll("nav.md-code__nav:not([aria-label])").forEach((nav) => {
+      const block = nav.parentElement && nav.parentElement.id;
+      nav.setAttribute("aria-label", "Code block " + (block || "").replace(/^__code_/, ""));
+    });
+  }
+  new MutationObserver(nameCodeNavs).observe(document.documentElement,
+                                             {childList: true, subtree: true});
+
   function setUp() {
     citations();
+    nameCodeNavs();
     document.querySelectorAll("a.cite[data-reference]").forEach((link) => {
       link.addEventListener("mouseenter", () => openCiteCard(link));
       link.addEventListener("focus", () => openCiteCard(link));

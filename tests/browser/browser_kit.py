@@ -371,7 +371,9 @@ TAB_STOPS_MAX = 400  # any page, whole page; Chapter 5 had 814 before numbers le
 DARK = "slate"  # Material's dark scheme, as its palette toggle sets it
 # axe-core violations a formula renderer owns (a table header that holds only a formula has its
 # text in the renderer's accessible markup); the renderer's own checks cover them.
-FORMULA_MARKUP = re.compile(r'class="[^"]*\b(?:arithmatex|katex|MathJax)\b|<mjx-|<math\b')
+# (axe-core shortens a node's HTML to its opening tag, so the page is asked.)
+HOLDS_FORMULA_JS = """(selector) => { const el = document.querySelector(selector);
+  return !!el && !!el.querySelector(".arithmatex, .katex, mjx-container, math"); }"""
 
 
 # The rules whose outcome depends on colours: the dark pass runs only these (the scheme switch
@@ -393,6 +395,8 @@ def axe_violations(page: Any, rules: list[str] | None = None) -> list[dict[str, 
     result = Axe().run(page, context=AXE_CONTEXT, options=options).response
     return [{"id": v["id"], "help": v["help"], "impact": v.get("impact"),
              "nodes": [{"target": n["target"], "html": n.get("html", "")[:300],
+                        "formula": isinstance(n["target"][-1], str)
+                        and page.evaluate(HOLDS_FORMULA_JS, n["target"][-1]),
                         "summary": (n.get("failureSummary") or "").replace("\n", " ")[:300]}
                        for n in v["nodes"]]}
             for v in result["violations"]]
@@ -684,12 +688,12 @@ def search_index_problems(site: Path) -> list[str]:
 
 
 def _math_owned(node: dict[str, Any]) -> bool:
-    return bool(FORMULA_MARKUP.search(node["html"]))
+    return bool(node.get("formula"))
 
 
 def accessibility_problems(load: PageLoad) -> list[str]:
     """axe-core's violations, in the light and the dark scheme (load_page(audit=True)).
-    A table header that holds only a formula is left to the formula renderer (FORMULA_MARKUP)."""
+    A table header that holds only a formula is left to the formula renderer (HOLDS_FORMULA_JS)."""
     problems = []
     for scheme, violations in load.facts.get("axe", {}).items():
         for violation in violations:
