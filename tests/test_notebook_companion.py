@@ -143,6 +143,15 @@ def passing_namespace() -> dict:
         "lm": SimpleNamespace(net=small), "small": small, "echo": 1.0,
         "kv_tokens_match": True, "kv_bytes_per_token": 73_728,
         "positions_cached": 207, "positions_uncached": 21_500, "unembed_share": 0.31,
+        "small_count_agrees": True, "gpt2_count_ties": True, "edit_count_agrees": True,
+        "chapter5_small": 123_689_472,
+        "entropy_by_tau": {0.1: 0.2, 0.5: 2.0, 1.0: 5.0, 4.0: 10.0}, "entropy_rises": True,
+        "max_entropy": 11.0,
+        "mask_rows": {"with the mask": {"all": 4.4, "last": 4.0, "moved": 0.0},
+                      "without the mask": {"all": 4.0, "last": 4.3, "moved": 0.5}},
+        "order_rows": {"positions and mask": 0.5, "mask only": 0.3,
+                       "neither (untrained)": 1e-7},
+        "no_positions_loss": 4.3, "V": 2032,
     }
 
 
@@ -164,6 +173,15 @@ def test_every_claim_holds_in_the_passing_namespace() -> None:
         ("phase change", lambda ns: ns["toy_log"][1].__setitem__("second copy", 1.0)),
         ("logit lens", lambda ns: ns.__setitem__("echo", 0.2)),
         ("kv cache", lambda ns: ns.__setitem__("kv_tokens_match", False)),
+        ("architecture", lambda ns: ns.__setitem__("gpt2_count_ties", False)),
+        ("temperature", lambda ns: ns["entropy_by_tau"].__setitem__(4.0, 12.0)),
+        ("mask", lambda ns: ns["mask_rows"]["with the mask"].__setitem__("moved", 1e-9)),
+        ("mask", lambda ns: ns["mask_rows"]["without the mask"].__setitem__("last", 4.1)),
+        ("mask", lambda ns: ns["mask_rows"]["with the mask"].__setitem__("last", 4.5)),
+        ("order", lambda ns: ns["order_rows"].__setitem__("neither (untrained)", 0.01)),
+        ("order", lambda ns: ns["order_rows"].__setitem__("mask only", 0.0)),
+        ("no positions", lambda ns: ns.__setitem__("no_positions_loss", 7.0)),
+        ("no positions", lambda ns: ns.__setitem__("no_positions_loss", 4.8)),
     ],
 )
 def test_a_broken_claim_is_reported_by_name(claim: str, edit) -> None:

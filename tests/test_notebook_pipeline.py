@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import struct
 from pathlib import Path
 
@@ -79,6 +80,39 @@ def test_comparable_text_excludes_tagged_cells_and_nothing_else() -> None:
     assert not changed(  # same size, other pixels: by the documented rule, not compared
         lambda n: n.cells[2].outputs[0].data.__setitem__("image/png", png(100, 50, b"other"))
     )
+
+
+def test_an_inline_png_in_html_counts_by_its_size_and_its_alt_text_is_compared() -> None:
+    """The notebook shows its figures as <img alt=...> in HTML: the pixels are not compared
+    (as for image/png outputs), the size and every other character of the HTML are."""
+
+    def figure(width: int, height: int, pixels: bytes, alt: str) -> bytes:
+        nb = nbformat.v4.new_notebook()
+        img = f'<img src="data:image/png;base64,{png(width, height, pixels)}" alt="{alt}">'
+        nb.cells = [nbformat.v4.new_code_cell("show_figure(fig, alt)", outputs=[
+            nbformat.v4.new_output("display_data", data={"text/html": img,
+                                                         "text/plain": "<HTML>"})])]
+        return as_bytes(notebooks.normalise(nb))
+
+    text = notebooks.comparable_text(figure(640, 480, b"a", "loss falls"))
+    assert '<img src="[image/png 640x480: pixels not compared]" alt="loss falls">' in text
+    assert "base64" not in text
+    assert notebooks.comparable_text(figure(640, 480, b"other pixels", "loss falls")) == text
+    assert notebooks.comparable_text(figure(640, 481, b"a", "loss falls")) != text
+    assert notebooks.comparable_text(figure(640, 480, b"a", "loss rises")) != text
+
+
+def test_committed_figures_have_alt_texts() -> None:
+    """Every figure of the stored notebook is an <img> with a real text alternative."""
+    nb = nbformat.reads(COMMITTED.read_text(encoding="utf-8"), as_version=4)
+    outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
+    assert not any("image/png" in o.get("data", {}) for o in outputs)  # no alt-less images
+    images = [h for o in outputs for h in [o.get("data", {}).get("text/html", "")]
+              if "data:image/png;base64," in h]
+    assert len(images) >= 5
+    for image in images:
+        alt = re.search(r'alt="([^"]*)"', image)
+        assert alt and len(alt.group(1)) > 80 and "No description" not in alt.group(1)
 
 
 def test_normalise_fixes_ids_and_metadata() -> None:
@@ -158,10 +192,11 @@ def test_committed_notebook_is_normalised_and_has_outputs() -> None:
     assert nbformat.writes(notebooks.normalise(copy.deepcopy(nb))).encode() + b"\n" == data
     code = [c for c in nb.cells if c.cell_type == "code"]
     assert all(c.outputs for c in code), "every code cell of the stored notebook has outputs"
-    assert any("image/png" in o.get("data", {}) for c in code for o in c.outputs)
+    assert any("data:image/png;base64," in o.get("data", {}).get("text/html", "")
+               for c in code for o in c.outputs)  # figures, with alt text (test below)
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
     headings = [c.source.splitlines()[0] for c in nb.cells if c.cell_type == "markdown"]
-    for n in range(1, 8):
+    for n in range(1, 9):
         assert any(h.startswith(f"## {n}. ") for h in headings), f"section {n} missing"
     assert any(h.startswith("## Exercises") for h in headings)
 

@@ -21,6 +21,7 @@ not from last-digit noise.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -133,6 +134,38 @@ def _unembedding_share(ns: Namespace) -> bool:
     return 0.25 < ns["unembed_share"] < 0.4  # "about a third" of the work per position
 
 
+def _architecture_counts(ns: Namespace) -> bool:
+    return (ns["small_count_agrees"] is True and ns["gpt2_count_ties"] is True
+            and ns["edit_count_agrees"] is True and ns["chapter5_small"] == 123_689_472)
+
+
+def _entropy_rises_with_temperature(ns: Namespace) -> bool:
+    bits = list(ns["entropy_by_tau"].values())
+    return (ns["entropy_rises"] is True and 0 < bits[0] < bits[-1] < ns["max_entropy"]
+            and all(a < b for a, b in itertools.pairwise(bits)))
+
+
+def _mask_leak(ns: Namespace) -> bool:
+    rows = ns["mask_rows"]
+    masked, leaky = rows["with the mask"], rows["without the mask"]
+    return (leaky["all"] < masked["all"] - 0.2  # lower over all positions: it reads answers
+            and masked["last"] < masked["all"] - 0.2  # the masked model: best at the end
+            and leaky["last"] > leaky["all"] + 0.2  # the leaky one: worst where nothing leaks
+            and masked["moved"] == 0.0 and leaky["moved"] > 1e-3)
+
+
+def _order_test(ns: Namespace) -> bool:
+    rows = ns["order_rows"]
+    return (rows["neither (untrained)"] < 1e-4 and rows["mask only"] > 1e-3
+            and rows["positions and mask"] > 1e-3)
+
+
+def _no_positions_still_learns(ns: Namespace) -> bool:
+    full = ns["mask_rows"]["with the mask"]["all"]
+    return (ns["no_positions_loss"] < math.log(ns["V"]) - 1.0
+            and abs(ns["no_positions_loss"] - full) < 0.3)
+
+
 CLAIMS: dict[str, tuple[str, Callable[[Namespace], bool]]] = {
     "tokenizer": ("section 1: GPT-2's tokenizer facts", _tokenizer),
     "strawberry": ("section 1: ' strawberry' 1 token, 'strawberry' st|raw|berry", _strawberry),
@@ -151,6 +184,13 @@ CLAIMS: dict[str, tuple[str, Callable[[Namespace], bool]]] = {
     "kv cache": ("section 7: same tokens with the cache; 73,728 B per token", _cache_same_tokens),
     "positions": ("section 7: about a hundred times as many positions", _many_more_positions),
     "unembedding": ("section 7: the unembedding is about a third of the work", _unembedding_share),
+    "architecture": ("sections 2, 7, 8: counts equal Chapter 5's formula", _architecture_counts),
+    "temperature": ("section 3: the entropy rises with tau, below log2 V",
+                    _entropy_rises_with_temperature),
+    "mask": ("section 8: without the mask the loss leaks, and the last position fails",
+             _mask_leak),
+    "order": ("section 8: order test, invariant only without positions and mask", _order_test),
+    "no positions": ("section 8: the model without wpe still learns", _no_positions_still_learns),
 }
 
 
