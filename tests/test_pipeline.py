@@ -336,18 +336,23 @@ NOTEBOOK = '# %% [markdown]\n# A fixture notebook.\n\n# %%\nprint(6 * 7)\n'
 
 @pytest.mark.slow
 def test_notebooks_execute_when_stale_check_catches_drift_and_a_failure_writes_nothing(
-    repo: Path,
+    repo: Path, tmp_path: Path
 ) -> None:
     """One test for the notebook path, as each execution starts a kernel (seconds): four
-    executions prove staleness, drift and failure. That `check` passes on an unchanged notebook
-    is proved by `make check` on the committed companion notebook and, with execution stubbed,
-    by test_notebook_pipeline.py."""
+    executions prove staleness, drift and failure, and that an execution, passing or failing,
+    leaves nothing in TMPDIR (the kernel's connection file holds its key). That `check` passes
+    on an unchanged notebook is proved by `make check` on the committed companion notebook and,
+    with execution stubbed, by test_notebook_pipeline.py."""
     (repo / "notebooks").mkdir()
     source = repo / "notebooks" / "tiny_book.py"
     source.write_text(NOTEBOOK)
     target = repo / "docs" / "notebooks" / "tiny-book.ipynb"
-    first = run(repo, "regenerate")  # execution 1
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    in_scratch = {**os.environ, "TMPDIR": str(scratch)}
+    first = run(repo, "regenerate", env=in_scratch)  # execution 1
     assert first.returncode == 0, first.stderr
+    assert list(scratch.iterdir()) == []
     assert "wrote docs/notebooks/tiny-book.ipynb" in first.stdout
     stored = '"text": [\n      "42\\n"'
     assert stored in target.read_text()
@@ -369,8 +374,9 @@ def test_notebooks_execute_when_stale_check_catches_drift_and_a_failure_writes_n
     # a failing cell stops regeneration and leaves the stored notebook as it was
     before = snapshot(repo)
     source.write_text(NOTEBOOK + "\n# %%\nraise ValueError('broken cell')\n")
-    result = run(repo, "regenerate")  # execution 4
+    result = run(repo, "regenerate", env=in_scratch)  # execution 4
     assert result.returncode == 1
+    assert list(scratch.iterdir()) == []
     assert "notebooks/tiny_book.py failed; docs/notebooks/tiny-book.ipynb left as it was" in (
         result.stderr
     )
