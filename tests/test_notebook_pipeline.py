@@ -1,6 +1,13 @@
 """How the pipeline executes, stores and compares the companion notebooks
 (`explainer_tools.notebooks`, `pipeline.notebook_differences`). (The notebook's own toolkit:
-test_gpt_lab.py.)"""
+test_gpt_lab.py.)
+
+Executing the companion notebook takes minutes, so one test here does it
+(`test_fresh_execution_matches_the_committed_notebook`), and it skips under `make test`, whose
+`make check` has just executed every notebook and compared it with the committed copy. Every
+other test uses a small notebook built here, or the committed one with execution stubbed; the
+staleness, drift and failure paths on a two-cell notebook are in test_pipeline.py.
+"""
 
 from __future__ import annotations
 

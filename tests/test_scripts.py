@@ -7,6 +7,7 @@ A new chapter needs no test file of its own: `explainer_code/chNN_*.py` is found
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 import pytest
@@ -108,12 +109,19 @@ def test_torch_scripts_pin_one_thread_when_they_train(script: str) -> None:
         assert "torch.set_num_threads(1)" in text
 
 
+@functools.cache
+def page_texts() -> dict[str, str]:
+    """Every page's text, read once for the whole module (the pages do not change under it)."""
+    return {page.name: page.read_text(encoding="utf-8") for page in markdown_pages()}
+
+
+@functools.cache
 def pages_declaring() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    for page in markdown_pages():
-        front, _ = split_front_matter(page.read_text(encoding="utf-8"))
+    for name, text in page_texts().items():
+        front, _ = split_front_matter(text)
         for script in front.get("scripts") or []:
-            found.setdefault(str(script).rsplit("/", 1)[-1], []).append(page.name)
+            found.setdefault(str(script).rsplit("/", 1)[-1], []).append(name)
     return found
 
 
@@ -122,7 +130,7 @@ def test_pages_embed_the_output_and_a_declaring_page_the_source(script: str) -> 
     """Some page embeds the script's output (or a block of it); a chapter page that lists the
     script in its front matter `scripts:` also embeds its source. (An erratum's script may be
     named only by its evidence items.)"""
-    texts = {page.name: page.read_text(encoding="utf-8") for page in markdown_pages()}
+    texts = page_texts()
     assert any(re.search(rf"<!-- embed: output {re.escape(script)}( \[\d+\])? -->", text)
                for text in texts.values()), f"no page embeds the output of {script}"
     for name in pages_declaring().get(script, []):
