@@ -153,6 +153,10 @@
       return;
     }
     if (!target) return;
+    // The highlight is a class as well as :target: Material's instant navigation may change the
+    // URL with history.pushState, which leaves :target on the old element.
+    document.querySelectorAll(".is-target").forEach((e) => e.classList.remove("is-target"));
+    target.classList.add("is-target");
     for (let node = target.parentElement; node; node = node.parentElement) {
       if (node.tagName === "DETAILS") node.open = true;
     }

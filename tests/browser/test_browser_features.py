@@ -51,6 +51,7 @@ def open_page(browser: Any, server: StaticServer, url_path: str,
     page = context.new_page()
     page.goto(server.url(url_path), wait_until="load")
     page.wait_for_function(WAIT_FONTS, timeout=MATHJAX_TIMEOUT_MS)
+    page.wait_for_load_state("networkidle")  # Material's scripts set up (instant navigation)
     return context, page
 
 

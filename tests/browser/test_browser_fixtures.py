@@ -120,11 +120,11 @@ FAULT_PAGES = {
         This page loads a script from another host.
         """,
     # A formula KaTeX cannot parse fails the build (tests/test_math_render.py); this one is
-    # written as raw HTML the build does not recognise, so it reaches the page as TeX.
+    # written as a raw HTML block the build does not recognise, so it reaches the page as TeX.
     "bad-formula": """\
         # A formula the build left alone
 
-        Half of it: <span class='arithmatex'>\\(\\frac{1}{2}\\)</span>.
+        <div class='arithmatex'>\\(\\frac{1}{2}\\)</div>
         """,
     "raw-tex": """\
         # Raw TeX after prose
