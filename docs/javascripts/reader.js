@@ -168,8 +168,7 @@
   //   stay links, so a screen reader lists them and reads them with their description;
   // - Material's search dialog gets a name, and a navigation section whose label holds only an
   //   icon (a section with an index page) gets its section's name;
-  // - a region that scrolls sideways (a notebook's code cell) can be reached and scrolled from
-  //   the keyboard.
+  // - a region that scrolls sideways can be reached and scrolled from the keyboard.
   const OUT_OF_TAB_ORDER = "a.num, a[href*='#out-']";
   function accessible() {
     document.querySelectorAll(OUT_OF_TAB_ORDER).forEach((el) => el.setAttribute("tabindex", "-1"));
@@ -187,12 +186,21 @@
       hidden.textContent = name;
       label.appendChild(hidden);
     });
-    document.querySelectorAll(".jp-Cell .highlight-ipynb, .jp-OutputArea-output pre").forEach((box) => {
+    focusableScrollers();
+  }
+
+  // A box that scrolls sideways (a wide table, a long display formula, a notebook cell) gets a
+  // tab stop, so the keyboard can scroll it; checked again when the width changes.
+  const SCROLLERS = ".md-typeset__scrollwrap, .katex-display, .jp-Cell .highlight-ipynb, " +
+                    ".jp-OutputArea-output pre";
+  function focusableScrollers() {
+    document.querySelectorAll(SCROLLERS).forEach((box) => {
       if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");
       }
     });
   }
+  window.addEventListener("resize", focusableScrollers);
 
   // Material adds a <nav> of buttons to each code block as it mounts it; unnamed, they are
   // landmarks no screen reader can tell apart. Each gets the name of its block.
