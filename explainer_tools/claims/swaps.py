@@ -87,14 +87,9 @@ def check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRep
                 continue
             message = _symbol_mismatch(unit, token, outputs)
             if message:
-                report.errors.append(ClaimError(page, line, message, token.text))
                 flagged.add((line, token.text))
-        for token in unit.numbers:
-            line = element.line + element.text.count("\n", 0, token.start)
-            if token.value is None or (line, token.text) in flagged or any(
-                    token.value in w.values for w in element.waivers):
-                continue
-            message = _label_mismatch(unit, token, outputs)
+            else:
+                message = _label_mismatch(unit, token, outputs)
             if message:
                 report.errors.append(ClaimError(page, line, message, token.text))
         if element.kind == "row":
