@@ -257,3 +257,76 @@ def test_probe_units_a_line_that_writes_its_other_numbers_in_bits(outputs: Outpu
     assert errors("The code is +2.0 bits longer (output [4]).", line) == []
     assert errors("The code is +2.0 nats longer (output [4]).", line) == ["+2.0"]
     assert unit_after("-nat message")[0] == "nats"
+
+
+def test_probe_units_a_line_that_takes_ln_is_in_nats(outputs: Outputs) -> None:
+    """'-ln(P)/N tends to 0.02258': a logarithm and no unit on the line, so nats, not bits (the
+    script's output writes bits elsewhere; Chapter 1's unit miss)."""
+    line = Outputs({"probe.py": OUTPUT.replace("[4] counts 17 and 42",
+                                               "[4] -ln(P)/N tends to 0.02258")})
+    assert errors("The rate is 0.02258 nats (output [4]).", line) == []
+    report = check("The rate is 0.02258 bits (output [4]).", line)
+    assert [e.number for e in report.errors] == ["0.02258"]
+    assert "takes a logarithm in nats" in report.errors[0].message
+
+
+def test_probe_units_ln_2_converts_so_either_unit_may_be_meant() -> None:
+    """'K ln 2' on a line multiplies bits into nats: K may be in bits (Chapter 22's 115,860)."""
+    assert kinds_named("sqrt(K ln 2 / 2N): K = 115,860")[2] == {"nats", "bits"}
+    assert kinds_named("-ln(P)/N tends to 0.02258")[2] == {"nats"}
+
+
+def test_probe_units_a_line_in_bits_with_ln_2_is_not_in_nats(outputs: Outputs) -> None:
+    """'loss at p = 1 is 1.0000 bits (a / ln 2 = 0.7213)': the line writes bits after its
+    numbers, so its 1 is not in nats although it takes ln 2 (Chapter 12's unit miss)."""
+    line = Outputs({"probe.py": OUTPUT.replace(
+        "[4] counts 17 and 42", "[4] loss at p = 1 is 1.0000 bits (a / ln 2 = 0.7213)")})
+    assert errors("A sure prediction costs 1 bit (output [4]).", line) == []
+    assert errors("A sure prediction costs 1 nat (output [4]).", line) == ["1"]
+
+
+def test_probe_units_a_block_that_writes_bytes_is_not_in_bits(outputs: Outputs) -> None:
+    """'256 bytes' on one line of a block and '256 + j' on the next: the block writes units of
+    data after its numbers, bytes only, so 256 bits is wrong (Chapter 4's unit miss)."""
+    block = Outputs({"probe.py": OUTPUT.replace(
+        "[4] counts 17 and 42", "[4] V = 50,257 = 256 bytes + 50,000 merges\n    id 256 + j")})
+    assert errors("After the 256 nats come the merges (output [4]).", block) == ["256"]
+    assert errors("After the 256 bytes come the merges (output [4]).", block) == []
+    assert errors("After the 256 bits come the merges (output [4]).", block) == ["256"]
+
+
+# --- the connective order rule --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "wrong"), [
+    ("The loss is 3.850 against 5.479 (output [3]).", False),
+    ("The loss is 5.479 against 3.850 (output [3]).", True),
+    ("The losses are 3.850 bits and 5.479 bits (output [3]).", False),
+    ("The losses are 5.479 bits and 3.850 bits (output [3]).", True),
+    ("The losses are 5.479 merged and 3.850 unmerged (output [3]).", False),  # words say which
+    ("The loss lies between 5.479 and 3.850 (output [3]).", False),  # a range: its own order
+    ("The loss went from 5.479 to 3.850 (output [3]).", False),  # a change
+    ("It holds 2.827 against 4.228 (output [2]).", False),  # two lines: no order between them
+])
+def test_probe_sentences_bare_connective_in_the_printed_order(sentence: str, wrong: bool,
+                                                              outputs: Outputs) -> None:
+    found = errors(sentence, outputs)
+    assert bool(found) == wrong, found
+    if wrong:
+        report = check(sentence, outputs)
+        assert "prints them in the other order" in report.errors[0].message
+
+
+def test_probe_sentences_a_swap_on_a_real_page_is_caught() -> None:
+    """Chapter 19's question quotes the unmerged and the merged loss in the printed order;
+    swapped, the connective order rule reports it (a sentence-swap mutant of the harness)."""
+    page = REPO_ROOT / "docs/chapters/19-lora.md"
+    text = page.read_text(encoding="utf-8")
+    right = "the model's loss is 3.850 bits unmerged against 5.479 merged"
+    assert right in text
+    outputs = Outputs.from_dir(REPO_ROOT / "outputs")
+    bare = text.replace(right, "the model's losses are 3.850 bits against 5.479")
+    assert check_page(bare, "docs/chapters/19-lora.md", outputs).errors == []
+    swapped = bare.replace("3.850 bits against 5.479", "5.479 bits against 3.850")
+    found = check_page(swapped, "docs/chapters/19-lora.md", outputs).errors
+    assert [e.number for e in found] == ["3.850"]

@@ -1,5 +1,6 @@
-"""Two rules that need no output line: plain arithmetic in math must hold up to rounding, and a
-bracketed list must not be printed only in another order."""
+"""Three rules on how numbers stand together: plain arithmetic in math must hold up to rounding,
+a bracketed list must not be printed only in another order, and two numbers joined by a bare
+connective ("4.541 against 3.935") must stand in the order their output line prints them."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from explainer_tools.claims.outputs import Outputs
 from explainer_tools.claims.page import (
     _Unit,
 )
+from explainer_tools.claims.swaps import _printed_once
 
 # ---------------------------------------------------------------------------------------------
 # The arithmetic rule
@@ -135,3 +137,68 @@ def check_tuples(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -
             report.errors.append(ClaimError(page, line, (
                 f"the list ({', '.join(map(str, values))}) is printed only in another order: "
                 f"{reordered[0].strip()!r} (swapped numbers?)")))
+
+
+# what may stand between two numbers that the words around them do not tell apart: a unit,
+# punctuation, math delimiters and one connective ("4.927 against 4.228", "3.850 bits and
+# 5.479", "4.775 ± 0.008", "10 to 100"); a clause mark (";", ":") or any other word ends the pair
+_GAP = r"(?:\s|\\[()]|[{}])*"
+_UNIT = r"(?:(?:bits?|nats?|\\?%)" + _GAP + ")?"
+CONNECTIVE = re.compile(_GAP + _UNIT + r",?" + _GAP + r"(?:(?:and|against|versus|vs\.|or|to|±|"
+                        r"\\pm|\+-|/|=|\+)" + _GAP + ")?")
+# "0.0612 at N = 400": a value, then the setting it was found at, which the output prints first
+AT_SETTING = re.compile(_GAP + _UNIT + r",?" + _GAP + r"at" + _GAP + r"(?:\\?[A-Za-z]+"
+                        r"(?:_\{?[A-Za-z0-9]+\}?)?" + _GAP + "=" + _GAP + ")?")
+# ranges and changes: "between 2 and 3", "from 6.5606 to 6.5585" read in their own order
+_RANGE_BEFORE = re.compile(r"(?:\bbetween|\bfrom)" + _GAP + "$")
+
+
+def _expected_order(between: str, before: str) -> int:
+    """How two numbers joined by `between` must stand on their output line: 1 in the line's
+    order (a bare connective), -1 in the other (a value "at" its setting), 0 either."""
+    if _RANGE_BEFORE.search(before):
+        return 0
+    if CONNECTIVE.fullmatch(between):
+        return 1
+    return -1 if AT_SETTING.fullmatch(between) else 0
+
+
+def check_connected_order(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
+    """The connective order rule, against numbers swapped in a sentence (issue 31). Two
+    neighbouring numbers of one sentence or list item, joined by nothing but a bare connective
+    (`CONNECTIVE`), that their cited block(s) print once each on one line, must stand in the
+    order of that line: the words do not say which is which, so the reader can only take them
+    in the output's order. A value "at" its setting ("0.0612 at N = 400") stands in the other
+    order, as outputs print the setting first (unless the output writes "at" between them too).
+    A range or change ("between a and b", "from a
+    to b") is exempt."""
+    element = unit.element
+    if element.kind == "row":
+        return
+    text = element.text
+    flagged = {(e.line, e.number) for e in report.errors}
+    numbers = [t for t in unit.numbers if unit.start <= t.start < unit.end]
+    for a, b in itertools.pairwise(numbers):
+        if a.value is None or b.value is None or a.value == b.value or any(
+                t.value in w.values for w in element.waivers for t in (a, b)):
+            continue
+        order = _expected_order(text[a.end:b.start], text[max(0, a.start - 12):a.start])
+        if not order:
+            continue
+        first, second = _printed_once(unit, a, outputs), _printed_once(unit, b, outputs)
+        if first is None or second is None or first[:3] != second[:3] or (
+                second[3] - first[3]) * order > 0:
+            continue
+        block_text = (outputs.blocks(first[0]) or {})[first[1]].text
+        if order < 0 and re.search(r"\bat\b", block_text[first[3]:second[3]]):
+            continue  # the output writes "a at x = b" itself
+        line = element.line + text.count("\n", 0, b.start)
+        if (line, b.text) in flagged:
+            continue
+        printed = (outputs.blocks(first[0]) or {})[first[1]].lines[first[2]]
+        joined = text[a.end:b.start].strip()
+        report.errors.append(ClaimError(page, line, (
+            f"{a.text} and {b.text} are joined by {joined!r} alone, so only their order says "
+            f"which is which, and [{first[1]}] of {first[0]} prints them "
+            f"{'in the other order' if order > 0 else 'in this order, the setting last'}: "
+            f"{printed.strip()!r} (swapped numbers? if not, say which is which)"), b.text))

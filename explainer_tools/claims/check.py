@@ -10,7 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explainer_tools.blocks import BlockError
-from explainer_tools.claims.arithmetic import check_arithmetic, check_tuples
+from explainer_tools.claims.arithmetic import (
+    check_arithmetic,
+    check_connected_order,
+    check_tuples,
+)
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
 from explainer_tools.claims.numbers import (
     Token,
@@ -131,6 +135,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     check_order(units, page, outputs, report)
     for unit in units:
         check_tuples(unit, page, outputs, report)
+        check_connected_order(unit, page, outputs, report)
     for element in elements:
         for kind, start, end in _analyse(element.text, False)[0]:
             if kind != "math":

@@ -362,23 +362,34 @@ def unit_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citat
             f"{line.strip()!r} (a wrong unit?)")
 
 
+_DATA = ("information", "size")  # bits and bytes: amounts of data, easily mixed up
+
+
 def _unit_named(kind: str, scopes: Iterable[tuple[set[str], set[str], set[str]]]) -> str:
     """Whether a number printed with no unit may be in `kind`, from what its scopes (its line,
     its block, the script's whole output; each as `kinds_named`) say, nearest first: a scope
     that writes `kind` as a label or after a number says yes, and so does a logarithm on the
     number's own line (`ln`: nats); a scope whose labels name other kinds only says no, and so
     does its line when it writes its other numbers in another unit of the same dimension (bits
-    beside the prose's nats); when no scope uses `kind`, no. Returns "" for yes, else why not."""
+    beside the prose's nats), or when it takes a logarithm of the dimension and names no unit
+    (`ln` on a line: not bits); a block that writes units of data (bits, bytes, MB) after its
+    numbers but never `kind` says no; when no scope uses `kind`, no. Returns "" for yes, else
+    why not."""
     names = ("line", "block", "script's output")
     for index, ((labels, attached, logs), name) in enumerate(zip(scopes, names, strict=True)):
-        used = labels | attached | (logs if index == 0 else set())
-        if kind in used:
+        alike = sorted(k for k in attached if DIMENSION[k] == DIMENSION[kind] and k != kind)
+        if kind in labels | attached or (index == 0 and kind in logs and not alike):
             return ""
         if labels:
             return f"its {name} labels its numbers {', '.join(sorted(labels))}"
-        alike = sorted(k for k in attached if DIMENSION[k] == DIMENSION[kind])
         if index == 0 and alike:
             return f"its line writes its other numbers in {', '.join(alike)}"
+        logged = sorted(k for k in logs if DIMENSION[k] == DIMENSION[kind])
+        if index == 0 and logged and not attached:
+            return f"its line takes a logarithm in {', '.join(logged)}"
+        data = sorted(k for k in attached if DIMENSION[k] in _DATA and DIMENSION[kind] in _DATA)
+        if index == 1 and data:
+            return f"its block writes {', '.join(data)} after its numbers, never {kind}"
     return f"nothing in the script's output is in {kind}"
 
 

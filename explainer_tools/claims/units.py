@@ -88,7 +88,8 @@ def kinds_named(text: str) -> tuple[set[str], set[str], set[str]]:
 
     A label is a unit word that does not stand right after a number ("(bits per token)", "loss
     (bits)", "in nats"): it says what the numbers near it are in. A unit after a number belongs
-    to that number. A logarithm implies a unit: `ln` nats, `log2` bits.
+    to that number. A logarithm implies a unit: `ln` nats, `log2` bits; `ln 2`, the factor
+    between them, either.
 
     >>> labels, attached, logs = kinds_named("bound (bits per token): 3.21; time 0.9 s; -ln(P)")
     >>> sorted(labels), sorted(attached), sorted(logs)
@@ -108,6 +109,8 @@ def kinds_named(text: str) -> tuple[set[str], set[str], set[str]]:
             attached.add(after[0])
     if re.search(r"(?<![A-Za-z_])ln(?![A-Za-z_])", text):
         logs.add("nats")
+    if re.search(r"(?<![A-Za-z_])ln\s*\(?2(?![0-9.])", text):
+        logs.add("bits")  # ln 2 converts between bits and nats: either may be meant
     if re.search(r"(?<![A-Za-z_])log2(?![A-Za-z_0-9])", text):
         logs.add("bits")
     return labels, attached, logs
