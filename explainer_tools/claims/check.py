@@ -7,6 +7,7 @@ import re
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 from explainer_tools.blocks import BlockError
@@ -37,7 +38,6 @@ from explainer_tools.claims.page import (
 )
 from explainer_tools.claims.swaps import (
     check_order,
-    check_uncited,
     column_of,
     line_mismatch,
     unit_mismatch,
@@ -290,6 +290,29 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             message += f"; closest there: {closest.text} in {where}"
             message += f" (near miss: {kind})" if kind else ""
         report.errors.append(ClaimError(page, line, message, token.text))
+
+
+def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> None:
+    """An uncited number that no output of the page's scripts prints is an error: it can only
+    be a claim nothing checks. (One that some output prints stays a listed warning: the prose
+    may restate it without a citation.) The page's scripts: those its front matter declares,
+    its erratum evidence names and its citations cite."""
+    scripts = set(declared) | {script for script, _ in report.cited}
+    printed: set[Decimal] = set()
+    for script in sorted(scripts):
+        printed |= outputs.all_values(script)
+    reported = {error.line for error in report.errors}  # e.g. a citation that did not resolve
+    for occurrence in report.uncited:
+        if occurrence.offset in report.uncited_errors or occurrence.value in printed or (
+                occurrence.line in reported):
+            continue
+        where = ", ".join(sorted(scripts)) or "none: the page declares no scripts"
+        report.errors.append(ClaimError(
+            report.page, occurrence.line,
+            f"{occurrence.text} is uncited, and no output of the page's scripts ({where}) "
+            "prints it: cite the block that prints it, e.g. (output [N] of chNN_topic.py), or "
+            "waive it with a reason: <!-- claims: waive "
+            f"{occurrence.text} \"why it needs no script\" -->", occurrence.text))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable
-from decimal import Decimal
 
 from explainer_tools.claims.model import Citation, ClaimError, PageReport
 from explainer_tools.claims.numbers import (
@@ -48,10 +47,13 @@ def check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRep
     an error on the second of them."""
     flagged = {(e.line, e.number) for e in report.errors}
     columns: dict[tuple[int, int], list[tuple[int, tuple[str, int, int, int], Token, int]]] = {}
+    labelled: dict[int, list[tuple[_Unit, tuple[str, int, int] | None]]] = {}
     for unit in units:
         element = unit.element
         placed = []
         row_line = _row_line(unit, outputs) if element.kind == "row" else None
+        if element.kind == "row":
+            labelled.setdefault(element.group, []).append((unit, row_line))
         for token in unit.numbers:
             if token.value is None or any(token.value in w.values for w in element.waivers):
                 continue
@@ -70,16 +72,9 @@ def check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRep
             if where is not None:
                 placed.append((token, where, line))
         if row_line is not None:
-            on_line = [(t, w, ln) for t, w, ln in placed if w[:3] == row_line and (
-                _alone_in_cell(unit, t) or _list_cell(element, t.start)) and _cell_index(
-                element, t.start) > 0]
-            named = (outputs.blocks(row_line[0]) or {})[row_line[1]].lines[row_line[2]]
-            for (a, wa, _la), (b, wb, lb) in itertools.pairwise(on_line):
-                if wb[3] < wa[3]:
-                    report.errors.append(ClaimError(page, lb, (
-                        f"{a.text} and {b.text} stand in the other order on the line their "
-                        f"row's label names: {named.strip()!r} (cells swapped?)"), b.text))
-                    flagged.add((lb, b.text))
+            for line, token, message in _row_order(unit, row_line, outputs, flagged):
+                report.errors.append(ClaimError(page, line, message, token.text))
+                flagged.add((line, token.text))
         for token in unit.numbers:
             line = element.line + element.text.count("\n", 0, token.start)
             if token.value is None or (line, token.text) in flagged or any(
@@ -98,6 +93,8 @@ def check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRep
                     cell = _cell_index(element, token.start)
                     columns.setdefault((element.group, cell), []).append(
                         (element.start, where, token, line))
+    for rows in labelled.values():
+        _check_row_labels(rows, page, outputs, report)
     for entries in columns.values():
         entries.sort(key=lambda entry: entry[0])
         _check_column_places(entries, page, outputs, report)
@@ -107,6 +104,57 @@ def check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageRep
                     f"{b.text} comes after {a.text} in its table column, but [{wb[1]}] of "
                     f"{wb[0]} prints it on an earlier line (numbers swapped between rows?)"),
                     b.text))
+
+
+def _row_order(unit: _Unit, row_line: tuple[str, int, int], outputs: Outputs,
+               flagged: set[tuple[int, str]]) -> list[tuple[int, Token, str]]:
+    """The row-order rule: the number cells of a row (after its label; one number each, or a
+    list) must be printings of the line the label names, in the line's order. A value printed
+    there more than once takes its first printing after the cell before (the greedy match,
+    which finds an order whenever one exists); a cell whose value the line prints only before
+    that point stands out of order: (its page line, its token, the message) each."""
+    element = unit.element
+    script, number, index = row_line
+    text, _words, printed = outputs.line_words(script, number)[index]
+    errors = []
+    position = -1
+    previous: Token | None = None
+    for token in unit.numbers:
+        line = element.line + element.text.count("\n", 0, token.start)
+        if token.value is None or (line, token.text) in flagged or _cell_index(
+                element, token.start) < 1 or not (_alone_in_cell(unit, token) or _list_cell(
+                element, token.start)) or any(token.value in w.values for w in element.waivers):
+            continue
+        places = [t.start for t in printed if t.value == token.value]
+        later = [p for p in places if p > position]
+        if later:
+            position, previous = later[0], token
+        elif places and previous is not None:
+            errors.append((line, token, (
+                f"{previous.text} and {token.text} stand in the other order on the line their "
+                f"row's label names: {text.strip()!r} (cells swapped?)")))
+    return errors
+
+
+def _check_row_labels(rows: list[tuple[_Unit, tuple[str, int, int] | None]], page: str,
+                      outputs: Outputs, report: PageReport) -> None:
+    """The label rule of tables: when the first cells of two rows of a table at least name
+    their output lines (`_row_line`), a row whose first cell holds a number but names no line at
+    all (no line prints it first, with the cell's words) had a number swapped into its label
+    ("degree 1 (0.3789 parameters)"): an error."""
+    if sum(1 for _unit, row_line in rows if row_line is not None) < 2:
+        return
+    flagged = {e.line for e in report.errors}
+    for unit, row_line in rows:
+        first = (_cells(unit.element.text.split("\n", 1)[0]) or [""])[0]
+        numbers = [t for t in unit.numbers if t.start < len(first) + 2 and t.value is not None]
+        if row_line is not None or not numbers or unit.element.line in flagged or _row_lines(
+                unit, outputs) != []:
+            continue
+        report.errors.append(ClaimError(page, unit.element.line, (
+            f"the row's label {first.strip()!r} names no line of "
+            f"{'; '.join(c.describe() for c in unit.citations)}, while the table's other rows "
+            "name theirs (a number swapped into the label?)"), numbers[0].text))
 
 
 def _line_labels(line: str, printed: list[Token]) -> list[tuple[Token, set[str]]]:
@@ -254,13 +302,21 @@ def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
 
 
 def _row_line(unit: _Unit, outputs: Outputs) -> tuple[str, int, int] | None:
-    """The output line a table row copies, named by its first cell: (script, block, line index).
-    A first cell holding one number names the one line of the cited block(s) whose first
-    printed number it is; a first cell of words names the one line holding all of them."""
+    """The one output line a table row copies (`_row_lines`), or None."""
+    found = _row_lines(unit, outputs)
+    return found[0] if found is not None and len(found) == 1 else None
+
+
+def _row_lines(unit: _Unit, outputs: Outputs) -> list[tuple[str, int, int]] | None:
+    """The output lines a table row's first cell names: (script, block, line index) each, or
+    None when it names none by its form. A first cell holding one number names the lines of
+    the cited block(s) whose first printed number it is; a first cell of words names the lines
+    holding all of them, and when it holds numbers too ("bigram counted from 10 documents"),
+    printing them in order."""
     text = unit.element.text.split("\n", 1)[0]
     cells = _cells(text)
     if len(cells) < 2:
-        return None
+        return None  # not a row: it names nothing
     keys = [(c.script, n) for c in unit.citations for n in c.blocks]
     label_numbers = [t for t in unit.numbers if t.start < len(cells[0]) + 2 and t.value is not
                      None]
@@ -271,15 +327,23 @@ def _row_line(unit: _Unit, outputs: Outputs) -> tuple[str, int, int] | None:
             for index, (_t, _w, printed) in enumerate(outputs.line_words(script, number)):
                 if printed and printed[0].value == value:
                     found.append((script, number, index))
-    elif not label_numbers:
+    else:
         words = content_words(cells[0])
+        values = [t.value for t in label_numbers]
         if not words:
-            return None
+            return None  # several numbers and no words: it names nothing
         for script, number in dict.fromkeys(keys):
             for index, (_t, line_words, printed) in enumerate(outputs.line_words(script, number)):
-                if words <= line_words and printed:
+                if words <= line_words and len(printed) > len(values) and _in_order(
+                        values, [t.value for t in printed]):
                     found.append((script, number, index))
-    return found[0] if len(found) == 1 else None
+    return found
+
+
+def _in_order(wanted: list, values: list) -> bool:
+    """Whether `wanted` is a subsequence of `values`."""
+    rest = iter(values)
+    return all(any(value == w for value in rest) for w in wanted)
 
 
 def _on_row_line(token: Token, row_line: tuple[str, int, int], outputs: Outputs, unit: _Unit
@@ -541,29 +605,6 @@ def _word_position(text: str, word: str) -> int:
         if content_words(match.group()) == {word}:
             return match.start()
     return 0
-
-
-def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> None:
-    """An uncited number that no output of the page's scripts prints is an error: it can only
-    be a claim nothing checks. (One that some output prints stays a listed warning: the prose
-    may restate it without a citation.) The page's scripts: those its front matter declares,
-    its erratum evidence names and its citations cite."""
-    scripts = set(declared) | {script for script, _ in report.cited}
-    printed: set[Decimal] = set()
-    for script in sorted(scripts):
-        printed |= outputs.all_values(script)
-    reported = {error.line for error in report.errors}  # e.g. a citation that did not resolve
-    for occurrence in report.uncited:
-        if occurrence.offset in report.uncited_errors or occurrence.value in printed or (
-                occurrence.line in reported):
-            continue
-        where = ", ".join(sorted(scripts)) or "none: the page declares no scripts"
-        report.errors.append(ClaimError(
-            report.page, occurrence.line,
-            f"{occurrence.text} is uncited, and no output of the page's scripts ({where}) "
-            "prints it: cite the block that prints it, e.g. (output [N] of chNN_topic.py), or "
-            "waive it with a reason: <!-- claims: waive "
-            f"{occurrence.text} \"why it needs no script\" -->", occurrence.text))
 
 
 def column_of(element: _Element, position: int) -> str:
