@@ -307,6 +307,8 @@ def test_probe_units_a_block_that_writes_bytes_is_not_in_bits(outputs: Outputs) 
     ("The loss lies between 5.479 and 3.850 (output [3]).", False),  # a range: its own order
     ("The loss went from 5.479 to 3.850 (output [3]).", False),  # a change
     ("It holds 2.827 against 4.228 (output [2]).", False),  # two lines: no order between them
+    ("The message is 5,120 bits at 100,000 documents (output [3]).", False),  # value at setting
+    ("The message is 100,000 bits at 5,120 documents (output [3]).", True),
 ])
 def test_probe_sentences_bare_connective_in_the_printed_order(sentence: str, wrong: bool,
                                                               outputs: Outputs) -> None:
@@ -314,7 +316,15 @@ def test_probe_sentences_bare_connective_in_the_printed_order(sentence: str, wro
     assert bool(found) == wrong, found
     if wrong:
         report = check(sentence, outputs)
-        assert "prints them in the other order" in report.errors[0].message
+        assert "prints them in" in report.errors[0].message
+
+
+def test_probe_sentences_a_value_at_its_setting_as_the_output_writes_it() -> None:
+    """'0.3744 at eps = 0.05': when the output writes "at" between them itself, that order is
+    right (Chapter 9's median training error)."""
+    line = Outputs({"probe.py": OUTPUT.replace("[4] counts 17 and 42",
+                                               "[4] median 0.3744, at eps = 0.05: bound 1.0810")})
+    assert errors(r"It is 0.3744, at \(\varepsilon=0.05\) (output [4]).", line) == []
 
 
 def test_probe_sentences_a_swap_on_a_real_page_is_caught() -> None:
@@ -330,3 +340,65 @@ def test_probe_sentences_a_swap_on_a_real_page_is_caught() -> None:
     swapped = bare.replace("3.850 bits against 5.479", "5.479 bits against 3.850")
     found = check_page(swapped, "docs/chapters/19-lora.md", outputs).errors
     assert [e.number for e in found] == ["3.850"]
+
+
+# --- row labels with numbers, repeated values, numbers swapped into a label -----------------
+
+BIGRAMS = OUTPUT.replace("[4] counts 17 and 42", """[4] bigram tables:
+    bigram counted from 10 documents     2.8219   KL gap 0.2568
+    bigram counted from 100 documents    2.5955   KL gap 0.0305""")
+
+
+def test_probe_rows_a_label_of_words_and_numbers_names_its_line() -> None:
+    """'bigram counted from 10 documents' names the line holding its words and printing 10 (not
+    the one printing 100); a swap within that row breaks the line's order (Chapter 3's table)."""
+    table = textwrap.dedent("""\
+        The tables of output [4]:
+
+        | predictor | bits per token | KL gap |
+        | --- | --- | --- |
+        | bigram counted from 10 documents | 2.8219 | 0.2568 |
+        | bigram counted from 100 documents | 2.5955 | 0.0305 |
+        """)
+    outputs = Outputs({"probe.py": BIGRAMS})
+    assert errors(table, outputs) == []
+    swapped = table.replace("| 2.8219 | 0.2568 |", "| 0.2568 | 2.8219 |")
+    assert errors(swapped, outputs) == ["2.8219"]
+
+
+def test_probe_rows_a_value_printed_twice_on_the_line_keeps_its_place() -> None:
+    """'0.0001 15 28.9046 7.2569 7.2569 7.3635': 7.2569 is printed twice, so the cells are
+    matched to the line in order, each to its first printing after the cell before (Chapter
+    14's table of weights)."""
+    grid = Outputs({"probe.py": OUTPUT.replace("[4] counts 17 and 42", """[4] by weight:
+    0.0001   15   28.9046   7.2569   7.2569   7.3635
+    0.001    23   25.5814   6.9975   6.9975   7.0918""")})
+    table = textwrap.dedent("""\
+        Output [4]:
+
+        | alpha | extra bits | range | code | valid code | union |
+        | --- | --- | --- | --- | --- | --- |
+        | 0.0001 | 15 | 28.9046 | 7.2569 | 7.2569 | 7.3635 |
+        | 0.001 | 23 | 25.5814 | 6.9975 | 6.9975 | 7.0918 |
+        """)
+    assert errors(table, grid) == []
+    swapped = table.replace("| 28.9046 | 7.2569 | 7.2569 |", "| 7.2569 | 28.9046 | 7.2569 |")
+    assert errors(swapped, grid) == ["28.9046"]
+
+
+def test_probe_rows_a_number_swapped_into_the_label(outputs: Outputs) -> None:
+    """When the table's other rows name their lines, a label that names none ('2.4704', swapped
+    with the cell 11) is an error: the label rule of tables."""
+    table = textwrap.dedent("""\
+        Rows of output [2]:
+
+        | levels | H (bits) | loss |
+        | --- | --- | --- |
+        | 3 | 0.7486 | 4.228 |
+        | 11 | 2.4704 | 2.827 |
+        | 31 | 3.9036 | 2.478 |
+        """)
+    assert errors(table, outputs) == []
+    report = check(table.replace("| 11 | 2.4704 |", "| 2.4704 | 11 |"), outputs)
+    assert {e.line for e in report.errors} == {9}
+    assert any("names no line" in e.message for e in report.errors)
