@@ -402,3 +402,15 @@ def test_probe_rows_a_number_swapped_into_the_label(outputs: Outputs) -> None:
     report = check(table.replace("| 11 | 2.4704 |", "| 2.4704 | 11 |"), outputs)
     assert {e.line for e in report.errors} == {9}
     assert any("names no line" in e.message for e in report.errors)
+
+
+def test_probe_sentences_a_pair_printed_twice_keeps_the_printed_order() -> None:
+    """Values printed more than once still have an order when a word joins them: some line
+    must print them in the sentence's order; with only an operator or a comma between them
+    (parts of a formula, a list of fractions), only values printed once each count."""
+    twice = Outputs({"probe.py": OUTPUT.replace("[4] counts 17 and 42", """[4] merged:
+    unmerged 3.850 bits, merged 5.479 bits
+    again: unmerged 3.850 bits, merged 5.479 bits""")})
+    assert errors("The losses are 3.850 against 5.479 (output [4]).", twice) == []
+    assert errors("The losses are 5.479 against 3.850 (output [4]).", twice) == ["3.850"]
+    assert errors(r"The sum \(5.479+3.850\) (output [4]).", twice) == []

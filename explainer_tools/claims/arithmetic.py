@@ -18,7 +18,6 @@ from explainer_tools.claims.outputs import Outputs
 from explainer_tools.claims.page import (
     _Unit,
 )
-from explainer_tools.claims.swaps import _printed_once
 
 # ---------------------------------------------------------------------------------------------
 # The arithmetic rule
@@ -147,7 +146,7 @@ _UNIT = r"(?:(?:bits?|nats?|\\?%)" + _GAP + ")?"
 CONNECTIVE = re.compile(_GAP + _UNIT + r",?" + _GAP + r"(?:(?:and|against|versus|vs\.|or|to|±|"
                         r"\\pm|\+-|/|=|\+)" + _GAP + ")?")
 # "0.0612 at N = 400": a value, then the setting it was found at, which the output prints first
-AT_SETTING = re.compile(_GAP + _UNIT + r",?" + _GAP + r"at" + _GAP + r"(?:\\?[A-Za-z]+"
+AT_SETTING = re.compile(_GAP + _UNIT + r"at" + _GAP + r"(?:\\?[A-Za-z]+"
                         r"(?:_\{?[A-Za-z0-9]+\}?)?" + _GAP + "=" + _GAP + ")?")
 # ranges and changes: "between 2 and 3", "from 6.5606 to 6.5585" read in their own order
 _RANGE_BEFORE = re.compile(r"(?:\bbetween|\bfrom)" + _GAP + "$")
@@ -185,20 +184,42 @@ def check_connected_order(unit: _Unit, page: str, outputs: Outputs, report: Page
         order = _expected_order(text[a.end:b.start], text[max(0, a.start - 12):a.start])
         if not order:
             continue
-        first, second = _printed_once(unit, a, outputs), _printed_once(unit, b, outputs)
-        if first is None or second is None or first[:3] != second[:3] or (
-                second[3] - first[3]) * order > 0:
-            continue
-        block_text = (outputs.blocks(first[0]) or {})[first[1]].text
-        if order < 0 and re.search(r"\bat\b", block_text[first[3]:second[3]]):
-            continue  # the output writes "a at x = b" itself
+        # a word or '±' joins quoted numbers; an operator or a comma may join parts of a
+        # formula or a list of fractions, so there only numbers printed once count
+        once = not re.search(r"[A-Za-z±]|\\pm|\+-", text[a.end:b.start].replace("bit", ""))
+        printed = _against_order(unit, a, b, order, outputs, once)
         line = element.line + text.count("\n", 0, b.start)
-        if (line, b.text) in flagged:
+        if printed is None or (line, b.text) in flagged:
             continue
-        printed = (outputs.blocks(first[0]) or {})[first[1]].lines[first[2]]
+        script, number, printed = printed
+        first = (script, number)
         joined = text[a.end:b.start].strip()
         report.errors.append(ClaimError(page, line, (
             f"{a.text} and {b.text} are joined by {joined!r} alone, so only their order says "
             f"which is which, and [{first[1]}] of {first[0]} prints them "
             f"{'in the other order' if order > 0 else 'in this order, the setting last'}: "
             f"{printed.strip()!r} (swapped numbers? if not, say which is which)"), b.text))
+
+
+def _against_order(unit: _Unit, a: Token, b: Token, order: int, outputs: Outputs,
+                   once: bool) -> tuple[str, int, str] | None:
+    """Where the cited block(s) print `a` and `b` against `order` (1: b after a; -1: b before
+    a, unless the line writes "at" between them), on a line that prints each once: (script,
+    block, that line); None when some line prints them in that order, or none prints both,
+    and with `once`, unless the cited block(s) print each of them exactly once."""
+    against = None
+    keys = list(dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks))
+    if once and any(sum(1 for key in keys for t in outputs.values(*key) if t.value == v) != 1
+                    for v in (a.value, b.value)):
+        return None
+    for key in keys:
+        for line_text, _words, printed in outputs.line_words(*key):
+            starts = [t.start for t in printed if t.value == a.value]
+            ends = [t.start for t in printed if t.value == b.value]
+            for p, q in itertools.product(starts, ends):
+                if (q - p) * order > 0 or (order < 0 and re.search(
+                        r"\bat\b", line_text[min(p, q):max(p, q)])):
+                    return None
+            if len(starts) == 1 and len(ends) == 1:
+                against = against or (key[0], key[1], line_text)
+    return against

@@ -5,6 +5,7 @@ waivers. The line structure (front matter, fences, comments, embed regions) is `
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -88,7 +89,16 @@ def _blank_prefix(line: str, end: int) -> str:
 
 def _split_front_matter(text: str) -> tuple[dict, int]:
     """The front matter as a dict ({} when invalid) and the offset where the body starts."""
-    scanned = scan(text[:FRONT_MATTER.match(text).end()] if FRONT_MATTER.match(text) else "")
+    match = FRONT_MATTER.match(text)
+    front, body_start = _scan_front_matter(text[:match.end()] if match else "")
+    return dict(front), body_start
+
+
+@functools.lru_cache(maxsize=256)
+def _scan_front_matter(front: str) -> tuple[dict, int]:
+    """The YAML of a front matter, parsed once per text (the mutation harness checks a page
+    hundreds of times with the same front matter)."""
+    scanned = scan(front)
     return scanned.front, scanned.body_start
 
 
@@ -275,6 +285,11 @@ def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
 
 def _cells(row: str) -> list[str]:
     """The cells of a table row, splitting at pipes outside code and math."""
+    return list(_row_cells(row))
+
+
+@functools.lru_cache(maxsize=8192)
+def _row_cells(row: str) -> tuple[str, ...]:
     masked = INLINE.sub(lambda m: " " * len(m.group()), row).replace("\\|", "  ")
     inner = masked.strip()
     lead = len(masked) - len(masked.lstrip())
@@ -287,7 +302,7 @@ def _cells(row: str) -> list[str]:
     for piece in inner.split("|"):
         cells.append(row[position:position + len(piece)])
         position += len(piece) + 1
-    return cells
+    return tuple(cells)
 
 
 def _parse_waivers(comment: str, line: int, page: str, errors: list[ClaimError]) -> list[_Waiver]:

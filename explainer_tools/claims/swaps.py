@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterable
@@ -158,6 +159,12 @@ def _check_row_labels(rows: list[tuple[_Unit, tuple[str, int, int] | None]], pag
 
 
 def _line_labels(line: str, printed: list[Token]) -> list[tuple[Token, set[str]]]:
+    """Each number printed on a line of output with its label (`_labels_of`, cached)."""
+    return _labels_of(line, tuple(printed))
+
+
+@functools.lru_cache(maxsize=8192)
+def _labels_of(line: str, printed: tuple[Token, ...]) -> list[tuple[Token, set[str]]]:
     """Each number printed on a line of output with its label: the last content word before it,
     after the number before it and any clause mark ("unmerged 3.850 bits, merged 5.479":
     'merged' labels 5.479)."""
@@ -466,10 +473,15 @@ def context_words(before: str) -> list[str]:
     >>> context_words("12 layers; the token embedding holds ")
     ['hold', 'embedding', 'token']
     """
+    return list(_context_words(before))
+
+
+@functools.lru_cache(maxsize=8192)
+def _context_words(before: str) -> tuple[str, ...]:
     before = re.split(r"[,;:()\[\]0-9]|\.\s", before)[-1]
     words = [w for w in PLAIN_WORD.findall(re.sub(r"\\[A-Za-z]+", " ", before))
              if w.lower() not in STOPWORDS]
-    return [w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word)]
+    return tuple(w for word in reversed(words[-CONTEXT_WORDS:]) for w in content_words(word))
 
 
 def _context(unit: _Unit, token: Token) -> tuple[list[str], int]:
