@@ -74,9 +74,11 @@ written with a unit must be printed with one of its kind, or with none where its
 output says so; `swaps.unit_mismatch`, `units`); a number from another row or swapped with
 another (the row rule, `check.named_row`: a row's label words name one line of the cited block,
 which prints another number written alike in the cell's place, in prose only for a swap; the
-row-line, column-place and column-order rules of `swaps.check_order`; the label rule,
-`swaps._label_mismatch`; the symbol rule, `X = v` printed as `Y = v`; the tuple rule; the
-arithmetic rule, `check.check_arithmetic`); a bad waiver; a page
+row-line, row-order, row-label, column-place and column-order rules of `swaps.check_order`;
+the label rule, `swaps._label_mismatch`; the symbol rule, `X = v` printed as `Y = v`; the tuple
+rule; the connective order rule, `arithmetic.check_connected_order`: two numbers joined by a
+bare "and", "against", "±", ... in the order a line prints them; the arithmetic rule,
+`check.check_arithmetic`); a bad waiver; a page
 that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
 page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page
 cites.
