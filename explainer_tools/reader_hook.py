@@ -19,6 +19,7 @@ Errors stop the build with the page and line (the book never ships a dangling re
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 import sys
 from dataclasses import dataclass, field
@@ -30,7 +31,16 @@ from mkdocs.structure.files import File, Files
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools import bibliography, book, crossref, glossary, ledger, number_links, verified
+from explainer_tools import (
+    bibliography,
+    book,
+    build_cache,
+    crossref,
+    glossary,
+    ledger,
+    number_links,
+    verified,
+)
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
 from explainer_tools.layout import OUTPUT_DIR
@@ -56,6 +66,7 @@ class _State:
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
+    tools_digest: str = ""  # of explainer_tools' sources, once per process
 
 
 STATE = _State()
@@ -101,6 +112,40 @@ def _bibliography_markdown(entries: dict[str, bibliography.Entry]) -> str:
     return "\n".join(lines)
 
 
+def _tools_digest() -> str:
+    """The claim check's code (and every tool it may import): part of each cached result's key."""
+    tools = Path(__file__).resolve().parent
+    return build_cache.digest(b"".join(p.read_bytes() for p in sorted(tools.rglob("*.py"))))
+
+
+def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
+    """The claim check's verified numbers per page, as offsets into the page's source, each page
+    checked only when it, the outputs or the tools changed (`make serve` re-checks the edited
+    page alone)."""
+    outputs = build_cache.digest(sorted(STATE.outputs.items()))
+    key_of = {src: [STATE.tools_digest, outputs, src, text]
+              for src, text in sources.items() if (ROOT / "docs" / src).is_file()}
+    memo = build_cache.memo("numbers", "claims api v1")
+    result: dict[str, list[number_links.NumberLink]] = {}
+    missing = []
+    for src, key in key_of.items():
+        cached = memo.get(key)
+        if cached is None:
+            missing.append(src)
+        else:
+            result[src] = [number_links.NumberLink(*row) for row in cached]
+    if missing:
+        checked = verified_numbers(ROOT, [ROOT / "docs" / src for src in missing])
+        for src in missing:
+            claims = checked.get(f"docs/{src}")
+            links = [number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
+                                             v.output_line, v.output_text)
+                     for v in (claims.verified if claims else [])]
+            memo.put(key_of[src], [dataclasses.astuple(link) for link in links])
+            result[src] = links
+    return {src: links for src, links in result.items() if links}
+
+
 def _load_numbers(sources: dict[str, str]) -> None:
     """The claim check's verified numbers, as offsets into each page's Markdown body."""
     STATE.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
@@ -110,16 +155,9 @@ def _load_numbers(sources: dict[str, str]) -> None:
         if stamp:
             STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
-    STATE.numbers = {}
-    for page, claims in verified_numbers(ROOT).items():
-        src = page.removeprefix("docs/")
-        if src not in sources:
-            continue
-        STATE.numbers[src] = [
-            number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
-                                    v.output_line, v.output_text)
-            for v in claims.verified
-        ]
+    if not STATE.tools_digest:
+        STATE.tools_digest = _tools_digest()
+    STATE.numbers = _verified_links(sources)
 
 
 def on_files(files: Files, config: Any) -> Files:
