@@ -7,7 +7,8 @@ parses the imports and fails otherwise):
    atomic writer. `blocks`: numbered output blocks. `tags`: the provenance tag vocabulary.
    `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
    `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
-   `build_cache`: results of the site build memoised in `.cache/`.
+   `build_cache`: results of the site build memoised in `.cache/`. `site_config`: the one reader
+   of mkdocs.yml outside MkDocs.
    `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
    `process_tree`: a process's descendants (/proc) and how to end them all. `containment`: the
    audit hook that refuses a script's writes outside its folders.
@@ -43,6 +44,7 @@ LAYERS: dict[str, int] = {
     "containment": 0,
     "math_render": 0,
     "build_cache": 0,
+    "site_config": 0,
     "site_speed": 1,
     "bibliography": 1,
     "crossref": 1,
