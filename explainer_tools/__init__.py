@@ -28,7 +28,9 @@ parses the imports and fails otherwise):
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
 4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
-5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: MkDocs hooks.
+5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: the site
+   plugin's features (build, provenance and math; errata; the reader features).
+6. `site_plugin`: the MkDocs plugin (the one hooks file in mkdocs.yml), composing them.
 """
 
 LAYERS: dict[str, int] = {
@@ -72,4 +74,5 @@ LAYERS: dict[str, int] = {
     "mkdocs_hooks": 5,
     "errata_hook": 5,
     "reader_hook": 5,
+    "site_plugin": 6,
 }

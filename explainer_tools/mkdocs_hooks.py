@@ -1,6 +1,6 @@
-"""MkDocs hooks: render every formula at build time (explainer_tools/math_render.py), render
-provenance badges, and date the build by the last commit (SOURCE_DATE_EPOCH), so two builds of
-one commit are identical files.
+"""The site plugin's build, provenance and math features: render every formula at build time
+(explainer_tools/math_render.py), render provenance badges, and date the build by the last
+commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
 """
 
 from __future__ import annotations
@@ -8,15 +8,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
-
-# MkDocs loads hooks by path; make the package importable from the repository root.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer_tools import build_cache, math_render
 from explainer_tools.provenance import ProvenanceError, render_tags, render_tags_in_html

@@ -1,11 +1,12 @@
-"""MkDocs hook for the reader features: citations, numbered equations and figures with references
+"""The site plugin's reader features: citations, numbered equations and figures with references
 across pages, the glossary, the claims ledger, and "last verified" under each chapter title.
 
 Each feature lives in its own module (bibliography, crossref, glossary, ledger, verified); this
-hook only wires them into the build:
+module wires them into the build's events (site_plugin.py calls it):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
-  add the generated pages (Glossary, Bibliography, Claims ledger).
+  check the pages' numbers (cached per page). `generated_page` writes the pages the features own
+  (Glossary, Bibliography, Claims ledger), which site_plugin.py adds.
 - `on_page_markdown`: fail on an unknown citation key or label (naming page and line); append the
   page's References section.
 - `on_page_markdown` also links every number the claim check verified to its output line.
@@ -21,15 +22,12 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from mkdocs.structure.files import Files
 
 from explainer_tools import (
     bibliography,
@@ -46,12 +44,6 @@ from explainer_tools.html_text import map_prose
 from explainer_tools.layout import OUTPUT_DIR
 from explainer_tools.layout import REPO_ROOT as ROOT
 
-GENERATED_PAGES = {
-    "glossary.md": "glossary",
-    "bibliography.md": "bibliography",
-    "claims-ledger.md": "ledger",
-}
-
 
 @dataclass
 class _State:
@@ -67,6 +59,8 @@ class _State:
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
     tools_digest: str = ""  # of explainer_tools' sources, once per process
+    sources: dict[str, str] = field(default_factory=dict)  # every Markdown page, by src_uri
+    ledger: list[dict] = field(default_factory=list)  # the claims ledger's entries
 
 
 STATE = _State()
@@ -98,18 +92,6 @@ def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
     text: each "\\r\\n" before an offset is one character shorter there (issue 31, A6b)."""
     pairs = [m.start() for m in re.finditer("\r\n", raw)]
     return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
-
-
-def _bibliography_markdown(entries: dict[str, bibliography.Entry]) -> str:
-    lines = ["# Bibliography", "",
-             "[MY EXPLANATION] Every work the book cites, in alphabetical order. Chapters cite "
-             "them as (Author, year); hover over a citation to see the full reference.", "",
-             '<ol class="references">']
-    for key, entry in sorted(entries.items(), key=lambda kv: bibliography.cite_label(kv[1])):
-        text = bibliography.format_reference(entry)
-        lines.append(f'<li id="ref-{key}">{text}</li>')
-    lines.append("</ol>")
-    return "\n".join(lines)
 
 
 def _tools_digest() -> str:
@@ -161,32 +143,37 @@ def _load_numbers(sources: dict[str, str]) -> None:
 
 
 def on_files(files: Files, config: Any) -> Files:
+    """Load what the page events need, once per build (the site plugin adds the generated pages
+    from it: `generated_page`)."""
     try:
         STATE.entries = bibliography.load_bibliography(ROOT)
         STATE.terms = glossary.load_glossary(ROOT)
-        entries = ledger.load_ledger(ROOT)
-        sources = {
+        STATE.ledger = ledger.load_ledger(ROOT)
+        STATE.sources = {
             f.src_uri: read_source(Path(f.abs_src_path), f.src_uri)
             for f in files.documentation_pages()
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
-        STATE.index = crossref.build_index(sources)
+        STATE.index = crossref.build_index(STATE.sources)
         STATE.nav = config["nav"] or []
         STATE.directory_urls = bool(config["use_directory_urls"])
         STATE.chapters = {c.number: c for c in book.chapter_status(book.load_plan(ROOT), STATE.nav)}
-        _load_numbers(sources)
+        _load_numbers(STATE.sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
             book.BookError, ledger.LedgerError, ValueError) as error:
         raise PluginError(str(error)) from None
-    pages = set(sources)
-    contents = {
-        "glossary.md": glossary.glossary_markdown(STATE.terms, pages),
-        "bibliography.md": _bibliography_markdown(STATE.entries),
-        "claims-ledger.md": ledger.ledger_markdown(entries),
-    }
-    for name, content in contents.items():
-        files.append(File.generated(config, name, content=content))
     return files
+
+
+def generated_page(name: str) -> str:
+    """The Markdown of a generated page (site_plugin.GENERATED), from what `on_files` loaded."""
+    if name == "glossary.md":
+        return glossary.glossary_markdown(STATE.terms, set(STATE.sources))
+    if name == "bibliography.md":
+        return bibliography.bibliography_markdown(STATE.entries)
+    if name == "claims-ledger.md":
+        return ledger.ledger_markdown(STATE.ledger)
+    raise KeyError(name)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
