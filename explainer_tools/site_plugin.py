@@ -3,7 +3,8 @@
 A real entry-point plugin would need the project installed into the environment; a hooks file
 needs nothing, so this module is the plugin and composes the features:
 
-- build (`mkdocs_hooks`, `site_speed`): SOURCE_DATE_EPOCH; fast search, print-site, highlighting.
+- build (`mkdocs_hooks`, `site_speed`): SOURCE_DATE_EPOCH; fast search, print-site,
+  highlighting; the theme's templates compiled once.
 - errata (`errata_hook`): each erratum page rendered from its front matter, at priority 50
   (before the badges: its fields hold tags). Owns the errata index, filled at its marker.
 - reader (`reader_hook`): labels and numbered formulas and figures, verified numbers linked to
@@ -31,7 +32,7 @@ from mkdocs.structure.files import File, Files
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools import errata_hook, mkdocs_hooks, reader_hook
+from explainer_tools import errata_hook, mkdocs_hooks, reader_hook, site_speed
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,12 @@ GENERATED = (GeneratedPage("glossary", "glossary.md"),
 
 def on_config(config: Any) -> Any:
     return mkdocs_hooks.on_config(config)
+
+
+def on_env(env: Any, config: Any, files: Files) -> Any:
+    """The theme's templates compiled once, not on every build (Jinja's bytecode cache in
+    `.cache/jinja/`, checked against each template's source)."""
+    return site_speed.template_cache(env)
 
 
 def on_files(files: Files, config: Any) -> Files:

@@ -120,6 +120,20 @@ def _patch_highlight() -> None:
     module.highlight = highlight
 
 
+def template_cache(env: Any) -> Any:
+    """Give the theme's Jinja environment a bytecode cache in `.cache/jinja/` (Jinja checks each
+    template's source against its cached code)."""
+    import jinja2
+
+    folder = build_cache.CACHE_ROOT / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return env  # a read-only checkout compiles the templates as before
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+    return env
+
+
 def patch_plugins() -> None:
     _patch_search()
     _patch_print_site()
