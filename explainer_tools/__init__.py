@@ -19,7 +19,7 @@ parses the imports and fails otherwise):
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
    figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
-   unchanged.
+   unchanged. `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
    erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
@@ -48,6 +48,7 @@ LAYERS: dict[str, int] = {
     "build_cache": 0,
     "site_config": 0,
     "site_speed": 1,
+    "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,

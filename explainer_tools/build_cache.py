@@ -33,9 +33,11 @@ def digest(value: Any) -> str:
 
 
 class Memo:
-    def __init__(self, name: str, version: str, directory: Path | None = CACHE_ROOT) -> None:
-        self.file = (directory / name / f"{name}-{digest(version)[:16]}.json"
-                     if directory is not None else None)
+    def __init__(self, name: str, version: str, directory: Path | str | None = "cache") -> None:
+        """`directory`: where the file lives (`.cache/` by default); None: in memory only."""
+        folder = CACHE_ROOT if directory == "cache" else directory
+        self.file = (Path(folder) / name / f"{name}-{digest(version)[:16]}.json"
+                     if folder is not None else None)
         self._stored: dict[str, Any] | None = None
         self._used: dict[str, Any] = {}
         self._dirty = False

@@ -3,6 +3,8 @@
 A real entry-point plugin would need the project installed into the environment; a hooks file
 needs nothing, so this module is the plugin and composes the features:
 
+- notebook (`notebook_page`): the companion notebook as a page, from mkdocs-jupyter's cache (no
+  Jupyter import unless the notebook changed), its `.ipynb` copied beside it.
 - build (`mkdocs_hooks`, `site_speed`): SOURCE_DATE_EPOCH; fast search, print-site,
   highlighting; the theme's templates compiled once.
 - errata (`errata_hook`): each erratum page rendered from its front matter, at priority 50
@@ -32,7 +34,7 @@ from mkdocs.structure.files import File, Files
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools import errata_hook, mkdocs_hooks, reader_hook, site_speed
+from explainer_tools import errata_hook, mkdocs_hooks, notebook_page, reader_hook, site_speed
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,12 @@ def on_env(env: Any, config: Any, files: Files) -> Any:
     return site_speed.template_cache(env)
 
 
-def on_files(files: Files, config: Any) -> Files:
+@event_priority(100)  # first: the nav and every plugin see the notebook as a page
+def _notebook_files(files: Files, config: Any) -> Files:
+    return notebook_page.as_pages(files)
+
+
+def _book_files(files: Files, config: Any) -> Files:
     """Load once (reader_hook), share with the errata feature, add the generated pages."""
     files = reader_hook.on_files(files, config)
     state = reader_hook.STATE
@@ -68,6 +75,14 @@ def on_files(files: Files, config: Any) -> Files:
         files.append(File.generated(config, page.path,
                                     content=reader_hook.generated_page(page.path)))
     return files
+
+
+on_files = CombinedEvent(_notebook_files, _book_files)
+
+
+def on_pre_page(page: Any, config: Any, files: Files) -> Any:
+    notebook_page.prepare(page)
+    return page
 
 
 @event_priority(50)  # before the other plugins and the badges: an erratum's fields hold tags
@@ -89,6 +104,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
+    notebook_page.copy_source(page)
     return mkdocs_hooks.on_post_page(output, page, config)
 
 
