@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import re
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,7 @@ class _State:
     tools_digest: str = ""  # of explainer_tools' sources, once per process
     sources: dict[str, str] = field(default_factory=dict)  # every Markdown page, by src_uri
     ledger: list[dict] = field(default_factory=list)  # the claims ledger's entries
+    head: str | None = None  # the checkout's commit, read once per build
 
 
 STATE = _State()
@@ -92,6 +94,31 @@ def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
     text: each "\\r\\n" before an offset is one character shorter there (issue 31, A6b)."""
     pairs = [m.start() for m in re.finditer("\r\n", raw)]
     return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
+
+
+def _head() -> str:
+    """The checkout's commit, once per build ("" outside git)."""
+    if STATE.head is None:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=False)
+        STATE.head = result.stdout.strip() if result.returncode == 0 else ""
+    return STATE.head
+
+
+def _last_verified(scripts: list[str]) -> verified.Verified:
+    """`verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
+    commands per chapter cost a second of every build, and their answer changes only with them."""
+    stamps = [verified.stamp_path(ROOT, script) for script in scripts]
+    if not _head():
+        return verified.last_verified(ROOT, scripts)
+    key = [_head(), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""
+                              for p in stamps]]
+    memo = build_cache.memo("verified", "last_verified v1")
+    cached = memo.get(key)
+    if cached is None:
+        cached = dataclasses.astuple(verified.last_verified(ROOT, scripts))
+        memo.put(key, cached)
+    return verified.Verified(*cached)
 
 
 def _tools_digest() -> str:
@@ -145,6 +172,7 @@ def _load_numbers(sources: dict[str, str]) -> None:
 def on_files(files: Files, config: Any) -> Files:
     """Load what the page events need, once per build (the site plugin adds the generated pages
     from it: `generated_page`)."""
+    STATE.head = None  # read again: a commit between two rebuilds of `make serve`
     try:
         STATE.entries = bibliography.load_bibliography(ROOT)
         STATE.terms = glossary.load_glossary(ROOT)
@@ -244,7 +272,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
         html_text += number_links.stamps_json(STATE.checked_at)
     scripts = list(page.meta.get("scripts") or [])
     if scripts and crossref.chapter_number(src) is not None:
-        line = verified.verified_html(verified.last_verified(ROOT, scripts), scripts)
+        line = verified.verified_html(_last_verified(scripts), scripts)
         html_text = html_text.replace("</h1>", "</h1>\n" + line, 1)
     page.html = html_text  # the print-site plugin keeps its own copy; give it the final HTML
     return html_text
