@@ -61,7 +61,8 @@ BUDGET_BUILD_SECONDS = 5.0
 BUDGET_SERVE_SECONDS = 2.0
 BUDGET_LIGHTHOUSE = 95
 SERVE_PAGE = "docs/chapters/14-subsampling-complete-bound.md"
-LIGHTHOUSE = REPO_ROOT / "bench-tools" / "node_modules" / ".bin" / "lighthouse"
+LIGHTHOUSE = Path(os.environ.get("EXPLAINER_LIGHTHOUSE", "")
+                  or REPO_ROOT / "bench-tools" / "node_modules" / ".bin" / "lighthouse")
 
 # Recorded from the first moment on: when each batch of web fonts finished loading.
 FONT_TIMES_JS = """
