@@ -51,7 +51,7 @@ lock: ## Rebuild requirements.lock and requirements-notebook.lock, with hashes, 
 
 serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
 	@# Not --dirtyreload: it rebuilds only the edited page, so other pages keep stale equation and
-	@# figure numbers, the nav shows file names for unread pages, and the whole-book page loses them
+	@# figure numbers and references to it (MkDocs itself warns of inaccurate navigation and links)
 	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
 
 site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
