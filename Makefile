@@ -16,7 +16,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -50,6 +50,8 @@ lock: ## Rebuild requirements.lock and requirements-notebook.lock, with hashes, 
 	  { echo "make lock: a CUDA package entered the lock"; exit 1; }
 
 serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
+	@# Not --dirtyreload: it rebuilds only the edited page, so other pages keep stale equation and
+	@# figure numbers and references to it (MkDocs itself warns of inaccurate navigation and links)
 	$(VENV)/bin/mkdocs serve --strict -a 127.0.0.1:8000
 
 site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
@@ -78,8 +80,11 @@ chapter: $(INSTALLED) ## Scaffold a chapter: make chapter N=9 SLUG=generalizatio
 bench: $(INSTALLED) ## Time a clean regenerate against the scripts' own compute (writes nothing)
 	$(PY) -m explainer_tools bench
 
-bench-site: $(INSTALLED) ## The site's budgets: build time, bytes and render time per page in headless Chromium
+bench-site: $(INSTALLED) ## The site's budgets: build, bytes and render time per page, serve re-render, Lighthouse if installed
 	$(PY) -m explainer_tools.site_bench
+
+bench-tools: ## Install Lighthouse 12.2.3 for make bench-site into bench-tools/node_modules (npm ci; node 20 needed)
+	cd bench-tools && npm ci --no-audit --no-fund
 
 bench-miniature: $(INSTALLED) ## Time Chapters 21-22's default tier (wall and CPU per script) against its 150 s budget (writes nothing)
 	$(PY) -m explainer_tools.bench --miniature

@@ -7,6 +7,8 @@ parses the imports and fails otherwise):
    atomic writer. `blocks`: numbered output blocks. `tags`: the provenance tag vocabulary.
    `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
    `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
+   `build_cache`: results of the site build memoised in `.cache/`. `site_config`: the one reader
+   of mkdocs.yml outside MkDocs.
    `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
    `process_tree`: a process's descendants (/proc) and how to end them all. `containment`: the
    audit hook that refuses a script's writes outside its folders.
@@ -16,6 +18,8 @@ parses the imports and fails otherwise):
    the freshness rule. `tree_io`: the tree guarded while scripts run, and written atomically.
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
    figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
+   `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
+   unchanged. `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
    erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
@@ -24,7 +28,9 @@ parses the imports and fails otherwise):
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
 4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
-5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: MkDocs hooks.
+5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: the site
+   plugin's features (build, provenance and math; errata; the reader features).
+6. `site_plugin`: the MkDocs plugin (the one hooks file in mkdocs.yml), composing them.
 """
 
 LAYERS: dict[str, int] = {
@@ -39,6 +45,10 @@ LAYERS: dict[str, int] = {
     "process_tree": 0,
     "containment": 0,
     "math_render": 0,
+    "build_cache": 0,
+    "site_config": 0,
+    "site_speed": 1,
+    "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,
     "glossary": 1,
@@ -65,4 +75,5 @@ LAYERS: dict[str, int] = {
     "mkdocs_hooks": 5,
     "errata_hook": 5,
     "reader_hook": 5,
+    "site_plugin": 6,
 }

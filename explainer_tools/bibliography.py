@@ -235,3 +235,16 @@ def references_markdown(keys: list[str], entries: dict[str, Entry]) -> str:
         f'<li id="ref-{key}">{html.escape(format_reference(entries[key]))}</li>' for key in seen
     )
     return f'\n\n## References {{#references}}\n\n<ol class="references">\n{items}\n</ol>\n'
+
+
+def bibliography_markdown(entries: dict[str, Entry]) -> str:
+    """The generated Bibliography page: every entry, in the order of its citation label."""
+    lines = ["# Bibliography", "",
+             "[MY EXPLANATION] Every work the book cites, in alphabetical order. Chapters cite "
+             "them as (Author, year); hover over a citation to see the full reference.", "",
+             '<ol class="references">']
+    for key, entry in sorted(entries.items(), key=lambda kv: cite_label(kv[1])):
+        text = format_reference(entry)
+        lines.append(f'<li id="ref-{key}">{text}</li>')
+    lines.append("</ol>")
+    return "\n".join(lines)

@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from explainer_tools.crossref import chapter_number, relative_url
+from explainer_tools.site_config import ConfigError, read_mkdocs_yml
 
 PLAN_PATH = "docs/_data/chapters.yml"
 BOOK_MD = "BOOK.md"
@@ -66,22 +67,14 @@ class Chapter:
         return self.page is not None
 
 
-class _NavLoader(yaml.SafeLoader):
-    """mkdocs.yml may hold `!!python/name:` and `!ENV` tags; the nav never does. Read them as
-    plain values so the nav can be read without importing MkDocs."""
-
-
-_NavLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-
-
 def load_nav(root: Path) -> list[Any]:
     """The `nav` list of `root/mkdocs.yml`."""
     path = root / "mkdocs.yml"
     try:
-        config = yaml.load(path.read_text(encoding="utf-8"), Loader=_NavLoader)
-    except (OSError, yaml.YAMLError) as error:
-        raise BookError(f"{path}: cannot read the nav: {error}") from None
-    nav = (config or {}).get("nav")
+        config = read_mkdocs_yml(path)
+    except ConfigError as error:
+        raise BookError(f"{error} (cannot read the nav)") from None
+    nav = config.get("nav")
     if not isinstance(nav, list):
         raise BookError(f"{path}: no `nav:` list")
     return nav

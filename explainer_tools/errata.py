@@ -54,12 +54,11 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from explainer_tools.blocks import BlockError, read_output_blocks
 from explainer_tools.layout import REPO_ROOT, output_name
-from explainer_tools.markdown import FRONT_MATTER, scan
+from explainer_tools.markdown import read_front_matter, scan
 from explainer_tools.markers import MarkerError, find_markers
+from explainer_tools.site_config import read_mkdocs_yml
 from explainer_tools.tags import TAG_PATTERN
 
 REQUIRED_FIELDS = (
@@ -146,16 +145,14 @@ def split_erratum_front_matter(text: str, source: str = "<page>") -> tuple[dict[
     >>> split_erratum_front_matter("---\\nid: E1\\n---\\nBody\\n")
     ({'id': 'E1'}, 'Body\\n')
     """
-    match = FRONT_MATTER.match(text)
-    if not match:
+    front = read_front_matter(text)
+    if not front.present:
         raise ErratumError(f"{source}: no YAML front matter between two '---' lines")
-    try:
-        meta = yaml.safe_load(match.group("yaml") or "")
-    except yaml.YAMLError as error:
-        raise ErratumError(f"{source}: invalid YAML front matter: {error}") from None
-    if not isinstance(meta, dict):
+    if front.error:
+        raise ErratumError(f"{source}: invalid YAML front matter: {front.error}")
+    if not isinstance(front.data, dict):
         raise ErratumError(f"{source}: the front matter is not a mapping of fields")
-    return meta, text[match.end() :]
+    return front.data, text[front.body_start :]
 
 
 def is_erratum_file(name: str) -> bool:
@@ -448,14 +445,6 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8")
 
 
-class _LenientLoader(yaml.SafeLoader):
-    """Reads mkdocs.yml, whose `!!python/name:` and `!ENV` tags a safe loader refuses."""
-
-
-_LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)
-_LenientLoader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, s, node: None)
-
-
 def nav_paths(nav: Any) -> Iterator[str]:
     """Every page path in an mkdocs `nav` value, depth first.
 
@@ -474,7 +463,7 @@ def nav_paths(nav: Any) -> Iterator[str]:
 
 def check_nav_and_index(errata: Iterable[Erratum], mkdocs_yml: Path, docs_dir: Path) -> list[str]:
     """The nav lists the index and every erratum; the index keeps its generation marker."""
-    config = yaml.load(_read(mkdocs_yml), Loader=_LenientLoader) or {}
+    config = read_mkdocs_yml(mkdocs_yml)
     listed = set(nav_paths(config.get("nav")))
     problems = [
         f"{e.label}: {erratum_page(e)} is not in mkdocs.yml's nav"

@@ -1,16 +1,17 @@
-"""MkDocs hook: render each erratum page from its front matter, and fill the errata index.
+"""The site plugin's errata feature: render each erratum page from its front matter, and fill the
+errata index (the page it owns).
 
-The logic lives in `errata.py` and `errata_pages.py`; this module only connects it to MkDocs'
-events. It runs before the provenance and reader hooks (higher priority), so the tags in the
-rendered fields become badges too, and an unknown citation key or label in a field is reported
-here, at the line of the erratum's file it is written on (the reader hook, which sees only the
-rendered page, would count the lines of that page; issue 31, C9).
+The logic lives in `errata.py` and `errata_pages.py`; this module connects it to MkDocs' page
+events (site_plugin.py calls it). It runs before the provenance and reader features (higher
+priority), so the tags in the rendered fields become badges too, and an unknown citation key or
+label in a field is reported here, at the line of the erratum's file it is written on (the
+reader hook, which sees only the rendered page, would count the lines of that page; issue 31,
+C9).
 """
 
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,16 +20,13 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 
-# MkDocs loads hooks by path; make the package importable from the repository root.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from explainer_tools import bibliography, crossref, errata, errata_pages
 
 
 @dataclass
 class _State:
-    """What the page checks need, loaded once per build: None where it cannot be loaded (the
-    reader hook reports that itself)."""
+    """What the page checks need, loaded once per build by the reader feature (site_plugin.py
+    hands it over); None where it is not loaded."""
 
     entries: dict[str, bibliography.Entry] | None = None
     index: crossref.Index | None = None
@@ -37,25 +35,6 @@ class _State:
 
 STATE = _State()
 UNKNOWN_LABEL = re.compile(r"^docs/[^:]+:(?P<line>\d+): unknown label '(?P<label>[^']+)'$")
-
-
-@event_priority(50)
-def on_files(files: Files, config: Any) -> Files:
-    root = Path(config["docs_dir"]).parent
-    try:
-        STATE.entries = bibliography.load_bibliography(root)
-    except (OSError, bibliography.BibliographyError):
-        STATE.entries = None
-    STATE.pages = {}
-    for file in files.documentation_pages():
-        if file.abs_src_path and file.src_uri.endswith(".md"):
-            data = Path(file.abs_src_path).read_bytes().decode("utf-8", "replace")
-            STATE.pages[file.src_uri] = data.replace("\r\n", "\n")
-    try:
-        STATE.index = crossref.build_index(STATE.pages)
-    except crossref.CrossRefError:
-        STATE.index = None
-    return files
 
 
 def check_rendered(rendered: errata_pages.RenderedPage, source: str, src: str,
@@ -79,7 +58,7 @@ def check_rendered(rendered: errata_pages.RenderedPage, source: str, src: str,
             raise PluginError(f"docs/{src}:{number}: unknown label {match['label']!r}") from None
 
 
-@event_priority(50)  # before mkdocs_hooks.py renders provenance badges (default priority 0)
+@event_priority(50)  # when listed alone as a hook (a fixture build): before the badges
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     src_uri = page.file.src_uri
     docs_dir = Path(config["docs_dir"])

@@ -23,6 +23,7 @@ tabindex="-1">LoRA</a> and LoRA'
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from dataclasses import dataclass
@@ -77,8 +78,16 @@ def load_glossary(root: Path) -> list[Term]:
     return parse_glossary((root / GLOSSARY_PATH).read_text(encoding="utf-8"))
 
 
+@functools.cache
+def _escaped(form: str) -> str:
+    return html.escape(form, quote=False)
+
+
+@functools.cache
 def _pattern(form: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])" + re.escape(html.escape(form, quote=False)) + r"(?![\w-])")
+    """One compiled pattern per form for the whole build (a page has hundreds of prose runs and
+    the glossary dozens of forms: more than `re`'s own cache holds)."""
+    return re.compile(r"(?<![\w-])" + re.escape(_escaped(form)) + r"(?![\w-])")
 
 
 def mark_first_uses(text: str, terms: list[Term], used: set[str], glossary_url: str = "") -> str:
@@ -88,7 +97,9 @@ def mark_first_uses(text: str, terms: list[Term], used: set[str], glossary_url: 
     for term in terms:
         if term.term in used:
             continue
-        matches = [m for form in term.forms if (m := _pattern(form).search(text))]
+        # a substring test first: most runs hold none of a term's forms
+        matches = [m for form in term.forms
+                   if _escaped(form) in text and (m := _pattern(form).search(text))]
         if not matches:
             continue
         first = min(matches, key=lambda m: m.start())

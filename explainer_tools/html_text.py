@@ -47,40 +47,62 @@ def is_skipped(name: str, attrs: str, skip_classes: Iterable[str] = SKIP_CLASSES
     return name.lower() in SKIP_ELEMENTS or bool(_classes(attrs) & set(skip_classes))
 
 
+# Skipped elements that never hold one of their own kind: the scan jumps to their end tag
+# (a highlighted code block is thousands of <span> tags, none of them prose).
+FLAT_SKIPPED = frozenset({"pre", "code", "script", "style", "textarea"})
+
+
 def map_prose(
     html_text: str,
     rewrite: Callable[[str], str],
     skip_classes: Iterable[str] = SKIP_CLASSES,
 ) -> str:
-    """Apply `rewrite` to every text run of `html_text` outside code, math, links and headings."""
+    """Apply `rewrite` to every text run of `html_text` outside code, math, links and headings
+    (runs of white space alone are left as they are)."""
     classes = frozenset(skip_classes)
     pieces: list[str] = []
     stack: list[tuple[str, bool]] = []  # (tag name, whether it starts a skipped region)
     skipping = 0
     last = 0
-    for match in TAG_OR_COMMENT.finditer(html_text):
+    match = TAG_OR_COMMENT.search(html_text)
+    while match:
         text = html_text[last : match.start()]
-        pieces.append(rewrite(text) if text and not skipping else text)
+        pieces.append(rewrite(text) if text and not skipping and not text.isspace() else text)
         pieces.append(match.group(0))
         last = match.end()
-        closing, name, attrs = match.group(1), match.group(2), match.group(3)
-        if name is None:  # comment or doctype
-            continue
-        name = name.lower()
-        if closing:
-            # Pop to the matching open tag (tolerates the odd unclosed <p> inside it).
-            for depth in range(len(stack) - 1, -1, -1):
-                if stack[depth][0] == name:
-                    for _, skipped in stack[depth:]:
-                        skipping -= skipped
-                    del stack[depth:]
-                    break
-            continue
-        if name in VOID_ELEMENTS or attrs.rstrip().endswith("/"):
-            continue
-        skipped = is_skipped(name, attrs, classes)
-        stack.append((name, skipped))
-        skipping += skipped
+        match = _step(match, html_text, stack, classes)
+        if isinstance(match, int):  # a flat skipped element copied whole, up to `match`
+            pieces.append(html_text[last:match])
+            last = match
+            match = TAG_OR_COMMENT.search(html_text, last)
+        skipping = sum(skipped for _, skipped in stack)
     tail = html_text[last:]
-    pieces.append(rewrite(tail) if tail and not skipping else tail)
+    pieces.append(rewrite(tail) if tail and not skipping and not tail.isspace() else tail)
     return "".join(pieces)
+
+
+def _step(match: re.Match[str], html_text: str, stack: list[tuple[str, bool]],
+          classes: frozenset[str]) -> re.Match[str] | int | None:
+    """Track the open elements after the tag `match`; the next tag, or the offset just past
+    the end tag of a flat skipped element (copied whole by the caller)."""
+    closing, name, attrs = match.group(1), match.group(2), match.group(3)
+    following = match.end()
+    if name is None:  # comment or doctype
+        return TAG_OR_COMMENT.search(html_text, following)
+    name = name.lower()
+    if closing:
+        # Pop to the matching open tag (tolerates the odd unclosed <p> inside it).
+        for depth in range(len(stack) - 1, -1, -1):
+            if stack[depth][0] == name:
+                del stack[depth:]
+                break
+        return TAG_OR_COMMENT.search(html_text, following)
+    if name in VOID_ELEMENTS or attrs.rstrip().endswith("/"):
+        return TAG_OR_COMMENT.search(html_text, following)
+    skipped = is_skipped(name, attrs, classes)
+    if skipped and name in FLAT_SKIPPED:
+        end = html_text.find(f"</{name}>", following)
+        if end >= 0:
+            return end + len(name) + 3
+    stack.append((name, skipped))
+    return TAG_OR_COMMENT.search(html_text, following)

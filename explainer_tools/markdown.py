@@ -22,6 +22,9 @@ and admonitions, as markers, provenance, claims and errata all need them.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -70,17 +73,57 @@ class Scan:
     front_error: str = ""  # a YAML error in the front matter, empty when none
 
 
+@dataclass(frozen=True)
+class FrontMatter:
+    """A page's front matter, with positions: the one reader every tool uses (pages, errata,
+    the claim check, the site plugin)."""
+
+    present: bool  # the page opens with `---` ... `---`
+    data: Any  # the parsed YAML (None when absent, empty or invalid)
+    error: str  # the YAML error, "" when none
+    yaml_text: str  # the text between the two `---` lines
+    yaml_start: int  # offset of that text in the page
+    yaml_line: int  # 1-based line of the page where the YAML text starts (2 when present)
+    body_start: int  # offset where the body starts (0 without front matter)
+
+    @property
+    def mapping(self) -> dict[str, Any]:
+        """The data as a dict: {} when absent, empty, invalid or not a mapping."""
+        return self.data if isinstance(self.data, dict) else {}
+
+
+@functools.lru_cache(maxsize=512)
+def _parse_front_matter(text: str) -> FrontMatter:
+    match = FRONT_MATTER.match(text)
+    if not match:
+        return FrontMatter(False, None, "", "", 0, 0, 0)
+    yaml_text = match.group("yaml") or ""
+    try:
+        data, error = yaml.safe_load(yaml_text), ""
+    except yaml.YAMLError as problem:
+        data, error = None, str(problem)
+    start = match.start("yaml") if match.group("yaml") is not None else match.end()
+    return FrontMatter(True, data, error, yaml_text, start, 2, match.end())
+
+
+def read_front_matter(text: str) -> FrontMatter:
+    """The front matter of `text` (parsed once per text; the data is the caller's own copy).
+
+    >>> front = read_front_matter("---\\nid: E1\\n---\\nBody")
+    >>> front.mapping, front.yaml_line, front.body_start
+    ({'id': 'E1'}, 2, 15)
+    """
+    front = _parse_front_matter(text)
+    return dataclasses.replace(front, data=copy.deepcopy(front.data)) if front.data else front
+
+
 def split_front_matter(text: str) -> tuple[dict[str, Any], int]:
     """The front matter as a dict ({} when absent, empty or not a mapping) and the offset where
     the body starts. Invalid YAML raises MarkdownError."""
-    match = FRONT_MATTER.match(text)
-    if not match:
-        return {}, 0
-    try:
-        data = yaml.safe_load(match.group("yaml") or "") or {}
-    except yaml.YAMLError as error:
-        raise MarkdownError(f"invalid YAML front matter: {error}") from None
-    return (data if isinstance(data, dict) else {}), match.end()
+    front = read_front_matter(text)
+    if front.error:
+        raise MarkdownError(f"invalid YAML front matter: {front.error}")
+    return front.mapping, front.body_start
 
 
 def has_front_matter(text: str) -> bool:
@@ -98,15 +141,16 @@ def closes(line: str, opening: str) -> bool:
     ).strip()
 
 
+@functools.lru_cache(maxsize=256)
 def scan(text: str) -> Scan:
-    """Classify every line of `text` (split at "\\n"; a trailing "\\r" stays in the line)."""
-    try:
-        front, body_start = split_front_matter(text)
-        front_error = ""
-    except MarkdownError as error:
-        match = FRONT_MATTER.match(text)
-        front, body_start, front_error = {}, match.end() if match else 0, str(error)
-    result = Scan([], front, body_start, front_error=front_error)
+    """Classify every line of `text` (split at "\\n"; a trailing "\\r" stays in the line).
+
+    A page is scanned once per build however many tools read it (the result is shared: read
+    it, do not change it)."""
+    front = read_front_matter(text)
+    front_error = f"invalid YAML front matter: {front.error}" if front.error else ""
+    result = Scan([], front.mapping, front.body_start, front_error=front_error)
+    body_start = front.body_start
     front_lines = text.count("\n", 0, body_start) if body_start else 0
     open_fence, fence_line = "", 0
     in_comment = False

@@ -1,6 +1,6 @@
-"""MkDocs hooks: render every formula at build time (explainer_tools/math_render.py), render
-provenance badges, and date the build by the last commit (SOURCE_DATE_EPOCH), so two builds of
-one commit are identical files.
+"""The site plugin's build, provenance and math features: render every formula at build time
+(explainer_tools/math_render.py), render provenance badges, and date the build by the last
+commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
 """
 
 from __future__ import annotations
@@ -8,48 +8,20 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
-# MkDocs loads hooks by path; make the package importable from the repository root.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from explainer_tools import math_render
+from explainer_tools import build_cache, math_render
 from explainer_tools.provenance import ProvenanceError, render_tags, render_tags_in_html
+from explainer_tools.site_speed import patch_plugins, update_anchor_ids  # noqa: F401
 
 # mkdocs-jupyter's template loads MathJax 2 (with an empty src) and configures it; the page's
 # formulas are rendered at build time instead.
 NOTEBOOK_MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->",
                               re.S)
-
-
-# The print-site plugin makes the ids of headings, footnote marks and list items unique on the
-# one-page book by prefixing the page's key. Its own scan (`.*?id=` from every `<` to the end of
-# the line) is quadratic in a line's length, and a paragraph of rendered formulas is one long
-# line: minutes for the book. This one matches the id inside those tags only, in one pass.
-ANCHOR_TAGS = re.compile(r'<(h[1-6]|sup|li)(\s[^>]*?)?\sid="([^"]*)"', re.I)
-
-
-def update_anchor_ids(page_html: str, page_key: str) -> str:
-    """`<h2 id="x">` -> `<h2 id="KEY-x">` for h1-h6, sup and li, as the plugin intends.
-
-    >>> update_anchor_ids('<h2 id="a">A</h2><div id="b"></div><li class="c" id="d">', "p")
-    '<h2 id="p-a">A</h2><div id="b"></div><li class="c" id="p-d">'
-    """
-    return ANCHOR_TAGS.sub(
-        lambda m: f'<{m.group(1)}{m.group(2) or ""} id="{page_key}-{m.group(3)}"', page_html)
-
-
-def _speed_up_print_site() -> None:
-    try:
-        from mkdocs_print_site_plugin import urls
-    except ImportError:
-        return
-    urls.update_anchor_ids = update_anchor_ids
 
 
 def source_date_epoch(folder: Path) -> str | None:
@@ -64,10 +36,11 @@ def source_date_epoch(folder: Path) -> str | None:
 
 
 def on_config(config: Any) -> Any:
-    """Speed up the print-site plugin's anchor rewriting (above). MkDocs dates the sitemap with
+    """Speed up Material's search indexing and the print-site plugin's anchor rewriting
+    (site_speed.py). MkDocs dates the sitemap with
     SOURCE_DATE_EPOCH when it is set; set it to the last commit's date unless the caller chose
     one (outside a git checkout: today, as before)."""
-    _speed_up_print_site()
+    patch_plugins()
     if "SOURCE_DATE_EPOCH" not in os.environ:
         epoch = source_date_epoch(Path(config["config_file_path"]).resolve().parent)
         if epoch is not None:
@@ -127,3 +100,4 @@ def on_post_build(config: Any) -> None:
         text = path.read_text(encoding="utf-8")
         path.write_text(_render_math(text, "print_page", None), encoding="utf-8")
     math_render.save_cache()
+    build_cache.save_all()

@@ -1,11 +1,12 @@
-"""MkDocs hook for the reader features: citations, numbered equations and figures with references
+"""The site plugin's reader features: citations, numbered equations and figures with references
 across pages, the glossary, the claims ledger, and "last verified" under each chapter title.
 
 Each feature lives in its own module (bibliography, crossref, glossary, ledger, verified); this
-hook only wires them into the build:
+module wires them into the build's events (site_plugin.py calls it):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
-  add the generated pages (Glossary, Bibliography, Claims ledger).
+  check the pages' numbers (cached per page). `generated_page` writes the pages the features own
+  (Glossary, Bibliography, Claims ledger), which site_plugin.py adds.
 - `on_page_markdown`: fail on an unknown citation key or label (naming page and line); append the
   page's References section.
 - `on_page_markdown` also links every number the claim check verified to its output line.
@@ -19,28 +20,30 @@ Errors stop the build with the page and line (the book never ships a dangling re
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
-import sys
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import Files
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from explainer_tools import bibliography, book, crossref, glossary, ledger, number_links, verified
+from explainer_tools import (
+    bibliography,
+    book,
+    build_cache,
+    crossref,
+    glossary,
+    ledger,
+    number_links,
+    verified,
+)
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
 from explainer_tools.layout import OUTPUT_DIR
 from explainer_tools.layout import REPO_ROOT as ROOT
-
-GENERATED_PAGES = {
-    "glossary.md": "glossary",
-    "bibliography.md": "bibliography",
-    "claims-ledger.md": "ledger",
-}
 
 
 @dataclass
@@ -56,6 +59,10 @@ class _State:
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
+    tools_digest: str = ""  # of explainer_tools' sources, once per process
+    sources: dict[str, str] = field(default_factory=dict)  # every Markdown page, by src_uri
+    ledger: list[dict] = field(default_factory=list)  # the claims ledger's entries
+    head: str | None = None  # the checkout's commit, read once per build
 
 
 STATE = _State()
@@ -89,16 +96,63 @@ def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
     return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
 
 
-def _bibliography_markdown(entries: dict[str, bibliography.Entry]) -> str:
-    lines = ["# Bibliography", "",
-             "[MY EXPLANATION] Every work the book cites, in alphabetical order. Chapters cite "
-             "them as (Author, year); hover over a citation to see the full reference.", "",
-             '<ol class="references">']
-    for key, entry in sorted(entries.items(), key=lambda kv: bibliography.cite_label(kv[1])):
-        text = bibliography.format_reference(entry)
-        lines.append(f'<li id="ref-{key}">{text}</li>')
-    lines.append("</ol>")
-    return "\n".join(lines)
+def _head() -> str:
+    """The checkout's commit, once per build ("" outside git)."""
+    if STATE.head is None:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
+                                text=True, check=False)
+        STATE.head = result.stdout.strip() if result.returncode == 0 else ""
+    return STATE.head
+
+
+def _last_verified(scripts: list[str]) -> verified.Verified:
+    """`verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
+    commands per chapter cost a second of every build, and their answer changes only with them."""
+    stamps = [verified.stamp_path(ROOT, script) for script in scripts]
+    if not _head():
+        return verified.last_verified(ROOT, scripts)
+    key = [_head(), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""
+                              for p in stamps]]
+    memo = build_cache.memo("verified", "last_verified v1")
+    cached = memo.get(key)
+    if cached is None:
+        cached = dataclasses.astuple(verified.last_verified(ROOT, scripts))
+        memo.put(key, cached)
+    return verified.Verified(*cached)
+
+
+def _tools_digest() -> str:
+    """The claim check's code (and every tool it may import): part of each cached result's key."""
+    tools = Path(__file__).resolve().parent
+    return build_cache.digest(b"".join(p.read_bytes() for p in sorted(tools.rglob("*.py"))))
+
+
+def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
+    """The claim check's verified numbers per page, as offsets into the page's source, each page
+    checked only when it, the outputs or the tools changed (`make serve` re-checks the edited
+    page alone)."""
+    outputs = build_cache.digest(sorted(STATE.outputs.items()))
+    key_of = {src: [STATE.tools_digest, outputs, src, text]
+              for src, text in sources.items() if (ROOT / "docs" / src).is_file()}
+    memo = build_cache.memo("numbers", "claims api v1")
+    result: dict[str, list[number_links.NumberLink]] = {}
+    missing = []
+    for src, key in key_of.items():
+        cached = memo.get(key)
+        if cached is None:
+            missing.append(src)
+        else:
+            result[src] = [number_links.NumberLink(*row) for row in cached]
+    if missing:
+        checked = verified_numbers(ROOT, [ROOT / "docs" / src for src in missing])
+        for src in missing:
+            claims = checked.get(f"docs/{src}")
+            links = [number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
+                                             v.output_line, v.output_text)
+                     for v in (claims.verified if claims else [])]
+            memo.put(key_of[src], [dataclasses.astuple(link) for link in links])
+            result[src] = links
+    return {src: links for src, links in result.items() if links}
 
 
 def _load_numbers(sources: dict[str, str]) -> None:
@@ -110,45 +164,44 @@ def _load_numbers(sources: dict[str, str]) -> None:
         if stamp:
             STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
-    STATE.numbers = {}
-    for page, claims in verified_numbers(ROOT).items():
-        src = page.removeprefix("docs/")
-        if src not in sources:
-            continue
-        STATE.numbers[src] = [
-            number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
-                                    v.output_line, v.output_text)
-            for v in claims.verified
-        ]
+    if not STATE.tools_digest:
+        STATE.tools_digest = _tools_digest()
+    STATE.numbers = _verified_links(sources)
 
 
 def on_files(files: Files, config: Any) -> Files:
+    """Load what the page events need, once per build (the site plugin adds the generated pages
+    from it: `generated_page`)."""
+    STATE.head = None  # read again: a commit between two rebuilds of `make serve`
     try:
         STATE.entries = bibliography.load_bibliography(ROOT)
         STATE.terms = glossary.load_glossary(ROOT)
-        entries = ledger.load_ledger(ROOT)
-        sources = {
+        STATE.ledger = ledger.load_ledger(ROOT)
+        STATE.sources = {
             f.src_uri: read_source(Path(f.abs_src_path), f.src_uri)
             for f in files.documentation_pages()
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
-        STATE.index = crossref.build_index(sources)
+        STATE.index = crossref.build_index(STATE.sources)
         STATE.nav = config["nav"] or []
         STATE.directory_urls = bool(config["use_directory_urls"])
         STATE.chapters = {c.number: c for c in book.chapter_status(book.load_plan(ROOT), STATE.nav)}
-        _load_numbers(sources)
+        _load_numbers(STATE.sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
             book.BookError, ledger.LedgerError, ValueError) as error:
         raise PluginError(str(error)) from None
-    pages = set(sources)
-    contents = {
-        "glossary.md": glossary.glossary_markdown(STATE.terms, pages),
-        "bibliography.md": _bibliography_markdown(STATE.entries),
-        "claims-ledger.md": ledger.ledger_markdown(entries),
-    }
-    for name, content in contents.items():
-        files.append(File.generated(config, name, content=content))
     return files
+
+
+def generated_page(name: str) -> str:
+    """The Markdown of a generated page (site_plugin.GENERATED), from what `on_files` loaded."""
+    if name == "glossary.md":
+        return glossary.glossary_markdown(STATE.terms, set(STATE.sources))
+    if name == "bibliography.md":
+        return bibliography.bibliography_markdown(STATE.entries)
+    if name == "claims-ledger.md":
+        return ledger.ledger_markdown(STATE.ledger)
+    raise KeyError(name)
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -219,7 +272,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
         html_text += number_links.stamps_json(STATE.checked_at)
     scripts = list(page.meta.get("scripts") or [])
     if scripts and crossref.chapter_number(src) is not None:
-        line = verified.verified_html(verified.last_verified(ROOT, scripts), scripts)
+        line = verified.verified_html(_last_verified(scripts), scripts)
         html_text = html_text.replace("</h1>", "</h1>\n" + line, 1)
     page.html = html_text  # the print-site plugin keeps its own copy; give it the final HTML
     return html_text

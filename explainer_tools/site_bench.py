@@ -8,24 +8,40 @@ until the page is fully rendered: the load event or the last web font (KaTeX's) 
 whichever is later. Shown: the home page, Chapters 5, 14 and 22, the slowest and the heaviest
 chapter.
 
+Then `make serve`'s re-render time: a scratch copy of the project (its files and `.cache/`) is
+served by `mkdocs serve`, a word is added to a paragraph of Chapter 14, and the time until the
+served page holds it is taken (median of `--runs` edits). And, when Lighthouse is installed
+(`make bench-tools`: `npm ci` of the committed bench-tools/package.json and package-lock.json
+into bench-tools/node_modules, git-ignored), Lighthouse's mobile and desktop performance and
+accessibility scores of the home page and Chapters 5, 14 and 22. Nothing is downloaded here:
+without Lighthouse the bench says how to get it and goes on.
+
 Budgets (issue 32): every chapter rendered in under 0.5 s, no page over 1 MB without the search
-index, `make site` under 5 s. The figures depend on the machine and its load: read them, do not
-assert them in a test.
+index, `make site` under 5 s, a prose edit re-rendered by `make serve` in under 2 s, Lighthouse
+mobile performance at least 95 on those four pages. The bench prints each budget and whether it
+is met. The figures depend on the machine and its load: read them, do not assert them in a test.
 
     .venv/bin/python -m explainer_tools.site_bench [--runs 3] [--site DIR] [--no-build]
+        [--no-serve] [--no-lighthouse]
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import json
 import os
 import resource
+import shutil
+import signal
+import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -42,6 +58,11 @@ NAMED = {"": "Home", "chapters/05-transformers-gpt2/": "Chapter 5",
 BUDGET_SECONDS = 0.5
 BUDGET_BYTES = 1_000_000
 BUDGET_BUILD_SECONDS = 5.0
+BUDGET_SERVE_SECONDS = 2.0
+BUDGET_LIGHTHOUSE = 95
+SERVE_PAGE = "docs/chapters/14-subsampling-complete-bound.md"
+LIGHTHOUSE = Path(os.environ.get("EXPLAINER_LIGHTHOUSE", "")
+                  or REPO_ROOT / "bench-tools" / "node_modules" / ".bin" / "lighthouse")
 
 # Recorded from the first moment on: when each batch of web fonts finished loading.
 FONT_TIMES_JS = """
@@ -119,28 +140,123 @@ def measure(browser, base: str, served: list, url_path: str, runs: int) -> tuple
     return statistics.median(times), max(sizes)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, default=REPO_ROOT / "build" / "bench-site")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--no-build", action="store_true", help="measure the site already there")
-    args = parser.parse_args(argv)
-    if not args.no_build:
-        wall, cpu = build(args.site)
-        verdict = "ok" if wall < BUDGET_BUILD_SECONDS else "over budget"
-        print(f"mkdocs build --strict: {wall:.1f} s wall, {cpu:.1f} s CPU "
-              f"(budget {BUDGET_BUILD_SECONDS:.0f} s: {verdict})")
-    from playwright.sync_api import sync_playwright
+def _verdict(met: bool) -> str:
+    return "met" if met else "NOT met"
 
-    rows: dict[str, tuple[float, int]] = {}
-    with serve(args.site) as (base, served), sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+
+def scratch_copy(dest: Path) -> None:
+    """The project's files (tracked and not ignored) and its `.cache/`, copied to `dest`."""
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO_ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = REPO_ROOT / name
+        if source.is_file() and not source.is_symlink():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    if (REPO_ROOT / ".cache").is_dir():
+        shutil.copytree(REPO_ROOT / ".cache", dest / ".cache")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _fetch(url: str) -> str:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            return response.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+def _wait_for(url: str, word: str, limit: float) -> float | None:
+    """Seconds until the page at `url` holds `word` (None after `limit` seconds)."""
+    start = time.monotonic()
+    while time.monotonic() - start < limit:
+        if word in _fetch(url):
+            return time.monotonic() - start
+        time.sleep(0.05)
+    return None
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds of a running process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def serve_rerender(runs: int, dirty: bool = False) -> list[tuple[float, float] | None]:
+    """(wall seconds, the server's CPU seconds) from saving a prose edit of Chapter 14 to
+    `mkdocs serve` serving it, per edit (None: not served within two minutes)."""
+    times: list[tuple[float, float] | None] = []
+    with tempfile.TemporaryDirectory(prefix="bench-serve-") as folder:
+        scratch = Path(folder)
+        scratch_copy(scratch)
+        port = _free_port()
+        command = [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a",
+                   f"127.0.0.1:{port}", *(["--dirtyreload"] if dirty else [])]
+        with (scratch / "serve.log").open("w") as log:
+            server = subprocess.Popen(command, cwd=scratch, stdout=log, stderr=log,
+                                      env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+                                      start_new_session=True)
         try:
-            for url_path in ["", *chapter_paths(args.site)]:
-                rows[url_path] = measure(browser, base, served, url_path, args.runs)
+            url = f"http://127.0.0.1:{port}/" + SERVE_PAGE.removeprefix("docs/").removesuffix(
+                ".md") + "/"
+            if _wait_for(url, "</html>", 600) is None:
+                log_text = (scratch / "serve.log").read_text()
+                raise SystemExit(f"mkdocs serve did not start:\n{log_text}")
+            page = scratch / SERVE_PAGE
+            original = page.read_text(encoding="utf-8")
+            for run in range(runs):
+                word = f"benchedit{run}word"
+                before = _cpu_seconds(server.pid)
+                page.write_text(original + f"\n\nA sentence the bench adds, {word}.\n",
+                                encoding="utf-8")
+                wall = _wait_for(url, word, 120)
+                times.append(None if wall is None else (wall, _cpu_seconds(server.pid) - before))
         finally:
-            browser.close()
-    print(f"{'page':<40} {'rendered s (median of ' + str(args.runs) + ')':>26} {'kB':>8}")
+            os.killpg(server.pid, signal.SIGTERM)
+            server.wait(timeout=60)
+    return times
+
+
+def lighthouse(url: str, desktop: bool) -> dict[str, float]:
+    """Lighthouse's performance and accessibility scores (0-100) of one page."""
+    with tempfile.TemporaryDirectory(prefix="bench-lh-") as folder:
+        report = Path(folder) / "report.json"
+        flags = " ".join(["--headless=new", *CHROMIUM_ARGS[:2]])
+        command = [str(LIGHTHOUSE), url, "--quiet", "--output=json", f"--output-path={report}",
+                   "--only-categories=performance,accessibility", f"--chrome-path={CHROMIUM}",
+                   f"--chrome-flags={flags}", *(["--preset=desktop"] if desktop else [])]
+        subprocess.run(command, capture_output=True, text=True, check=False, timeout=600)
+        if not report.is_file():
+            return {}
+        categories = json.loads(report.read_text(encoding="utf-8"))["categories"]
+    return {name: round(100 * (value["score"] or 0)) for name, value in categories.items()}
+
+
+def print_lighthouse(base: str) -> None:
+    if not LIGHTHOUSE.exists():
+        print("Lighthouse: not installed; `make bench-tools` installs Lighthouse 12.2.3 from "
+              "bench-tools/package-lock.json (node and npm needed, once, with a network)")
+        return
+    print(f"{'Lighthouse':<16} {'mobile perf':>12} {'mobile a11y':>12} {'desktop perf':>13} "
+          f"{'desktop a11y':>13}")
+    mobile_scores = []
+    for url_path, name in NAMED.items():
+        mobile, desktop = lighthouse(base + url_path, False), lighthouse(base + url_path, True)
+        mobile_scores.append(mobile.get("performance", 0))
+        print(f"{name:<16} {mobile.get('performance', '-'):>12} "
+              f"{mobile.get('accessibility', '-'):>12} {desktop.get('performance', '-'):>13} "
+              f"{desktop.get('accessibility', '-'):>13}")
+    print(f"budget: Lighthouse mobile performance >= {BUDGET_LIGHTHOUSE} on these pages: "
+          f"{_verdict(min(mobile_scores) >= BUDGET_LIGHTHOUSE)}")
+
+
+def print_pages(rows: dict[str, tuple[float, int]], runs: int) -> None:
+    print(f"{'page':<40} {'rendered s (median of ' + str(runs) + ')':>26} {'kB':>8}")
     for url_path, name in NAMED.items():
         seconds, size = rows[url_path]
         print(f"{name:<40} {seconds:>26.2f} {size / 1000:>8.0f}")
@@ -153,9 +269,57 @@ def main(argv: list[str] | None = None) -> int:
           f"{rows[heaviest][1] / 1000:>8.0f}")
     over_time = [p for p in chapters if rows[p][0] >= BUDGET_SECONDS]
     over_size = [p for p in rows if rows[p][1] > BUDGET_BYTES]
-    print(f"chapters over {BUDGET_SECONDS} s: {len(over_time)} of {len(chapters)}; "
-          f"pages over {BUDGET_BYTES / 1e6:.0f} MB: {len(over_size)} of {len(rows)} "
-          f"({', '.join(p or 'home' for p in over_size) or 'none'})")
+    print(f"budget: every chapter rendered in < {BUDGET_SECONDS} s: {_verdict(not over_time)} "
+          f"({len(over_time)} of {len(chapters)} over)")
+    print(f"budget: no page over {BUDGET_BYTES / 1e6:.0f} MB: {_verdict(not over_size)} "
+          f"({len(over_size)} of {len(rows)} over: "
+          f"{', '.join(p or 'home' for p in over_size) or 'none'})")
+
+
+def print_serve(runs: int) -> None:
+    for dirty in (False, True):
+        times = serve_rerender(runs, dirty)
+        done = [t for t in times if t is not None]
+        median = statistics.median(t[0] for t in done) if done else float("inf")
+        cpu = statistics.median(t[1] for t in done) if done else float("inf")
+        label = "mkdocs serve --dirtyreload" if dirty else "make serve (mkdocs serve)"
+        shown = ", ".join("timeout" if t is None else f"{t[0]:.1f}" for t in times)
+        line = (f"{label}: a prose edit re-rendered in {median:.1f} s wall, {cpu:.1f} s CPU "
+                f"(medians; wall {shown})")
+        if not dirty:
+            met = median < BUDGET_SERVE_SECONDS
+            line += f"; budget {BUDGET_SERVE_SECONDS:.0f} s: {_verdict(met)}"
+        print(line)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, default=REPO_ROOT / "build" / "bench-site")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--no-build", action="store_true", help="measure the site already there")
+    parser.add_argument("--no-serve", action="store_true", help="skip the serve re-render time")
+    parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
+    args = parser.parse_args(argv)
+    if not args.no_build:
+        wall, cpu = build(args.site)
+        print(f"mkdocs build --strict: {wall:.1f} s wall, {cpu:.1f} s CPU; budget "
+              f"{BUDGET_BUILD_SECONDS:.0f} s: {_verdict(wall < BUDGET_BUILD_SECONDS)}")
+    from playwright.sync_api import sync_playwright
+
+    rows: dict[str, tuple[float, int]] = {}
+    with serve(args.site) as (base, served):
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            try:
+                for url_path in ["", *chapter_paths(args.site)]:
+                    rows[url_path] = measure(browser, base, served, url_path, args.runs)
+            finally:
+                browser.close()
+        print_pages(rows, args.runs)
+        if not args.no_lighthouse:
+            print_lighthouse(base)
+    if not args.no_serve:
+        print_serve(args.runs)
     return 0
 
 

@@ -62,3 +62,88 @@ def test_print_page_anchor_rewrite_is_linear_and_targets_its_tags() -> None:
     line = '<span class="katex">' * 20000 + "</span>" * 20000
     out = update_anchor_ids(f'<h2 id="a">A</h2><p>{line}</p><li id="b">', "ch")
     assert out.startswith('<h2 id="ch-a">') and out.endswith('<li id="ch-b">')
+
+
+# ---------------------------------------------------------------- the build's speed-ups
+# (explainer_tools/site_speed.py, build_cache.py, notebook_page.py): same output, less work.
+
+PAGE_FOR_SEARCH = (
+    '<h1 id="t">Title<a class="headerlink" href="#t">¶</a></h1><p>Some <em>prose</em>, '
+    '<span class="num">0.42</span>.</p>\n'
+    '<div class="highlight" data-search-exclude><pre><span></span><code><span class="k">def'
+    '</span><span class="w"> </span><span class="nf">f</span>():</code></pre></div>\n'
+    '<h2 id="code">Code</h2><div class="highlight"><pre><span></span><code><span class="n">x'
+    '</span><span class="w">  </span><span class="o">=</span><span class="w"> </span>'
+    '<span class="mi">1</span>\n<span class="n">y</span> &lt; 2</code></pre></div>'
+    '<ul><li>a <span class="x">b</span></li></ul>')
+
+
+def _sections(page_html: str, parser_class) -> list[tuple[str, str, str | None]]:
+    parser = parser_class()
+    parser.feed(page_html)
+    parser.close()
+    return [("".join(s.title), "".join(s.text), s.id) for s in parser.data]
+
+
+def test_the_light_search_page_gives_the_same_index() -> None:
+    from material.plugins.search import plugin as search
+
+    from explainer_tools import site_speed
+
+    original = getattr(search.Parser, "__mro__", [search.Parser])
+    base = next(c for c in original if not getattr(c, "explainer_light", False)
+                and c.__name__ == "Parser")
+    light = site_speed.light_search_html(PAGE_FOR_SEARCH)
+    assert "def" not in light and '<span class="n">' not in light, "the page was made lighter"
+    assert _sections(light, base) == _sections(PAGE_FOR_SEARCH, base)
+    assert "x  = 1\ny &lt; 2" in _sections(light, base)[1][1], "code text kept as it was"
+
+
+def test_highlighting_is_memoised_by_source_lexer_and_options(tmp_path, monkeypatch) -> None:
+    from pymdownx import highlight as module
+
+    from explainer_tools import build_cache, site_speed
+
+    calls = []
+    monkeypatch.setattr(module, "highlight", lambda src, lexer, fmt: calls.append(src) or src)
+    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
+    monkeypatch.setattr(build_cache, "_MEMOS", {})
+    site_speed._patch_highlight()
+
+    class Lexer:
+        def __init__(self) -> None:
+            self.options = {"stripnl": False}
+
+    class Formatter:
+        def __init__(self, **options) -> None:
+            self.options = options
+
+    assert module.highlight("a = 1", Lexer(), Formatter(linenos=False)) == "a = 1"
+    module.highlight("a = 1", Lexer(), Formatter(linenos=False))
+    assert calls == ["a = 1"], "the second block came from the memo"
+    module.highlight("a = 1", Lexer(), Formatter(linenos=True))
+    assert calls == ["a = 1", "a = 1"], "other formatter options: highlighted again"
+    build_cache.save_all()
+    assert list((tmp_path / "highlight").glob("highlight-*.json")), "kept for the next build"
+
+
+def test_a_memo_survives_the_process_only_through_its_file(tmp_path) -> None:
+    from explainer_tools.build_cache import Memo
+
+    first = Memo("m", "v1", tmp_path)
+    first.put({"page": "a"}, [1, 2])
+    first.save()
+    assert Memo("m", "v1", tmp_path).get({"page": "a"}) == [1, 2]
+    assert Memo("m", "v2", tmp_path).get({"page": "a"}) is None, "a new version starts afresh"
+
+
+def test_the_notebook_page_uses_mkdocs_jupyters_own_cache_key() -> None:
+    from mkdocs_jupyter import plugin
+
+    from explainer_tools import notebook_page
+    from explainer_tools.layout import REPO_ROOT
+
+    path = REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
+    config = {**notebook_page.OPTIONS, "execute": False}
+    assert notebook_page.cache_key(path.read_bytes()) == plugin._compute_cache_key(
+        str(path), config, False)

@@ -474,3 +474,20 @@ def test_probe_C4_the_glossary_tooltip_escapes_its_definition() -> None:
     terms = glossary.parse_glossary('- term: LoRA\n  definition: A "low-rank" <b>update</b>.\n')
     marked = glossary.mark_first_uses("LoRA here", terms, set())
     assert 'title="A &quot;low-rank&quot; &lt;b&gt;update&lt;/b&gt;."' in marked
+
+
+def test_map_prose_jumps_over_code_and_leaves_white_space_alone() -> None:
+    from explainer_tools.html_text import map_prose
+
+    seen: list[str] = []
+
+    def upper(text: str) -> str:
+        seen.append(text)
+        return text.upper()
+
+    page = ('<p>a</p>\n<pre><code><span class="k">def</span> f</code></pre>\n<p>b <code>c'
+            '</code> d</p><pre>never closed <span>e</span>')
+    assert map_prose(page, upper) == (
+        '<p>A</p>\n<pre><code><span class="k">def</span> f</code></pre>\n<p>B <code>c</code> D'
+        '</p><pre>never closed <span>e</span>')
+    assert seen == ["a", "b ", " d"], "no run inside code, none of white space alone"

@@ -13,7 +13,13 @@ from decimal import Decimal, InvalidOperation
 
 from explainer_tools.claims.model import Citation, ClaimError
 from explainer_tools.claims.numbers import Token, parse_number
-from explainer_tools.markdown import ADMONITION, FRONT_MATTER, HEADING, QUOTE_PREFIX, scan
+from explainer_tools.markdown import (
+    ADMONITION,
+    HEADING,
+    QUOTE_PREFIX,
+    read_front_matter,
+    scan,
+)
 from explainer_tools.tags import TAG_PATTERN_UNNAMED
 
 # Sections in which every number must be cited, skipped by rule or waived (BOOK.md's anatomy).
@@ -89,17 +95,8 @@ def _blank_prefix(line: str, end: int) -> str:
 
 def _split_front_matter(text: str) -> tuple[dict, int]:
     """The front matter as a dict ({} when invalid) and the offset where the body starts."""
-    match = FRONT_MATTER.match(text)
-    front, body_start = _scan_front_matter(text[:match.end()] if match else "")
-    return dict(front), body_start
-
-
-@functools.lru_cache(maxsize=256)
-def _scan_front_matter(front: str) -> tuple[dict, int]:
-    """The YAML of a front matter, parsed once per text (the mutation harness checks a page
-    hundreds of times with the same front matter)."""
-    scanned = scan(front)
-    return scanned.front, scanned.body_start
+    front = read_front_matter(text)
+    return front.mapping, front.body_start
 
 
 def _elements(text: str, body_start: int, page: str, errors: list[ClaimError]) -> list[_Element]:

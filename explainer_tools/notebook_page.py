@@ -1,0 +1,116 @@
+"""The companion notebook's page, without Jupyter in the site build when nothing changed.
+
+mkdocs-jupyter turned `docs/notebooks/*.ipynb` into pages; importing it costs more than a second
+of every build (jupytext, nbformat and nbconvert load at import), though its own cache already
+held the page. This feature does what the plugin did for this book, with the plugin's settings
+of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default):
+
+- the notebook is a page of the site (`NotebookFile`), at `notebooks/<name>/`;
+- its HTML, table of contents and title come from `.cache/mkdocs-jupyter/<key>.json`, the
+  plugin's own cache file and key (the notebook's bytes and the conversion options), so the
+  page is the same, byte for byte; only on a miss is mkdocs-jupyter imported, to convert the
+  notebook (nbconvert, not executed: `make regenerate` executes it) and fill the cache;
+- the `.ipynb` is copied beside the page (the notebook's download link).
+
+    >>> cache_key(b"{}")[:12]
+    'bcb2943e5ccf'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from mkdocs.structure.files import File, Files
+from mkdocs.structure.toc import get_toc
+
+from explainer_tools.build_cache import CACHE_ROOT
+
+NOTEBOOK_GLOB = "notebooks/*.ipynb"  # under docs/
+CACHE_DIR = CACHE_ROOT / "mkdocs-jupyter"
+# mkdocs-jupyter 0.26's options as mkdocs.yml set them (`execute: false`), in its key's order.
+OPTIONS: dict[str, Any] = {
+    "kernel_name": "", "theme": "", "allow_errors": True, "show_input": True, "no_input": False,
+    "no_prompt": False, "remove_tag_config": {}, "highlight_extra_classes": "",
+    "include_requirejs": False, "custom_mathjax_url": "", "toc_depth": 6,
+}  # fmt: skip
+
+
+class NotebookFile(File):
+    """A notebook that is a page of the site (MkDocs takes only Markdown files as pages)."""
+
+    def is_documentation_page(self) -> bool:
+        return True
+
+
+def is_notebook(file: File) -> bool:
+    return Path(file.src_uri).match(NOTEBOOK_GLOB)
+
+
+def as_pages(files: Files) -> Files:
+    """`files` with every notebook made a page."""
+    return Files([NotebookFile(f.src_uri, f.src_dir, f.dest_dir, f.use_directory_urls)
+                  if is_notebook(f) and f.src_dir else f for f in files])
+
+
+def cache_key(notebook: bytes) -> str:
+    """mkdocs-jupyter's cache key: the notebook's bytes and the conversion options."""
+    hasher = hashlib.sha256()
+    hasher.update(notebook)
+    hasher.update(b"execute=False")
+    for key, value in OPTIONS.items():
+        hasher.update(f"{key}={value!r}".encode())
+    return hasher.hexdigest()
+
+
+def _convert(path: str) -> dict[str, Any]:
+    """The page from the notebook by mkdocs-jupyter's converter (the slow path: imports Jupyter)."""
+    from mkdocs_jupyter import convert, plugin
+
+    options = {k: v for k, v in OPTIONS.items() if k != "toc_depth"}
+    content = convert.nb2html(path, execute=False, **options)
+    toc_tokens, title = plugin._get_nb_toc_tokens(path, OPTIONS["toc_depth"])
+    return {"content": content, "toc_tokens": toc_tokens, "title": title}
+
+
+def rendered(path: str) -> dict[str, Any]:
+    """{content, toc_tokens, title} of the notebook at `path`: from the cache, else converted."""
+    cache = CACHE_DIR / f"{cache_key(Path(path).read_bytes())}.json"
+    try:
+        return json.loads(cache.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    page = _convert(path)
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(page), encoding="utf-8")
+    except OSError:
+        pass  # a read-only checkout converts on every build
+    return page
+
+
+def prepare(page: Any) -> None:
+    """Make a notebook page render from `rendered` instead of from Markdown."""
+    if not is_notebook(page.file):
+        return
+    path = page.file.abs_src_path
+
+    def render(config: Any, files: Files) -> None:
+        data = rendered(path)
+        page.content = data["content"]
+        page.toc = get_toc(data["toc_tokens"])
+        if data.get("title") is not None:
+            page.title = data["title"]
+
+    page.render = render
+
+
+def copy_source(page: Any) -> None:
+    """The `.ipynb` beside its page (the page's download link)."""
+    if is_notebook(page.file):
+        target = Path(page.file.abs_dest_path).parent / Path(page.file.abs_src_path).name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(page.file.abs_src_path, target)

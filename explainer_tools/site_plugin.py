@@ -1,0 +1,112 @@
+"""The book's MkDocs plugin: the one hooks file in mkdocs.yml, running the book's features in order.
+
+A real entry-point plugin would need the project installed into the environment; a hooks file
+needs nothing, so this module is the plugin and composes the features:
+
+- notebook (`notebook_page`): the companion notebook as a page, from mkdocs-jupyter's cache (no
+  Jupyter import unless the notebook changed), its `.ipynb` copied beside it.
+- build (`mkdocs_hooks`, `site_speed`): SOURCE_DATE_EPOCH; fast search, print-site,
+  highlighting; the theme's templates compiled once.
+- errata (`errata_hook`): each erratum page rendered from its front matter, at priority 50
+  (before the badges: its fields hold tags). Owns the errata index, filled at its marker.
+- reader (`reader_hook`): labels and numbered formulas and figures, verified numbers linked to
+  their output lines, chapter mentions, "last verified". Its parts own a generated page each:
+  the bibliography (citations checked and linked) `bibliography.md`, the glossary (first uses
+  marked) `glossary.md`, the claims ledger `claims-ledger.md`.
+- provenance (`mkdocs_hooks`): tags become badges, the notebook's too.
+- math (`mkdocs_hooks`, `math_render`): every formula rendered, last (post_page, post_build).
+
+Loading happens once per build (`on_files`): the reader's state (pages, labels, bibliography,
+glossary, ledger, verified numbers) is shared with the errata feature. Every error stops the
+build as a PluginError naming the file and line (the features raise them; nothing exits).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mkdocs.plugins import CombinedEvent, event_priority
+from mkdocs.structure.files import File, Files
+
+# MkDocs loads hooks by path; make the package importable from the repository root.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from explainer_tools import errata_hook, mkdocs_hooks, notebook_page, reader_hook, site_speed
+
+
+@dataclass(frozen=True)
+class GeneratedPage:
+    """A page the build writes (not a file under docs/), owned by one feature."""
+
+    feature: str
+    path: str  # under docs/, as the nav names it
+
+
+GENERATED = (GeneratedPage("glossary", "glossary.md"),
+             GeneratedPage("bibliography", "bibliography.md"),
+             GeneratedPage("ledger", "claims-ledger.md"))
+
+
+def on_config(config: Any) -> Any:
+    return mkdocs_hooks.on_config(config)
+
+
+def on_env(env: Any, config: Any, files: Files) -> Any:
+    """The theme's templates compiled once, not on every build (Jinja's bytecode cache in
+    `.cache/jinja/`, checked against each template's source)."""
+    return site_speed.template_cache(env)
+
+
+@event_priority(100)  # first: the nav and every plugin see the notebook as a page
+def _notebook_files(files: Files, config: Any) -> Files:
+    return notebook_page.as_pages(files)
+
+
+def _book_files(files: Files, config: Any) -> Files:
+    """Load once (reader_hook), share with the errata feature, add the generated pages."""
+    files = reader_hook.on_files(files, config)
+    state = reader_hook.STATE
+    errata_hook.STATE = errata_hook._State(entries=state.entries, index=state.index,
+                                           pages=state.sources)
+    for page in GENERATED:
+        files.append(File.generated(config, page.path,
+                                    content=reader_hook.generated_page(page.path)))
+    return files
+
+
+on_files = CombinedEvent(_notebook_files, _book_files)
+
+
+def on_pre_page(page: Any, config: Any, files: Files) -> Any:
+    notebook_page.prepare(page)
+    return page
+
+
+@event_priority(50)  # before the other plugins and the badges: an erratum's fields hold tags
+def _errata_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    return errata_hook.on_page_markdown(markdown, page, config, files)
+
+
+def _reader_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+    markdown = reader_hook.on_page_markdown(markdown, page, config, files)
+    return mkdocs_hooks.on_page_markdown(markdown, page, config, files)
+
+
+on_page_markdown = CombinedEvent(_errata_markdown, _reader_markdown)
+
+
+def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+    html_text = reader_hook.on_page_content(html_text, page, config, files)
+    return mkdocs_hooks.on_page_content(html_text, page, config, files)
+
+
+def on_post_page(output: str, page: Any, config: Any) -> str:
+    notebook_page.copy_source(page)
+    return mkdocs_hooks.on_post_page(output, page, config)
+
+
+def on_post_build(config: Any) -> None:
+    mkdocs_hooks.on_post_build(config)

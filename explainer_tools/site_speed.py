@@ -1,0 +1,140 @@
+"""Three third-party extensions made fast for this book, with what they produce unchanged.
+
+- **Material's search index.** Its parser (an `html.parser.HTMLParser`) calls Python for every
+  tag, and a page's highlighted code is one `<span>` per token: most of the time of indexing.
+  `light_search_html` hands it the page without what it would throw away anyway: the inside
+  of every element marked `data-search-exclude` (the embedded script sources; the empty element
+  stays, so the parser sees the same structure) and the `<span>` tags inside `<pre>` (spans are
+  not kept in the index, and inside `<pre>` text is joined unchanged). The index is the same,
+  byte for byte (tests/test_math_render.py checks it on a page).
+- **The print-site plugin's anchor rewriting** (`update_anchor_ids`): its scan is quadratic in
+  a line's length, and a paragraph of rendered formulas is one long line; this one matches the
+  id inside h1-h6, sup and li only, in one pass.
+
+- **Pygments' highlighting** of code blocks (pymdownx.highlight): the embedded chapter scripts
+  are most of the book's code and change only with the scripts. Each block's HTML is memoised
+  by its source, the lexer and the formatter with their options, and the versions of Pygments
+  and pymdownx (`build_cache.memo`, in `.cache/highlight/`, saved after a build).
+
+`patch_plugins()` installs all three (from the site plugin's `on_config`); a plugin that is not
+installed is left alone.
+
+    >>> light_search_html('<div class="highlight" data-search-exclude><pre>x</pre></div><p>y</p>')
+    '<div class="highlight" data-search-exclude></div><p>y</p>'
+    >>> light_search_html('<pre><span class="k">def</span> f</pre>')
+    '<pre>def f</pre>'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from explainer_tools import build_cache
+
+# An element marked for exclusion whose content holds no element of its own kind (the embedded
+# sources: `<div class="highlight" data-search-exclude><pre>..</pre></div>`): the content goes.
+EXCLUDED = re.compile(
+    r"(?P<open><(?P<tag>div|pre|span)\b[^>]*\sdata-search-exclude\b[^>]*>)"
+    r"(?:(?!<(?P=tag)\b).)*?(?P<close></(?P=tag)>)", re.S)
+PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
+SPAN_TAG = re.compile(r"</?span\b[^>]*>")
+
+ANCHOR_TAGS = re.compile(r'<(h[1-6]|sup|li)(\s[^>]*?)?\sid="([^"]*)"', re.I)
+
+
+def light_search_html(page_html: str) -> str:
+    """The page as the search parser needs it (module docstring)."""
+    page_html = EXCLUDED.sub(r"\g<open>\g<close>", page_html)
+
+    def without_spans(match: re.Match[str]) -> str:
+        block = match.group(0)
+        return block if "data-search-exclude" in block else SPAN_TAG.sub("", block)
+
+    return PRE.sub(without_spans, page_html)
+
+
+def update_anchor_ids(page_html: str, page_key: str) -> str:
+    """`<h2 id="x">` -> `<h2 id="KEY-x">` for h1-h6, sup and li, as the plugin intends.
+
+    >>> update_anchor_ids('<h2 id="a">A</h2><div id="b"></div><li class="c" id="d">', "p")
+    '<h2 id="p-a">A</h2><div id="b"></div><li class="c" id="p-d">'
+    """
+    return ANCHOR_TAGS.sub(
+        lambda m: f'<{m.group(1)}{m.group(2) or ""} id="{page_key}-{m.group(3)}"', page_html)
+
+
+def _patch_search() -> None:
+    try:
+        from material.plugins.search import plugin as search
+    except ImportError:
+        return
+    if getattr(search.Parser, "explainer_light", False):
+        return
+
+    class LightParser(search.Parser):
+        explainer_light = True
+
+        def feed(self, data: str) -> None:
+            super().feed(light_search_html(data))
+
+    search.Parser = LightParser
+
+
+def _patch_print_site() -> None:
+    try:
+        from mkdocs_print_site_plugin import urls
+    except ImportError:
+        return
+    urls.update_anchor_ids = update_anchor_ids
+
+
+def _options(options: dict[str, Any]) -> list[list[str]]:
+    return sorted([str(k), repr(v)] for k, v in options.items())
+
+
+def _patch_highlight() -> None:
+    try:
+        import pygments
+        import pymdownx
+        from pymdownx import highlight as module
+    except ImportError:
+        return
+    if getattr(module.highlight, "explainer_cached", False):
+        return
+    memo = build_cache.memo("highlight", f"pygments {pygments.__version__} pymdownx "
+                            f"{pymdownx.__version__}")
+    original = module.highlight
+
+    def highlight(src: str, lexer: Any, formatter: Any) -> str:
+        key = [src, f"{type(lexer).__module__}.{type(lexer).__qualname__}",
+               _options(lexer.options), f"{type(formatter).__module__}."
+               f"{type(formatter).__qualname__}", _options(formatter.options)]
+        code = memo.get(key)
+        if code is None:
+            code = original(src, lexer, formatter)
+            memo.put(key, code)
+        return code
+
+    highlight.explainer_cached = True  # type: ignore[attr-defined]
+    module.highlight = highlight
+
+
+def template_cache(env: Any) -> Any:
+    """Give the theme's Jinja environment a bytecode cache in `.cache/jinja/` (Jinja checks each
+    template's source against its cached code)."""
+    import jinja2
+
+    folder = build_cache.CACHE_ROOT / "jinja"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return env  # a read-only checkout compiles the templates as before
+    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+    return env
+
+
+def patch_plugins() -> None:
+    _patch_search()
+    _patch_print_site()
+    _patch_highlight()
