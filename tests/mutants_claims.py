@@ -42,9 +42,12 @@ MUTANTS = [
     mutant("claims: a minus sign dropped", "numbers.py",
            "                return text[start - 1]\n", "                return \"\"\n", T_CLAIMS, T_NEW),
     # outputs: what a script printed
-    mutant("claims: the block marker read as a printed number", "outputs.py",
-           "            if marker:\n                text = \" \" * marker.end() + text[marker.end():]\n"
-           "            self._values[key]", "            self._values[key]", T_CLAIMS, T_NEW),
+    # (equivalent, so not listed: dropping the blanking of "[N] " before `values` scans a block,
+    # since the lexer skips a bracketed integer as a block marker in block mode anyway)
+    mutant("claims: a broken output read as one without blocks", "outputs.py",
+           "                self._blocks[script] = {}  # reported once, by check_site\n"
+           "                raise\n", "                self._blocks[script] = {}  # reported once, "
+           "by check_site\n", T_CLAIMS, T_NEW),
     mutant("claims: an unknown script has blocks", "outputs.py",
            "        if script not in self._texts:\n            return None",
            "        if script not in self._texts:\n            return {}", T_CLAIMS, T_NEW),

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
+from explainer_tools.blocks import BlockError
 from explainer_tools.claims import Outputs, check_page, scan_numbers
 from explainer_tools.claims.model import Citation, ClaimError
 from explainer_tools.claims.page import _cells, _segments, _sentences
@@ -42,3 +45,9 @@ def test_citations_describe_one_block_or_several() -> None:
     assert Citation("a.py", (1, 2), 1, "").describe() == "outputs [1] and [2] of a.py"
     assert Citation("a.py", (1, 2, 4), 1, "").describe() == "outputs [1], [2] and [4] of a.py"
     assert str(ClaimError("p.md", 7, "wrong")) == "p.md:7: wrong"
+
+
+def test_an_output_with_a_repeated_block_number_is_an_error_not_an_empty_output() -> None:
+    outputs = Outputs({"ch01_a.py": "T\n[1] a = 1\n[1] b = 2\n"})
+    with pytest.raises(BlockError, match=r"block \[1\] appears twice"):
+        outputs.blocks("ch01_a.py")

@@ -66,3 +66,23 @@ def test_lazy_names_come_from_their_modules_and_unknown_names_fail() -> None:
     assert pacbound.kron_shapes is projectors.kron_shapes
     with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
         _ = pacbound.no_such_name
+
+
+@pytest.mark.parametrize("name", ["gpt2", "params"])
+def test_the_counting_modules_examples_hold_without_torch(name: str) -> None:
+    """The parameter counts' docstring examples (GPT-2 small: 123,689,472; its LoRA factors:
+    351,744), run here without test_pacbound.py's torch models, so that a mutant of a count is
+    caught in a second."""
+    import doctest
+    import importlib
+
+    module = importlib.import_module(f"pacbound.{name}")
+    result = doctest.testmod(module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_unknown_parameter_names_are_refused_by_name() -> None:
+    import torch
+
+    with pytest.raises(KeyError, match=r"not parameters of the model: \['nope'\]"):
+        pacbound.SubspaceModel(torch.nn.Linear(4, 3), ["nope"], d=2, kind="dense")

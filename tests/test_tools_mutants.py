@@ -349,3 +349,18 @@ def test_output_that_is_not_utf8_is_an_error_naming_script_and_line() -> None:
     with pytest.raises(pipeline.PipelineError, match=r"ch01_a.py: its output is not UTF-8 "
                                                      r"\(line 2, byte 2"):
         pipeline.normalise_output(b"a\n\xff\n", "ch01_a.py")
+
+
+def test_a_marker_inside_an_open_marker_is_an_error_on_its_line() -> None:
+    page = ("<!-- embed: output a.py -->\n<!-- embed: output b.py -->\n<!-- /embed -->\n"
+            "<!-- /embed -->\n")
+    with pytest.raises(markers.MarkerError, match=r"p\.md:2: nested marker: the marker on line 1"):
+        markers.find_markers(page, "p.md")
+
+
+def test_field_spans_are_the_lines_of_each_value_in_the_file() -> None:
+    source = ("---\nid: E1\ntitle: T\nproblem: >\n  line one\n  line two\nevidence:\n"
+              "  - output: a.py\n    block: 1\n---\nbody\n")
+    assert errata_pages.field_spans(source) == {
+        "id": (2, 2), "title": (3, 3), "problem": (4, 6), "evidence": (8, 9),
+        "evidence[0]": (8, 9)}
