@@ -141,7 +141,9 @@ def run(mutant: Mutant, template: Path) -> tuple[bool, float, str]:
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
              f"--timeout={TEST_TIMEOUT_S}", *mutant.tests],
             cwd=root, capture_output=True, text=True, check=False)
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-3:])
+        lines = [line for line in (result.stdout + result.stderr).splitlines()
+                 if line.strip() and "durations" not in line]  # the suite's --durations=15
+        tail = "\n".join(lines[-3:])
         if result.returncode not in (0, 1):  # 2-5: the run itself failed (collection, usage)
             raise SystemExit(f"mutant {mutant.name!r}: pytest exit {result.returncode}\n{tail}")
         return result.returncode == 1, time.monotonic() - began, tail
