@@ -5,28 +5,58 @@ Each mutant replaces one exact snippet of one file (it must occur exactly once, 
 stops naming the file) in a scratch copy of the repository, then runs the tests named for it
 there, with a per-test timeout so that a mutant that hangs counts as caught instead of hanging.
 A mutant is *killed* when those tests fail, *survives* when they pass. The score is killed /
-all; every survivor is printed with what it breaks, to be killed by a new test or explained.
+all, per module and overall; every survivor is printed with what it breaks, to be killed by a
+new test or explained.
 
-    .venv/bin/python tests/mutate.py            # every mutant
-    .venv/bin/python tests/mutate.py -k runner  # those whose name contains "runner"
-    make mutate                                 # the same as the first line
+The mutants live in `tests/mutants_*.py`, by area, each file a list `MUTANTS` of `Mutant`s, so
+that whoever changes a module adds its mutants without touching this file. Every module of
+explainer_tools and pacbound has mutants or a reason in `NOT_COVERED`;
+tests/test_mutants.py checks that (and that every snippet still occurs exactly once, so that a
+refactor that moves code fails loudly instead of silently dropping a mutant).
+
+    .venv/bin/python tests/mutate.py                    # every mutant
+    .venv/bin/python tests/mutate.py -k runner          # names containing "runner"
+    .venv/bin/python tests/mutate.py --module pacbound  # pacbound.* (or one module: blocks)
+    .venv/bin/python tests/mutate.py --list             # names only, by module
+    make mutate                                         # the same as the first line
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+if __name__ == "__main__":  # the mutant files import `Mutant` from here: one class, not two
+    sys.modules.setdefault("mutate", sys.modules[__name__])
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
+TESTS_DIR = REPO_ROOT / "tests"
 SKIPPED = shutil.ignore_patterns(".git", ".venv", "site", ".cache", "build", "__pycache__",
                                  ".pytest_cache", ".ruff_cache")
 TEST_TIMEOUT_S = 120
+# The packages whose modules must each have mutants: (import prefix, folder).
+PACKAGES = (("explainer_tools", "explainer_tools"), ("pacbound", "explainer_code/pacbound"))
+MIN_MUTANTS = 2  # per covered module
+RESTRUCTURED = "not covered this round: being restructured"
+CLAIM_RULES = "not covered this round: the claim-check rules are being changed"
+# Modules without mutants of their own, and why (tests/test_mutants.py holds the list exact).
+NOT_COVERED = {
+    **{f"explainer_tools.{name}": RESTRUCTURED for name in (
+        "mkdocs_hooks", "reader_hook", "errata_hook", "glossary", "crossref", "number_links",
+        "math_render", "site_bench", "pdf")},
+    **{f"explainer_tools.claims.{name}": CLAIM_RULES for name in (
+        "api", "arithmetic", "check", "cli", "mutate", "swaps", "units")},
+    "explainer_tools.claims.__main__": "two lines: calls cli.main",
+    "explainer_tools.claims": "re-exports only (its one example is skipped)",
+}
 
 
 @dataclass(frozen=True)
@@ -37,135 +67,52 @@ class Mutant:
     new: str
     tests: tuple[str, ...]  # pytest node ids or files, run in the copy
 
+    @property
+    def module(self) -> str:
+        """`explainer_tools/claims/page.py` -> `explainer_tools.claims.page`,
+        `explainer_code/pacbound/occam.py` -> `pacbound.occam`."""
+        return module_of(self.path)
 
-T_CONT = "tests/test_containment.py"
-T_RUN = "tests/test_runner.py"
-T_PIPE = "tests/test_pipeline.py"
-MUTANTS = [
-    # runner: containment, process trees, exits, tracing
-    Mutant("runner: writes not refused", "explainer_tools/containment.py",
-           "        return str(target) == os.devnull or any(",
-           "        return True or any(", (f"{T_CONT}::test_probe_A15_writes_outside_the_writable"
-                                           "_folders_are_refused",)),
-    Mutant("runner: descendants left running", "explainer_tools/process_tree.py",
-           "    kill_tree(os.getpid(), include_root=False)\n",
-           "    return\n", (f"{T_CONT}::test_probe_A11_a_child_in_a_new_session_ends_with_the_"
-                           "script",)),
-    Mutant("runner: no subreaper", "explainer_tools/process_tree.py",
-           "    prctl(36, 1)  # PR_SET_CHILD_SUBREAPER", "    pass",
-           (f"{T_CONT}::test_probe_A11_a_child_in_a_new_session_ends_with_the_script",)),
-    Mutant("runner: timeout kills only the group", "explainer_tools/process_tree.py",
-           "    for _attempt in range(200):\n        found = descendants(root)",
-           "    for _attempt in range(0):\n        found = descendants(root)",
-           (f"{T_CONT}::test_probe_A11_a_timeout_ends_children_in_new_sessions",)),
-    Mutant("runner: the root killed before its descendants", "explainer_tools/process_tree.py",
-           "        send_signal(root, signal.SIGSTOP)\n", "        kill(root)\n",
-           (f"{T_CONT}::test_probe_A11_kill_tree_stops_the_root_before_it_kills_descendants",)),
-    Mutant("runner: atexit handlers skipped", "explainer_tools/runner.py",
-           "    atexit._run_exitfuncs()  # as", "    pass  # as",
-           (f"{T_CONT}::test_probe_A23_atexit_output_is_the_same_under_both_runners",)),
-    Mutant("runner: os._exit accepted", "explainer_tools/runner.py",
-           "        unfinished = True  # it ended", "        unfinished = False  # it ended",
-           (f"{T_CONT}::test_probe_A22_a_script_ending_in_os_exit_gets_no_stamp",)),
-    Mutant("runner: stat not traced", "explainer_tools/runner.py",
-           "    _trace_stats(read, containment)\n", "\n",
-           (f"{T_CONT}::test_probe_A24_file_metadata_reads_are_inputs",)),
-    Mutant("runner: no CPU limit", "explainer_tools/runner.py",
-           "    if resource is None or seconds <= 0:", "    if True:",
-           (f"{T_CONT}::test_probe_B2_the_cpu_limit_stops_computing_not_waiting",)),
-    Mutant("runner: wall-clock timeout ignored", "explainer_tools/runner.py",
-           "            if not done and elapsed > request.timeout:",
-           "            if not done and elapsed > 10 * request.timeout + 3600:",
-           (f"{T_RUN}::test_timeout_kills_the_script_and_its_process_group",)),
-    Mutant("runner: reads not traced", "explainer_tools/runner.py",
-           "        if event == \"open\" and len(args) >= 3 and is_read(args[1], args[2]):",
-           "        if False:",
-           (f"{T_CONT}::test_reads_of_repository_files_are_inputs",
-            f"{T_PIPE}::test_regenerate_reruns_exactly_when_an_input_changes")),
-    # layout and pipeline
-    Mutant("layout: malformed limits accepted", "explainer_tools/layout.py",
-           "    if not 0 < seconds < float(\"inf\"):", "    if False:",
-           (f"{T_CONT}::test_probe_A10b_a_malformed_time_limit_is_an_error",)),
-    Mutant("layout: write not atomic", "explainer_tools/layout.py",
-           "        os.replace(tmp, path)", "        path.write_bytes(data)",
-           (f"{T_CONT}::test_write_atomic_replaces_the_file_and_never_rewrites_it",)),
-    Mutant("pipeline: tree not guarded", "explainer_tools/tree_io.py",
-           "        if not changed:\n            return\n        if not self.restore:",
-           "        if True:\n            return\n        if not self.restore:",
-           (f"{T_CONT}::test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was",)),
-    Mutant("pipeline: refused writes ignored", "explainer_tools/pipeline.py",
-           "    if result.refused:\n", "    if False:\n",
-           (f"{T_CONT}::test_probe_A15_a_refused_write_is_an_error_naming_script_and_path",)),
-    Mutant("pipeline: orphaned figures kept", "explainer_tools/pipeline.py",
-           "    result.remove += orphaned_figures(scripts, owners) + orphans(scripts)",
-           "    result.remove += orphans(scripts)",
-           (f"{T_CONT}::test_probe_A18b_a_deleted_scripts_figure_is_removed_with_it",)),
-    Mutant("pipeline: is_fresh ignores the environment", "explainer_tools/stamps.py",
-           "    if stamp[\"environment\"] != stamp_environment():\n        return False\n",
-           "", (f"{T_CONT}::test_a_stamp_is_stale_when_the_run_environment_changes",)),
-    # errata: lines of the source file
-    Mutant("errata: rendered line reported", "explainer_tools/errata_pages.py",
-           "        first, last = self.origins[line - 1] if",
-           "        return line\n        first, last = self.origins[line - 1] if",
-           ("tests/test_errata.py::test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file",)),
-    Mutant("errata: fields not checked by the hook", "explainer_tools/errata_hook.py",
-           "    check_rendered(rendered, source, src_uri, STATE)\n", "",
-           ("tests/test_errata.py::test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file",)),
-    # blocks and markers
-    Mutant("blocks: trailing empty lines kept", "explainer_tools/blocks.py",
-           "            while current and not current[-1].strip():",
-           "            while False:", ("tests/test_blocks.py",)),
-    Mutant("glossary: definition unescaped in tooltips", "explainer_tools/glossary.py",
-           "        title = html.escape(term.definition, quote=True)",
-           "        title = term.definition", ("tests/test_reader_features.py",)),
-    Mutant("glossary: page heading unescaped", "explainer_tools/glossary.py",
-           "heading, definition = html.escape(term.term), html.escape(term.definition)",
-           "heading, definition = term.term, html.escape(term.definition)",
-           ("tests/test_reader_features.py",)),
-    Mutant("bibliography: unclosed entry accepted", "explainer_tools/bibliography.py",
-           "                if not re.match(r\"\\s*\\}\", text[pos:]):",
-           "                if False:", ("tests/test_reader_features.py",)),
-    Mutant("ledger: entry without id accepted", "explainer_tools/ledger.py",
-           "        if not entry.get(\"id\"):", "        if False:",
-           ("tests/test_reader_features.py",)),
-    Mutant("reader hook: CRLF offsets not shifted", "explainer_tools/reader_hook.py",
-           "    return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]",
-           "    return offsets", ("tests/test_reader_features.py",)),
-    Mutant("reader hook: stripped blank lines not counted", "explainer_tools/reader_hook.py",
-           "    return source.count(\"\\n\", 0, body) if body > 0 else 0",
-           "    return source.count(\"\\n\", 0, body) - 1 if body > 0 else 0",
-           ("tests/test_reader_features.py",)),
-    Mutant("claims: lower-case 'part' a reference again", "explainer_tools/claims/numbers.py",
-           "(?-i:Chapter|Figure|Equation|Step|Table|Tab\\.|Part)",
-           "(?:Chapter|Figure|Equation|Step|Table|Tab\\.|Part)",
-           ("tests/test_claims_mutation.py",)),
-    # pacbound
-    Mutant("pacbound: prefix code without its extra bit", "explainer_code/pacbound/occam.py",
-           "    return message_bits + 2.0 * math.log2(message_bits) + 1.0",
-           "    return message_bits + 2.0 * math.log2(message_bits)",
-           ("tests/test_pacbound_occam.py",)),
-    Mutant("pacbound: Hoeffding without the 2", "explainer_code/pacbound/occam.py",
-           "math.sqrt(math.log(1.0 / eps) / (2.0 * n))", "math.sqrt(math.log(1.0 / eps) / n)",
-           ("tests/test_pacbound_occam.py",)),
-    Mutant("pacbound: Occam complexity in bits, not nats", "explainer_code/pacbound/occam.py",
-           "    nats = complexity_bits * LN2 + math.log(1.0 / eps)",
-           "    nats = complexity_bits + math.log(1.0 / eps)", ("tests/test_pacbound_occam.py",)),
-    Mutant("pacbound: subsampling split swapped", "explainer_code/pacbound/subsampling.py",
-           "    rho = n_sample / (n_sample + n_population)",
-           "    rho = n_population / (n_sample + n_population)",
-           ("tests/test_pacbound_subsampling.py",)),
-    Mutant("pacbound: smoothing weight on the wrong side", "explainer_code/pacbound/smoothing.py",
-           "    return -math.log2((1.0 - alpha) * p_f + alpha / vocab)",
-           "    return -math.log2((1.0 - alpha) * p_f + alpha)",
-           ("tests/test_pacbound_subsampling.py",)),
-    Mutant("pacbound: quantizer without margin", "explainer_code/pacbound/quantize.py",
-           "    edges = np.linspace(-largest - EDGE_MARGIN, largest + EDGE_MARGIN, levels + 1)",
-           "    edges = np.linspace(-largest, largest, levels + 1)",
-           ("tests/test_pacbound_coding.py",)),
-    Mutant("pacbound: entropy in nats", "explainer_code/pacbound/message.py",
-           "    return float(-(p * np.log2(p)).sum())", "    return float(-(p * np.log(p)).sum())",
-           ("tests/test_pacbound_coding.py",)),
-]
+
+def module_of(path: str) -> str:
+    for package, folder in PACKAGES:
+        if path.startswith(folder + "/"):
+            rest = Path(path[len(folder) + 1:]).with_suffix("")
+            parts = [p for p in rest.parts if p != "__init__"]
+            return ".".join([package, *parts])
+    return Path(path).with_suffix("").as_posix().replace("/", ".")
+
+
+def package_modules(root: Path = REPO_ROOT) -> list[str]:
+    """Every module of explainer_tools and pacbound, by dotted name."""
+    found = []
+    for _package, folder in PACKAGES:
+        for path in sorted((root / folder).rglob("*.py")):
+            if "__pycache__" not in path.parts:
+                found.append(module_of(path.relative_to(root).as_posix()))
+    return sorted(found)
+
+
+def mutant_files(tests_dir: Path = TESTS_DIR) -> list[Path]:
+    return sorted(tests_dir.glob("mutants_*.py"))
+
+
+def load_mutants(tests_dir: Path = TESTS_DIR) -> list[Mutant]:
+    """The `MUTANTS` of every tests/mutants_*.py, in file order; names are unique."""
+    found: list[Mutant] = []
+    for path in mutant_files(tests_dir):
+        spec = importlib.util.spec_from_file_location(f"_mutants_{path.stem}", path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        listed = getattr(module, "MUTANTS", None)
+        if not isinstance(listed, list):
+            raise SystemExit(f"{path}: defines no list MUTANTS")
+        found += listed
+    repeated = [name for name, count in Counter(m.name for m in found).items() if count > 1]
+    if repeated:
+        raise SystemExit(f"mutant names used twice: {', '.join(repeated)}")
+    return found
 
 
 def source(root: Path, mutant: Mutant) -> str:
@@ -174,7 +121,7 @@ def source(root: Path, mutant: Mutant) -> str:
     count = text.count(mutant.old)
     if count != 1:
         raise SystemExit(f"{mutant.path}: the snippet of mutant {mutant.name!r} occurs {count} "
-                         "times (expected once); update tests/mutate.py")
+                         "times (expected once); update its tests/mutants_*.py")
     return text
 
 
@@ -192,34 +139,82 @@ def run(mutant: Mutant, template: Path) -> tuple[bool, float, str]:
         began = time.monotonic()
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-             "--durations=0", f"--timeout={TEST_TIMEOUT_S}", *mutant.tests],
+             f"--timeout={TEST_TIMEOUT_S}", *mutant.tests],
             cwd=root, capture_output=True, text=True, check=False)
-        tail = "\n".join((result.stdout + result.stderr).strip().splitlines()[-3:])
+        lines = [line for line in (result.stdout + result.stderr).splitlines()
+                 if line.strip() and "durations" not in line]  # the suite's --durations=15
+        tail = "\n".join(lines[-3:])
         if result.returncode not in (0, 1):  # 2-5: the run itself failed (collection, usage)
             raise SystemExit(f"mutant {mutant.name!r}: pytest exit {result.returncode}\n{tail}")
         return result.returncode == 1, time.monotonic() - began, tail
+
+
+def selected(mutants: list[Mutant], names: list[str], modules: list[str]) -> list[Mutant]:
+    """Those whose name contains one of `names` and whose module is one of `modules` (a dotted
+    name, a package prefix such as `pacbound`, or its last parts: `blocks`, `claims.page`)."""
+    def in_module(mutant: Mutant) -> bool:
+        module = mutant.module
+        return any(module == m or module.startswith(m + ".") or module.endswith("." + m)
+                   for m in modules)
+    return [m for m in mutants
+            if (not names or any(k in m.name for k in names)) and (not modules or in_module(m))]
+
+
+def score_table(results: list[tuple[Mutant, bool]], modules: list[str]) -> str:
+    """Killed / mutants per module (every module of the packages when `modules` says so), and
+    the overall score."""
+    per: dict[str, list[bool]] = {}
+    for mutant, killed in results:
+        per.setdefault(mutant.module, []).append(killed)
+    rows = [f"{'module':<36} {'killed':>6} {'of':>4} {'score':>6}"]
+    for module in sorted({*modules, *per}):
+        kills = per.get(module)
+        if kills:
+            note = f"  ({NOT_COVERED[module]})" if module in NOT_COVERED else ""
+            rows.append(f"{module:<36} {sum(kills):>6} {len(kills):>4} "
+                        f"{100 * sum(kills) / len(kills):>5.0f}%{note}")
+        else:
+            rows.append(f"{module:<36} {'-':>6} {'-':>4} {'-':>6}  "
+                        f"{NOT_COVERED.get(module, 'NO MUTANTS')}")
+    killed = sum(k for _, k in results)
+    rows.append(f"{'overall':<36} {killed:>6} {len(results):>4} "
+                f"{100 * killed / max(1, len(results)):>5.0f}%")
+    return "\n".join(rows)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("-k", action="append", default=[],
                         help="only mutants whose name contains this (repeatable: any of them)")
+    parser.add_argument("--module", action="append", default=[],
+                        help="only mutants of this module or package (repeatable)")
+    parser.add_argument("--list", action="store_true", help="print the mutants' names, run none")
     args = parser.parse_args(argv)
-    chosen = [m for m in MUTANTS if not args.k or any(k in m.name for k in args.k)]
+    chosen = selected(load_mutants(), args.k, args.module)
+    if args.list:
+        for mutant in sorted(chosen, key=lambda m: m.module):
+            print(f"{mutant.module:<36} {mutant.name}")
+        print(f"{len(chosen)} mutants")
+        return 0
+    began = time.monotonic()
+    results: list[tuple[Mutant, bool]] = []
+    survivors = []
     with tempfile.TemporaryDirectory(prefix="mutate-") as scratch:
         template = Path(scratch) / "repo"
         shutil.copytree(REPO_ROOT, template, ignore=SKIPPED, symlinks=True)
         for mutant in chosen:
             source(template, mutant)  # every snippet exists before the first run
-        survivors = []
         for mutant in chosen:
             killed, seconds, tail = run(mutant, template)
-            print(f"{'killed  ' if killed else 'SURVIVED'} {seconds:6.1f} s  {mutant.name}",
-                  flush=True)
+            print(f"{'killed  ' if killed else 'SURVIVED'} {seconds:6.1f} s  {mutant.module}: "
+                  f"{mutant.name}", flush=True)
+            results.append((mutant, killed))
             if not killed:
                 survivors.append((mutant, tail))
-    score = len(chosen) - len(survivors)
-    print(f"mutation score: {score}/{len(chosen)} killed")
+    whole = not args.k and not args.module
+    print(score_table(results, package_modules() if whole else []))
+    print(f"mutation score: {len(results) - len(survivors)}/{len(results)} killed "
+          f"in {time.monotonic() - began:.0f} s")
     for mutant, tail in survivors:
         print(f"  survivor: {mutant.name} ({mutant.path}); tests {', '.join(mutant.tests)}\n"
               f"    {tail}")
