@@ -57,7 +57,7 @@ serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
 site: $(INSTALLED) ## Build the static site into site/ (mkdocs build --strict)
 	$(VENV)/bin/mkdocs build --strict  # not --quiet: it hides the warnings --strict counts
 
-offline: $(INSTALLED) ## A copy of the site to open from a folder (no search): site-offline/index.html
+offline: $(INSTALLED) ## A copy of the site to open from a folder, search included: site-offline/index.html
 	$(VENV)/bin/mkdocs build --strict -f mkdocs-offline.yml
 
 pdf: $(INSTALLED) ## The whole book as one PDF, build/book.pdf (headless Chromium; checks math and links)

@@ -187,6 +187,40 @@
       label.appendChild(hidden);
     });
     focusableScrollers();
+    nameHeaderFormulas();
+  }
+
+  // A table header that holds only a formula: KaTeX's drawing is aria-hidden and a <math>
+  // element gives no text to the cell's name (it is embedded content), so the header would be
+  // empty to assistive technology and to axe-core (empty-table-header). Its <math> gets a
+  // spoken-style name read from its own MathML (tokens in order; sub-, superscripts, fractions,
+  // roots and accents in words).
+  const ACCENTS = {"\u02c9": "bar", "\u00af": "bar", "^": "hat", "\u02c6": "hat", "~": "tilde",
+                   "\u02dc": "tilde", "\u2192": "vector"};
+  function spoken(node) {
+    const parts = Array.from(node.children).filter((c) => c.localName !== "annotation")
+      .map(spoken);
+    switch (node.localName) {
+      case "mi": case "mn": case "mo": case "mtext":
+        return node.textContent.replace(/[\u2061-\u2064]/g, "").trim();
+      case "msub": return `${parts[0]} sub ${parts[1]}`;
+      case "msup": return `${parts[0]} to the ${parts[1]}`;
+      case "msubsup": return `${parts[0]} sub ${parts[1]} to the ${parts[2]}`;
+      case "mfrac": return `${parts[0]} over ${parts[1]}`;
+      case "msqrt": return `square root of ${parts.join(" ")}`;
+      case "mover": case "munder":
+        return ACCENTS[parts[1]] ? `${parts[0]} ${ACCENTS[parts[1]]}` : parts.join(" ");
+      default: return parts.filter(Boolean).join(" ");
+    }
+  }
+  function nameHeaderFormulas() {
+    document.querySelectorAll(".md-typeset th math:not([aria-label])").forEach((math) => {
+      const cell = math.closest("th");
+      const text = Array.from(cell.childNodes).map((n) => (
+        n.nodeType === Node.TEXT_NODE ? n.textContent : n.matches(".arithmatex, .katex") ? "" :
+          n.textContent)).join("").trim();
+      if (!text) math.setAttribute("aria-label", spoken(math).replace(/\s+/g, " "));
+    });
   }
 
   // A box that scrolls sideways (a wide table, a long display formula, a notebook cell) gets a

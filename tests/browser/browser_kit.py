@@ -369,11 +369,6 @@ TAB_STOPS_JS = r"""
 """
 TAB_STOPS_MAX = 400  # any page, whole page; Chapter 5 had 814 before numbers left the tab order
 DARK = "slate"  # Material's dark scheme, as its palette toggle sets it
-# axe-core violations a formula renderer owns (a table header that holds only a formula has its
-# text in the renderer's accessible markup); the renderer's own checks cover them.
-# (axe-core shortens a node's HTML to its opening tag, so the page is asked.)
-HOLDS_FORMULA_JS = """(selector) => { const el = document.querySelector(selector);
-  return !!el && !!el.querySelector(".arithmatex, .katex, mjx-container, math"); }"""
 
 
 # The rules whose outcome depends on colours: the dark pass runs only these (the scheme switch
@@ -395,8 +390,6 @@ def axe_violations(page: Any, rules: list[str] | None = None) -> list[dict[str, 
     result = Axe().run(page, context=AXE_CONTEXT, options=options).response
     return [{"id": v["id"], "help": v["help"], "impact": v.get("impact"),
              "nodes": [{"target": n["target"], "html": n.get("html", "")[:300],
-                        "formula": isinstance(n["target"][-1], str)
-                        and page.evaluate(HOLDS_FORMULA_JS, n["target"][-1]),
                         "summary": (n.get("failureSummary") or "").replace("\n", " ")[:300]}
                        for n in v["nodes"]]}
             for v in result["violations"]]
@@ -687,31 +680,18 @@ def search_index_problems(site: Path) -> list[str]:
             "data-search-exclude; exclude more, or raise the budget with a reason)"]
 
 
-def _math_owned(node: dict[str, Any]) -> bool:
-    return bool(node.get("formula"))
-
-
 def accessibility_problems(load: PageLoad) -> list[str]:
-    """axe-core's violations, in the light and the dark scheme (load_page(audit=True)).
-    A table header that holds only a formula is left to the formula renderer (HOLDS_FORMULA_JS)."""
+    """axe-core's violations, in the light and the dark scheme (load_page(audit=True)); every
+    one is a problem, with no rule or element excepted."""
     problems = []
     for scheme, violations in load.facts.get("axe", {}).items():
         for violation in violations:
-            nodes = [n for n in violation["nodes"]
-                     if not (violation["id"] == "empty-table-header" and _math_owned(n))]
-            if not nodes:
-                continue
+            nodes = violation["nodes"]
             first = nodes[0]
             problems.append(
                 f"{load.label}: axe {violation['id']} ({scheme} scheme, {len(nodes)} element(s)):"
                 f" {violation['help']}; first: {first['target']} {first['summary']}")
     return problems
-
-
-def math_owned_violations(load: PageLoad) -> int:
-    """How many axe-core findings accessibility_problems leaves to the formula renderer."""
-    return sum(1 for violations in load.facts.get("axe", {}).values() for v in violations
-               if v["id"] == "empty-table-header" for n in v["nodes"] if _math_owned(n))
 
 
 def tab_stop_problems(load: PageLoad) -> list[str]:

@@ -36,7 +36,6 @@ from browser_kit import (
     budget_for,
     build_site,
     load_page,
-    math_owned_violations,
     notebook_formulas,
     page_label,
     source_notebook,
@@ -186,12 +185,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             f"{budget_for(url_path) / MB:>7.1f} {mathjax / MB:>8.3f} {load.seconds:>7.2f}"
         )
     terminalreporter.section("accessibility (one load per page: axe-core light/dark, tab stops)")
-    write(f"{'page':<48} {'axe light':>9} {'axe dark':>9} {'to math':>8} {'tab stops':>9}")
+    write(f"{'page':<48} {'axe light':>9} {'axe dark':>9} {'tab stops':>9}")
     for url_path, load in sorted(_desktop_loads.items()):
         axe = load.facts.get("axe", {})
         counts = [sum(len(v["nodes"]) for v in axe.get(s, [])) for s in ("light", "dark")]
         stops = load.facts.get("tabStops", {}).get("total", "?")
-        write(f"{page_label(url_path):<48} {counts[0]:>9} {counts[1]:>9} "
-              f"{math_owned_violations(load):>8} {stops:>9}")
+        write(f"{page_label(url_path):<48} {counts[0]:>9} {counts[1]:>9} {stops:>9}")
     if SCREENSHOTS_WANTED:
         write(f"screenshots: {SCREENSHOTS}/{{desktop,phone}}/")

@@ -1,11 +1,12 @@
 """The copy of the site built to work opened from a folder (`make offline`, file://).
 
-Built once for this module from mkdocs-offline.yml, as `make offline` builds it (pages as .html
-files). Every
-relative link and source of every page must name a file that exists, so nothing opens a folder
-listing; in Chromium, from file:// with no server and no network, the home page's list reaches a
-chapter, a "Chapter N" link reaches another, and nothing is requested from outside. Search
-needs a server (Material's offline search loads a worker shim from a CDN), so it is not tested.
+Built once for this module from mkdocs-offline.yml, as `make offline` builds it (Material's
+offline plugin: pages as .html files, the search index as a script, the vendored iframe-worker
+shim). Every relative link and source of every page must name a file that exists, so nothing
+opens a folder listing; in Chromium, from file:// with no server and no network, the home page's
+list reaches a chapter, a "Chapter N" link reaches another, the search box finds a word and its
+first result opens, and nothing is requested from outside. The offline copy's plugins are
+mkdocs.yml's with `offline` added (INHERIT replaces lists, so they are written twice).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytestmark = pytest.mark.browser
 
@@ -36,6 +38,21 @@ def offline_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert result.returncode == 0, result.stdout + result.stderr
     return dest
 
+
+def test_offline_plugins_are_the_sites_plus_offline() -> None:
+    def plugins(name: str) -> list[object]:
+        config = yaml.load((REPO / name).read_text(encoding="utf-8"), Loader=yaml.BaseLoader)
+        return config["plugins"]
+
+    offline = plugins("mkdocs-offline.yml")
+    assert "offline" in offline, "mkdocs-offline.yml: the offline plugin is missing"
+    assert [p for p in offline if p != "offline"] == plugins("mkdocs.yml"), (
+        "mkdocs-offline.yml's plugins differ from mkdocs.yml's: copy mkdocs.yml's list and keep "
+        "`offline` in it")
+    polyfills = yaml.load((REPO / "mkdocs-offline.yml").read_text(encoding="utf-8"),
+                          Loader=yaml.BaseLoader)["extra"]["polyfills"]
+    assert [p for p in polyfills if "iframe-worker" in p] == ["assets/iframe-worker/shim.js"]
+    assert (REPO / "docs" / polyfills[0]).is_file()
 
 
 def dead_links(site: Path) -> list[str]:
@@ -78,4 +95,24 @@ def test_offline_copy_navigates_from_a_folder(offline_site, browser) -> None:
     page.wait_for_load_state()
     assert page.url.endswith("/chapters/10-hoeffding-union-bound.html")
     assert failed == []
+    page.close()
+
+
+def test_offline_copy_searches_from_a_folder(offline_site, browser) -> None:
+    """Search runs in a Web Worker that a file:// page may not start; with the vendored shim the
+    search box appears, finds a word of Chapter 10 and opens that chapter."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    outside: list[str] = []
+    page.on("request", lambda r: outside.append(r.url) if not r.url.startswith("file:") else None)
+    page.goto((offline_site / "chapters" / "09-generalization.html").as_uri())
+    search = page.locator("input.md-search__input")
+    search.click(timeout=15_000)
+    search.type("Hoeffding")
+    first = page.locator(".md-search-result__item a").first
+    first.wait_for(timeout=20_000)
+    assert "hoeffding" in (first.get_attribute("href") or "")
+    first.click()
+    page.wait_for_load_state()
+    assert page.url.split("?")[0].endswith("/chapters/10-hoeffding-union-bound.html")
+    assert outside == []
     page.close()
