@@ -313,7 +313,7 @@ def test_the_harness_on_every_page_keeps_its_catch_rates() -> None:
     print("\n" + mutate.format_result(result))
     assert result.false_errors == []
     assert result.rate("digit") == 1.0
-    assert result.rate("unit") >= 0.95
-    assert result.rate("row swap") >= 0.5
-    assert result.rate("between rows") >= 0.6
-    assert result.rate("sentence swap") >= 0.05
+    assert result.rate("unit") >= 0.98  # 217/218 on this sample
+    assert result.rate("row swap") >= 0.8  # 131/156
+    assert result.rate("between rows") >= 0.85  # 134/152
+    assert result.rate("sentence swap") >= 0.15  # 61/316

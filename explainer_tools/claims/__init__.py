@@ -71,7 +71,7 @@ closest number found there; a citation of an unknown script or block; an ambiguo
 an uncited number in a fully-cited section, or anywhere when no output of the page's scripts
 (front matter, erratum evidence, citations) prints it; a wrong unit (the unit rule: a number
 written with a unit must be printed with one of its kind, or with none where its line, block or
-output says so; `swaps.unit_mismatch`, `units`); a number from another row or swapped with
+output says so; `check.unit_mismatch`, `units`); a number from another row or swapped with
 another (the row rule, `check.named_row`: a row's label words name one line of the cited block,
 which prints another number written alike in the cell's place, in prose only for a swap; the
 row-line, row-order, row-label, column-place and column-order rules of `swaps.check_order`;

@@ -165,12 +165,11 @@ def _expected_order(between: str, before: str) -> int:
 def check_connected_order(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
     """The connective order rule, against numbers swapped in a sentence (issue 31). Two
     neighbouring numbers of one sentence or list item, joined by nothing but a bare connective
-    (`CONNECTIVE`), that their cited block(s) print once each on one line, must stand in the
-    order of that line: the words do not say which is which, so the reader can only take them
-    in the output's order. A value "at" its setting ("0.0612 at N = 400") stands in the other
-    order, as outputs print the setting first (unless the output writes "at" between them too).
-    A range or change ("between a and b", "from a
-    to b") is exempt."""
+    (`CONNECTIVE`), must stand in the order of a line of their cited block(s) that prints them
+    both (`_against_order`): the words do not say which is which, so the reader can only take
+    them in the output's order. A value "at" its setting ("0.0612 at N = 400") stands in the
+    other order, as outputs print the setting first (unless the output writes "at" between them
+    too). A range or change ("between a and b", "from a to b") is exempt."""
     element = unit.element
     if element.kind == "row":
         return
@@ -192,11 +191,10 @@ def check_connected_order(unit: _Unit, page: str, outputs: Outputs, report: Page
         if printed is None or (line, b.text) in flagged:
             continue
         script, number, printed = printed
-        first = (script, number)
         joined = text[a.end:b.start].strip()
         report.errors.append(ClaimError(page, line, (
             f"{a.text} and {b.text} are joined by {joined!r} alone, so only their order says "
-            f"which is which, and [{first[1]}] of {first[0]} prints them "
+            f"which is which, and [{number}] of {script} prints them "
             f"{'in the other order' if order > 0 else 'in this order, the setting last'}: "
             f"{printed.strip()!r} (swapped numbers? if not, say which is which)"), b.text))
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterable
 
 from explainer_tools.claims.model import Citation, ClaimError, PageReport
 from explainer_tools.claims.numbers import (
@@ -21,7 +20,6 @@ from explainer_tools.claims.page import (
     _Element,
     _Unit,
 )
-from explainer_tools.claims.units import DIMENSION, unit_after
 
 
 def _printed_once(unit: _Unit, token: Token, outputs: Outputs) -> tuple[str, int, int, int] | None:
@@ -396,72 +394,6 @@ def _cell_index(element: _Element, position: int) -> int:
             return index
         offset += len(cell)
     return -1
-
-
-def unit_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
-                   outputs: Outputs) -> str:
-    """The unit rule: a number written with a unit (`15.6 bits`, `31.23 %`, `0.9 s`) must be
-    printed, somewhere in the cited block(s), with a unit of the same kind after it, or with no
-    unit where its output says it may be in that kind (`_unit_named`). Returns the message, or
-    "" when some printing of the value agrees."""
-    text = unit.element.text
-    written = unit_after(text[token.end:token.end + 40])
-    if written is None:
-        return ""
-    kind, start, end = written
-    if kind == "s" and start == 0:
-        return ""  # '2s' glued: a plural ("the 1990s", "1s and 0s"), not seconds
-    seen: list[tuple[str, str]] = []
-    for found, citation, number in candidates:
-        if found.value != token.value:
-            continue
-        printed_kind, named, line = outputs.unit_of(citation.script, number, found)
-        if printed_kind == kind:
-            return ""
-        if printed_kind is None:
-            why = _unit_named(kind, (named, outputs.kinds_in_block(citation.script, number),
-                                     outputs.kinds_in_output(citation.script)))
-            if not why:
-                return ""
-            why = "with no unit, and " + why
-        else:
-            why = f"with the unit {printed_kind}"
-        seen.append((why, line))
-    how, line = seen[0]
-    return (f"{token.text} {text[token.end + start:token.end + end]}: "
-            f"{'; '.join(c.describe() for c in unit.citations)} prints {token.text} {how}: "
-            f"{line.strip()!r} (a wrong unit?)")
-
-
-_DATA = ("information", "size")  # bits and bytes: amounts of data, easily mixed up
-
-
-def _unit_named(kind: str, scopes: Iterable[tuple[set[str], set[str], set[str]]]) -> str:
-    """Whether a number printed with no unit may be in `kind`, from what its scopes (its line,
-    its block, the script's whole output; each as `kinds_named`) say, nearest first: a scope
-    that writes `kind` as a label or after a number says yes, and so does a logarithm on the
-    number's own line (`ln`: nats); a scope whose labels name other kinds only says no, and so
-    does its line when it writes its other numbers in another unit of the same dimension (bits
-    beside the prose's nats), or when it takes a logarithm of the dimension and names no unit
-    (`ln` on a line: not bits); a block that writes units of data (bits, bytes, MB) after its
-    numbers but never `kind` says no; when no scope uses `kind`, no. Returns "" for yes, else
-    why not."""
-    names = ("line", "block", "script's output")
-    for index, ((labels, attached, logs), name) in enumerate(zip(scopes, names, strict=True)):
-        alike = sorted(k for k in attached if DIMENSION[k] == DIMENSION[kind] and k != kind)
-        if kind in labels | attached or (index == 0 and kind in logs and not alike):
-            return ""
-        if labels:
-            return f"its {name} labels its numbers {', '.join(sorted(labels))}"
-        if index == 0 and alike:
-            return f"its line writes its other numbers in {', '.join(alike)}"
-        logged = sorted(k for k in logs if DIMENSION[k] == DIMENSION[kind])
-        if index == 0 and logged and not attached:
-            return f"its line takes a logarithm in {', '.join(logged)}"
-        data = sorted(k for k in attached if DIMENSION[k] in _DATA and DIMENSION[kind] in _DATA)
-        if index == 1 and data:
-            return f"its block writes {', '.join(data)} after its numbers, never {kind}"
-    return f"nothing in the script's output is in {kind}"
 
 
 CONTEXT_WORDS = 3  # content words before a number that may name its row

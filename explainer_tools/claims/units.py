@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # written form -> kind; longer forms first where one is a prefix of another
 _FORMS: tuple[tuple[str, str], ...] = (
@@ -114,3 +115,34 @@ def kinds_named(text: str) -> tuple[set[str], set[str], set[str]]:
     if re.search(r"(?<![A-Za-z_])log2(?![A-Za-z_0-9])", text):
         logs.add("bits")
     return labels, attached, logs
+
+
+_DATA = ("information", "size")  # bits and bytes: amounts of data, easily mixed up
+
+
+def unit_named(kind: str, scopes: Iterable[tuple[set[str], set[str], set[str]]]) -> str:
+    """Whether a number printed with no unit may be in `kind`, from what its scopes (its line,
+    its block, the script's whole output; each as `kinds_named`) say, nearest first: a scope
+    that writes `kind` as a label or after a number says yes, and so does a logarithm on the
+    number's own line (`ln`: nats); a scope whose labels name other kinds only says no, and so
+    does its line when it writes its other numbers in another unit of the same dimension (bits
+    beside the prose's nats), or when it takes a logarithm of the dimension and names no unit
+    (`ln` on a line: not bits); a block that writes units of data (bits, bytes, MB) after its
+    numbers but never `kind` says no; when no scope uses `kind`, no. Returns "" for yes, else
+    why not."""
+    names = ("line", "block", "script's output")
+    for index, ((labels, attached, logs), name) in enumerate(zip(scopes, names, strict=True)):
+        alike = sorted(k for k in attached if DIMENSION[k] == DIMENSION[kind] and k != kind)
+        if kind in labels | attached or (index == 0 and kind in logs and not alike):
+            return ""
+        if labels:
+            return f"its {name} labels its numbers {', '.join(sorted(labels))}"
+        if index == 0 and alike:
+            return f"its line writes its other numbers in {', '.join(alike)}"
+        logged = sorted(k for k in logs if DIMENSION[k] == DIMENSION[kind])
+        if index == 0 and logged and not attached:
+            return f"its line takes a logarithm in {', '.join(logged)}"
+        data = sorted(k for k in attached if DIMENSION[k] in _DATA and DIMENSION[kind] in _DATA)
+        if index == 1 and data:
+            return f"its block writes {', '.join(data)} after its numbers, never {kind}"
+    return f"nothing in the script's output is in {kind}"
