@@ -37,6 +37,23 @@ STATE = _State()
 UNKNOWN_LABEL = re.compile(r"^docs/[^:]+:(?P<line>\d+): unknown label '(?P<label>[^']+)'$")
 
 
+FIELD_NAMED = re.compile(r"field '(?P<a>[^']+)'|^[^:]+: (?P<b>id|status|concerns) ")
+
+
+def located(problems: list[str], erratum: errata.Erratum) -> str:
+    """The problems of one erratum, each as `docs/errata/<file>:<line>: ...`: the line of the
+    field it names (the front matter's first line for a missing field)."""
+    source = erratum.path.read_bytes().decode("utf-8", "replace").replace("\r\n", "\n")
+    spans = errata_pages.field_spans(source)
+    where = f"docs/errata/{erratum.path.name}"
+    lines = []
+    for problem in problems:
+        match = FIELD_NAMED.search(problem)
+        name = (match["a"] or match["b"]) if match else ""
+        lines.append(f"{where}:{spans[name][0] if name in spans else 1}: {problem}")
+    return "; ".join(lines)
+
+
 def check_rendered(rendered: errata_pages.RenderedPage, source: str, src: str,
                    state: _State) -> None:
     """Unknown citation keys and labels in a rendered erratum page, reported at the line of
@@ -74,7 +91,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     erratum = errata.Erratum(erratum.path, erratum.meta, markdown)
     problems = errata.check_fields(erratum)
     if problems:
-        raise PluginError("; ".join(problems))
+        raise PluginError(located(problems, erratum))
     page.meta["title"] = f"{erratum.meta['id']}: {erratum.meta['title']}"
     # Material reads `status` as its own page status (new/deprecated); ours is shown in the page.
     page.meta.pop("status", None)
@@ -87,12 +104,12 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 def _render_index(markdown: str, docs_dir: Path) -> str:
     if markdown.count(errata.INDEX_MARKER) != 1:
-        raise PluginError(f"docs/{errata.INDEX_PATH} must contain {errata.INDEX_MARKER} once")
+        raise PluginError(f"docs/{errata.INDEX_PATH}:1: must contain {errata.INDEX_MARKER} once")
     try:
         all_errata = errata.load_errata(docs_dir / "errata")
     except errata.ErratumError as error:
         raise PluginError(str(error)) from None
-    problems = [p for e in all_errata for p in errata.check_fields(e)]
+    problems = [located(errata.check_fields(e), e) for e in all_errata if errata.check_fields(e)]
     if problems:
         raise PluginError("; ".join(problems))
     return markdown.replace(errata.INDEX_MARKER, errata_pages.render_index(all_errata, docs_dir))

@@ -234,7 +234,9 @@ def lighthouse(url: str, desktop: bool) -> dict[str, float]:
         if not report.is_file():
             return {}
         categories = json.loads(report.read_text(encoding="utf-8"))["categories"]
-    return {name: round(100 * (value["score"] or 0)) for name, value in categories.items()}
+    # a category Lighthouse could not score (a page that timed out) has score null: left out
+    return {name: round(100 * value["score"]) for name, value in categories.items()
+            if value.get("score") is not None}
 
 
 def print_lighthouse(base: str) -> None:
@@ -247,7 +249,7 @@ def print_lighthouse(base: str) -> None:
     mobile_scores = []
     for url_path, name in NAMED.items():
         mobile, desktop = lighthouse(base + url_path, False), lighthouse(base + url_path, True)
-        mobile_scores.append(mobile.get("performance", 0))
+        mobile_scores.append(mobile.get("performance", 0))  # unscored: not met
         print(f"{name:<16} {mobile.get('performance', '-'):>12} "
               f"{mobile.get('accessibility', '-'):>12} {desktop.get('performance', '-'):>13} "
               f"{desktop.get('accessibility', '-'):>13}")
