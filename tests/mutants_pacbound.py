@@ -163,7 +163,7 @@ MUTANTS = [
     # subspace
     mutant("pacbound: unknown parameter names accepted", "subspace.py",
            "        if missing:\n", "        if False:\n",
-           f"{T_SPACE}::test_subspace_rejects_merge_on_eval_and_unknown_names"),
+           f"{T_SPACE}::test_subspace_rejects_merge_on_eval_and_unknown_names", T_NEW),
     mutant("pacbound: merge_on_eval accepted", "subspace.py",
            "            if isinstance(m, LoRALinear) and m.merge_on_eval:", "            if False:",
            f"{T_SPACE}::test_subspace_rejects_merge_on_eval_and_unknown_names"),

@@ -364,3 +364,23 @@ def test_field_spans_are_the_lines_of_each_value_in_the_file() -> None:
     assert errata_pages.field_spans(source) == {
         "id": (2, 2), "title": (3, 3), "problem": (4, 6), "evidence": (8, 9),
         "evidence[0]": (8, 9)}
+
+
+def test_a_backslash_and_one_letter_is_no_tex_command() -> None:
+    """Only a control word (two or more letters) or a math delimiter is raw TeX: a path such as
+    C:\\d or an escape such as \\x in prose is not."""
+    from explainer_tools.raw_tex import raw_tex_snippets
+
+    assert raw_tex_snippets("a path C:\\d or \\x here") == []
+    assert raw_tex_snippets("\\frac{1}{2}") == ["\\frac{1}{2}"]
+
+
+def test_surnames_in_both_name_orders_and_latex_commands_dropped() -> None:
+    from explainer_tools import bibliography
+
+    entries = bibliography.parse_bibtex(
+        "@article{k,\n  author = {Sanae Lotfi and Finzi, Marc},\n  title = {T},\n"
+        "  year = {2024}\n}\n", "x.bib")
+    assert bibliography.surnames(entries["k"]) == ["Lotfi", "Finzi"]
+    assert bibliography.cite_label(entries["k"]) == "Lotfi and Finzi, 2024"
+    assert bibliography.clean_latex("{GPT}-2 \\& {LoRA} -- \\emph{x}") == "GPT-2 & LoRA – x"
