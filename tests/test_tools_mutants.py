@@ -384,3 +384,11 @@ def test_surnames_in_both_name_orders_and_latex_commands_dropped() -> None:
     assert bibliography.surnames(entries["k"]) == ["Lotfi", "Finzi"]
     assert bibliography.cite_label(entries["k"]) == "Lotfi and Finzi, 2024"
     assert bibliography.clean_latex("{GPT}-2 \\& {LoRA} -- \\emph{x}") == "GPT-2 & LoRA – x"
+
+
+def test_scripts_run_with_bytecode_writing_off_and_hash_seed_0() -> None:
+    """The venv's .pth turns bytecode off for its own Python (test_containment's B4 probe); the
+    run environment does it for every script whatever Python runs the pipeline."""
+    environment = layout.run_environment()
+    assert environment["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert environment["PYTHONHASHSEED"] == "0" and environment["MPLBACKEND"] == "Agg"
