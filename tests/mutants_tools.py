@@ -124,7 +124,7 @@ MUTANTS = [
            "            if open_start is not None:\n                raise MarkerError(\n"
            "                    f\"{path}:{line_no}: nested marker",
            "            if False:\n                raise MarkerError(\n"
-           "                    f\"{path}:{line_no}: nested marker", T_MARKERS),
+           "                    f\"{path}:{line_no}: nested marker", T_MARKERS, T_NEW),
     mutant("markers: unclosed marker accepted", "explainer_tools/markers.py",
            "    if open_start is not None:\n        raise MarkerError(\n"
            "            f\"{path}:{open_start[0]}: unclosed marker",
@@ -216,7 +216,7 @@ MUTANTS = [
            "        return node.start_mark.line + 2, max(end, node.start_mark.line + 2)",
            "        return node.start_mark.line + 1, max(end, node.start_mark.line + 1)",
            "tests/test_errata.py::test_rendered_lines_point_at_their_source",
-           "tests/test_errata.py::test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file"),
+           "tests/test_errata.py::test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file", T_NEW),
     mutant("errata_pages: the token not searched", "explainer_tools/errata_pages.py",
            "            if token and token in lines[number - 1]:", "            if False:",
            "tests/test_errata.py::test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file",
@@ -311,7 +311,7 @@ MUTANTS = [
            "    return f\"{width}x{height}\"", "    return \"?\"", *T_NBPIPE),
     mutant("notebooks: error outputs ignored", "explainer_tools/notebooks.py",
            "        return [f\"[error] {output['ename']}: {output['evalue']}\"]", "        return []",
-           *T_NBPIPE, T_NEW),
+           f"{T_NEW}::test_an_error_output_is_compared_by_name_and_value"),
     # bench
     mutant("bench: budget judged at equality", "explainer_tools/bench.py",
            "    return [script for script, _, cpu, _ in rows if cpu > budget]",

@@ -53,6 +53,10 @@ def test_each_named_test_exists(mutant: mutate.Mutant) -> None:
     targets = [a for i, a in enumerate(args) if a not in options and (i == 0 or args[i - 1]
                                                                        not in options)]
     assert targets, f"{mutant.name!r} names no test"
+    expression = args[args.index("-k") + 1] if "-k" in args else ""
+    if expression and not expression.startswith("not "):  # it selects in every file named
+        assert not [t for t in targets if t.endswith("_mutants.py")], (
+            f"{mutant.name!r}: -k {expression!r} would deselect the tests written for it")
     for target in targets:
         file, _, node = target.partition("::")
         assert (ROOT / file).is_file(), f"{mutant.name!r}: no {file}"

@@ -185,9 +185,13 @@ def test_a_chapter_planned_in_two_parts_is_an_error(tmp_path: Path) -> None:
 
 
 def test_embedded_output_is_not_counted_as_words() -> None:
-    page = "# T\n\nfour words of prose\n\n<!-- embed: output ch01_a.py -->\n```text\n" \
-           "many many many words here\n```\n<!-- /embed -->\n"
-    assert book_checks.badge_count(page).words == 1 + 4
+    """Content between markers is generated, fenced or not (before the first regenerate it may
+    be a bare placeholder line): it is not the author's prose."""
+    fenced = "```text\nmany many many words here\n```\n"
+    for content in (fenced, "a placeholder of six words here\n"):
+        page = f"# T\n\nfour words of prose\n\n<!-- embed: output ch01_a.py -->\n{content}" \
+               "<!-- /embed -->\n"
+        assert book_checks.badge_count(page).words == 1 + 4
 
 
 def test_a_malformed_pending_line_is_an_error(tmp_path: Path) -> None:
