@@ -151,11 +151,9 @@ def run(mutant: Mutant, template: Path) -> tuple[bool, float, str]:
 
 def selected(mutants: list[Mutant], names: list[str], modules: list[str]) -> list[Mutant]:
     """Those whose name contains one of `names` and whose module is one of `modules` (a dotted
-    name, a package prefix such as `pacbound`, or its last parts: `blocks`, `claims.page`)."""
+    name or any run of its parts: `pacbound`, `blocks`, `claims`, `claims.page`)."""
     def in_module(mutant: Mutant) -> bool:
-        module = mutant.module
-        return any(module == m or module.startswith(m + ".") or module.endswith("." + m)
-                   for m in modules)
+        return any(f".{m}." in f".{mutant.module}." for m in modules)
     return [m for m in mutants
             if (not names or any(k in m.name for k in names)) and (not modules or in_module(m))]
 

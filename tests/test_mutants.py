@@ -88,6 +88,8 @@ def test_selection_by_name_and_module() -> None:
     assert chosen and all(m.module.startswith("pacbound") for m in chosen)
     blocks = mutate.selected(MUTANTS, [], ["blocks"])
     assert blocks and {m.module for m in blocks} == {"explainer_tools.blocks"}
+    claims = mutate.selected(MUTANTS, [], ["claims"])
+    assert claims and all(m.module.startswith("explainer_tools.claims.") for m in claims)
     page = mutate.selected(MUTANTS, [], ["claims.page"])
     assert page and {m.module for m in page} == {"explainer_tools.claims.page"}
     assert mutate.selected(MUTANTS, ["no such mutant name"], []) == []
