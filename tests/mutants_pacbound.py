@@ -99,8 +99,10 @@ MUTANTS = [
            "            elif low >= _QUARTER and high < _HALF + _QUARTER:  # underflow: straddles"
            " the middle\n                pending += 1", "            elif False:\n"
            "                pending += 1", f"{T_CODING}::test_round_trip_long_underflow_runs"),
-    mutant("pacbound: a zero-count symbol coded", "arithmetic.py",
-           "        if c_lo == c_hi:\n", "        if False:\n", f"{T_CODING}::test_rejects_bad_input"),
+    # coding a zero-count symbol never ends: the test's timeout kills it, after 20 s, not 120
+    Mutant("pacbound: a zero-count symbol coded", "explainer_code/pacbound/arithmetic.py",
+           "        if c_lo == c_hi:\n", "        if False:\n", (f"{T_CODING}::test_rejects_bad_input",),
+           timeout=20),
     mutant("pacbound: counts over the coder's limit accepted", "arithmetic.py",
            "    if cum[-1] > MAX_TOTAL:", "    if False:", f"{T_CODING}::test_rejects_bad_input"),
     mutant("pacbound: symbols out of range accepted", "arithmetic.py",

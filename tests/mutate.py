@@ -65,7 +65,8 @@ class Mutant:
     path: str  # repository-relative file
     old: str  # exact snippet, occurring once
     new: str
-    tests: tuple[str, ...]  # pytest node ids or files, run in the copy
+    tests: tuple[str, ...]  # pytest node ids or files, run in the copy (a -k applies to all)
+    timeout: int = TEST_TIMEOUT_S  # per test; lower for a mutant known to make its test hang
 
     @property
     def module(self) -> str:
@@ -139,7 +140,7 @@ def run(mutant: Mutant, template: Path) -> tuple[bool, float, str]:
         began = time.monotonic()
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-             f"--timeout={TEST_TIMEOUT_S}", *mutant.tests],
+             f"--timeout={mutant.timeout}", *mutant.tests],
             cwd=root, capture_output=True, text=True, check=False)
         lines = [line for line in (result.stdout + result.stderr).splitlines()
                  if line.strip() and "durations" not in line]  # the suite's --durations=15
