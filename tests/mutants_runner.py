@@ -86,7 +86,7 @@ MUTANTS = [
            (f"{T_CONT}::test_probe_A15_writes_outside_the_writable_folders_are_refused", T_NEW)),
     Mutant("layout: bytecode written", "explainer_tools/layout.py",
            "    \"PYTHONDONTWRITEBYTECODE\": \"1\",\n", "",
-           (f"{T_CONT}::test_probe_B4_this_environment_writes_no_bytecode",)),
+           (f"{T_CONT}::test_probe_B4_this_environment_writes_no_bytecode", T_NEW)),
     Mutant("layout: products readable by the owner only", "explainer_tools/layout.py",
            "        Path(tmp).chmod(0o644)", "        pass",
            (f"{T_CONT}::test_write_atomic_replaces_the_file_and_never_rewrites_it", T_NEW)),

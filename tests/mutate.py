@@ -65,7 +65,8 @@ class Mutant:
     path: str  # repository-relative file
     old: str  # exact snippet, occurring once
     new: str
-    tests: tuple[str, ...]  # pytest node ids or files, run in the copy
+    tests: tuple[str, ...]  # pytest node ids or files, run in the copy (a -k applies to all)
+    timeout: int = TEST_TIMEOUT_S  # per test; lower for a mutant known to make its test hang
 
     @property
     def module(self) -> str:
@@ -139,7 +140,7 @@ def run(mutant: Mutant, template: Path) -> tuple[bool, float, str]:
         began = time.monotonic()
         result = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-             f"--timeout={TEST_TIMEOUT_S}", *mutant.tests],
+             f"--timeout={mutant.timeout}", *mutant.tests],
             cwd=root, capture_output=True, text=True, check=False)
         lines = [line for line in (result.stdout + result.stderr).splitlines()
                  if line.strip() and "durations" not in line]  # the suite's --durations=15
@@ -151,11 +152,9 @@ def run(mutant: Mutant, template: Path) -> tuple[bool, float, str]:
 
 def selected(mutants: list[Mutant], names: list[str], modules: list[str]) -> list[Mutant]:
     """Those whose name contains one of `names` and whose module is one of `modules` (a dotted
-    name, a package prefix such as `pacbound`, or its last parts: `blocks`, `claims.page`)."""
+    name or any run of its parts: `pacbound`, `blocks`, `claims`, `claims.page`)."""
     def in_module(mutant: Mutant) -> bool:
-        module = mutant.module
-        return any(module == m or module.startswith(m + ".") or module.endswith("." + m)
-                   for m in modules)
+        return any(f".{m}." in f".{mutant.module}." for m in modules)
     return [m for m in mutants
             if (not names or any(k in m.name for k in names)) and (not modules or in_module(m))]
 

@@ -53,6 +53,10 @@ def test_each_named_test_exists(mutant: mutate.Mutant) -> None:
     targets = [a for i, a in enumerate(args) if a not in options and (i == 0 or args[i - 1]
                                                                        not in options)]
     assert targets, f"{mutant.name!r} names no test"
+    expression = args[args.index("-k") + 1] if "-k" in args else ""
+    if expression and not expression.startswith("not "):  # it selects in every file named
+        assert not [t for t in targets if t.endswith("_mutants.py")], (
+            f"{mutant.name!r}: -k {expression!r} would deselect the tests written for it")
     for target in targets:
         file, _, node = target.partition("::")
         assert (ROOT / file).is_file(), f"{mutant.name!r}: no {file}"
@@ -84,6 +88,8 @@ def test_selection_by_name_and_module() -> None:
     assert chosen and all(m.module.startswith("pacbound") for m in chosen)
     blocks = mutate.selected(MUTANTS, [], ["blocks"])
     assert blocks and {m.module for m in blocks} == {"explainer_tools.blocks"}
+    claims = mutate.selected(MUTANTS, [], ["claims"])
+    assert claims and all(m.module.startswith("explainer_tools.claims.") for m in claims)
     page = mutate.selected(MUTANTS, [], ["claims.page"])
     assert page and {m.module for m in page} == {"explainer_tools.claims.page"}
     assert mutate.selected(MUTANTS, ["no such mutant name"], []) == []

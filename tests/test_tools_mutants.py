@@ -185,9 +185,13 @@ def test_a_chapter_planned_in_two_parts_is_an_error(tmp_path: Path) -> None:
 
 
 def test_embedded_output_is_not_counted_as_words() -> None:
-    page = "# T\n\nfour words of prose\n\n<!-- embed: output ch01_a.py -->\n```text\n" \
-           "many many many words here\n```\n<!-- /embed -->\n"
-    assert book_checks.badge_count(page).words == 1 + 4
+    """Content between markers is generated, fenced or not (before the first regenerate it may
+    be a bare placeholder line): it is not the author's prose."""
+    fenced = "```text\nmany many many words here\n```\n"
+    for content in (fenced, "a placeholder of six words here\n"):
+        page = f"# T\n\nfour words of prose\n\n<!-- embed: output ch01_a.py -->\n{content}" \
+               "<!-- /embed -->\n"
+        assert book_checks.badge_count(page).words == 1 + 4
 
 
 def test_a_malformed_pending_line_is_an_error(tmp_path: Path) -> None:
@@ -364,3 +368,31 @@ def test_field_spans_are_the_lines_of_each_value_in_the_file() -> None:
     assert errata_pages.field_spans(source) == {
         "id": (2, 2), "title": (3, 3), "problem": (4, 6), "evidence": (8, 9),
         "evidence[0]": (8, 9)}
+
+
+def test_a_backslash_and_one_letter_is_no_tex_command() -> None:
+    """Only a control word (two or more letters) or a math delimiter is raw TeX: a path such as
+    C:\\d or an escape such as \\x in prose is not."""
+    from explainer_tools.raw_tex import raw_tex_snippets
+
+    assert raw_tex_snippets("a path C:\\d or \\x here") == []
+    assert raw_tex_snippets("\\frac{1}{2}") == ["\\frac{1}{2}"]
+
+
+def test_surnames_in_both_name_orders_and_latex_commands_dropped() -> None:
+    from explainer_tools import bibliography
+
+    entries = bibliography.parse_bibtex(
+        "@article{k,\n  author = {Sanae Lotfi and Finzi, Marc},\n  title = {T},\n"
+        "  year = {2024}\n}\n", "x.bib")
+    assert bibliography.surnames(entries["k"]) == ["Lotfi", "Finzi"]
+    assert bibliography.cite_label(entries["k"]) == "Lotfi and Finzi, 2024"
+    assert bibliography.clean_latex("{GPT}-2 \\& {LoRA} -- \\emph{x}") == "GPT-2 & LoRA – x"
+
+
+def test_scripts_run_with_bytecode_writing_off_and_hash_seed_0() -> None:
+    """The venv's .pth turns bytecode off for its own Python (test_containment's B4 probe); the
+    run environment does it for every script whatever Python runs the pipeline."""
+    environment = layout.run_environment()
+    assert environment["PYTHONDONTWRITEBYTECODE"] == "1"
+    assert environment["PYTHONHASHSEED"] == "0" and environment["MPLBACKEND"] == "Agg"
