@@ -92,12 +92,12 @@ lint: $(INSTALLED) ## ruff over all Python code
 	$(VENV)/bin/ruff check explainer_code explainer_tools tests
 
 # pytest on two workers (pytest-xdist, requirements-test.lock); TEST_WORKERS=0 runs it in one process.
-# Work units (tests/conftest.py): one file each, the browser suite as one.
+# Work units (tests/conftest.py's scheduler): one file each, the browser suite as one.
 TEST_WORKERS ?= 2
 test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
-	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS) --dist loadgroup)  # tests that repeat what check just did skip
+	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS))  # tests that repeat what check just did skip
 
 mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
 	$(PY) tests/mutate.py
