@@ -1,7 +1,8 @@
 # Every action of the project. `make` alone lists them.
-# The virtual environment is created and filled from requirements.lock (every file checked against
-# its hash) on first use, and again only when requirements.lock changes. Jupyter, for `make
-# notebook` alone, comes from requirements-notebook.lock, installed the first time it is needed.
+# The virtual environment is created and filled from requirements.lock and requirements-test.lock
+# (every file checked against its hash) on first use, and again only when either changes. Jupyter,
+# for `make notebook` alone, comes from requirements-notebook.lock, installed the first time it is
+# needed.
 
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -22,11 +23,13 @@ help: ## List the targets
 	@echo "Targets (run from the repository root):"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-11s %s\n", $$1, $$2}'
 
-$(INSTALLED): requirements.lock
+$(INSTALLED): requirements.lock requirements-test.lock
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $$($(PYTHON) --version)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	@# The test runner's extras (pytest-xdist), pinned to the same versions where they overlap
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-test.lock
 	@# No __pycache__ in the tree from any command run with this environment (issue 31, B4)
 	echo 'import sys; sys.dont_write_bytecode = True' > \
 	  "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/explainer_no_bytecode.pth"
@@ -38,15 +41,16 @@ $(NOTEBOOK_INSTALLED): requirements-notebook.lock $(INSTALLED)
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-notebook.lock
 	touch $(NOTEBOOK_INSTALLED)
 
-lock: ## Rebuild requirements.lock and requirements-notebook.lock, with hashes, from the .in files (pip-compile; pins kept)
+lock: ## Rebuild requirements.lock, requirements-notebook.lock and requirements-test.lock, with hashes, from the .in files (pip-compile; pins kept)
 	test -x $(LOCK_VENV)/bin/pip-compile || \
 	  { $(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet $(PIP_TOOLS); }
 	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements.lock requirements.in
 	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements-notebook.lock requirements-notebook.in
+	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements-test.lock requirements-test.in
 	@# PyTorch must stay the CPU build: a CUDA build (nvidia-* and triton wheels) is an error
 	@grep -qE '^torch==[0-9.]+\+cpu ' requirements.lock || \
 	  { echo "make lock: requirements.lock does not pin torch's +cpu build"; exit 1; }
-	@! grep -qiE '^(nvidia-|triton==)' requirements.lock requirements-notebook.lock || \
+	@! grep -qiE '^(nvidia-|triton==)' requirements.lock requirements-notebook.lock requirements-test.lock || \
 	  { echo "make lock: a CUDA package entered the lock"; exit 1; }
 
 serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
@@ -92,10 +96,13 @@ bench-miniature: $(INSTALLED) ## Time Chapters 21-22's default tier (wall and CP
 lint: $(INSTALLED) ## ruff over all Python code
 	$(VENV)/bin/ruff check explainer_code explainer_tools tests
 
-test: $(INSTALLED) ## Run every test: lint, make check, pytest (browser tests need Chromium)
+# pytest on two workers (pytest-xdist, requirements-test.lock); TEST_WORKERS=0 runs it in one process.
+# Work units (tests/conftest.py's scheduler): one file each, the browser suite as one.
+TEST_WORKERS ?= 2
+test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium)
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
-	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest  # tests that repeat what check just did skip
+	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS))  # tests that repeat what check just did skip
 
 mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
 	$(PY) tests/mutate.py

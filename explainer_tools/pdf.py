@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -109,18 +109,27 @@ def problems_of(summary: dict) -> list[str]:
     return found
 
 
-def print_book(browser: Any, base_url: str, out: Path) -> dict:
+def print_book(browser: Any, base_url: str, out: Path,
+               before_print: Callable[[Any], object] | None = None) -> dict:
     """With a running Playwright browser, print the whole-book page served at `base_url` to
-    `out` (atomically); return what the page showed (see INSPECT_JS) and what the PDF holds."""
+    `out` (atomically); return what the page showed (see INSPECT_JS) and what the PDF holds.
+
+    `before_print(page)`, if given, runs after the whole page is inspected and before it is
+    printed; what it returns is summary["before_print"]. The test suite uses it to print one
+    chapter of the inspected book (`make pdf` prints all of it)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1100, "height": 1400})
     try:
-        page.goto(base_url + PRINT_PAGE, wait_until="load")
+        # The whole book is one page of megabytes: on a busy machine its load takes longer than
+        # Playwright's default 30 s, so it gets the fonts' limit.
+        page.goto(base_url + PRINT_PAGE, wait_until="load", timeout=FONTS_TIMEOUT_MS)
         page.wait_for_function("() => document.fonts.ready.then(() => true)",
                                timeout=FONTS_TIMEOUT_MS)
         page.emulate_media(media="print")
         summary = page.evaluate(INSPECT_JS)
         summary["raw_tex_commands"] = page.evaluate(RAW_TEX_JS)
+        if before_print is not None:
+            summary["before_print"] = before_print(page)
         tmp = out.with_suffix(".pdf.tmp")
         page.pdf(path=str(tmp), format="A4", print_background=True, outline=True, tagged=True,
                  margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})

@@ -75,7 +75,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
     train(param, stream(), TCFG)
     one = {"grad": grad, "w": param.w.detach().clone()}
     out = Path(tmp_path_factory.mktemp("ddp")) / "two.pt"
-    mp.spawn(worker, args=(2, free_port(), str(out)), nprocs=2, join=True)
+    # Forked, not spawned: the workers inherit the imported torch and this module instead of
+    # importing them again (seconds of CPU each). The parent has run one thread and no process
+    # group, so there is no thread pool or gloo state to inherit.
+    mp.start_processes(worker, args=(2, free_port(), str(out)), nprocs=2, join=True,
+                       start_method="fork")
     return one, torch.load(out)
 
 
