@@ -41,6 +41,7 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]  # fmt: skip
 FONTS_TIMEOUT_MS = 120_000
+LOAD_TIMEOUT_MS = 300_000  # the whole-book page: Playwright's default 30 s is too short under load
 
 # Runs in the page: what is rendered, and what is not.
 INSPECT_JS = """() => {
@@ -58,6 +59,7 @@ INSPECT_JS = """() => {
     images: images.length,
     broken_images: images.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src),
     internal_links: internal.length,
+    contents_lists: document.querySelectorAll("#print-page-toc > nav > ul").length,
     dangling_links: [...new Set(internal.filter((h) => !ids.has(h)))],
   };
 }"""
@@ -104,6 +106,8 @@ def problems_of(summary: dict) -> list[str]:
         found.append(f"TeX left as text: {summary['raw_tex_commands'][:5]}")
     if summary["broken_images"]:
         found.append(f"images that did not load: {summary['broken_images'][:5]}")
+    if summary.get("contents_lists", 1) != 1:
+        found.append(f"the contents are printed {summary['contents_lists']} times, not once")
     if summary["dangling_links"]:
         found.append(f"in-book links to missing anchors: {summary['dangling_links'][:10]}")
     return found
@@ -115,7 +119,7 @@ def print_book(browser: Any, base_url: str, out: Path) -> dict:
     out.parent.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1100, "height": 1400})
     try:
-        page.goto(base_url + PRINT_PAGE, wait_until="load")
+        page.goto(base_url + PRINT_PAGE, wait_until="load", timeout=LOAD_TIMEOUT_MS)
         page.wait_for_function("() => document.fonts.ready.then(() => true)",
                                timeout=FONTS_TIMEOUT_MS)
         page.emulate_media(media="print")
