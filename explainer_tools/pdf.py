@@ -13,6 +13,12 @@ the browser may reach the local server only.
 It exits non-zero, naming what is wrong, if the page is not fully rendered. A summary (formula,
 image and link counts) is written beside the PDF as JSON, for the browser test to compare with the
 individual pages.
+
+The contents get page numbers from a second print: Chromium does not implement CSS
+`target-counter()`, but its PDF names each linked heading in the catalogue's /Dests dictionary
+(element id -> page). The numbers read from the first PDF are written into the contents, the
+page is printed again, and the numbers are read back from that PDF; the book is printed until
+they agree (at most MAX_PASSES times) or the command fails.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ import argparse
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -41,6 +48,7 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]  # fmt: skip
 FONTS_TIMEOUT_MS = 120_000
+LOAD_TIMEOUT_MS = 300_000  # the whole-book page: Playwright's default 30 s is too short under load
 
 # Runs in the page: what is rendered, and what is not.
 INSPECT_JS = """() => {
@@ -58,9 +66,73 @@ INSPECT_JS = """() => {
     images: images.length,
     broken_images: images.filter((i) => !i.complete || i.naturalWidth === 0).map((i) => i.src),
     internal_links: internal.length,
+    contents_lists: document.querySelectorAll("#print-page-toc > nav > ul").length,
     dangling_links: [...new Set(internal.filter((h) => !ids.has(h)))],
   };
 }"""
+
+
+MAX_PASSES = 4
+# (Material's script makes every link absolute: the target is the link's hash on this page.)
+CONTENTS_LINKS_JS = """() => Array.from(document.querySelectorAll("#print-page-toc a"))
+  .filter((a) => a.pathname === location.pathname && a.hash)
+  .map((a) => decodeURIComponent(a.hash.slice(1)))"""
+# Writes each contents entry's page number (a dict id -> page) beside its link.
+NUMBER_CONTENTS_JS = """(pages) => {
+  document.querySelectorAll("#print-page-toc a").forEach((a) => {
+    if (a.pathname !== location.pathname || !a.hash) return;
+    const id = decodeURIComponent(a.hash.slice(1));
+    let mark = a.querySelector(":scope > .toc-page");
+    if (!mark) {
+      mark = document.createElement("span");
+      mark.className = "toc-page";
+      a.appendChild(mark);
+    }
+    mark.textContent = id in pages ? String(pages[id]) : "";
+  });
+}"""
+_OBJECT = re.compile(rb"(\d+) 0 obj\s*(.*?)\s*endobj", re.S)
+_NAME_ESCAPE = re.compile(r"#([0-9A-Fa-f]{2})")
+
+
+def _pdf_name(raw: bytes) -> str:
+    return _NAME_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), raw.decode("latin-1"))
+
+
+def heading_pages(data: bytes) -> dict[str, int]:
+    """Element id -> page number (1-based) of every named destination in a PDF that Chromium
+    printed (uncompressed object dictionaries, a /Pages tree, a /Dests dictionary in the
+    catalogue). Raises ValueError when the PDF is not of that shape."""
+    objects = {int(m.group(1)): m.group(2) for m in _OBJECT.finditer(data)}
+    catalog = next((body for body in objects.values() if body.startswith(b"<</Type /Catalog")),
+                   None)
+    if catalog is None:
+        raise ValueError("no /Catalog object (a compressed or unfamiliar PDF)")
+    root = re.search(rb"/Pages (\d+) 0 R", catalog)
+    dests = re.search(rb"/Dests (\d+) 0 R", catalog)
+    if root is None or dests is None:
+        raise ValueError("the catalogue names no /Pages tree or no /Dests dictionary")
+    order: list[int] = []
+
+    def walk(number: int) -> None:
+        body = objects[number]
+        kids = re.search(rb"/Kids \[([^\]]*)\]", body)
+        if b"/Type /Pages" in body and kids:
+            for kid in re.findall(rb"(\d+) 0 R", kids.group(1)):
+                walk(int(kid))
+        else:
+            order.append(number)
+
+    walk(int(root.group(1)))
+    page_number = {obj: index + 1 for index, obj in enumerate(order)}
+    entries = re.finditer(rb"/([^\s\[/]+) \[(\d+) 0 R /XYZ", objects[int(dests.group(1))])
+    return {_pdf_name(m.group(1)): page_number[int(m.group(2))] for m in entries
+            if int(m.group(2)) in page_number}
+
+
+def _pdf_pages(data: bytes) -> int:
+    counts = re.findall(rb"/Type /Pages\s*/Count (\d+)", data)
+    return max(int(c) for c in counts) if counts else 0
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -104,6 +176,17 @@ def problems_of(summary: dict) -> list[str]:
         found.append(f"TeX left as text: {summary['raw_tex_commands'][:5]}")
     if summary["broken_images"]:
         found.append(f"images that did not load: {summary['broken_images'][:5]}")
+    if summary.get("contents_lists", 1) != 1:
+        found.append(f"the contents are printed {summary['contents_lists']} times, not once")
+    if summary.get("contents_entries", 1) == 0:
+        found.append("the contents list no entries (print-site's contents were not built)")
+    if summary.get("contents_passes", 1) > MAX_PASSES:
+        found.append(f"the contents' page numbers did not settle in {MAX_PASSES} prints")
+    if summary.get("contents_numbered", 0) < summary.get("contents_entries", 0):
+        found.append(f"{summary['contents_entries'] - summary['contents_numbered']} contents "
+                     "entries have no page in the PDF")
+    if not summary.get("contents_in_order", True):
+        found.append("the contents' page numbers are not in book order")
     if summary["dangling_links"]:
         found.append(f"in-book links to missing anchors: {summary['dangling_links'][:10]}")
     return found
@@ -120,9 +203,7 @@ def print_book(browser: Any, base_url: str, out: Path,
     out.parent.mkdir(parents=True, exist_ok=True)
     page = browser.new_page(viewport={"width": 1100, "height": 1400})
     try:
-        # The whole book is one page of megabytes: on a busy machine its load takes longer than
-        # Playwright's default 30 s, so it gets the fonts' limit.
-        page.goto(base_url + PRINT_PAGE, wait_until="load", timeout=FONTS_TIMEOUT_MS)
+        page.goto(base_url + PRINT_PAGE, wait_until="load", timeout=LOAD_TIMEOUT_MS)
         page.wait_for_function("() => document.fonts.ready.then(() => true)",
                                timeout=FONTS_TIMEOUT_MS)
         page.emulate_media(media="print")
@@ -131,8 +212,7 @@ def print_book(browser: Any, base_url: str, out: Path,
         if before_print is not None:
             summary["before_print"] = before_print(page)
         tmp = out.with_suffix(".pdf.tmp")
-        page.pdf(path=str(tmp), format="A4", print_background=True, outline=True, tagged=True,
-                 margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})
+        summary.update(number_contents(page, tmp))
         os.replace(tmp, out)
     finally:
         page.close()
@@ -143,6 +223,38 @@ def print_book(browser: Any, base_url: str, out: Path,
     summary["pdf_type3_fonts"] = data.count(b"/Subtype /Type3")
     summary["pdf_katex_fonts"] = data.count(b"/BaseFont /") and data.count(b"KaTeX_")  # glyphs
     return summary
+
+
+def _print(page: Any, path: Path) -> bytes:
+    page.pdf(path=str(path), format="A4", print_background=True, outline=True, tagged=True,
+             margin={"top": "15mm", "bottom": "15mm", "left": "12mm", "right": "12mm"})
+    return path.read_bytes()
+
+
+def number_contents(page: Any, path: Path) -> dict:
+    """Print the page to `path` until the page numbers written into its contents are the pages
+    its PDF puts those headings on (see the module's docstring); what it found, for the
+    summary."""
+    wanted = page.evaluate(CONTENTS_LINKS_JS)
+    data = _print(page, path)
+    written: dict[str, int] = {}
+    passes = 1
+    while True:
+        found = {key: value for key, value in heading_pages(data).items() if key in wanted}
+        if found == written or passes > MAX_PASSES:
+            break
+        page.evaluate(NUMBER_CONTENTS_JS, found)
+        written = found
+        data = _print(page, path)
+        passes += 1
+    numbers = [written[key] for key in wanted if key in written]
+    return {
+        "contents_entries": len(wanted),
+        "contents_numbered": len(numbers),
+        "contents_passes": passes,
+        "contents_in_order": numbers == sorted(numbers),
+        "pdf_pages": _pdf_pages(data),
+    }
 
 
 def render_pdf(site: Path, out: Path) -> dict:

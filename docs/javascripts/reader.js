@@ -247,7 +247,20 @@
   new MutationObserver(nameCodeNavs).observe(document.documentElement,
                                              {childList: true, subtree: true});
 
+  // The whole-book page (print-site plugin) asks for its contents once per chapter: a plugin
+  // before it (glightbox) returns each page wrapped in <html><head>, and print-site adds its
+  // start-up script at every </head>, so the contents list is built about fifty times over.
+  // One copy is kept.
+  function oneContents() {
+    document.querySelectorAll("#print-page-toc > nav > ul:not(:first-of-type)")
+      .forEach((list) => list.remove());
+  }
+  // Those start-up scripts run on DOMContentLoaded, some after this script's own handler.
+  document.addEventListener("DOMContentLoaded", () => setTimeout(oneContents, 0));
+  window.addEventListener("load", oneContents);
+
   function setUp() {
+    oneContents();
     citations();
     nameCodeNavs();
     document.querySelectorAll("a.cite[data-reference]").forEach((link) => {
