@@ -237,10 +237,19 @@ KEEP_ONE_CHAPTER_JS = """() => {
   const keep = sections.filter(complete)
     .sort((a, b) => a.innerHTML.length - b.innerHTML.length)[0];
   if (!keep) return null;
-  // Parts are sections too: keep the chapter's own, drop every other section and part.
-  sections.forEach((s) => { if (!s.contains(keep) && !keep.contains(s)) s.remove(); });
+  // Parts are sections too: keep the chapter's own (and the contents), drop every other
+  // section and part, then the contents entries whose heading went with them.
+  const toc = document.querySelector("#print-page-toc");
+  sections.forEach((s) => {
+    if (!s.contains(keep) && !keep.contains(s) && !(toc && s.contains(toc))) s.remove();
+  });
+  document.querySelectorAll("#print-page-toc li").forEach((li) => {
+    const a = li.querySelector("a[href*='#']");
+    if (a && !document.getElementById(decodeURIComponent(a.hash.slice(1)))) li.remove();
+  });
   return {id: keep.id, of: sections.length,
-          left: document.querySelectorAll("section.print-page").length};
+          left: document.querySelectorAll("section.print-page").length,
+          contents: document.querySelectorAll("#print-page-toc a").length};
 }"""
 
 
@@ -265,3 +274,4 @@ def test_the_whole_book_prints_with_every_formula(browser: Any, server: StaticSe
     assert kept and kept["of"] > kept["left"] > 0, f"no chapter of the print page printed: {kept}"
     assert summary["pdf_katex_fonts"] > 0, f"no KaTeX font embedded in the PDF of {kept['id']}"
     assert summary["pdf_internal_destinations"] > 0, f"the PDF of {kept['id']} has no links"
+    assert summary["contents_numbered"] == kept["contents"] > 0, (summary, kept)
