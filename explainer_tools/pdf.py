@@ -54,8 +54,11 @@ LOAD_TIMEOUT_MS = 300_000  # the whole-book page: Playwright's default 30 s is t
 INSPECT_JS = """() => {
   const math = Array.from(document.querySelectorAll(".katex"));
   const ids = new Set(Array.from(document.querySelectorAll("[id]")).map((e) => e.id));
-  const internal = Array.from(document.querySelectorAll('a[href^="#"]'))
-    .map((a) => decodeURIComponent(a.getAttribute("href").slice(1))).filter((h) => h);
+  // print-site makes every in-book link absolute (http://host/print_page/#id): an in-page
+  // link is one to this page's path with a hash, whatever its href's spelling.
+  const internal = Array.from(document.querySelectorAll("a[href*='#']"))
+    .filter((a) => a.pathname === location.pathname && a.hash.length > 1)
+    .map((a) => decodeURIComponent(a.hash.slice(1)));
   const images = Array.from(document.querySelectorAll("img"));
   return {
     formulas: math.length,
@@ -187,6 +190,8 @@ def problems_of(summary: dict) -> list[str]:
                      "entries have no page in the PDF")
     if not summary.get("contents_in_order", True):
         found.append("the contents' page numbers are not in book order")
+    if summary.get("internal_links", 1) == 0:
+        found.append("no in-book link found: the link check would check nothing")
     if summary["dangling_links"]:
         found.append(f"in-book links to missing anchors: {summary['dangling_links'][:10]}")
     return found

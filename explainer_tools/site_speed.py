@@ -8,8 +8,14 @@
   not kept in the index, and inside `<pre>` text is joined unchanged). The index is the same,
   byte for byte (tests/test_math_render.py checks it on a page).
 - **The print-site plugin's anchor rewriting** (`update_anchor_ids`): its scan is quadratic in
-  a line's length, and a paragraph of rendered formulas is one long line; this one matches the
-  id inside h1-h6, sup and li only, in one pass.
+  a line's length, and a paragraph of rendered formulas is one long line. It also prefixes the
+  ids of h1-h6, sup and li only, while its link rewriting prefixes every in-book link: links to
+  equations, figures, output lines and glossary entries pointed nowhere on the whole-book page.
+  This one prefixes every id in one pass (inputs excepted: the plugin's `fix_tabbed_content`
+  does those) and the references to ids inside the page (aria-labelledby, aria-describedby,
+  aria-controls, headers) and the links inside formulas (`\\href{#..}`, still TeX at that
+  point), so every in-book link finds its target (`make pdf` checks it). Links to `data:` URLs
+  (the notebook's figures) are left alone instead of being made into anchors.
 
 - **Pygments' highlighting** of code blocks (pymdownx.highlight): the embedded chapter scripts
   are most of the book's code and change only with the scripts. Each block's HTML is memoised
@@ -40,7 +46,9 @@ EXCLUDED = re.compile(
 PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
 SPAN_TAG = re.compile(r"</?span\b[^>]*>")
 
-ANCHOR_TAGS = re.compile(r'<(h[1-6]|sup|li)(\s[^>]*?)?\sid="([^"]*)"', re.I)
+ANCHOR_TAGS = re.compile(r'<(?!input\b)([a-z][a-z0-9-]*)(\s[^>]*?)?\sid="([^"]*)"', re.I)
+TEX_HREF = re.compile(r"\\href\{#([^}]*)\}")  # a link inside a formula, still TeX here
+ID_REFERENCES = re.compile(r'\s(aria-labelledby|aria-describedby|aria-controls|headers)="([^"]*)"')
 
 
 def light_search_html(page_html: str) -> str:
@@ -55,13 +63,22 @@ def light_search_html(page_html: str) -> str:
 
 
 def update_anchor_ids(page_html: str, page_key: str) -> str:
-    """`<h2 id="x">` -> `<h2 id="KEY-x">` for h1-h6, sup and li, as the plugin intends.
+    """`id="x"` -> `id="KEY-x"` on every element but `<input>`, and the page's references to
+    ids likewise, as the plugin's link rewriting expects (module docstring).
 
     >>> update_anchor_ids('<h2 id="a">A</h2><div id="b"></div><li class="c" id="d">', "p")
-    '<h2 id="p-a">A</h2><div id="b"></div><li class="c" id="p-d">'
+    '<h2 id="p-a">A</h2><div id="p-b"></div><li class="c" id="p-d">'
+    >>> update_anchor_ids('<nav aria-labelledby="t u"><input id="__tabbed_1">', "p")
+    '<nav aria-labelledby="p-t p-u"><input id="__tabbed_1">'
+    >>> update_anchor_ids(r'<span class="arithmatex">\\(x = {\\href{#out-s-L1}{2}}\\)</span>', "p")
+    '<span class="arithmatex">\\\\(x = {\\\\href{#p-out-s-L1}{2}}\\\\)</span>'
     """
-    return ANCHOR_TAGS.sub(
+    page_html = ANCHOR_TAGS.sub(
         lambda m: f'<{m.group(1)}{m.group(2) or ""} id="{page_key}-{m.group(3)}"', page_html)
+    page_html = TEX_HREF.sub(lambda m: f"\\href{{#{page_key}-{m.group(1)}}}", page_html)
+    return ID_REFERENCES.sub(
+        lambda m: f' {m.group(1)}="{" ".join(f"{page_key}-{i}" for i in m.group(2).split())}"',
+        page_html)
 
 
 def _patch_search() -> None:
@@ -87,6 +104,19 @@ def _patch_print_site() -> None:
     except ImportError:
         return
     urls.update_anchor_ids = update_anchor_ids
+    if not getattr(urls.is_external, "explainer_data_urls", False):
+        urls.is_external = _keeping_data_urls(urls.is_external)
+
+
+def _keeping_data_urls(is_external: Any) -> Any:
+    """print-site's test for links it leaves alone, with `data:` URLs added: the notebook's
+    figures link to their own data (glightbox), and the plugin made those links into anchors
+    of the whole-book page that point nowhere."""
+    def keeps(url: str) -> bool:
+        return url.startswith("data:") or is_external(url)
+
+    keeps.explainer_data_urls = True  # type: ignore[attr-defined]
+    return keeps
 
 
 def _options(options: dict[str, Any]) -> list[list[str]]:

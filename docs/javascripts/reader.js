@@ -42,15 +42,22 @@
     return merged;
   }
 
+  // An output line's anchor: out-SCRIPT-LN, after a page key on the whole-book page (a script's
+  // name has no "-", so the match is the anchor's last "out-" part).
+  const OUT_LINE = /(?:^|-)out-([A-Za-z0-9_]+)-L(\d+)$/;
+
   // "Printed by ch05_param_count.py, output [1], line 11: <line> (checked at script .., lock ..)"
   function numberCardText(el) {
     let script = el.dataset.script, line = el.dataset.line, printed = el.dataset.printed;
     const hash = el.hash || (el.getAttribute("href") || "");
-    const match = /#out-(.+)-L(\d+)$/.exec(decodeURIComponent(hash));
+    // "#out-SCRIPT-L7", or on the whole-book page "#PAGE-KEY-out-SCRIPT-L7" (print-site
+    // prefixes every anchor with its page's key).
+    const id = decodeURIComponent(hash).replace(/^#/, "");
+    const match = OUT_LINE.exec(id);
     if (match) {
       script = match[1] + ".py";
       line = match[2];
-      const target = document.getElementById("out-" + match[1] + "-L" + match[2]);
+      const target = document.getElementById(id);
       printed = target ? target.textContent : "";
       if (!el.dataset.block && target) {
         // A link inside a formula carries no block number: the block is the nearest line
@@ -169,7 +176,7 @@
   // - Material's search dialog gets a name, and a navigation section whose label holds only an
   //   icon (a section with an index page) gets its section's name;
   // - a region that scrolls sideways can be reached and scrolled from the keyboard.
-  const OUT_OF_TAB_ORDER = "a.num, a[href*='#out-']";
+  const OUT_OF_TAB_ORDER = "a.num, a[href*='#out-'], a[href*='-out-']";
   function accessible() {
     document.querySelectorAll(OUT_OF_TAB_ORDER).forEach((el) => el.setAttribute("tabindex", "-1"));
     document.querySelectorAll(".md-search[role='dialog']:not([aria-label])").forEach((dialog) => {
@@ -285,9 +292,9 @@
 
   function numberAt(target) {
     if (!(target instanceof Element)) return null;
-    const el = target.closest(".num, .katex a, a[href*='#out-']");
-    return el && (el.classList.contains("num") || /#out-/.test(el.getAttribute("href") || ""))
-      ? el : null;
+    const el = target.closest(".num, .katex a, a[href*='out-']");
+    const href = el ? decodeURIComponent(el.getAttribute("href") || "").replace(/^.*#/, "") : "";
+    return el && (el.classList.contains("num") || OUT_LINE.test(href)) ? el : null;
   }
   function showNumber(event) {
     if (fromTap()) return;     // a tap is handled by tapNumber, on its click

@@ -275,3 +275,26 @@ def test_the_whole_book_prints_with_every_formula(browser: Any, server: StaticSe
     assert summary["pdf_katex_fonts"] > 0, f"no KaTeX font embedded in the PDF of {kept['id']}"
     assert summary["pdf_internal_destinations"] > 0, f"the PDF of {kept['id']} has no links"
     assert summary["contents_numbered"] == kept["contents"] > 0, (summary, kept)
+    assert summary["internal_links"] > 100, summary["internal_links"]
+
+
+def test_the_print_check_finds_a_dangling_in_book_link(browser: Any, server: StaticServer,
+                                                      built_site: Path) -> None:
+    """Links are absolute in the live page; the print check still reads them as in-book links
+    and names the one whose anchor is missing."""
+    from explainer_tools import pdf
+
+    page = browser.new_page()
+    try:
+        page.goto(server.url("chapters/13-documents-as-samples/"), wait_until="load")
+        page.evaluate("""() => {
+          const a = document.createElement("a");
+          a.href = location.pathname + "#no-such-anchor";
+          a.textContent = "dangling";
+          document.querySelector("article").appendChild(a);
+        }""")
+        summary = page.evaluate(pdf.INSPECT_JS)
+    finally:
+        page.close()
+    assert summary["internal_links"] > 0
+    assert summary["dangling_links"] == ["no-such-anchor"], summary["dangling_links"]

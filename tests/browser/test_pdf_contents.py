@@ -61,3 +61,5 @@ def test_unnumbered_or_unsettled_contents_are_problems() -> None:
     assert problems_of({**good, "contents_in_order": False}) != []
     assert problems_of({**good, "contents_lists": 51}) != []
     assert problems_of({**good, "contents_entries": 0, "contents_numbered": 0}) != []
+    assert problems_of({**good, "internal_links": 0}) == [
+        "no in-book link found: the link check would check nothing"]
