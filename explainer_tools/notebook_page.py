@@ -29,7 +29,7 @@ from mkdocs.structure.toc import get_toc
 
 from explainer_tools.build_cache import CACHE_ROOT
 
-NOTEBOOK_GLOB = "notebooks/*.ipynb"  # under docs/
+NOTEBOOK_GLOB = "*.ipynb"  # anywhere under docs/, as mkdocs-jupyter's `include: ["*.ipynb"]`
 CACHE_DIR = CACHE_ROOT / "mkdocs-jupyter"
 # mkdocs-jupyter 0.26's options as mkdocs.yml set them (`execute: false`), in its key's order.
 OPTIONS: dict[str, Any] = {

@@ -341,9 +341,19 @@ def test_make_notebook_opens_the_source_from_the_pinned_environment() -> None:
     assert any(line.startswith("notebook==") for line in notebook_lock)
 
 
-def test_page_offers_the_notebook_for_download() -> None:
-    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
-    assert re.search(r"include_source:\s*true", config)  # copies the .ipynb beside the page
+def test_page_offers_the_notebook_for_download(tmp_path: Path) -> None:
+    # The site plugin's notebook feature copies the .ipynb beside the page (its download link).
+    from types import SimpleNamespace
+
+    from explainer_tools import notebook_page
+
+    notebook = next((REPO / "docs" / "notebooks").glob("*.ipynb"))
+    dest = tmp_path / "notebooks" / notebook.stem / "index.html"
+    file = SimpleNamespace(src_uri=f"notebooks/{notebook.name}", abs_src_path=str(notebook),
+                           abs_dest_path=str(dest))
+    assert notebook_page.is_notebook(file)
+    notebook_page.copy_source(SimpleNamespace(file=file))
+    assert (dest.parent / notebook.name).read_bytes() == notebook.read_bytes()
     intro = jupytext.read(SOURCE, fmt="py:percent").cells[0].source
     assert "(gpt2-under-the-hood.ipynb)" in intro and "make notebook" in intro
 
