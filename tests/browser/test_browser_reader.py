@@ -221,14 +221,22 @@ def test_instant_navigation_keeps_math_rendered(
     # page's protocol and hostname but not its port; so the sitemap is shown as it would be on a
     # server at the configured site_url.
     sitemap = (built_site / "sitemap.xml").read_text(encoding="utf-8")
-    tab.route(
-        server.url("sitemap.xml"),
-        lambda route: route.fulfill(
-            body=sitemap.replace(site_url().rstrip("/"), server.origin),
-            content_type="application/xml",
-        ),
-    )
+    served: list[str] = []
+
+    def serve_sitemap(route: Any) -> None:
+        route.fulfill(body=sitemap.replace(site_url().rstrip("/"), server.origin),
+                      content_type="application/xml")
+        served.append(route.request.url)
+
+    tab.route(server.url("sitemap.xml"), serve_sitemap)
     goto(tab, server, first)
+    # Material listens for clicks only once it has the sitemap: on a busy machine a click that
+    # comes first is an ordinary (full) navigation. Wait for it, then for its handler to be set.
+    for _ in range(WAIT_MS // 100):
+        if served:
+            break
+        tab.wait_for_timeout(100)
+    tab.wait_for_timeout(500)
     tab.evaluate("() => { window.__noFullReload = true; }")
     instant_navigate(tab, server, second)
     assert tab.evaluate("() => window.__noFullReload === true"), (
