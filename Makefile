@@ -68,7 +68,7 @@ pdf: $(INSTALLED) ## The whole book as one PDF, build/book.pdf (headless Chromiu
 	$(PY) -m explainer_tools.pdf
 
 regenerate: $(INSTALLED) ## Run changed chapter scripts; write outputs, figures; embed into Markdown
-	$(PY) -m explainer_tools regenerate
+	$(PY) -m explainer_tools regenerate $(SCRIPTS)
 
 check: $(INSTALLED) ## Regenerate into scratch, compare with committed files; check claims and errata
 	$(PY) -m explainer_tools check

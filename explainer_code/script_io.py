@@ -8,7 +8,15 @@ text into `outputs/<script>.txt`. Figures are files, so a script writes them its
   tree changes until every script has succeeded), else into `docs/assets/fig/` for a script run
   by hand;
 - writes atomically (temporary file in the same folder, then `os.replace`);
-- strips volatile metadata (Matplotlib's `Software` tag) so the bytes are identical run to run.
+- strips volatile metadata (Matplotlib's `Software` tag) so the bytes are identical run to run;
+- refuses a figure whose smallest text would be under `MIN_TEXT_PX` CSS pixels when the image is
+  shown `PHONE_WIDTH_PX` wide (a phone's column), naming the text; the size it found is kept in
+  the PNG as the text chunk `LEGIBILITY_KEY`, so the committed figures can be checked without
+  running their scripts.
+
+The size of a text on the phone does not depend on the dpi: it is its size in points times
+`PHONE_WIDTH_PX / (72 * figure width in inches)`. A 10-inch-wide figure needs 18-point text to
+reach 9 CSS pixels; a 5.5-inch one needs 10-point text. Narrow figures, stacked panels.
 """
 
 from __future__ import annotations
@@ -21,6 +29,9 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_FIG_DIR = REPO_ROOT / "docs" / "assets" / "fig"
 FIG_DIR_ENV = "EXPLAINER_FIG_DIR"
+PHONE_WIDTH_PX = 358  # the article column of a 360-px-wide phone
+MIN_TEXT_PX = 9.0
+LEGIBILITY_KEY = "Smallest text, CSS px at 358 px wide"
 
 
 def figure_dir() -> Path:
@@ -43,8 +54,73 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def drawn_texts(fig: Any) -> list[tuple[str, float]]:
+    """(text, size in points) of every piece of text `fig` draws, in drawing order.
+
+    It draws the figure once with Agg, recording each `draw_text` call: what is recorded is
+    what is drawn (tick labels of hidden axes, empty strings and invisible artists are not).
+    A stand-in figure without a canvas (the pipeline tests') answers for itself."""
+    if hasattr(fig, "drawn_texts"):
+        return list(fig.drawn_texts())
+    renderer = fig.canvas.get_renderer()
+    texts: list[tuple[str, float]] = []
+    draw_text = renderer.draw_text
+
+    def recording(gc: Any, x: float, y: float, text: str, prop: Any, *args: Any,
+                  **kwargs: Any) -> Any:
+        if text.strip():
+            texts.append((text, float(prop.get_size_in_points())))
+        return draw_text(gc, x, y, text, prop, *args, **kwargs)
+
+    renderer.draw_text = recording
+    try:
+        fig.draw(renderer)
+    finally:
+        del renderer.draw_text  # the class's method again
+    return texts
+
+
+def png_width(data: bytes) -> int:
+    """The width in pixels a PNG's header gives."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise ValueError("not a PNG")
+    return int.from_bytes(data[16:20], "big")
+
+
+def phone_px(size_points: float, dpi: float, image_width: int) -> float:
+    """CSS pixels of a `size_points` text in an `image_width`-pixel image drawn at `dpi` and
+    shown `PHONE_WIDTH_PX` wide.
+
+    >>> round(phone_px(10, 150, 825), 2)   # a 5.5-inch figure
+    9.04
+    >>> round(phone_px(8, 150, 1500), 2)   # a 10-inch one
+    3.98
+    """
+    return size_points * dpi / 72 * PHONE_WIDTH_PX / image_width
+
+
+def smallest_text(texts: list[tuple[str, float]], dpi: float,
+                  image_width: int) -> tuple[str, float] | None:
+    """The text that comes out smallest on the phone and its size there (None: no text)."""
+    if not texts:
+        return None
+    text, size = min(texts, key=lambda item: item[1])
+    return text, phone_px(size, dpi, image_width)
+
+
+def legibility_error(name: str, smallest: tuple[str, float] | None) -> str | None:
+    """Why figure `name` is too small to read on a phone, or None when it is not."""
+    if smallest is None or smallest[1] >= MIN_TEXT_PX:
+        return None
+    text, px = smallest
+    return (f"figure {name}: the text {text!r} would be {px:.1f} CSS px on a phone "
+            f"(the figure shown {PHONE_WIDTH_PX} px wide); every text needs at least "
+            f"{MIN_TEXT_PX:g}. Make the figure narrower (stack its panels) or the text larger")
+
+
 def save_figure(fig: Any, name: str, dpi: int = 150) -> Path:
-    """Save a Matplotlib figure as PNG `name` in `figure_dir()`, atomically, without metadata.
+    """Save a Matplotlib figure as PNG `name` in `figure_dir()`, atomically, without volatile
+    metadata, after checking that its smallest text is legible on a phone (ValueError if not).
 
     Returns the path written, e.g. `save_figure(fig, "ch05_param_shares.png")`
     -> `docs/assets/fig/ch05_param_shares.png` when run by hand.
@@ -53,8 +129,35 @@ def save_figure(fig: Any, name: str, dpi: int = 150) -> Path:
 
     if not name.endswith(".png"):
         raise ValueError(f"figure name must end in .png: {name!r}")
+    width = round(fig.get_size_inches()[0] * dpi)
+    smallest = smallest_text(drawn_texts(fig), dpi, width)
+    error = legibility_error(name, smallest)
+    if error:
+        raise ValueError(error)
+    recorded = "no text" if smallest is None else f"{smallest[1]:.1f}"
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, metadata={"Software": None})
+    fig.savefig(buffer, format="png", dpi=dpi,
+                metadata={"Software": None, LEGIBILITY_KEY: recorded})
+    if png_width(buffer.getvalue()) != width:
+        raise ValueError(f"figure {name}: saved {png_width(buffer.getvalue())} px wide, not its "
+                         f"width times the dpi ({width} px); save_figure measures text against "
+                         "the figure's own size, so do not crop it (bbox_inches)")
     path = figure_dir() / name
     write_bytes_atomic(path, buffer.getvalue())
     return path
+
+
+def recorded_legibility(data: bytes) -> str | None:
+    """The `LEGIBILITY_KEY` text chunk of a PNG written by `save_figure` (None: absent)."""
+    position = 8
+    key = LEGIBILITY_KEY.encode("latin-1") + b"\0"
+    while position + 8 <= len(data):
+        length = int.from_bytes(data[position:position + 4], "big")
+        kind = data[position + 4:position + 8]
+        body = data[position + 8:position + 8 + length]
+        if kind == b"tEXt" and body.startswith(key):
+            return body[len(key):].decode("latin-1")
+        if kind == b"IEND":
+            break
+        position += 12 + length
+    return None

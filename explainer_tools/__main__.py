@@ -1,6 +1,6 @@
 """The one command line of the project; the Makefile calls it.
 
-    python -m explainer_tools regenerate [--force] [--jobs N] [--skip-notebooks]
+    python -m explainer_tools regenerate [--force] [--jobs N] [--skip-notebooks] [SCRIPT ...]
     python -m explainer_tools check [--jobs N] [--skip-notebooks]   # everything `make check` does
     python -m explainer_tools claims [-v] [-q] [PAGE ...]
     python -m explainer_tools errata [--check]
@@ -64,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True)
     regen = commands.add_parser("regenerate", help="run changed scripts, write outputs, embed")
     regen.add_argument("--force", action="store_true", help="run every script, fresh or not")
+    regen.add_argument("scripts", nargs="*", metavar="SCRIPT",
+                       help="run only these scripts (e.g. ch05_attention); the notebooks are "
+                       "left out")
     check = commands.add_parser(
         "check", help="regenerate into scratch and compare; check claims and errata; write nothing"
     )
@@ -92,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
             from explainer_tools import book
 
             status = pipeline.regenerate(
-                jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks
+                jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks,
+                only=args.scripts,
             )
             return status or book.main([])  # BOOK.md's table of contents, from the nav
         if args.command == "check":

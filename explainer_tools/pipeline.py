@@ -470,9 +470,28 @@ def notebook_differences() -> list[Difference]:
 # --------------------------------------------------------------------------- entry points
 
 
-def regenerate(jobs: int, force: bool = False, notebooks: bool = True) -> int:
+def select_scripts(scripts: list[str], names: list[str]) -> list[str]:
+    """The scripts `names` picks out (`ch05_attention`, `ch05_attention.py`, or a path to it),
+    in `scripts`' order; every script when `names` is empty. An unknown name is an error."""
+    if not names:
+        return list(scripts)
+    wanted = {Path(name).name if name.endswith(".py") else Path(name).name + ".py"
+              for name in names}
+    unknown = sorted(wanted - set(scripts))
+    if unknown:
+        raise PipelineError(f"regenerate: no chapter script {', '.join(unknown)} in "
+                            f"{relative(CODE_DIR)}/ (the scripts are named like {scripts[0]})")
+    return [s for s in scripts if s in wanted]
+
+
+def regenerate(jobs: int, force: bool = False, notebooks: bool = True,
+               only: list[str] | None = None) -> int:
+    """Run the stale scripts (every one with `force`; of `only`, when scripts are named) and
+    write what they make. Naming scripts leaves the notebooks out."""
     scripts = discover_scripts()
-    to_run = [s for s in scripts if force or not is_fresh(s)]
+    chosen = select_scripts(scripts, only or [])
+    to_run = [s for s in chosen if force or not is_fresh(s)]
+    notebooks = notebooks and not only
     result = plan(scripts, to_run, jobs)
     written = apply(result.files, result.remove)
     for path in result.remove:

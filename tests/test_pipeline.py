@@ -62,6 +62,12 @@ TINYFIG = textwrap.dedent(
         def __init__(self, value: float) -> None:
             self.shade = int(value * 40) % 256
 
+        def get_size_inches(self) -> tuple[float, float]:
+            return (8 / 50, 8 / 50)  # 8 pixels at the dpi the fixture script saves with
+
+        def drawn_texts(self) -> list:
+            return []  # the stand-in draws no text
+
         def savefig(self, buffer, format: str, dpi: int, metadata: dict) -> None:
             assert format == "png"
             rows = b"".join(b"\\0" + bytes([self.shade, 0, 255 - self.shade]) * 8 for _ in range(8))
@@ -205,6 +211,25 @@ def test_regenerate_reruns_exactly_when_an_input_changes(
     result = run(repo, "regenerate")
     assert result.returncode == 0, result.stderr
     assert ("ran ch01_fixture.py" in result.stdout) is expect_rerun, result.stdout
+
+
+def test_regenerate_runs_only_the_scripts_it_is_given(repo: Path) -> None:
+    script = repo / "explainer_code" / "ch01_fixture.py"
+    script.write_text(script.read_text() + "\n# touched\n")
+    unknown = run(repo, "regenerate", "ch02_nosuch")
+    assert unknown.returncode == 1
+    assert "regenerate: no chapter script ch02_nosuch.py in explainer_code/" in unknown.stderr
+    assert "ran ch01_fixture.py" in run(repo, "regenerate", "ch01_fixture").stdout
+    assert "ran none" in run(repo, "regenerate", "explainer_code/ch01_fixture.py").stdout
+
+
+def test_select_scripts_keeps_the_order_and_takes_names_with_or_without_py() -> None:
+    from explainer_tools.pipeline import select_scripts
+
+    scripts = ["ch01_a.py", "ch02_b.py", "ch03_c.py"]
+    assert select_scripts(scripts, []) == scripts
+    assert select_scripts(scripts, ["ch03_c", "explainer_code/ch01_a.py"]) == ["ch01_a.py",
+                                                                               "ch03_c.py"]
 
 
 def test_changed_output_in_data_reaches_output_figure_and_page(repo: Path) -> None:
