@@ -55,6 +55,7 @@ LAYERS: dict[str, int] = {
     "number_links": 1,
     "ledger": 1,
     "markers": 1,
+    "source_pages": 2,
     "provenance": 1,
     "runner": 1,
     "notebooks": 1,

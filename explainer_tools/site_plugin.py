@@ -13,6 +13,8 @@ needs nothing, so this module is the plugin and composes the features:
   their output lines, chapter mentions, "last verified". Its parts own a generated page each:
   the bibliography (citations checked and linked) `bibliography.md`, the glossary (first uses
   marked) `glossary.md`, the claims ledger `claims-ledger.md`.
+- sources (`source_pages`): each embedded script source on a page of its own (`code/...`),
+  linked from the chapter instead of collapsed in it.
 - provenance (`mkdocs_hooks`): tags become badges, the notebook's too.
 - math (`mkdocs_hooks`, `math_render`): every formula rendered, last (post_page, post_build).
 
@@ -28,13 +30,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
 from mkdocs.structure.files import File, Files
 
 # MkDocs loads hooks by path; make the package importable from the repository root.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools import errata_hook, mkdocs_hooks, notebook_page, reader_hook, site_speed
+from explainer_tools import (
+    crossref,
+    errata_hook,
+    mkdocs_hooks,
+    notebook_page,
+    reader_hook,
+    site_speed,
+    source_pages,
+)
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,26 @@ def _book_files(files: Files, config: Any) -> Files:
     return files
 
 
-on_files = CombinedEvent(_notebook_files, _book_files)
+SOURCES: dict[str, source_pages.SourcePage] = {}  # by embedded file, from `_source_files`
+
+
+@event_priority(-50)  # after `_book_files`, which reads the pages
+def _source_files(files: Files, config: Any) -> Files:
+    """A page for each script source the chapters embed (the sources feature)."""
+    pages = reader_hook.STATE.sources
+    SOURCES.clear()
+    try:
+        SOURCES.update(source_pages.collect(pages))
+    except ValueError as error:  # a marker problem, named by file and line
+        raise PluginError(str(error)) from None
+    titles = {page: source_pages.first_heading(text) or page for page, text in pages.items()}
+    for source in SOURCES.values():
+        files.append(File.generated(config, source.path,
+                                    content=source_pages.page_markdown(source, titles)))
+    return files
+
+
+on_files = CombinedEvent(_notebook_files, _book_files, _source_files)
 
 
 def on_pre_page(page: Any, config: Any, files: Files) -> Any:
@@ -99,6 +129,11 @@ on_page_markdown = CombinedEvent(_errata_markdown, _reader_markdown)
 
 
 def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+    src = page.file.src_uri
+    directory_urls = bool(config["use_directory_urls"])
+    links = {target: (crossref.relative_url(src, source.path, "", directory_urls)
+                      .removesuffix("#"), source.lines) for target, source in SOURCES.items()}
+    html_text = source_pages.link_sources(html_text, links)  # first: less HTML for the rest
     html_text = reader_hook.on_page_content(html_text, page, config, files)
     return mkdocs_hooks.on_page_content(html_text, page, config, files)
 

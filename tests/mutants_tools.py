@@ -324,6 +324,21 @@ MUTANTS = [
            "    return [script for script, cpu, _, _ in rows if cpu > budget]",
            "tests/test_miniature.py::test_bench_miniature_selects_the_default_tier_and_judges_cpu_"
            "time"),
+    # the sources feature (explainer_tools/source_pages.py)
+    mutant("sources: a block with more than the source replaced", "explainer_tools/source_pages.py",
+           '    r"<!-- embed: source (?P<target>[\\w./-]+) -->.*?<!-- /embed -->\\s*</details>",',
+           '    r"<!-- embed: source (?P<target>[\\w./-]+) -->.*?</details>",',
+           "tests/test_source_pages.py"),
+    mutant("sources: a page per embedding, not per file", "explainer_tools/source_pages.py",
+           "            if marker.target not in found:", "            if True:",
+           "tests/test_source_pages.py"),
+    mutant("sources: the marker's indentation kept", "explainer_tools/source_pages.py",
+           'textwrap.dedent(embedded).strip("\\n")', 'embedded.strip("\\n")',
+           "tests/test_source_pages.py"),
+    # the pipeline's script selection (explainer_tools/pipeline.py)
+    mutant("regenerate: an unknown script name ignored", "explainer_tools/pipeline.py",
+           "    if unknown:\n        raise PipelineError(", "    if False:\n        raise PipelineError(",
+           "tests/test_pipeline.py::test_regenerate_runs_only_the_scripts_it_is_given"),
     # the package's layers (explainer_tools/__init__.py)
     mutant("layers: the runner below what it imports", "explainer_tools/__init__.py",
            "    \"runner\": 1,", "    \"runner\": 0,", "tests/test_layers.py"),

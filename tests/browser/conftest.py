@@ -88,9 +88,30 @@ def screenshot_path(viewport: str, url_path: str) -> Path:
     return SCREENSHOTS / viewport / f"{name.removesuffix('.html')}.png"
 
 
+def loaded_pages(pages: list[str]) -> list[str]:
+    """The pages the per-page browser tests load: every page, except that of the script-source
+    pages (`code/...`, one generated template holding only highlighted code, source_pages.py)
+    only the one of the longest file is loaded. The link crawler (test_site_links.py) and
+    test_source_pages_hold_the_files read every one of them.
+
+    >>> loaded_pages(["", "code/ch01_probability/", "code/ch22_markov/", "glossary/"])
+    ['', 'code/ch22_markov/', 'glossary/']
+    """
+    sources = [page for page in pages if page.startswith("code/")]
+    if not sources:
+        return pages
+
+    def size(page: str) -> int:
+        path = PROJECT / "explainer_code" / (page.removeprefix("code/").strip("/") + ".py")
+        return path.stat().st_size if path.is_file() else 0
+
+    longest = max(sources, key=size)
+    return [page for page in pages if not page.startswith("code/") or page == longest]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "page" in metafunc.fixturenames:
-        pages = planned_pages()
+        pages = loaded_pages(planned_pages())
         metafunc.parametrize("page", pages, ids=[page_label(p) for p in pages])
 
 

@@ -22,3 +22,31 @@ def test_the_tested_pages_are_the_built_pages(built_site: Path) -> None:
 def test_every_internal_link_and_anchor_resolves(built_site: Path) -> None:
     problems = link_problems(built_site, site_url())
     assert not problems, f"{len(problems)} broken links:\n" + "\n".join(problems)
+
+
+def test_source_pages_hold_the_files_and_chapters_link_them(built_site: Path) -> None:
+    """Each script source the chapters embed is linked where it was collapsed, and its page
+    (source_pages.py) holds that file's text, highlighted; no chapter still carries one."""
+    import html
+    import re
+
+    from explainer_tools.layout import CODE_DIR
+
+    link = re.compile(r'<p class="source-page"><a href="(?P<url>[^"]+)">[^<]*</a>')
+    linked = set()
+    for url_path in discover_pages(built_site):
+        if not url_path.startswith("chapters/"):
+            continue
+        page = built_site / url_path / "index.html"
+        text = page.read_text(encoding="utf-8")
+        assert "<!-- embed: source" not in text, f"/{url_path} still holds a collapsed source"
+        for match in link.finditer(text):
+            linked.add((page.parent / match["url"] / "index.html").resolve())
+    assert len(linked) >= 30, len(linked)
+    for target in sorted(linked):
+        text = target.read_text(encoding="utf-8")
+        name = re.search(r"<h1[^>]*>explainer_code/([\w./-]+)", text)
+        assert name, f"{target} names no file in its title"
+        code = html.unescape(re.sub(r"<[^>]+>", "", text[text.index('<div class="highlight"'):]))
+        source = (CODE_DIR / name[1]).read_text(encoding="utf-8")
+        assert source.rstrip("\n") in code, f"{target} does not hold {name[1]} as it is"
