@@ -137,35 +137,35 @@ def tail_float(n: int, p: float, t: float) -> float:
 
 
 def draw_figure(tails: dict[int, Fraction]) -> None:
-    """Left: exact distribution of the mean for N = 10, 100, 1,000. Right: the tail against N."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.0))
+    """Top: exact distribution of the mean for N = 10, 100, 1,000. Bottom: the tail against N."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 7.4))
     colours = {10: "#0072B2", 100: "#E69F00", 1000: "#009E73"}
     p = float(P_ERROR)
     for n, colour in colours.items():
         ks = np.arange(n + 1)
         pmf = np.array([float(binomial_pmf(int(k), n, P_ERROR)) for k in ks])
         # probability per unit of the mean, so that the three curves share one scale
-        left.plot(ks / n, pmf * n, color=colour, lw=1.6, label=f"N = {n}")
-    left.axvspan(0.0, p - float(MARGIN), color="0.85", zorder=0)
-    left.axvspan(p + float(MARGIN), 1.0, color="0.85", zorder=0)
-    left.axvline(p, color="black", lw=0.8, ls="--")
-    left.set_xlim(0.0, 0.7)
-    left.set_xlabel("mean of the N losses")
-    left.set_ylabel("probability density (exact)")
-    left.set_title("The mean concentrates around p = 0.3")
-    left.text(0.02, 0.5 * left.get_ylim()[1], "shaded:\n|mean - p| >= 0.1", fontsize=9)
-    left.legend(frameon=False)
+        top.plot(ks / n, pmf * n, color=colour, lw=1.6, label=f"N = {n}")
+    top.axvspan(0.0, p - float(MARGIN), color="0.85", zorder=0)
+    top.axvspan(p + float(MARGIN), 1.0, color="0.85", zorder=0)
+    top.axvline(p, color="black", lw=0.8, ls="--")
+    top.set_xlim(0.0, 0.7)
+    top.set_xlabel("mean of the N losses")
+    top.set_ylabel("probability density (exact)")
+    top.set_title("The mean concentrates around p = 0.3")
+    top.text(0.02, 0.5 * top.get_ylim()[1], "shaded:\n|mean - p| >= 0.1")
+    top.legend(frameon=False)
 
     grid = np.arange(10, SIZES[-1] + 1, 10)
-    right.semilogy(grid, [tail_float(int(n), p, float(MARGIN)) for n in grid], color="black",
-                   lw=1.6, label="exact")
-    right.semilogy(grid, [normal_tail(int(n), p, float(MARGIN)) for n in grid], "--",
-                   color="#D55E00", lw=1.4, label="normal approximation")
-    right.semilogy(SIZES, [float(tails[n]) for n in SIZES], "o", color="black")
-    right.set_xlabel("N (losses averaged)")
-    right.set_ylabel("P(|mean - p| >= 0.1)")
-    right.set_title("The tail falls exponentially in N")
-    right.legend(frameon=False, fontsize=9)
+    bottom.semilogy(grid, [tail_float(int(n), p, float(MARGIN)) for n in grid], color="black",
+                    lw=1.6, label="exact")
+    bottom.semilogy(grid, [normal_tail(int(n), p, float(MARGIN)) for n in grid], "--",
+                    color="#D55E00", lw=1.4, label="normal approximation")
+    bottom.semilogy(SIZES, [float(tails[n]) for n in SIZES], "o", color="black")
+    bottom.set_xlabel("N (losses averaged)")
+    bottom.set_ylabel("P(|mean - p| >= 0.1)")
+    bottom.set_title("The tail falls exponentially in N")
+    bottom.legend(frameon=False)
     fig.tight_layout()
     save_figure(fig, "ch01_concentration.png")
     plt.close(fig)

@@ -112,35 +112,36 @@ def poly_errors(rng: np.random.Generator) -> tuple[list[tuple[int, float, float]
 
 def draw_figure(x: np.ndarray, y: np.ndarray, gd: list, sgd: list,
                 rows: list[tuple[int, float, float]], best: float) -> None:
-    """Left: loss contours with the two descent paths. Right: train and population error."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    """Top: loss contours with the two descent paths. Bottom: train and population error."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 9.0))
     slopes, bs = np.linspace(-0.5, 3.0, 120), np.linspace(-2.5, 1.0, 120)
     grid = np.array([[risk_bits(a, b, x, y) for a in slopes] for b in bs])
     levels = best + np.array([0.005, 0.02, 0.05, 0.1, 0.2, 0.35, 0.5])
-    contours = left.contour(slopes, bs, grid, levels=levels, colors="0.6", linewidths=0.8)
-    left.clabel(contours, fmt="%.2f", fontsize=7)
+    contours = top.contour(slopes, bs, grid, levels=levels, colors="0.6", linewidths=0.8)
+    # the two innermost levels lie under the stochastic path: label only the outer ones
+    top.clabel(contours, levels=contours.levels[2:], fmt="%.2f", fontsize=10)
     gd_arr, sgd_arr = np.array(gd), np.array(sgd)
-    left.plot(sgd_arr[:, 0], sgd_arr[:, 1], color="#E69F00", lw=0.8, alpha=0.9,
-              label="stochastic (batches of 10)")
-    left.plot(gd_arr[:, 0], gd_arr[:, 1], color="#0072B2", lw=1.8, label="gradient descent")
-    left.plot(gd_arr[:11, 0], gd_arr[:11, 1], "o", color="#0072B2", ms=3.5)
-    left.plot([0.0], [0.0], "ks", ms=6, label="start (0, 0): 1 bit")
-    left.plot([TRUE_A], [TRUE_B], "*", color="#D55E00", ms=12, label="true parameters")
-    left.set_xlabel("a")
-    left.set_ylabel("b")
-    left.set_title("Empirical risk (bits) and two descents")
-    left.legend(frameon=False, fontsize=8, loc="upper left")
+    top.plot(sgd_arr[:, 0], sgd_arr[:, 1], color="#E69F00", lw=0.8, alpha=0.9,
+             label="stochastic (batches of 10)")
+    top.plot(gd_arr[:, 0], gd_arr[:, 1], color="#0072B2", lw=1.8, label="gradient descent")
+    top.plot(gd_arr[:11, 0], gd_arr[:11, 1], "o", color="#0072B2", ms=3.5)
+    top.plot([0.0], [0.0], "ks", ms=6, label="start (0, 0): 1 bit")
+    top.plot([TRUE_A], [TRUE_B], "*", color="#D55E00", ms=12, label="true parameters")
+    top.set_xlabel("a")
+    top.set_ylabel("b")
+    top.set_title("Empirical risk (bits) and two descents")
+    top.legend(frameon=False, loc="upper left")
 
     degrees = [r[0] for r in rows]
-    right.semilogy(degrees, [max(r[1], 1e-6) for r in rows], "o-", color="#0072B2",
-                   label="training error (12 points; below 1e-6 drawn at 1e-6)")
-    right.semilogy(degrees, [r[2] for r in rows], "s-", color="#D55E00",
-                   label="population error (exact)")
-    right.axhline(NOISE_SD**2, color="0.4", ls=":", lw=1.0, label="noise floor 0.09")
-    right.set_xlabel("polynomial degree (parameters - 1)")
-    right.set_ylabel("mean squared error")
-    right.set_title("Training error falls; population error turns up")
-    right.legend(frameon=False, fontsize=8, loc="upper left")
+    bottom.semilogy(degrees, [max(r[1], 1e-6) for r in rows], "o-", color="#0072B2",
+                    label="training error (12 points;\nbelow 1e-6 drawn at 1e-6)")
+    bottom.semilogy(degrees, [r[2] for r in rows], "s-", color="#D55E00",
+                    label="population error (exact)")
+    bottom.axhline(NOISE_SD**2, color="0.4", ls=":", lw=1.0, label="noise floor 0.09")
+    bottom.set_xlabel("polynomial degree (parameters - 1)")
+    bottom.set_ylabel("mean squared error")
+    bottom.set_title("Training error falls; population error turns up")
+    bottom.legend(frameon=False, loc="upper left")
     fig.tight_layout()
     save_figure(fig, "ch02_training.png")
     plt.close(fig)

@@ -98,35 +98,40 @@ def markov_rows(chain: np.ndarray) -> list[tuple[str, float]]:
 
 
 def draw_figure(rows: list[tuple[str, float]], rate: float) -> None:
-    """Left: surprisal against probability. Right: the Markov predictors' bits per token."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.5, 4.6),
-                                      gridspec_kw={"width_ratios": [1.0, 1.5]})
+    """Top: surprisal against probability. Bottom: the Markov predictors' bits per token."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 8.6),
+                                      gridspec_kw={"height_ratios": [1.0, 1.1]})
     ps = np.logspace(-5, 0, 400)
-    left.plot(ps, -np.log2(ps), color="#0072B2", lw=1.8)
+    top.plot(ps, -np.log2(ps), color="#0072B2", lw=1.8)
     for p, label in ((0.5, "1/2: 1 bit"), (0.125, "1/8: 3 bits"), (0.01, "0.01: 6.64 bits"),
                      (1 / GPT2_VOCAB, "1/V: 15.6 bits")):
-        left.plot(p, surprisal_bits(p), "o", color="black")
-        left.annotate(label, (p, surprisal_bits(p)), textcoords="offset points",
-                      xytext=(6, 4), fontsize=9)
-    left.set_xscale("log")
-    left.set_xlabel("probability the model gave the token that came")
-    left.set_ylabel("surprisal -log2 p (bits)")
-    left.set_title("Surprisal: rare means many bits")
+        top.plot(p, surprisal_bits(p), "o", color="black")
+        right_of = p < 0.3  # the last label goes left of its point, inside the axes
+        top.annotate(label, (p, surprisal_bits(p)), textcoords="offset points",
+                     xytext=(6, 4) if right_of else (-8, -4), ha="left" if right_of else "right",
+                     va="bottom" if right_of else "top")
+    top.set_xscale("log")
+    top.set_xlabel("probability the model gave the token that came")
+    top.set_ylabel("surprisal -log2 p (bits)")
+    top.set_title("Surprisal: rare means many bits")
 
-    names = [name for name, _ in rows]
+    # names written on the bars, shorter than the output's, so that the bars keep the width
+    names = [name.replace("bigram counted from ", "bigram, ").replace(" (no context)", "")
+             for name, _ in rows]
     values = [value for _, value in rows]
     ys = np.arange(len(rows))[::-1]
-    right.barh(ys, values, color="#E69F00", height=0.6)
-    right.axvline(rate, color="#009E73", lw=1.5, ls="--", label=f"entropy rate {rate:.3f}")
-    right.axvline(math.log2(MARKOV_VOCAB), color="#D55E00", lw=1.5, ls=":",
-                  label=f"random guess log2 V = {math.log2(MARKOV_VOCAB):.0f}")
-    for y, value in zip(ys, values, strict=True):
-        right.text(value + 0.05, y, f"{value:.3f}", va="center", fontsize=9)
-    right.set_yticks(ys, names, fontsize=9)
-    right.set_xlim(0.0, math.log2(MARKOV_VOCAB) + 0.9)
-    right.set_xlabel("bits per token (exact, on the whole population)")
-    right.set_title("Six predictors of one Markov source")
-    right.legend(frameon=False, fontsize=9, loc="upper center", bbox_to_anchor=(0.4, -0.16), ncol=2)
+    bottom.barh(ys, values, color="#E69F00", height=0.6)
+    bottom.axvline(rate, color="#009E73", lw=1.5, ls="--", label=f"entropy rate {rate:.3f}")
+    bottom.axvline(math.log2(MARKOV_VOCAB), color="#D55E00", lw=1.5, ls=":",
+                   label=f"random guess log2 V = {math.log2(MARKOV_VOCAB):.0f}")
+    for y, name, value in zip(ys, names, values, strict=True):
+        bottom.text(0.06, y, name, va="center")
+        bottom.text(value + 0.05, y, f"{value:.3f}", va="center")
+    bottom.set_yticks([])
+    bottom.set_xlim(0.0, math.log2(MARKOV_VOCAB) + 0.9)
+    bottom.set_xlabel("bits per token (exact, on the whole population)")
+    bottom.set_title("Six predictors of one Markov source")
+    bottom.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.3, -0.16), ncol=1)
     fig.tight_layout()
     save_figure(fig, "ch03_bits.png")
     plt.close(fig)

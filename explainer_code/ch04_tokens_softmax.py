@@ -133,31 +133,31 @@ def chain_rule_probability(doc: tuple[int, ...], table: np.ndarray) -> list[floa
 
 
 def draw_figure(probs_by_tau: list[np.ndarray], surprisals: list[float], words: list[str]) -> None:
-    """Left: softmax at several temperatures. Right: one document's per-token surprisal."""
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10.0, 4.0))
+    """Top: softmax at several temperatures. Bottom: one document's per-token surprisal."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 8.0))
     width = 0.2
     xs = np.arange(len(LOGITS))
     colours = ("#0072B2", "#009E73", "#E69F00", "#CC79A7")
     for k, (tau, probs) in enumerate(zip(TEMPERATURES, probs_by_tau, strict=True)):
-        left.bar(xs + (k - 1.5) * width, probs, width, color=colours[k],
-                 label=f"temperature {tau:g}")
-    left.set_xticks(xs, [f"logit {z:g}" for z in LOGITS])
-    left.set_ylabel("probability after softmax")
-    left.set_title("One set of logits, four temperatures")
-    left.legend(frameon=False, fontsize=9)
+        top.bar(xs + (k - 1.5) * width, probs, width, color=colours[k],
+                label=f"temperature {tau:g}")
+    top.set_xticks(xs, [f"logit {z:g}" for z in LOGITS])
+    top.set_ylabel("probability after softmax")
+    top.set_title("One set of logits, four temperatures")
+    top.legend(frameon=False)
 
     ts = np.arange(1, len(surprisals) + 1)
-    right.bar(ts, surprisals, color="#56B4E9", width=0.6)
+    bottom.bar(ts, surprisals, color="#56B4E9", width=0.6)
     mean = float(np.mean(surprisals))
-    right.axhline(mean, color="black", ls="--", lw=1.2)
-    right.text(len(surprisals) + 0.4, mean + 0.15, f"mean = the document's loss,\n"
-               f"{mean:.3f} bits per token", ha="right", va="bottom", fontsize=9)
+    bottom.axhline(mean, color="black", ls="--", lw=1.2)
+    bottom.text(len(surprisals) + 0.4, mean + 0.15, f"mean = the\ndocument's loss,\n"
+                f"{mean:.3f} bits per token", ha="right", va="bottom")
     for t, s, w in zip(ts, surprisals, words, strict=True):
-        right.text(t, s + 0.05, w, ha="center", fontsize=10)
-    right.set_xticks(ts, [f"t = {t}" for t in ts])
-    right.set_ylabel("surprisal -log2 q(x_t | x_<t) (bits)")
-    right.set_title("A document's loss is the mean of its tokens' surprisals")
-    right.set_ylim(0.0, max(surprisals) + 0.8)
+        bottom.text(t, s + 0.05, w, ha="center")
+    bottom.set_xticks(ts, [f"t = {t}" for t in ts])
+    bottom.set_ylabel("surprisal -log2 q(x_t | x_<t) (bits)")
+    bottom.set_title("A document's loss is the mean\nof its tokens' surprisals")
+    bottom.set_ylim(0.0, max(surprisals) + 0.8)
     fig.tight_layout()
     save_figure(fig, "ch04_softmax_chain.png")
     plt.close(fig)

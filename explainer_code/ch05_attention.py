@@ -374,23 +374,21 @@ def block5_heatmap(weights: torch.Tensor) -> None:
         f"per earlier position (uniform would be 1/{T} = {1 / T:.3f})"
     )
     assert last_row.min() > 0.5 / T and last_row.max() < 2 / T  # untrained: close to uniform
-    fig, axes = plt.subplots(1, N_HEAD, figsize=(9.0, 2.7), constrained_layout=True)
-    for head, ax in enumerate(axes):
+    fig, axes = plt.subplots(2, N_HEAD // 2, figsize=(5.5, 6.2), constrained_layout=True)
+    for head, ax in enumerate(axes.flat):
         shown = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), np.nan, w[head])
         image = ax.imshow(shown, cmap=SEQ_MAP, vmin=0.0, vmax=1.0)
-        ax.set_title(f"head {head + 1}", fontsize=10)
-        ax.set_xticks([0, T - 1], ["1", str(T)], fontsize=8)
-        ax.set_yticks([0, T - 1], ["1", str(T)], fontsize=8)
-        ax.set_xlabel("read from position j", fontsize=8)
-        if head == 0:
-            ax.set_ylabel("position i", fontsize=8)
+        ax.set_title(f"head {head + 1}")
+        ax.set_xticks([0, T - 1], ["1", str(T)])
+        ax.set_yticks([0, T - 1], ["1", str(T)])
+        if head >= N_HEAD // 2:
+            ax.set_xlabel("read from position j")
+        if head % (N_HEAD // 2) == 0:
+            ax.set_ylabel("position i")
         ax.set_facecolor("#f2f2f2")  # the masked future, left blank
     fig.colorbar(image, ax=axes, shrink=0.85, label="weight a_ij")
-    fig.suptitle(
-        "Untrained 4-layer model, layer 1: each row averages the positions it may read",
-        fontsize=10,
-    )
-    save_figure(fig, HEATMAP, dpi=80)
+    fig.suptitle("Untrained 4-layer model, layer 1:\neach row averages the positions it may read")
+    save_figure(fig, HEATMAP, dpi=130)
     plt.close(fig)
 
 
@@ -399,7 +397,7 @@ def draw_three_tokens(
     weights: np.ndarray, out: np.ndarray,
 ) -> None:  # fmt: skip
     """The three-token example as a picture: scores, weights, and outputs as averages."""
-    fig, (ax_w, ax_v) = plt.subplots(1, 2, figsize=(8.0, 3.4), constrained_layout=True)
+    fig, (ax_w, ax_v) = plt.subplots(2, 1, figsize=(5.5, 9.4), constrained_layout=True)
     ax_w.imshow(np.where(np.isneginf(masked), np.nan, weights), cmap=SEQ_MAP, vmin=0, vmax=1)
     ax_w.set_facecolor("#f2f2f2")
     for (i, j), s in np.ndenumerate(masked):
@@ -407,11 +405,11 @@ def draw_three_tokens(
         if not np.isneginf(s):
             label = f"e^{s:.3f}\n= {expo[i, j]:.3f}\nweight {weights[i, j]:.3f}"
             colour = "white" if weights[i, j] < 0.6 else "black"
-        ax_w.text(j, i, label, ha="center", va="center", fontsize=8, color=colour)
-    ax_w.set_xticks(range(3), [f"key of token {j + 1}" for j in range(3)], fontsize=8)
+        ax_w.text(j, i, label, ha="center", va="center", color=colour)
+    ax_w.set_xticks(range(3), [f"key of\ntoken {j + 1}" for j in range(3)])
     sums = [f"token {i + 1}\nsum {expo[i].sum():.3f}" for i in range(3)]
-    ax_w.set_yticks(range(3), sums, fontsize=8)
-    ax_w.set_title("scores -> exponentials -> weights (row / its sum)", fontsize=9)
+    ax_w.set_yticks(range(3), sums)
+    ax_w.set_title("scores -> exponentials -> weights\n(each row divided by its sum)")
 
     ax_v.axhline(0, color="#bbbbbb", lw=0.6)
     ax_v.axvline(0, color="#bbbbbb", lw=0.6)
@@ -428,13 +426,12 @@ def draw_three_tokens(
                 point,
                 textcoords="offset points",
                 xytext=shift,
-                fontsize=9,
                 color=style["color"],
             )
     ax_v.set(xlim=(-0.2, 1.3), ylim=(-0.2, 1.3), aspect="equal")
-    ax_v.set_title("outputs: weighted averages of the values", fontsize=9)
-    ax_v.legend(fontsize=8, loc="lower left", frameon=False)
-    save_figure(fig, THREE_TOKENS, dpi=80)
+    ax_v.set_title("outputs: weighted averages of the values")
+    ax_v.legend(loc="lower left", frameon=False)
+    save_figure(fig, THREE_TOKENS, dpi=130)
     plt.close(fig)
 
 

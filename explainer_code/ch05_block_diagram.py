@@ -74,11 +74,11 @@ def block1_shapes() -> list[tuple[str, str, str]]:
 
 
 def draw(stages: list[tuple[str, str, str]]) -> None:
-    fig, ax = plt.subplots(figsize=(4.6, 6.9))
+    fig, ax = plt.subplots(figsize=(5.5, 8.6))
     ax.set_xlim(0, 10)
-    ax.set_ylim(-0.6, len(stages) + 0.2)
+    ax.set_ylim(-0.1, len(stages) + 0.1)
     ax.axis("off")
-    box_w, box_h, x0 = 5.4, 0.56, 1.3
+    box_w, box_h, x0 = 5.8, 0.56, 1.6
     ys = [len(stages) - 0.5 - i for i in range(len(stages))]
     for (step, kind, _shape), y in zip(stages, ys, strict=True):
         ax.add_patch(
@@ -92,7 +92,7 @@ def draw(stages: list[tuple[str, str, str]]) -> None:
                 linewidth=0.8,
             )
         )
-        ax.text(x0 + box_w / 2, y, step, ha="center", va="center", fontsize=7.5)
+        ax.text(x0 + box_w / 2, y, step, ha="center", va="center", fontsize=10)
     for i in range(len(stages) - 1):  # arrows carry the shape of what flows along them
         top, bottom = ys[i] - box_h / 2, ys[i + 1] + box_h / 2
         ax.add_patch(
@@ -108,7 +108,7 @@ def draw(stages: list[tuple[str, str, str]]) -> None:
             x0 + box_w / 2 + 0.15,
             (top + bottom) / 2,
             stages[i][2],
-            fontsize=6.5,
+            fontsize=10,
             va="center",
             ha="left",
             color="#222222",
@@ -148,19 +148,18 @@ def draw(stages: list[tuple[str, str, str]]) -> None:
             )
         )
     ax.text(
-        0.35,
+        0.0,
         (ys[1] + ys[7]) / 2,
-        "residual\nstream",
-        fontsize=6.5,
+        "residual stream",
+        fontsize=10,
         color="#0072B2",
         ha="left",
         va="center",
         rotation=90,
     )
     ax.set_title("GPT-2 small on T tokens: shapes on the arrows", fontsize=10)
-    fig.text(0.99, 0.005, "ch05_block_diagram.py", ha="right", fontsize=7, color="#666666")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=100)
+    save_figure(fig, FIGURE_NAME, dpi=130)
     plt.close(fig)
 
 

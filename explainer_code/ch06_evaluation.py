@@ -285,7 +285,7 @@ def main() -> None:
 
 
 def draw_figure(ctx: dict, exact_by: dict, pi: np.ndarray, scores: dict) -> None:
-    fig, ax = plt.subplots(figsize=(11, 3.6))
+    fig, ax = plt.subplots(figsize=(5.5, 5.8))
     colors = ("#000000", "#D55E00", "#E69F00", "#0072B2")
     t = np.arange(T)
     for (label, c), color, off in zip(ctx.items(), colors, (0.0, 0.15, 0.3, 0.45), strict=True):
@@ -307,9 +307,9 @@ def draw_figure(ctx: dict, exact_by: dict, pi: np.ndarray, scores: dict) -> None
     ax.set_xlabel("position in the document")
     ax.set_ylabel(f"tokens of context (capped at {BLOCK + 2})")
     ax.set_title(f"How much context each position gets, model window B = {BLOCK}", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(loc="upper left", bbox_to_anchor=(-0.16, -0.15), frameon=False)
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=110)
+    save_figure(fig, FIGURE_NAME, dpi=150)
     plt.close(fig)
 
 

@@ -313,7 +313,7 @@ def main() -> None:
 
 
 def draw_figure(growth: dict, results: dict, floor: float) -> None:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.2))
     for scaled, color, label in (
         (True, "#0072B2", "c_proj std 0.02/sqrt(2 n_layer) (nanoGPT)"),
         (False, "#D55E00", "c_proj std 0.02 (no scaling)"),
@@ -327,7 +327,7 @@ def draw_figure(growth: dict, results: dict, floor: float) -> None:
     ax1.set_xlabel("n_layer")
     ax1.set_ylabel("RMS after last block / RMS at input")
     ax1.set_title("Residual stream at initialization (5 seeds, +-2 SE)", fontsize=10)
-    ax1.legend(fontsize=7)
+    ax1.legend(loc="upper left")
     x = np.arange(EVAL_EVERY, STEPS + 1, EVAL_EVERY)
     for s, color in (("constant", "#D55E00"), ("cosine", "#0072B2")):
         for i, r in enumerate(results[s]):
@@ -345,9 +345,9 @@ def draw_figure(growth: dict, results: dict, floor: float) -> None:
     ax2.set_xlabel("optimizer step")
     ax2.set_ylabel("held-out loss (bits per token)")
     ax2.set_title("Same model, same data: the schedule alone", fontsize=10)
-    ax2.legend(fontsize=7)
+    ax2.legend(loc="upper right")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=110)
+    save_figure(fig, FIGURE_NAME, dpi=150)
     plt.close(fig)
 
 

@@ -309,7 +309,7 @@ def main() -> None:
 
 
 def draw_figure(spectra: dict, sk: np.ndarray, jl: dict, k_dg: int) -> None:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.2))
     s = np.linspace(0.6, 1.4, 400)
     sv = np.concatenate(spectra[D_SUB])
     ax1.hist(sv, bins=30, density=True, color="#56B4E9", label="dense N(0, 1/D), 3 seeds")
@@ -333,7 +333,8 @@ def draw_figure(spectra: dict, sk: np.ndarray, jl: dict, k_dg: int) -> None:
     ax1.set_xlabel("singular value")
     ax1.set_ylabel("density")
     ax1.set_title(f"D = {D_SMALL:,}, d = {D_SUB}: a random P is not orthonormal", fontsize=10)
-    ax1.legend(fontsize=7, loc="upper left")
+    ax1.set_ylim(0.0, 1.6 * ax1.get_ylim()[1])  # room for the legend above the histogram
+    ax1.legend(loc="upper left")
     ks = list(jl)
     ax2.errorbar(
         ks,
@@ -352,9 +353,9 @@ def draw_figure(spectra: dict, sk: np.ndarray, jl: dict, k_dg: int) -> None:
     ax2.set_xlabel("target dimension k")
     ax2.set_ylabel("max |ratio of squared distances - 1|")
     ax2.set_title(f"Johnson-Lindenstrauss: {JL_POINTS} points in R^{D_SMALL:,}", fontsize=10)
-    ax2.legend(fontsize=7)
+    ax2.legend(loc="upper right")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=110)
+    save_figure(fig, FIGURE_NAME, dpi=150)
     plt.close(fig)
 
 

@@ -259,21 +259,22 @@ def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, o
     from script_io import save_figure
 
     blue, orange, grey, red = "#0072B2", "#E69F00", "#666666", "#D55E00"  # Okabe-Ito
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.8))
     for k, colour in zip(SMOOTHING, (blue, orange), strict=True):
         m = [r[0] for r in rows[k]]
         ax1.plot(m, [r[1] for r in rows[k]], "o--", color=colour, label=f"training, k = {k:g}")
         ax1.plot(m, [r[2] for r in rows[k]], "s-", color=colour, label=f"population, k = {k:g}")
     ax1.axhline(entropy, color=grey, lw=1)
-    ax1.text(300, entropy - 0.15, f"document entropy {entropy:.2f}", color=grey, fontsize=8)
+    ax1.text(4000, entropy - 0.08, f"document entropy {entropy:.2f}", color=grey, ha="right",
+             va="top")
     ax1.axhline(math.log2(VOCAB), color=grey, lw=1, ls=":")
-    ax1.text(1, math.log2(VOCAB) - 0.18, "random guess, log2 V = 4", color=grey, fontsize=8)
+    ax1.text(1, math.log2(VOCAB) - 0.08, "random guess, log2 V = 4", color=grey, va="top")
     ax1.set_ylim(0.5, 4.3)
     ax1.set_xscale("log")
     ax1.set_xlabel("training documents N")
     ax1.set_ylabel("bits per token")
     ax1.set_title("Add-k bigram model: training vs population loss", fontsize=10)
-    ax1.legend(fontsize=8, loc="upper right", bbox_to_anchor=(1.0, 0.93))
+    ax1.legend(loc="upper right", bbox_to_anchor=(1.0, 0.93))
 
     true_risk = float(sim["true_risk"])  # type: ignore[arg-type]
     train_err = np.asarray(sim["train_err"])[:100]
@@ -286,7 +287,7 @@ def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, o
     ax2.set_xlabel("redraw of the training set")
     ax2.set_ylabel("top-1 error")
     ax2.set_title(f"100 draws: training error up to its bound (eps = {EPS})", fontsize=10)
-    ax2.legend(fontsize=8, loc="lower right")
+    ax2.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
     fig.tight_layout()
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)

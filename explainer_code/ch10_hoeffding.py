@@ -218,7 +218,7 @@ def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
     from script_io import save_figure
 
     palette = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00")  # Okabe-Ito
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.8))
     ts = np.linspace(0.0, 0.3, 61)
     ax1.semilogy(ts, np.exp(-2 * N_TAIL * ts**2), color="black", label="Hoeffding exp(-2Nt²)")
     for p, colour in zip(TAIL_P, palette, strict=False):
@@ -226,12 +226,12 @@ def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
         ax1.semilogy(ts, np.maximum(exact, 1e-30), drawstyle="steps-post", color=colour,
                      label=f"exact, p = {float(p)}")  # fmt: skip
     ax1.axhline(EPS, color="#666666", lw=0.8, ls=":")
-    ax1.text(0.22, EPS * 1.4, f"eps = {EPS}", color="#666666", fontsize=8)
-    ax1.set_ylim(1e-12, 2)
+    ax1.text(0.22, EPS * 1.4, f"eps = {EPS}", color="#666666")
+    ax1.set_ylim(1e-14, 2)  # room below the curves for the legend
     ax1.set_xlabel("deviation t (training error below true error by t)")
     ax1.set_ylabel("probability")
     ax1.set_title(f"Tail of the training error, N = {N_TAIL}", fontsize=10)
-    ax1.legend(fontsize=8, loc="lower left")
+    ax1.legend(loc="lower right")
 
     ms = np.logspace(1, 7, 100)
     for k, colour in zip(UNION_K, palette, strict=True):
@@ -240,7 +240,7 @@ def draw_figure(rows: dict[Fraction, list[tuple[float, float, float]]]) -> None:
     ax2.set_xlabel("training samples N")
     ax2.set_ylabel("slack sqrt(ln(|H|/eps) / 2N)")
     ax2.set_title(f"Union bound over |H| hypotheses, eps = {EPS}", fontsize=10)
-    ax2.legend(fontsize=8, loc="upper right")
+    ax2.legend(loc="upper right")
     fig.tight_layout()
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)

@@ -333,7 +333,7 @@ def draw_figure(series: dict[str, list[tuple[float, float, float]]]) -> None:
     from script_io import save_figure
 
     blue, orange, green, grey = "#0072B2", "#E69F00", "#009E73", "#666666"  # Okabe-Ito
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.8))
     ls = np.unique(np.logspace(0, 6, 400).astype(int))
     ax1.semilogx(ls, [gamma_bits(int(n)) for n in ls], color=blue, label="Elias gamma header")
     ax1.semilogx(ls, [delta_bits(int(n)) for n in ls], color=green, label="Elias delta header")
@@ -341,7 +341,7 @@ def draw_figure(series: dict[str, list[tuple[float, float, float]]]) -> None:
     ax1.set_xlabel("message length L (bits)")
     ax1.set_ylabel("bits spent on saying L")
     ax1.set_title("The price of coding the length first", fontsize=10)
-    ax1.legend(fontsize=8, loc="upper left")
+    ax1.legend(loc="upper left")
 
     for name, colour in (("constant", orange), ("table", blue)):
         n = [s[0] for s in series[name]]
@@ -350,11 +350,11 @@ def draw_figure(series: dict[str, list[tuple[float, float, float]]]) -> None:
         ax2.semilogx(n, [s[2] for s in series[name]], "s:", color=colour,
                      label=f"true error, {name}")  # fmt: skip
     ax2.axhline(1.0, color=grey, lw=0.8)
-    ax2.text(10, 1.02, "vacuous above 1", color=grey, fontsize=8)
+    ax2.text(n[-1], 1.02, "vacuous above 1", color=grey, ha="right")
     ax2.set_xlabel("training documents N")
     ax2.set_ylabel("top-1 error")
     ax2.set_title(f"Occam bound vs true error, eps = {EPS}", fontsize=10)
-    ax2.legend(fontsize=7, loc="upper right")
+    ax2.legend(loc="upper right")
     fig.tight_layout()
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)

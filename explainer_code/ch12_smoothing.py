@@ -210,7 +210,7 @@ def block5_union(means: list[float], best: int) -> None:
 def draw_figure() -> None:
     p = np.logspace(-12, 0, 600)
     colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]  # Okabe-Ito
-    fig, ax = plt.subplots(figsize=(8.0, 4.8))
+    fig, ax = plt.subplots(figsize=(5.5, 6.4))
     ax.plot(p, -np.log2(p), color="#000000", lw=2.0, label="raw: -log2 p (no upper limit)")
     for colour, alpha in zip(colours, (1e-4, 0.01, 0.1, 0.5), strict=True):
         ax.plot(
@@ -222,20 +222,17 @@ def draw_figure() -> None:
             label=f"smoothed, a = {alpha:g} (cap {math.log2(V / alpha):.1f} bits)",
         )
     ax.axvline(1 / V, color="#777777", lw=0.8, ls=":")
-    ax.text(1.3 / V, 36, "p = 1/V", fontsize=8, color="#555555")
+    ax.text(1.3 / V, 36, "p = 1/V", color="#555555")
     ax.set_xscale("log")
     ax.set_ylim(0, 40)
     ax.set_xlabel("probability p the model gives the true token")
     ax.set_ylabel("loss (bits)")
-    ax.set_title(
-        "Smoothing caps the loss at log2(V / a); above p = 1/V it adds a little", fontsize=10
-    )
-    ax.legend(fontsize=8, frameon=False, loc="lower left")
+    ax.set_title("Smoothing caps the loss at log2(V / a);\nabove p = 1/V it adds a little")
+    ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(-0.1, -0.14))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    fig.text(0.99, 0.01, "drawn by ch12_smoothing.py", ha="right", fontsize=7, color="#555555")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=110)
+    save_figure(fig, FIGURE_NAME, dpi=150)
     plt.close(fig)
 
 

@@ -190,7 +190,7 @@ def block5_real_size() -> None:
 
 def draw_figure() -> None:
     windows = authors_windows(TOY_LEN, TOY_BLOCK, TOY_SLIDE)
-    fig, ax = plt.subplots(figsize=(8.0, 3.6))
+    fig, ax = plt.subplots(figsize=(5.5, 4.4))
     for j, w in enumerate(windows):
         y = len(windows) - j
         ax.add_patch(
@@ -213,7 +213,7 @@ def draw_figure() -> None:
                 lw=0.8,
             )
         )
-        ax.text(-0.6, y, f"pass {j + 1}", ha="right", va="center", fontsize=8)
+        ax.text(-0.6, y, f"pass {j + 1}", ha="right", va="center")
     ax.add_patch(
         Rectangle(
             (0, -0.3),
@@ -235,21 +235,20 @@ def draw_figure() -> None:
         )
     )
     ax.set_xlim(-3.5, TOY_LEN + 0.5)
-    ax.set_ylim(0.3, len(windows) + 0.9)
+    ax.set_ylim(0.3, len(windows) + 1.5)
     ax.set_xticks(range(0, TOY_LEN + 1, 3))
     ax.set_yticks([])
     ax.set_xlabel("token position in the document")
     ax.set_title(
-        f"Toy document of {TOY_LEN} tokens, window {TOY_BLOCK}, shift {TOY_SLIDE} "
+        f"Toy document of {TOY_LEN} tokens, window {TOY_BLOCK}, shift {TOY_SLIDE}\n"
         f"(real: window {BLOCK_SIZE}, shift {SLIDE})",
         fontsize=10,
     )
-    ax.legend(loc="upper right", fontsize=8, frameon=False, ncol=2)
+    ax.legend(loc="upper right", frameon=False, borderaxespad=0.0)
     for side in ("top", "right", "left"):
         ax.spines[side].set_visible(False)
-    fig.text(0.99, 0.01, "drawn by ch13_documents.py", ha="right", fontsize=7, color="#555555")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=110)
+    save_figure(fig, FIGURE_NAME, dpi=150)
     plt.close(fig)
 
 
