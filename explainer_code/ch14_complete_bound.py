@@ -262,7 +262,7 @@ def draw_figure() -> None:
         delta = pb.loss_range(alpha, V)
         rows.append((alpha, extra, delta, toy_bound(delta, div_nats(extra))))
     colours = ["#999999", "#0072B2", "#E69F00"]  # grey + Okabe-Ito
-    fig, ax = plt.subplots(figsize=(8.0, 4.4))
+    fig, ax = plt.subplots(figsize=(5.5, 4.4))
     for j, (_alpha, extra, delta, b) in enumerate(rows):
         occam, hoeffding = roots(div_nats(extra), N_POP, N_SAMPLE)
         parts = [TRAIN_ERROR, delta * occam, delta * hoeffding]
@@ -278,18 +278,17 @@ def draw_figure() -> None:
                 label=label if j == 0 else None,
             )
             bottom += part
-        ax.text(j, b + 0.08, f"{b:.2f}", ha="center", fontsize=8)
-    ax.set_xticks(range(len(rows)), [f"{a:g}" for a in pb.ALPHA_GRID])
+        ax.text(j, b + 0.08, f"{b:.2f}", ha="center", fontsize=10)
+    ax.set_xticks(range(len(rows)), [f"{a:g}" for a in pb.ALPHA_GRID], rotation=45)
     ax.set_xlabel("smoothing weight alpha")
     ax.set_ylabel("bits per token")
     ax.set_ylim(0, 8.2)
-    ax.set_title("The worked example: the bound for each alpha, piece by piece", fontsize=10)
-    ax.legend(fontsize=8, frameon=False, loc="upper right", ncol=3)
+    # the legend sits above the axes, where the title was: the caption carries the title's words
+    ax.legend(frameon=False, loc="lower left", bbox_to_anchor=(0.0, 1.0), ncol=1)
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
-    fig.text(0.99, 0.01, "drawn by ch14_complete_bound.py", ha="right", fontsize=7, color="#555555")
     fig.tight_layout()
-    save_figure(fig, FIGURE_NAME, dpi=110)
+    save_figure(fig, FIGURE_NAME)
     plt.close(fig)
 
 

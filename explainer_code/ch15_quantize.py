@@ -351,7 +351,7 @@ def block4_codebooks(
 # --------------------------------------------------------------------------------- figure
 def draw_figure(rows: dict[str, list[float]], base: float, naive: int,
                 extra: dict[str, tuple[float, int]]) -> None:  # fmt: skip
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10.0, 4.2))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 7.6))
     lv = rows["levels"]
     ax1.plot(lv, rows["loss"], "o-", color="#0072B2", label="uniform bins (the authors')")
     ax1.axhline(base, color="#009E73", ls="--", lw=1, label="unquantized")
@@ -362,7 +362,7 @@ def draw_figure(rows: dict[str, list[float]], base: float, naive: int,
     ax1.set_xlabel("quantization levels")
     ax1.set_ylabel("population loss (bits per symbol)")
     ax1.set_title("What quantization costs in loss", fontsize=10)
-    ax1.legend(fontsize=8, frameon=False)
+    ax1.legend(frameon=False)
     ax1.grid(alpha=0.3)
     ax2.plot(lv, rows["message"], "o-", color="#0072B2", label="message length (arithmetic coded)")
     ax2.axhline(naive, color="#D55E00", ls="--", lw=1, label="float32 storage")
@@ -371,15 +371,14 @@ def draw_figure(rows: dict[str, list[float]], base: float, naive: int,
     ax2.set_ylabel("bits")
     ax2.set_ylim(0, naive * 1.1)
     ax2.set_title("What quantization buys in message length", fontsize=10)
-    ax2.legend(fontsize=8, frameon=False, loc="center right")
+    ax2.legend(frameon=False, loc="center right")
     ax2.grid(alpha=0.3)
     ticks = [3, 5, 11, 31, 63, 127, 255]
     for ax in (ax1, ax2):
         ax.axvline(RELEASED_LEVELS, color="#777777", lw=0.8, ls=":")
         ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.minorticks_off()
-    fig.text(0.99, 0.01, "drawn by ch15_quantize.py", ha="right", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.tight_layout()
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)
 

@@ -308,7 +308,7 @@ def block6_huffman(codes: np.ndarray) -> dict[str, list[float]]:
 def draw_figure(intervals: list[tuple[Fraction, Fraction]], curves: dict[str, list[float]]) -> None:
     colours = ["#0072B2", "#E69F00", "#009E73"]  # Okabe-Ito: a, b, c
     total = sum(TOY_COUNTS)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10.0, 4.4))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 7.6))
     for i, (low, width) in enumerate(intervals[:-1]):
         y = len(intervals) - 1 - i
         start = low
@@ -321,10 +321,10 @@ def draw_figure(intervals: list[tuple[Fraction, Fraction]], curves: dict[str, li
             )  # fmt: skip
             start += seg
         ax1.text(-0.02, y, f"symbol {i + 1}: {TOY_NAMES[TOY_SEQUENCE[i]]}", ha="right", va="center",
-                 fontsize=8)  # fmt: skip
+                 fontsize=10)  # fmt: skip
     low, width = intervals[-1]
     ax1.barh(0, float(width), left=float(low), height=0.6, color="#333333")
-    ax1.text(-0.02, 0, "final", ha="right", va="center", fontsize=8)
+    ax1.text(-0.02, 0, "final", ha="right", va="center", fontsize=10)
     code = encode_to_bits(TOY_SEQUENCE, TOY_COUNTS)
     point = int("".join(map(str, code)), 2) / 2 ** len(code)
     ax1.plot([point], [0], marker="v", color="#CC79A7", markersize=8, linestyle="none",
@@ -336,7 +336,7 @@ def draw_figure(intervals: list[tuple[Fraction, Fraction]], curves: dict[str, li
     for k, name in enumerate(TOY_NAMES):
         ax1.barh(-5, 0, color=colours[k], label=f"{name}: {TOY_COUNTS[k]}/{total}")
     ax1.set_ylim(-0.6, len(intervals) - 0.4)
-    ax1.legend(loc="lower right", fontsize=8, frameon=False)
+    ax1.legend(loc="lower right", frameon=False)
 
     ax2.plot(curves["d"], curves["huff"], "o-", color="#D55E00", label="Huffman code")
     ax2.plot(curves["d"], curves["arith"], "s-", color="#0072B2", label="arithmetic coder")
@@ -346,10 +346,9 @@ def draw_figure(intervals: list[tuple[Fraction, Fraction]], curves: dict[str, li
     ax2.set_ylabel("bits above d H")
     ax2.set_ylim(-0.5, 1e4)
     ax2.set_title("Huffman pays per symbol, arithmetic per message", fontsize=10)
-    ax2.legend(fontsize=8, frameon=False)
+    ax2.legend(frameon=False)
     ax2.grid(alpha=0.3)
-    fig.text(0.99, 0.01, "drawn by ch16_arithmetic.py", ha="right", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.tight_layout()
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)
 

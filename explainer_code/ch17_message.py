@@ -251,7 +251,7 @@ def draw_figure(rows: list[tuple[str, float]], l_star: float) -> None:
     guess = pb.random_guess_bits_per_token(VOCAB)
     lengths = np.logspace(3, 10.5, 300)
     bounds = [bound_for_length(float(x)) for x in lengths]
-    fig, ax = plt.subplots(figsize=(8.0, 4.6))
+    fig, ax = plt.subplots(figsize=(5.5, 6.8), layout="constrained")
     ax.plot(lengths, bounds, color="#0072B2", lw=2, label="bound (train error 5.0 held fixed)")
     ax.axhspan(guess, 1e3, color="#D55E00", alpha=0.12, label="vacuous: worse than random guessing")
     ax.axhline(guess, color="#D55E00", lw=1)
@@ -276,10 +276,8 @@ def draw_figure(rows: list[tuple[str, float]], l_star: float) -> None:
     ax.set_xlabel("message length L (bits)")
     ax.set_ylabel("bound (bits per token)")
     ax.set_title("Shorter messages, tighter bounds", fontsize=10)
-    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    fig.legend(frameon=False, loc="outside lower center", ncols=1)
     ax.grid(alpha=0.3, which="both")
-    fig.text(0.99, 0.01, "drawn by ch17_message.py", ha="right", fontsize=7, color="#555555")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)
 

@@ -164,7 +164,7 @@ def human_bytes(n: float) -> str:
 
 
 def draw(results: dict, L0: float, Lfull: float, H: float, d90: dict) -> None:
-    fig, ax = plt.subplots(figsize=(7.0, 4.2))
+    fig, ax = plt.subplots(figsize=(5.5, 6.4), layout="constrained")
     colours = {"dense": "#0072B2", "rdkronqr": "#D55E00"}
     markers = {"dense": "o", "rdkronqr": "s"}
     for kind in KINDS:
@@ -182,12 +182,10 @@ def draw(results: dict, L0: float, Lfull: float, H: float, d90: dict) -> None:
     ax.set_xticks(DIMS, [str(d) for d in DIMS])
     ax.minorticks_off()
     ax.annotate(f"d90 = {d90['dense']}", (d90["dense"], target), xytext=(6, 14),
-                textcoords="offset points", fontsize=8)  # fmt: skip
-    ax.set_xlabel("subspace dimension d (number of trained numbers)")
+                textcoords="offset points")  # fmt: skip
+    ax.set_xlabel("subspace dimension d (trained numbers)")
     ax.set_ylabel("population loss (bits per symbol)")
-    ax.set_title("Training in a random subspace of a 2,384-parameter model")
-    ax.legend(fontsize=7.5, loc="upper right")
-    fig.tight_layout()
+    fig.legend(frameon=False, loc="outside lower center")
     save_figure(fig, FIGURE_NAME)
     plt.close(fig)
 

@@ -150,7 +150,7 @@ def add_lora(model: nn.Module, names: list[str], r: int, lora_alpha: float, drop
 def _box(ax, x: float, y: float, w: float, h: float, text: str, colour: str) -> None:
     ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.02", fc=colour, ec="#333333",
                                 lw=0.8))  # fmt: skip
-    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=7.5)
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
 
 def _arrow(ax, a: tuple[float, float], b: tuple[float, float]) -> None:
@@ -159,53 +159,53 @@ def _arrow(ax, a: tuple[float, float], b: tuple[float, float]) -> None:
 
 
 def draw_figure(per_block: int, head: int, total: int, base: int) -> None:
-    """Left: where LoRA sits in GPT-2 small. Right: what one LoRA layer adds to W x."""
+    """Top: where LoRA sits in GPT-2 small. Bottom: what one LoRA layer adds to W x."""
     frozen, lora = "#DDDDDD", "#E69F00"
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 4.6), dpi=110,
-                                      gridspec_kw={"width_ratios": [1.0, 1.25]})  # fmt: skip
-    for ax in (left, right):
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 8.4),
+                                      gridspec_kw={"height_ratios": [1.1, 1.0]})  # fmt: skip
+    for ax in (top, bottom):
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         ax.axis("off")
-    right.set_xlim(-0.03, 1.0)
-    # left: the stack, bottom to top (in each block, attention comes before the MLP)
-    _box(left, 0.2, 0.02, 0.6, 0.08, "token embedding (tied to the head)", frozen)
-    left.add_patch(FancyBboxPatch((0.08, 0.16), 0.84, 0.56, boxstyle="round,pad=0.01",
-                                  fc="none", ec="#777777", ls="--", lw=0.8))  # fmt: skip
-    left.text(0.5, 0.665, f"x {N_LAYER} blocks", ha="center", fontsize=8, color="#555555")
+    bottom.set_xlim(-0.03, 1.03)
+    # top: the stack, bottom to top (in each block, attention comes before the MLP)
+    _box(top, 0.1, 0.02, 0.8, 0.08, "token embedding (tied to the head)", frozen)
+    top.add_patch(FancyBboxPatch((0.02, 0.16), 0.96, 0.56, boxstyle="round,pad=0.01",
+                                 fc="none", ec="#777777", ls="--", lw=0.8))  # fmt: skip
+    top.text(0.5, 0.665, f"x {N_LAYER} blocks", ha="center", fontsize=10, color="#555555")
     for i, (name, colour) in enumerate([("W_Q", lora), ("W_K", frozen), ("W_V", lora),
                                         ("W_O", frozen)]):  # fmt: skip
-        _box(left, 0.12 + 0.2 * i, 0.22, 0.16, 0.09, name, colour)
-    left.text(0.5, 0.34, "attention (after a LayerNorm)", ha="center", fontsize=7.5)
-    _box(left, 0.12, 0.46, 0.76, 0.1, "MLP (after a LayerNorm)", frozen)
-    _box(left, 0.2, 0.8, 0.6, 0.08, "head (the embedding table, transposed)", lora)
+        _box(top, 0.07 + 0.23 * i, 0.22, 0.17, 0.09, name, colour)
+    top.text(0.5, 0.34, "attention (after a LayerNorm)", ha="center", fontsize=10)
+    _box(top, 0.06, 0.46, 0.88, 0.1, "MLP (after a LayerNorm)", frozen)
+    _box(top, 0.06, 0.8, 0.88, 0.08, "head (the embedding table, transposed)", lora)
     for a, b in [((0.5, 0.1), (0.5, 0.22)), ((0.5, 0.37), (0.5, 0.46)), ((0.5, 0.72),
                  (0.5, 0.8))]:  # fmt: skip
-        _arrow(left, a, b)
-    left.text(0.5, 0.93, f"LoRA on W_Q, W_V: {N_LAYER} x {per_block:,}; head {head:,}\n"
-              f"total {total:,} numbers, {total / base:.3%} of {base:,}", ha="center",
-              fontsize=7.5)  # fmt: skip
-    # right: one layer
-    _box(right, 0.0, 0.42, 0.09, 0.12, "x", "#FFFFFF")
-    _box(right, 0.3, 0.62, 0.3, 0.14, f"W  {N_EMBD} x {N_EMBD}\nfrozen", frozen)
-    _box(right, 0.13, 0.12, 0.17, 0.14, "dropout\n(training only)", "#FFFFFF")
-    _box(right, 0.34, 0.12, 0.14, 0.14, f"A\n{R} x {N_EMBD}", lora)
-    _box(right, 0.52, 0.12, 0.16, 0.14, f"B\n{N_EMBD} x {R}\nstarts at 0", lora)
-    _box(right, 0.72, 0.12, 0.22, 0.14, f"x lora_alpha / r\n= {LORA_ALPHA // R}", lora)
-    _box(right, 0.78, 0.44, 0.1, 0.1, "+", "#FFFFFF")
-    _arrow(right, (0.09, 0.52), (0.3, 0.68))
-    _arrow(right, (0.06, 0.42), (0.2, 0.26))
-    _arrow(right, (0.3, 0.19), (0.34, 0.19))
-    _arrow(right, (0.48, 0.19), (0.52, 0.19))
-    _arrow(right, (0.68, 0.19), (0.72, 0.19))
-    _arrow(right, (0.83, 0.26), (0.83, 0.44))
-    _arrow(right, (0.6, 0.69), (0.8, 0.54))
-    right.text(0.83, 0.6, "y", ha="center", fontsize=9)
-    right.text(0.5, 0.86, "y = W x + (lora_alpha / r) B A dropout(x)", ha="center", fontsize=8.5)
-    right.text(0.5, 0.95, f"one LoRA layer: {R} x ({N_EMBD} + {N_EMBD}) = "
-               f"{R * 2 * N_EMBD:,} trained numbers beside {N_EMBD * N_EMBD:,} frozen",
-               ha="center", fontsize=8)  # fmt: skip
-    fig.text(0.99, 0.01, "drawn by ch19_lora.py", ha="right", fontsize=7, color="#555555")
+        _arrow(top, a, b)
+    top.text(0.5, 0.93, f"LoRA on W_Q, W_V: {N_LAYER} x {per_block:,}; head {head:,}\n"
+             f"total {total:,} numbers, {total / base:.3%} of {base:,}", ha="center",
+             fontsize=10)  # fmt: skip
+    # bottom: one layer; x splits into the frozen path (above) and the trained path (below)
+    _box(bottom, 0.0, 0.42, 0.09, 0.12, "x", "#FFFFFF")
+    _box(bottom, 0.3, 0.56, 0.34, 0.14, f"W  {N_EMBD} x {N_EMBD}\nfrozen", frozen)
+    _box(bottom, 0.04, 0.06, 0.17, 0.2, "dropout\n(training\nonly)", "#FFFFFF")
+    _box(bottom, 0.28, 0.06, 0.14, 0.2, f"A\n{R} x {N_EMBD}", lora)
+    _box(bottom, 0.49, 0.06, 0.19, 0.2, f"B\n{N_EMBD} x {R}\nstarts at 0", lora)
+    _box(bottom, 0.75, 0.06, 0.23, 0.2, f"x lora_alpha\n/ r = {LORA_ALPHA // R}", lora)
+    _box(bottom, 0.8, 0.42, 0.1, 0.1, "+", "#FFFFFF")
+    _arrow(bottom, (0.09, 0.52), (0.3, 0.62))
+    _arrow(bottom, (0.05, 0.42), (0.12, 0.26))
+    _arrow(bottom, (0.23, 0.16), (0.26, 0.16))
+    _arrow(bottom, (0.44, 0.16), (0.47, 0.16))
+    _arrow(bottom, (0.70, 0.16), (0.73, 0.16))
+    _arrow(bottom, (0.85, 0.28), (0.85, 0.40))
+    _arrow(bottom, (0.64, 0.63), (0.82, 0.52))
+    bottom.text(0.93, 0.47, "y", ha="left", va="center", fontsize=10)
+    bottom.text(0.5, 0.78, "y = W x + (lora_alpha / r) B A dropout(x)", ha="center",
+                fontsize=10)  # fmt: skip
+    bottom.text(0.5, 0.88, f"one LoRA layer: {R} x ({N_EMBD} + {N_EMBD}) = {R * 2 * N_EMBD:,} "
+                f"trained\nnumbers beside {N_EMBD * N_EMBD:,} frozen", ha="center",
+                fontsize=10)  # fmt: skip
     fig.tight_layout()
     save_figure(fig, FIGURE_NAME)
 

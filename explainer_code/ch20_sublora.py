@@ -250,22 +250,21 @@ def draw_figure(results: list[Result], entropy_rate: float) -> None:
     """Held-out loss (+- 2 SE) against message bits for every run of [2]."""
     styles = {"LoRA alone": ("s", "#D55E00"), "subspace, all weights": ("o", "#0072B2"),
               "SubLoRA": ("^", "#009E73")}  # fmt: skip
-    fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=110)
+    fig, ax = plt.subplots(figsize=(5.5, 6.6), layout="constrained")
+    handles = []
     for name, (marker, colour) in styles.items():
         runs = [r for r in results if r.name == name]
-        ax.errorbar([r.bits for r in runs], [r.test for r in runs],
-                    yerr=[2 * r.test_se for r in runs], fmt=marker, color=colour, capsize=3,
-                    label=f"{name}: held-out loss +- 2 SE")  # fmt: skip
-        ax.plot([r.bits for r in runs], [r.test_quant for r in runs], marker, mfc="none",
-                color=colour, label=f"{name}: after quantization")  # fmt: skip
-    ax.axhline(entropy_rate, color="#777777", ls=":", lw=1, label="entropy rate of the chain")
+        handles.append(ax.errorbar([r.bits for r in runs], [r.test for r in runs],
+                                   yerr=[2 * r.test_se for r in runs], fmt=marker, color=colour,
+                                   capsize=3, label=f"{name}, held-out +- 2 SE"))  # fmt: skip
+        handles += ax.plot([r.bits for r in runs], [r.test_quant for r in runs], marker,
+                           mfc="none", color=colour, label=f"{name}, quantized")  # fmt: skip
+    handles.append(ax.axhline(entropy_rate, color="#777777", ls=":", lw=1,
+                              label="entropy rate of the chain"))  # fmt: skip
     ax.set_xscale("log")
-    ax.set_xlabel("message length of the trained numbers (bits, log scale)")
+    ax.set_xlabel("message length of the trained numbers (bits)")
     ax.set_ylabel("held-out loss (bits per symbol)")
-    ax.set_title("Nine runs of the ablation: loss against message length")
-    ax.legend(fontsize=7, loc="upper right")
-    fig.text(0.99, 0.01, "drawn by ch20_sublora.py", ha="right", fontsize=7, color="#555555")
-    fig.tight_layout()
+    fig.legend(handles=handles, frameon=False, loc="outside lower center")
     save_figure(fig, FIGURE_NAME)
 
 

@@ -161,44 +161,46 @@ def figure() -> None:
     import matplotlib.pyplot as plt
     from matplotlib.patches import FancyBboxPatch
 
-    fig, ax = plt.subplots(figsize=(9.0, 3.4))
-    ax.set_xlim(0, 9.2)
-    ax.set_ylim(0, 3.4)
+    fig, ax = plt.subplots(figsize=(5.5, 6.6))
+    ax.set_xlim(0, 5.5)
+    ax.set_ylim(0, 6.6)
     ax.axis("off")
-    # row 1: data -> train -> rebuild -> quantize -> code; row 2: sample -> score -> smooth;
-    # both rows end in the bound
-    pos = {"data": (0.1, 2.1), "train": (1.9, 2.1), "rebuild": (3.7, 2.1),
-           "quantize": (5.5, 2.1), "code": (7.3, 2.1), "sample": (1.9, 0.3),
-           "score": (3.7, 0.3), "smooth": (5.5, 0.3), "bound": (7.3, 0.3)}
+    # left column, top to bottom: data -> train -> rebuild -> quantize -> code; right column:
+    # sample -> score -> smooth; both columns end in the bound (coordinates in inches)
+    left, right, top, step = 0.15, 3.35, 5.5, 1.3
+    pos = {name: (left, top - k * step)
+           for k, name in enumerate(["data", "train", "rebuild", "quantize", "code"])}
+    pos.update({name: (right, top - (k + 1) * step)
+                for k, name in enumerate(["sample", "score", "smooth", "bound"])})
     colors = {"data": "#F0E442", "train": "#56B4E9", "rebuild": "#56B4E9",
               "quantize": "#CC79A7", "code": "#CC79A7", "sample": "#009E73",
               "score": "#009E73", "smooth": "#009E73", "bound": "#D55E00"}
-    w, h = 1.6, 1.0
+    w, h = 2.0, 0.95
     for name, note in STAGES:
         x, y = pos[name]
         ax.add_patch(FancyBboxPatch((x, y), w, h, boxstyle="round,pad=0.04", fc=colors[name],
                                     ec="black", lw=0.8, alpha=0.85))
         ax.text(x + w / 2, y + 0.72, name, ha="center", va="center", fontsize=10,
                 fontweight="bold")
-        ax.text(x + w / 2, y + 0.32, note, ha="center", va="center", fontsize=7.5)
+        ax.text(x + w / 2, y + 0.32, note, ha="center", va="center", fontsize=10)
     arrows = [("data", "train"), ("train", "rebuild"), ("rebuild", "quantize"),
               ("quantize", "code"), ("sample", "score"), ("score", "smooth"), ("smooth", "bound")]
-    for a, b in arrows:
+    for a, b in arrows:  # down a column
         (xa, ya), (xb, yb) = pos[a], pos[b]
-        ax.annotate("", xy=(xb - 0.04, yb + h / 2), xytext=(xa + w + 0.04, ya + h / 2),
+        ax.annotate("", xy=(xb + w / 2, yb + h + 0.06), xytext=(xa + w / 2, ya - 0.06),
                     arrowprops={"arrowstyle": "->", "lw": 1.2})
-    for src, label in (("code", "K"), ("rebuild", "the model, quantized")):
+    for src, label in (("code", "K"), ("rebuild", "the model,\nquantized")):
         xs, ys = pos[src]
         target = "bound" if src == "code" else "score"
-        ax.annotate("", xy=(xs + w / 2, pos[target][1] + h + 0.04), xytext=(xs + w / 2, ys - 0.04),
+        ax.annotate("", xy=(pos[target][0] - 0.06, ys + h / 2), xytext=(xs + w + 0.06, ys + h / 2),
                     arrowprops={"arrowstyle": "->", "lw": 1.2})
-        ax.text(xs + w / 2 + 0.08, 1.62, label, fontsize=8)
+        ax.text(xs + w + 0.6, ys + h / 2 + 0.08, label, ha="center", va="bottom", fontsize=10)
     xd, yd = pos["data"]
-    ax.annotate("", xy=(pos["sample"][0] - 0.04, pos["sample"][1] + h / 2),
-                xytext=(xd + w / 2, yd - 0.04),
+    ax.annotate("", xy=(pos["sample"][0] + w / 2, pos["sample"][1] + h + 0.06),
+                xytext=(xd + w + 0.06, yd + h / 2),
                 arrowprops={"arrowstyle": "->", "lw": 1.2,
-                            "connectionstyle": "angle,angleA=-90,angleB=180"})
-    ax.text(xd + w / 2 + 0.05, 1.2, "training\ndocuments", fontsize=7.5)
+                            "connectionstyle": "angle,angleA=0,angleB=90"})
+    ax.text(xd + w + 0.2, yd + h / 2 + 0.08, "training documents", fontsize=10)
     fig.tight_layout()
     script_io.save_figure(fig, "ch21_pipeline.png")
 

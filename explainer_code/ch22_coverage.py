@@ -35,7 +35,7 @@ def figure(d: coverage.Draws) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(8.0, 3.6))
+    fig, ax = plt.subplots(figsize=(5.5, 4.4))
     lo = min(float((d.empirical - d.true).min()), 0.0) - 0.05
     hi = float((d.bound - d.true).max()) + 0.05
     bins = np.linspace(lo, hi, 60)
@@ -44,12 +44,12 @@ def figure(d: coverage.Draws) -> None:
     ax.hist(d.bound - d.true, bins=bins, color="#D55E00", alpha=0.8,
             label="bound - true risk")
     ax.axvline(0.0, color="black", lw=1)
-    ax.text(0.0, ax.get_ylim()[1] * 0.95, " below 0: the claim fails", fontsize=8, va="top")
+    ax.text(0.0, ax.get_ylim()[1] * 0.95, " below 0:\n the claim fails", fontsize=10, va="top")
     ax.set_xlabel("bits per token")
     ax.set_ylabel(f"training sets (of {len(d.bound)})")
-    ax.set_title(f"{len(d.bound)} training sets, {d.violations} bound failures "
+    ax.set_title(f"{len(d.bound)} training sets, {d.violations} bound failures\n"
                  f"(at most about {EPS * len(d.bound):.0f} allowed)", fontsize=10)
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(loc="center")
     fig.tight_layout()
     script_io.save_figure(fig, "ch22_coverage.png")
 

@@ -207,7 +207,8 @@ def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
     import matplotlib.pyplot as plt
 
     colors = {"empirical": "#0072B2", "bound": "#D55E00", "true": "#009E73"}
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(9.0, 3.8), width_ratios=[3, 2])
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.4), height_ratios=[3, 2],
+                                   layout="constrained")  # fmt: skip
     x = np.arange(len(KINDS))
     values = {"empirical": lambda r: r.smoothed[r.best_alpha], "true": lambda r: r.heldout_smoothed,
               "bound": lambda r: r.bound_bits}
@@ -223,15 +224,14 @@ def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
         b = results[kind].bound_bits
         if b > ax1.get_ylim()[1]:
             ax1.text(i + 0.26, ax1.get_ylim()[1] * 0.97, f"{b:.1f}", ha="center", va="top",
-                     fontsize=8, color=colors["bound"])
-    ax1.legend(fontsize=7, loc="upper left", ncols=2)
+                     fontsize=10, color=colors["bound"])
+    ax1.legend(loc="upper left", ncols=2)
     ax1.set_title("Bound, empirical and true risk", fontsize=10)
     ax2.bar(x, [results[k].message.total / 1000 for k in KINDS], color="#CC79A7")
     ax2.set_yscale("log")
-    ax2.set_xticks(x, ["SubLoRA", "LoRA", "subsp.", "full"])
+    ax2.set_xticks(x, ["SubLoRA", "LoRA only", "subspace,\nall weights", "full,\nquantized"])
     ax2.set_ylabel("message length L (kbit)")
     ax2.set_title("What the model costs to describe", fontsize=10)
-    fig.tight_layout()
     script_io.save_figure(fig, "ch22_ablation.png")
 
 

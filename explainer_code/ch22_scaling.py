@@ -133,7 +133,7 @@ def plot_d_seeds(by_d: dict[int, list[dict]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    fig, ax = plt.subplots(figsize=(5.5, 5.2), layout="constrained")
     ds = sorted(by_d)
     for i, d in enumerate(ds):
         bounds = [r["bound_bits"] for r in by_d[d]]
@@ -150,8 +150,7 @@ def plot_d_seeds(by_d: dict[int, list[dict]]) -> None:
     ax.set_xticks(ds, [f"{d:,}" for d in ds])
     ax.set_xlabel("d, dimension of the subspace (N = 100,000)")
     ax.set_ylabel("bits per token")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig.legend(frameon=False, loc="outside lower center")
     script_io.save_figure(fig, "ch22_bound_vs_d.png")
 
 
@@ -162,7 +161,7 @@ def plot(rows: list[dict], key: str, name: str, xlabel: str) -> None:
     import matplotlib.pyplot as plt
 
     xs = [r[key] for r in rows]
-    fig, ax = plt.subplots(figsize=(5.6, 3.6))
+    fig, ax = plt.subplots(figsize=(5.5, 5.0), layout="constrained")
     ax.plot(xs, [r["bound_bits"] for r in rows], "o-", color="#D55E00", label="bound")
     ax.plot(xs, [r["true_bits"] for r in rows], "s-", color="#009E73", label="true risk")
     ax.plot(xs, [r["sample_bits"] for r in rows], "^-", color="#0072B2",
@@ -171,8 +170,7 @@ def plot(rows: list[dict], key: str, name: str, xlabel: str) -> None:
     ax.set_xscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("bits per token")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
+    fig.legend(frameon=False, loc="outside lower center")
     script_io.save_figure(fig, name)
 
 

@@ -145,7 +145,7 @@ def figure(bounds: dict[str, list[float]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 3.4))
+    fig, ax = plt.subplots(figsize=(5.5, 4.2))
     names = {"sublora": "SubLoRA", "lora": "LoRA only", "subspace": "subspace,\nall weights",
              "full": "full,\nquantized"}
     for i, kind in enumerate(KINDS):
@@ -157,7 +157,7 @@ def figure(bounds: dict[str, list[float]]) -> None:
     ax.set_xticks(range(len(KINDS)), [names[k] for k in KINDS])
     ax.set_ylabel("bound, bits per token")
     ax.set_title("Each seed's bound (dots); mean and 2 SE (squares)", fontsize=10)
-    ax.legend(fontsize=8)
+    ax.legend()
     fig.tight_layout()
     script_io.save_figure(fig, "ch22_seeds.png")
 

@@ -197,7 +197,7 @@ def block6(S, r: dict) -> None:
 
 
 def draw(cov: dict, major: float) -> None:
-    fig, ax = plt.subplots(figsize=(7.5, 3.8))
+    fig, ax = plt.subplots(figsize=(5.5, 4.8))
     ax.axhline(major, color="#999999", ls="--", lw=1, label="majority class (vacuous above)")
     order = np.argsort(cov["true"])
     xs = np.arange(M_SETS)
@@ -206,8 +206,8 @@ def draw(cov: dict, major: float) -> None:
     ax.plot(xs, cov["train"][order], ".", color="#0072B2", ms=4, label="training error")
     ax.set_xlabel(f"{M_SETS} training sets of {N_SMALL:,} documents, sorted by true error")
     ax.set_ylabel("top-1 error")
-    ax.set_title("Each draw of S gives its own bound; none falls below the truth", fontsize=10)
-    ax.legend(fontsize=8, loc="center", ncol=2, bbox_to_anchor=(0.5, 0.38))
+    ax.set_title("Each draw of S gives its own bound;\nnone falls below the truth", fontsize=10)
+    ax.legend(loc="center", bbox_to_anchor=(0.5, 0.36))
     fig.tight_layout()
     script_io.save_figure(fig, "ch23_coverage.png")
     plt.close(fig)

@@ -157,7 +157,7 @@ def block4(counts: dict[str, int], h: float, term_sub: float) -> list[tuple[int,
 
 
 def draw(counts: dict[str, int], k_sub: float, rows: list[tuple[int, float]]) -> None:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4.2))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.6), layout="constrained")
     labels = list(counts)
     parts = {"token table (= head)": [], "attention": [], "MLP": [], "LayerNorms": []}
     for label in labels:
@@ -173,18 +173,18 @@ def draw(counts: dict[str, int], k_sub: float, rows: list[tuple[int, float]]) ->
     ax1.invert_yaxis()
     ax1.set_xlabel("share of nanoGPT's count (%)")
     ax1.set_title("What each size label counts")
-    ax1.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.18), ncol=4)
+    ax1.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
     xs = [c for c, _ in rows]
     ax2.loglog(xs, [k for _, k in rows], "o-", color="#D55E00", label="every weight coded")
     ax2.loglog(xs, [k_sub] * len(xs), "s-", color="#0072B2", label=f"subspace, d = {D_SUB:,}")
     for i, (label, x) in enumerate(zip(labels, xs, strict=True)):
         ax2.annotate(label, (x, k_sub), textcoords="offset points",
-                     xytext=(0, 6 if i % 2 == 0 else -12), fontsize=7, ha="center")
+                     xytext=(0, 6 if i % 2 == 0 else -16), fontsize=10, ha="center")
     ax2.set_xlabel("parameters (nanoGPT's count)")
     ax2.set_ylabel("prefix-code length K (bits)")
     ax2.set_title("The bound pays for the message, not the size")
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+    ax2.set_ylim(bottom=k_sub / 3)  # room for the labels below the subspace line
+    ax2.legend()
     script_io.save_figure(fig, "ch24_sizes.png")
     plt.close(fig)
 

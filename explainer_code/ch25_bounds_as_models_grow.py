@@ -145,7 +145,7 @@ def block3(summary: dict) -> None:
 
 
 def draw(summary: dict) -> None:
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.9))
+    fig, axes = plt.subplots(2, 1, figsize=(5.5, 8.6), layout="constrained")
     for ax in axes[:1]:
         xs = [s["params"] for s in summary.values()]
         for key, colour, marker, name in (("bound", "#D55E00", "o", "bound"),
@@ -159,7 +159,7 @@ def draw(summary: dict) -> None:
         ax.set_xlabel("weights of the network (tied head counted once)")
         ax.set_title("bound and risks against size (bars: 2 SE)", fontsize=10)
         ax.set_ylabel("bits per token")
-        ax.legend(fontsize=7, loc="center right")
+        ax.legend(loc="center")
     ax = axes[1]
     labels = [shape.label() for shape in summary]
     emp = np.array([np.mean(s["sample"]) for s in summary.values()])
@@ -172,8 +172,7 @@ def draw(summary: dict) -> None:
     ax.set_ylim(0, 5.6)
     ax.set_ylabel("bits per token")
     ax.set_title("the bound, piece by piece (means)", fontsize=10)
-    ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.1), ncol=2, frameon=False)
     script_io.save_figure(fig, "ch25_bound_vs_size.png")
     plt.close(fig)
 

@@ -145,7 +145,7 @@ def block4(summary: dict) -> tuple[float, float]:
 
 
 def draw(summary: dict, major: float) -> None:
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 3.9))
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.4), layout="constrained")
     xs = [s["axis"] for s in summary.values()]
     for ax, keys, guess, unit in (
         (ax1, (("bound_bits", "bound"), ("sample_bits", "empirical risk"),
@@ -164,10 +164,12 @@ def draw(summary: dict, major: float) -> None:
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel("parameters, every tensor with LoRA (the axis rule)")
         ax.set_ylabel(unit)
-        ax.legend(fontsize=7)
+        if ax is ax1:
+            ax.legend(loc="center right")
+        else:  # two rows between the bound and the majority-class line
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.93), ncols=2)
     ax1.set_title("Miniature Figure 3: bits per token", fontsize=10)
     ax2.set_title("Miniature Figure 3: top-1 error", fontsize=10)
-    fig.tight_layout()
     script_io.save_figure(fig, "ch26_miniature_figure3.png")
     plt.close(fig)
 
