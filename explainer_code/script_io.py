@@ -17,11 +17,14 @@ text into `outputs/<script>.txt`. Figures are files, so a script writes them its
 The size of a text on the phone does not depend on the dpi: it is its size in points times
 `PHONE_WIDTH_PX / (72 * figure width in inches)`. A 10-inch-wide figure needs 18-point text to
 reach 9 CSS pixels; a 5.5-inch one needs 10-point text. Narrow figures, stacked panels.
+Exponents and subscripts count at the size they are drawn (0.7 of the text's): so the tick
+labels of log axes are written `1e5`, not as a power (`plain_log_ticks`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -69,7 +72,9 @@ def drawn_texts(fig: Any) -> list[tuple[str, float]]:
     def recording(gc: Any, x: float, y: float, text: str, prop: Any, *args: Any,
                   **kwargs: Any) -> Any:
         if text.strip():
-            texts.append((text, float(prop.get_size_in_points())))
+            ismath = kwargs.get("ismath", args[1] if len(args) > 1 else False)
+            size = float(prop.get_size_in_points())
+            texts.append((text, mathtext_size(text, prop) if ismath is True else size))
         return draw_text(gc, x, y, text, prop, *args, **kwargs)
 
     renderer.draw_text = recording
@@ -78,6 +83,44 @@ def drawn_texts(fig: Any) -> list[tuple[str, float]]:
     finally:
         del renderer.draw_text  # the class's method again
     return texts
+
+
+def mathtext_size(text: str, prop: Any) -> float:
+    """The smallest glyph size, in points, of a mathtext string such as `$10^{5}$`: exponents
+    and subscripts are drawn smaller than the text's own size (by Matplotlib's shrink factor,
+    0.7 per level), and they must be legible too."""
+    from matplotlib.mathtext import MathTextParser
+
+    glyphs = MathTextParser("path").parse(text, dpi=72, prop=prop).glyphs
+    return min((float(size) for _font, size, *_rest in glyphs),
+               default=float(prop.get_size_in_points()))
+
+
+def plain_log_ticks(fig: Any) -> int:
+    """Write the tick labels of every log axis that still has Matplotlib's default formatter as
+    plain text (`1e5`, `100`, `0.01`) instead of mathtext's `10^5`, whose exponent is drawn at
+    0.7 of the label's size: too small on a phone. Returns how many axes it changed."""
+    if not hasattr(fig, "axes"):
+        return 0
+    from matplotlib.ticker import LogFormatter, LogFormatterSciNotation
+
+    class PlainLogFormatter(LogFormatter):
+        def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+            text = super()._num_to_string(x, vmin, vmax)
+            return re.sub("e\\+?([-\N{MINUS SIGN}]?)0*(\\d)", r"e\1\2", text)  # 1e-09 -> 1e-9
+
+    changed = 0
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for get, put in ((axis.get_major_formatter, axis.set_major_formatter),
+                             (axis.get_minor_formatter, axis.set_minor_formatter)):
+                old = get()
+                if type(old) is LogFormatterSciNotation:
+                    put(PlainLogFormatter(base=old._base, labelOnlyBase=old.labelOnlyBase,
+                                          minor_thresholds=old.minor_thresholds,
+                                          linthresh=old._linthresh))
+                    changed += 1
+    return changed
 
 
 def png_width(data: bytes) -> int:
@@ -129,6 +172,7 @@ def save_figure(fig: Any, name: str, dpi: int = 150) -> Path:
 
     if not name.endswith(".png"):
         raise ValueError(f"figure name must end in .png: {name!r}")
+    plain_log_ticks(fig)
     width = round(fig.get_size_inches()[0] * dpi)
     smallest = smallest_text(drawn_texts(fig), dpi, width)
     error = legibility_error(name, smallest)

@@ -22,13 +22,19 @@ mobile performance at least 95 on those four pages. The bench prints each budget
 is met. The figures depend on the machine and its load: read them, do not assert them in a test.
 
     .venv/bin/python -m explainer_tools.site_bench [--runs 3] [--site DIR] [--no-build]
-        [--no-serve] [--no-lighthouse]
+        [--no-serve] [--no-lighthouse] [--uncompressed]
+
+The bytes and times per page come from a plain server (the budget counts bytes before
+compression). Lighthouse runs on a server that gzip-compresses text as static hosts do, since
+its simulated slow network is what compression is for; `--uncompressed` runs it on a plain one.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import gzip
+import io
 import json
 import os
 import resource
@@ -88,10 +94,33 @@ class _CountingHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _CompressingHandler(_CountingHandler):
+    """Text files gzip-compressed when the browser accepts it, as a static host serves them
+    (GitHub Pages, Netlify, nginx's gzip_static): what Lighthouse's simulated network sees."""
+
+    TYPES = (".html", ".js", ".css", ".json", ".svg", ".xml", ".txt")
+
+    def send_head(self):  # type: ignore[override]
+        path = Path(self.translate_path(self.path))
+        if path.is_dir():
+            path = path / "index.html"
+        accepts = "gzip" in self.headers.get("Accept-Encoding", "")
+        if not (accepts and path.is_file() and path.suffix in self.TYPES):
+            return super().send_head()
+        data = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(path)))
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        return io.BytesIO(data)
+
+
 @contextmanager
-def serve(site: Path) -> Iterator[tuple[str, list[tuple[str, int]]]]:
+def serve(site: Path, compress: bool = False) -> Iterator[tuple[str, list[tuple[str, int]]]]:
     served: list[tuple[str, int]] = []
-    handler = type("Handler", (_CountingHandler,), {"served": served})
+    base = _CompressingHandler if compress else _CountingHandler
+    handler = type("Handler", (base,), {"served": served})
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(site)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -301,7 +330,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-build", action="store_true", help="measure the site already there")
     parser.add_argument("--no-serve", action="store_true", help="skip the serve re-render time")
     parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
+    parser.add_argument("--uncompressed", action="store_true",
+                        help="Lighthouse on a server that does not compress (as `make serve`)")
     args = parser.parse_args(argv)
+    if args.no_build and not (args.site / "index.html").is_file():
+        raise SystemExit(f"site_bench: --no-build, but {args.site} holds no built site "
+                         "(build it, or pass --site DIR)")
     if not args.no_build:
         wall, cpu = build(args.site)
         print(f"mkdocs build --strict: {wall:.1f} s wall, {cpu:.1f} s CPU; budget "
@@ -318,7 +352,10 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 browser.close()
         print_pages(rows, args.runs)
-        if not args.no_lighthouse:
+    if not args.no_lighthouse:
+        with serve(args.site, compress=not args.uncompressed) as (base, _served):
+            print("Lighthouse on a server that " + ("does not compress" if args.uncompressed
+                  else "gzip-compresses text files, as static hosts do"))
             print_lighthouse(base)
     if not args.no_serve:
         print_serve(args.runs)

@@ -76,6 +76,7 @@ def find_repository(start: Path) -> Path:
 
 ROOT = find_repository(Path.cwd())
 sys.path.insert(0, str(ROOT / "explainer_code"))
+import script_io  # noqa: E402  (the chapters' figure rule: legible on a phone)
 from gpt_lab import corpus, hf_weights, model  # noqa: E402
 from gpt_lab.model import GPT, GPTConfig, Trace, generate  # noqa: E402
 from gpt_lab.tokenizer import GPT2_SPLIT_PATTERN, gpt2_encoding  # noqa: E402
@@ -90,10 +91,19 @@ print(f"torch {torch.__version__}, {torch.get_num_threads()} thread; repository 
 
 def show_figure(fig, alt):
     """Show a Matplotlib figure as a PNG with a text alternative (`alt`), which a screen reader
-    reads in place of the picture; the figure is closed afterwards."""
+    reads in place of the picture; the figure is closed afterwards. Like the chapters' figures
+    (script_io.save_figure), it must stay legible on a phone: its smallest text at least
+    9 CSS px with the image 358 px wide, log-axis labels written 1e5."""
+    script_io.plain_log_ticks(fig)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", bbox_inches="tight")
+    fig.savefig(buffer, format="png")  # not cropped: its width is the one it was laid out for
+    dpi = fig.dpi
+    smallest = script_io.smallest_text(script_io.drawn_texts(fig), dpi,
+                                       script_io.png_width(buffer.getvalue()))
+    error = script_io.legibility_error("in this notebook", smallest)
     plt.close(fig)
+    if error:
+        raise ValueError(error)
     data = base64.b64encode(buffer.getvalue()).decode("ascii")
     display(HTML(f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
                  'style="max-width:100%">'))
@@ -407,7 +417,7 @@ final_train_full = mean_loss(small, train_ids)
 final_val = history[-1]["validation"]
 gap = final_val - final_train_full
 
-fig, (ax, ax_gap) = plt.subplots(1, 2, figsize=(11, 3.6))
+fig, (ax, ax_gap) = plt.subplots(2, 1, figsize=(5.5, 6.4))
 ax.plot(steps_logged, train_curve, marker=".", color="#0072B2", label="training (sample)")
 ax.plot(steps_logged, val_curve, marker=".", color="#D55E00", label="validation")
 ax.axhline(bigram_val, color="#009E73", ls="--", label="best bigram, validation")
@@ -415,7 +425,7 @@ ax.axvline(best["step"], color="grey", ls=":", label=f"lowest validation (step {
 ax.set_ylim(1, 6)  # the untrained model, at ln V, starts above the frame
 ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats per token)")
-ax.legend(frameon=False, fontsize=8, loc="lower left")
+ax.legend(frameon=False, loc="lower left")
 ax_gap.plot(steps_logged, [v - t for v, t in zip(val_curve, train_curve, strict=True)], marker=".",
             color="#CC79A7")
 ax_gap.axhline(0, color="grey", lw=0.8)
@@ -424,11 +434,11 @@ ax_gap.set_ylabel("validation minus training (nats)")
 ax_gap.set_title("the generalisation gap", loc="left")
 fig.tight_layout()
 show_figure(fig, alt=(
-    f"Two line charts against the training step, 0 to {STEPS}. Left: training and validation "
+    f"Two line charts against the training step, 0 to {STEPS}. Top: training and validation "
     f"cross-entropy in nats per token fall together, then part; validation is lowest, "
     f"{best['validation']:.2f}, at step {best['step']} (a dotted line) and rises to "
     f"{final_val:.2f}, while training keeps falling; a dashed line marks the best bigram model "
-    f"at {bigram_val:.2f}. Right: validation minus training, near 0 at first and largest at the "
+    f"at {bigram_val:.2f}. Bottom: validation minus training, near 0 at first and largest at the "
     f"last step."))
 print(f"lowest validation loss {best['validation']:.3f} at step {best['step']}; "
       f"at step {STEPS}: validation {final_val:.3f}, "
@@ -442,7 +452,7 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # GPT passes the best bigram model on held-out text. Then the curves part: the training loss
 # keeps falling while the validation loss flattens, reaches its lowest point (the dotted line)
 # and turns up. From there on, each step makes the model better at *these* training pages and
-# worse at text it has not seen: it memorises instead of learning. The right panel is that gap,
+# worse at text it has not seen: it memorises instead of learning. The bottom panel is that gap,
 # validation minus training, growing from there on; the printed numbers give its size at the
 # end, measured on the whole training split. The text is small (the model reads all of it more
 # than a dozen times in 500 steps), so this happens quickly.
@@ -528,7 +538,8 @@ def next_token_probs(logits, temperature):
 
 prompt_ids = lm.encode(PROMPT)
 logits = lm.net(torch.tensor([prompt_ids])).logits[0, -1]
-fig, axes = plt.subplots(1, len(TEMPERATURES), figsize=(11, 3.4), sharex=True)
+fig, axes = plt.subplots(len(TEMPERATURES), 1, figsize=(5.5, 2.6 * len(TEMPERATURES)),
+                         sharex=True)
 for ax, temperature in zip(axes, TEMPERATURES, strict=True):
     p = next_token_probs(logits, temperature)
     top = p.topk(10)
@@ -539,7 +550,7 @@ for ax, temperature in zip(axes, TEMPERATURES, strict=True):
     ax.set_xlabel("probability")
     print(f"tau = {temperature}: entropy {entropy:.2f} bits; top 10: "
           + ", ".join(f"{lab} {v:.3f}" for lab, v in zip(labels, top.values, strict=True)))
-fig.suptitle(f"next token after {PROMPT!r} ({lm.name})", x=0.01, ha="left")
+fig.suptitle(f"next token after {PROMPT!r}\n({lm.name})", x=0.01, ha="left")
 fig.tight_layout()
 show_figure(fig, alt=(
     f"Three bar charts of the ten most likely next tokens after {PROMPT!r}, one per temperature "
@@ -708,39 +719,39 @@ print(f"an even spread would score {even[1:].mean():.3f} (previous token) and "
 print(f"mean loss: first copy {first_copy_loss:.3f}, second copy {second_copy_loss:.3f} "
       f"nats per symbol")
 
-fig, axes = plt.subplots(1, 3, figsize=(13, 3.9))
+fig, axes = plt.subplots(3, 1, figsize=(5.5, 14.5))
 axes[0].plot(range(1, HALF), first_loss.numpy(), marker=".", color="#0072B2", label="first copy")
 axes[0].plot(range(HALF + 1, T), second_loss.numpy(), marker=".", color="#D55E00",
              label="second copy")
 axes[0].axhline(math.log(N_SYMBOLS), color="grey", ls=":", label="uniform guess")
 axes[0].set_xlabel("position of the predicted symbol")
 axes[0].set_ylabel("loss (nats)")
-axes[0].legend(frameon=False, fontsize=8)
+axes[0].legend(frameon=False)
 PAIRS = [(0, int(prev_score[0].argmax())), (1, int(induction_score[1].argmax()))]
 for ax, (layer, head), kind in zip(axes[1:], PAIRS, ["previous-token", "induction"],
                                    strict=True):
     ax.imshow(maps[layer, 0, head].numpy(), cmap="viridis", vmin=0, vmax=1)
-    ax.set_title(f"layer {layer}, head {head}: {kind}", loc="left", fontsize=9)
+    ax.set_title(f"layer {layer}, head {head}: {kind}", loc="left")
     ax.set_xlabel("key position (read from)")
     ax.set_ylabel("query position")
     print(f"drawn: layer {layer}, head {head}, the best {kind} head of its layer")
 fig.tight_layout()
 show_figure(fig, alt=(
-    f"Left: loss per position on the test sequences; the first copy stays at or above the "
+    f"Top: loss per position on the test sequences; the first copy stays at or above the "
     f"uniform guess, ln {N_SYMBOLS} = {math.log(N_SYMBOLS):.2f} nats; the second copy falls far below it, "
     f"to a mean of {second_copy_loss:.2f}. Middle: the attention map of layer {PAIRS[0][0]}, head "
     f"{PAIRS[0][1]}, bright just below the diagonal (each position reads the previous one). "
-    f"Right: layer {PAIRS[1][0]}, head {PAIRS[1][1]}, bright on a stripe {HALF - 1} positions "
+    f"Bottom: layer {PAIRS[1][0]}, head {PAIRS[1][1]}, bright on a stripe {HALF - 1} positions "
     "below the diagonal in the second half (each position reads the symbol after the earlier "
     "copy of its own)."))
 
 # %% [markdown]
-# [MY ANALYSIS] The left panel is the point: on the first copy the loss stays at or above the
+# [MY ANALYSIS] The top panel is the point: on the first copy the loss stays at or above the
 # uniform guess, since random symbols cannot be predicted (it sits a little above, because the
 # model learned to expect repetition from short periods); on the second copy it falls far below
 # it from the second symbol on. The model predicts what it has never been trained on, a sequence
 # it has never seen, by copying from context. The middle map is a layer-0 head that puts its
-# weight on the line just below the diagonal: each position reads the previous one. The right
+# weight on the line just below the diagonal: each position reads the previous one. The bottom
 # map is a layer-1 head whose weight, in the second half, sits on a diagonal stripe 19 positions
 # back: each position reads the symbol that followed the earlier copy of its own symbol. Look at
 # the training log too: the second-copy loss stalls for the first steps and then falls steeply,
@@ -755,8 +766,9 @@ show_figure(fig, alt=(
 # the final layer norm and the unembedding. The same readout, applied to the stream as it stands
 # *after an earlier block*, reveals the prediction the model would make if it ended there.
 # [SOURCE: nostalgebraist, "interpreting GPT: the logit lens", LessWrong, 2020] The idea and its
-# name come from that post. Row "embed" is the stream before the first block; the last row is the
-# model's real output. Each cell shows the top-1 token and its probability (the colour).
+# name come from that post. Column "embed" of the figure (the first row of the printed table) is
+# the stream before the first block; the last column is the model's real output. Each cell shows
+# the top-1 token and its probability (the colour).
 
 # %%
 LENS_TEXT = "The attention of each head is a softmax over the"
@@ -768,20 +780,26 @@ top_p, top_i = probs.max(-1)
 rows = ["embed"] + [f"after block {b}" for b in range(cfg.n_layer)]
 cols = [repr(lm.piece(i))[1:-1] for i in lens_ids]
 
-fig, ax = plt.subplots(figsize=(1.05 * len(cols) + 1.5, 0.45 * len(rows) + 1.2))
-ax.imshow(top_p.numpy(), cmap="Blues", vmin=0, vmax=1, aspect="auto")
-for r in range(len(rows)):
+# On a phone a cell can hold a token only with a few columns: the figure shows the embedding,
+# block 0, every third block and the last; the printed table below has every depth.
+shown = sorted({0, 1, *range(4, len(rows), 3), len(rows) - 1})
+fig, ax = plt.subplots(figsize=(5.5, 0.42 * len(cols) + 1.3))
+ax.imshow(top_p[shown].numpy().T, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+for x, r in enumerate(shown):
     for c in range(len(cols)):
-        ax.text(c, r, repr(lm.piece(int(top_i[r, c])))[1:-1], ha="center", va="center",
-                fontsize=7, color="white" if top_p[r, c] > 0.55 else "black")
-ax.set_xticks(range(len(cols)), cols, fontsize=8)
-ax.set_yticks(range(len(rows)), rows, fontsize=8)
+        ax.text(x, c, repr(lm.piece(int(top_i[r, c])))[1:-1], ha="center", va="center",
+                color="white" if top_p[r, c] > 0.55 else "black")
+ax.set_xticks(range(len(shown)), ["embed" if r == 0 else str(r - 1) for r in shown])
+ax.set_yticks(range(len(cols)), cols)
 ax.xaxis.tick_top()
+ax.xaxis.set_label_position("top")
+ax.set_xlabel("after block")
 fig.tight_layout()
+depths = ", ".join(rows[r] for r in shown)
 show_figure(fig, alt=(
-    f"A grid with one column per token of {LENS_TEXT!r} and one row per depth, from the "
-    f"embedding to after block {cfg.n_layer - 1}; each cell names the most likely next token at "
-    "that depth, shaded by its probability. The printed table below lists every cell."))
+    f"A grid with one row per token of {LENS_TEXT!r} and one column per depth shown ({depths}); "
+    "each cell names the most likely next token at that depth, shaded by its probability. The "
+    "printed table below lists every depth."))
 
 for r, row in enumerate(rows):
     cells = [f"{lm.piece(int(top_i[r, c]))!r} {top_p[r, c]:.2f}" for c in range(len(cols))]
@@ -795,7 +813,7 @@ for r, row in enumerate(rows):
     print(f"{row:>14}: {p_actual[r].mean():.3f}")
 
 # %% [markdown]
-# [MY ANALYSIS] Read the "embed" row first: it mostly predicts the input token itself. The
+# [MY ANALYSIS] Read the "embed" column first: it mostly predicts the input token itself. The
 # unembedding is the embedding matrix (tied), and a token's vector has its largest dot product
 # with itself, so before any block has added anything the readout just echoes the input. The
 # blocks then move the prediction towards plausible next tokens; the last table shows, row by
@@ -967,12 +985,12 @@ print(f"{'ms per step at length':>26}" + "".join(f"{n:>6}" for n in LENGTHS)
 for mode in MODES:
     print(f"{mode:>26}" + "".join(f"{1000 * s:6.0f}" for s in timings[mode])
           + f"   {totals[mode]:5.1f} s ({totals[mode] / totals['cache']:.1f}x)")
-fig, ax = plt.subplots(figsize=(6.5, 3.2))
+fig, ax = plt.subplots(figsize=(5.5, 3.4))
 for mode, color in zip(MODES, ["#0072B2", "#D55E00", "#E69F00"], strict=True):
     ax.plot(LENGTHS, [1000 * s for s in timings[mode]], marker="o", color=color, label=mode)
 ax.set_xlabel("tokens in the sequence")
 ax.set_ylabel("ms for the next token")
-ax.legend(frameon=False, fontsize=8)
+ax.legend(frameon=False)
 fig.tight_layout()
 show_figure(fig, alt=(
     "Milliseconds for one generation step against the number of tokens in the sequence, for "

@@ -102,3 +102,20 @@ def test_every_committed_figure_is_legible_on_a_phone(path) -> None:
     if recorded != "no text":
         assert float(recorded) >= script_io.MIN_TEXT_PX, (
             f"{path.name}: smallest text {recorded} CSS px on a phone")
+
+
+def test_an_exponent_is_measured_at_the_size_it_is_drawn(figure_dir) -> None:
+    texts = dict(script_io.drawn_texts(figure(5.5, (r"$10^{5}$", 10), hidden_axis=True)))
+    assert texts[r"$10^{5}$"] == pytest.approx(7.0)  # Matplotlib's shrink factor, 0.7
+    with pytest.raises(ValueError, match=r"the text '\$10\^\{5\}\$' would be 6\.3 CSS px"):
+        script_io.save_figure(figure(5.5, (r"$10^{5}$", 10), hidden_axis=True), "ch99_x.png")
+
+
+def test_log_axes_get_plain_tick_labels_so_no_exponent_is_too_small(figure_dir) -> None:
+    fig = figure(5.5)
+    fig.axes[0].set_yscale("log")
+    fig.axes[0].set_ylim(1e-14, 1e5)
+    path = script_io.save_figure(fig, "ch99_x.png")
+    labels = [t.replace("\N{MINUS SIGN}", "-") for t, _ in script_io.drawn_texts(fig)]
+    assert labels[-6:] == ["1e-12", "1e-9", "1e-6", "1e-3", "1", "1000"], labels
+    assert script_io.recorded_legibility(path.read_bytes()) == "10.8"  # the 12-point ticks

@@ -41,7 +41,7 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
+PHONE = {"width": 360, "height": 780}  # the narrowest common phone (issue 33: "at 360 px")
 MB = 1_000_000
 BUDGET_DEFAULT = int(2.5 * MB)  # a chapter, an erratum, the home page
 BUDGET_NOTEBOOK = 4 * MB
@@ -243,6 +243,7 @@ async ({timeoutMs, openAll}) => {
   out.images = imgs.map((img) => ({
     src: img.getAttribute("src") && img.getAttribute("src").slice(0, 120),
     alt: img.getAttribute("alt"), naturalWidth: img.naturalWidth, complete: img.complete,
+    shownWidth: img.getBoundingClientRect().width, inArticleFigure: !!img.closest("article figure"),
   }));
   if (openAll) {
     // Show what a reader can reveal (collapsed answers, other tabs) so it can be measured.
@@ -815,6 +816,34 @@ def tab_stop_problems(load: PageLoad) -> list[str]:
                         f"terms are tab stops (first: {stops['marks'][:5]})")
     if stops["total"] > TAB_STOPS_MAX:
         problems.append(f"{load.label}: {stops['total']} tab stops, more than {TAB_STOPS_MAX}")
+    return problems
+
+
+def figure_legibility_problems(load: PageLoad, site: Path) -> list[str]:
+    """A chapter figure shown on this phone must keep its smallest text at
+    `script_io.MIN_TEXT_PX` CSS px: the size recorded in the PNG (at 358 px wide) scaled to the
+    width the figure is shown at. Call with a phone load (PageLoad.at_phone)."""
+    sys.path.insert(0, str(REPO_ROOT / "explainer_code"))
+    import script_io
+
+    problems = []
+    for img in load.facts["images"]:
+        src = img["src"] or ""
+        if not img["inArticleFigure"] or "assets/fig/" not in src:
+            continue
+        url = urljoin(f"http://site/{load.url_path}", src)  # the image's path on the site
+        path = site / unquote(urlsplit(url).path).lstrip("/")
+        recorded = script_io.recorded_legibility(path.read_bytes()) if path.is_file() else None
+        if recorded is None:
+            problems.append(f"{load.label}: {src} has no recorded text size (save_figure)")
+            continue
+        if recorded == "no text":
+            continue
+        shown = float(recorded) * img["shownWidth"] / script_io.PHONE_WIDTH_PX
+        if shown < script_io.MIN_TEXT_PX - 0.05:
+            problems.append(f"{load.label}: {src} shown {img['shownWidth']:.0f} px wide: its "
+                            f"smallest text is {shown:.1f} CSS px (at least "
+                            f"{script_io.MIN_TEXT_PX:g} wanted)")
     return problems
 
 

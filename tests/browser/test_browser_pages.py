@@ -24,6 +24,7 @@ from browser_kit import (
     PAGE_CHECKS,
     PageLoad,
     accessibility_problems,
+    figure_legibility_problems,
     overflow_problems,
     search_index_problems,
 )
@@ -43,11 +44,13 @@ def test_page_is_accessible(page: str, desktop_load: Callable[[str], PageLoad]) 
     assert not problems, "\n".join(problems)
 
 
-def test_page_fits_a_phone(page: str, phone_load: Callable[[str], PageLoad]) -> None:
-    """At 390 px (the same load, resized) the page scrolls only vertically (wide code and math
-    scroll inside their box), and it shows no console errors or failed requests there either."""
+def test_page_fits_a_phone(page: str, phone_load: Callable[[str], PageLoad],
+                           built_site: Path) -> None:
+    """At 360 px (the same load, resized) the page scrolls only vertically (wide code and math
+    scroll inside their box), its figures' text stays legible, and it shows no console errors
+    or failed requests there either."""
     load = phone_load(page)
-    problems = overflow_problems(load)
+    problems = overflow_problems(load) + figure_legibility_problems(load, built_site)
     problems += PAGE_CHECKS["console"](load) + PAGE_CHECKS["requests"](load)
     problems += PAGE_CHECKS["math"](load)
     assert not problems, "\n".join(problems)
