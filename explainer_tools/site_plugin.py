@@ -132,7 +132,9 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
     src = page.file.src_uri
     directory_urls = bool(config["use_directory_urls"])
     links = {target: (crossref.relative_url(src, source.path, "", directory_urls)
-                      .removesuffix("#"), source.lines) for target, source in SOURCES.items()}
+                      .removesuffix("#"), source.lines,
+                      crossref.relative_url("index.md", source.path, "", directory_urls)
+                      .removesuffix("#")) for target, source in SOURCES.items()}
     html_text = source_pages.link_sources(html_text, links)  # first: less HTML for the rest
     html_text = reader_hook.on_page_content(html_text, page, config, files)
     return mkdocs_hooks.on_page_content(html_text, page, config, files)
@@ -144,4 +146,9 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
+    printed = mkdocs_hooks.print_page_file(config)
+    if printed.is_file():  # its source links lead to their pages, not to anchors it lacks
+        up = "../" if config["use_directory_urls"] else ""
+        printed.write_text(source_pages.print_page_links(printed.read_text(encoding="utf-8"), up),
+                           encoding="utf-8")
     mkdocs_hooks.on_post_build(config)

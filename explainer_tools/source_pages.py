@@ -92,18 +92,34 @@ def page_markdown(source: SourcePage, titles: dict[str, str]) -> str:
     )
 
 
-def link_sources(html_text: str, links: dict[str, tuple[str, int]]) -> str:
+def link_sources(html_text: str, links: dict[str, tuple[str, int, str]]) -> str:
     """Replace each collapsed block holding only an embedded source by a line linking to its
-    page (`links`: target -> (URL relative to this page, its number of lines)). A target with no
-    page stays as it is."""
+    page (`links`: target -> (URL relative to this page, its number of lines, its URL from the
+    site's root)). A target with no page stays as it is."""
 
     def replace(match: re.Match[str]) -> str:
         target = match.group("target")
         if target not in links:
             return match.group(0)
-        url, lines = links[target]
+        url, lines, site_path = links[target]
         summary = match.group("summary").strip() or f"Source: {target}"
-        return (f'<p class="source-page"><a href="{html.escape(url)}">{summary}</a>: '
+        return (f'<p class="source-page"><a href="{html.escape(url)}" '
+                f'data-site-path="{html.escape(site_path)}">{summary}</a>: '
                 f"{lines:,} lines, highlighted, on a page of its own</p>")
 
     return COLLAPSED_SOURCE.sub(replace, html_text)
+
+
+PRINTED_LINK = re.compile(r'<a href="[^"]*" data-site-path="(?P<path>[^"]+)">')
+
+
+def print_page_links(html_text: str, up_to_root: str) -> str:
+    """The whole-book page gathers the chapters, not the source pages, and its plugin turns
+    every link to a page of the site into an anchor on itself: point the source links back at
+    their pages (`up_to_root`: the way from the whole-book page to the site's root).
+
+    >>> print_page_links('<a href="#code-ch09_x" data-site-path="code/ch09_x/">', "../")
+    '<a href="../code/ch09_x/" data-site-path="code/ch09_x/">'
+    """
+    return PRINTED_LINK.sub(lambda m: f'<a href="{up_to_root}{m.group("path")}" '
+                                      f'data-site-path="{m.group("path")}">', html_text)

@@ -71,11 +71,12 @@ def test_collect_reports_a_broken_marker_with_its_page_and_line() -> None:
 
 
 def test_a_collapsed_block_holding_only_a_source_becomes_a_link() -> None:
-    result = source_pages.link_sources(COLLAPSED, {"ch09_x.py": ("../../code/ch09_x/", 1234),
-                                                   "ch09_y.py": ("../../code/ch09_y/", 5),
-                                                   "ch09_z.py": ("../../code/ch09_z/", 5)})
-    assert ('<p class="source-page"><a href="../../code/ch09_x/">Source: ch09_x.py</a>: 1,234 '
-            "lines, highlighted, on a page of its own</p>") in result
+    links = {"ch09_x.py": ("../../code/ch09_x/", 1234, "code/ch09_x/"),
+             "ch09_y.py": ("../../code/ch09_y/", 5, "y"),
+             "ch09_z.py": ("../../code/ch09_z/", 5, "z")}
+    result = source_pages.link_sources(COLLAPSED, links)
+    assert ('<p class="source-page"><a href="../../code/ch09_x/" data-site-path="code/ch09_x/">'
+            "Source: ch09_x.py</a>: 1,234 lines, highlighted, on a page of its own</p>") in result
     assert "print(1)" not in result
     # a block holding more than the source is left whole, before it or after it
     assert "<summary>A proof</summary>" in result and "<code>y</code>" in result

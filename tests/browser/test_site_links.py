@@ -32,7 +32,7 @@ def test_source_pages_hold_the_files_and_chapters_link_them(built_site: Path) ->
 
     from explainer_tools.layout import CODE_DIR
 
-    link = re.compile(r'<p class="source-page"><a href="(?P<url>[^"]+)">[^<]*</a>')
+    link = re.compile(r'<p class="source-page"><a href="(?P<url>[^"]+)" data-site-path="[^"]+">')
     linked = set()
     for url_path in discover_pages(built_site):
         if not url_path.startswith("chapters/"):
