@@ -251,8 +251,15 @@ def serve_rerender(runs: int, dirty: bool = False) -> list[tuple[float, float] |
     return times
 
 
-def lighthouse(url: str, desktop: bool) -> dict[str, float]:
-    """Lighthouse's performance and accessibility scores (0-100) of one page."""
+def lighthouse(url: str, desktop: bool, runs: int = 1) -> dict[str, float]:
+    """Lighthouse's performance and accessibility scores (0-100) of one page: the median of
+    `runs` runs (a single run varies by several points on this machine)."""
+    scores = [_lighthouse_once(url, desktop) for _ in range(runs)]
+    names = {name for score in scores for name in score}
+    return {name: statistics.median(s[name] for s in scores if name in s) for name in names}
+
+
+def _lighthouse_once(url: str, desktop: bool) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="bench-lh-") as folder:
         report = Path(folder) / "report.json"
         flags = " ".join(["--headless=new", *CHROMIUM_ARGS[:2]])
@@ -268,16 +275,18 @@ def lighthouse(url: str, desktop: bool) -> dict[str, float]:
             if value.get("score") is not None}
 
 
-def print_lighthouse(base: str) -> None:
+def print_lighthouse(base: str, runs: int = 3) -> None:
     if not LIGHTHOUSE.exists():
         print("Lighthouse: not installed; `make bench-tools` installs Lighthouse 12.2.3 from "
               "bench-tools/package-lock.json (node and npm needed, once, with a network)")
         return
+    print(f"Lighthouse, median of {runs} runs each")
     print(f"{'Lighthouse':<16} {'mobile perf':>12} {'mobile a11y':>12} {'desktop perf':>13} "
           f"{'desktop a11y':>13}")
     mobile_scores = []
     for url_path, name in NAMED.items():
-        mobile, desktop = lighthouse(base + url_path, False), lighthouse(base + url_path, True)
+        mobile = lighthouse(base + url_path, False, runs)
+        desktop = lighthouse(base + url_path, True, runs)
         mobile_scores.append(mobile.get("performance", 0))  # unscored: not met
         print(f"{name:<16} {mobile.get('performance', '-'):>12} "
               f"{mobile.get('accessibility', '-'):>12} {desktop.get('performance', '-'):>13} "
@@ -330,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-build", action="store_true", help="measure the site already there")
     parser.add_argument("--no-serve", action="store_true", help="skip the serve re-render time")
     parser.add_argument("--no-lighthouse", action="store_true", help="skip Lighthouse")
+    parser.add_argument("--lighthouse-runs", type=int, default=3)
     parser.add_argument("--uncompressed", action="store_true",
                         help="Lighthouse on a server that does not compress (as `make serve`)")
     args = parser.parse_args(argv)
@@ -356,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
         with serve(args.site, compress=not args.uncompressed) as (base, _served):
             print("Lighthouse on a server that " + ("does not compress" if args.uncompressed
                   else "gzip-compresses text files, as static hosts do"))
-            print_lighthouse(base)
+            print_lighthouse(base, args.lighthouse_runs)
     if not args.no_serve:
         print_serve(args.runs)
     return 0

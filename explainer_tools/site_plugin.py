@@ -142,6 +142,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
     notebook_page.copy_source(page)
+    output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
     return mkdocs_hooks.on_post_page(output, page, config)
 
 

@@ -34,6 +34,7 @@ installed is left alone.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from explainer_tools import build_cache
@@ -168,3 +169,35 @@ def patch_plugins() -> None:
     _patch_search()
     _patch_print_site()
     _patch_highlight()
+
+
+FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
+                        r'src="(?P<src>[^"]*assets/fig/(?P<name>[\w.-]+\.png))"(?P<rest>[^>]*)>')
+
+
+def lazy_figures(page_html: str, figure_dir: Path) -> str:
+    """Chapter figures (`assets/fig/*.png`) loaded when the reader scrolls near them
+    (`loading="lazy"`), decoded off the main thread, and with their width and height, read
+    from the PNG, so the page keeps its layout while they arrive. A figure whose file is
+    missing is left as it is (the link check reports it).
+
+    >>> import tempfile, struct, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "ch01_a.png").write_bytes(b"\\x89PNG\\r\\n\\x1a\\n" + b"\\0\\0\\0\\rIHDR"
+    ...                                       + struct.pack(">II", 825, 1110))
+    >>> lazy_figures('<img alt="A" src="../assets/fig/ch01_a.png">', folder)[43:]
+    ' width="825" height="1110" loading="lazy" decoding="async">'
+    """
+    def add(match: re.Match[str]) -> str:
+        tag = match.group(0)
+        path = figure_dir / match.group("name")
+        if "loading=" in tag or not path.is_file():
+            return tag
+        with path.open("rb") as handle:
+            header = handle.read(24)
+        width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+        return (f'<img {match.group("attrs")}src="{match.group("src")}"{match.group("rest")}'
+                f' width="{width}" height="{height}" loading="lazy" decoding="async">')
+
+    return FIGURE_IMG.sub(add, page_html)
+

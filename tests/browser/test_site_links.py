@@ -50,3 +50,24 @@ def test_source_pages_hold_the_files_and_chapters_link_them(built_site: Path) ->
         code = html.unescape(re.sub(r"<[^>]+>", "", text[text.index('<div class="highlight"'):]))
         source = (CODE_DIR / name[1]).read_text(encoding="utf-8")
         assert source.rstrip("\n") in code, f"{target} does not hold {name[1]} as it is"
+
+
+def test_chapter_figures_load_lazily_with_their_size(built_site: Path) -> None:
+    """Every chapter figure is loaded when the reader comes near it, with the PNG's width and
+    height so that nothing moves when it arrives (site_speed.lazy_figures); the whole-book page,
+    printed at once, loads them all."""
+    import re
+
+    tag = re.compile(r'<img [^>]*?src="[^"]*assets/fig/([\w.-]+\.png)"[^>]*>')
+    seen = 0
+    for url_path in discover_pages(built_site):
+        if not url_path.startswith("chapters/"):
+            continue
+        for match in tag.finditer((built_site / url_path / "index.html").read_text("utf-8")):
+            header = (built_site / "assets" / "fig" / match[1]).read_bytes()[:24]
+            size = (int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big"))
+            assert f'width="{size[0]}" height="{size[1]}" loading="lazy"' in match[0], match[0]
+            seen += 1
+    assert seen >= 30, seen
+    printed = (built_site / "print_page" / "index.html").read_text(encoding="utf-8")
+    assert "assets/fig/" in printed and 'loading="lazy"' not in printed
