@@ -176,8 +176,8 @@ FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
 
 
 def lazy_figures(page_html: str, figure_dir: Path) -> str:
-    """Chapter figures (`assets/fig/*.png`) loaded when the reader scrolls near them
-    (`loading="lazy"`), decoded off the main thread, and with their width and height, read
+    """Chapter figures (`assets/fig/*.png`) after the first loaded when the reader scrolls near
+    them (`loading="lazy"`), decoded off the main thread, and with their width and height, read
     from the PNG, so the page keeps its layout while they arrive. A figure whose file is
     missing is left as it is (the link check reports it).
 
@@ -185,9 +185,14 @@ def lazy_figures(page_html: str, figure_dir: Path) -> str:
     >>> folder = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (folder / "ch01_a.png").write_bytes(b"\\x89PNG\\r\\n\\x1a\\n" + b"\\0\\0\\0\\rIHDR"
     ...                                       + struct.pack(">II", 825, 1110))
-    >>> lazy_figures('<img alt="A" src="../assets/fig/ch01_a.png">', folder)[43:]
+    >>> two = '<img alt="A" src="../assets/fig/ch01_a.png">' * 2
+    >>> lazy_figures(two, folder).split("><")[1][42:]
     ' width="825" height="1110" loading="lazy" decoding="async">'
+    >>> "lazy" in lazy_figures(two, folder).split("><")[0]
+    False
     """
+    seen: list[str] = []
+
     def add(match: re.Match[str]) -> str:
         tag = match.group(0)
         path = figure_dir / match.group("name")
@@ -196,8 +201,11 @@ def lazy_figures(page_html: str, figure_dir: Path) -> str:
         with path.open("rb") as handle:
             header = handle.read(24)
         width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
+        # the first figure may be the largest thing on the first screen: never deferred
+        lazy = ' loading="lazy"' if seen else ""
+        seen.append(match.group("name"))
         return (f'<img {match.group("attrs")}src="{match.group("src")}"{match.group("rest")}'
-                f' width="{width}" height="{height}" loading="lazy" decoding="async">')
+                f' width="{width}" height="{height}"{lazy} decoding="async">')
 
     return FIGURE_IMG.sub(add, page_html)
 
