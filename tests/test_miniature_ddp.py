@@ -75,11 +75,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
     train(param, stream(), TCFG)
     one = {"grad": grad, "w": param.w.detach().clone()}
     out = Path(tmp_path_factory.mktemp("ddp")) / "two.pt"
-    # Forked, not spawned: the workers inherit the imported torch and this module instead of
-    # importing them again (seconds of CPU each). The parent has run one thread and no process
-    # group, so there is no thread pool or gloo state to inherit.
+    # Spawned, not forked: the test runs inside a pytest-xdist worker, which has threads of its
+    # own (execnet's), and a fork of a threaded process can inherit a held lock. A forked rank
+    # once hung on one in a CI run; spawning costs each rank an import of torch.
     mp.start_processes(worker, args=(2, free_port(), str(out)), nprocs=2, join=True,
-                       start_method="fork")
+                       start_method="spawn")
     return one, torch.load(out)
 
 
