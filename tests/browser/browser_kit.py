@@ -823,7 +823,9 @@ def figure_legibility_problems(load: PageLoad, site: Path) -> list[str]:
     """A chapter figure shown on this phone must keep its smallest text at
     `script_io.MIN_TEXT_PX` CSS px: the size recorded in the PNG (at 358 px wide) scaled to the
     width the figure is shown at. Call with a phone load (PageLoad.at_phone)."""
-    sys.path.insert(0, str(REPO_ROOT / "explainer_code"))
+    code = str(REPO_ROOT / "explainer_code")
+    if code not in sys.path:  # called once per page: add the chapter scripts' folder once
+        sys.path.insert(0, code)
     import script_io
 
     problems = []
