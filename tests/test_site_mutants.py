@@ -1,0 +1,387 @@
+"""Tests written for the mutants of the site plugin's reader features (tests/mutants_site.py):
+the glossary, cross-references, number links, the reader hook, the errata hook and the plugin
+itself. Each names the behaviour a reader or a maintainer relies on; no site is built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from mkdocs.exceptions import PluginError
+
+from explainer_tools import (
+    build_cache,
+    crossref,
+    errata,
+    errata_hook,
+    glossary,
+    number_links,
+    reader_hook,
+    verified,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+
+# ------------------------------------------------------------------------------------- glossary
+
+
+def test_the_first_use_is_the_earliest_form_whatever_the_forms_order() -> None:
+    terms = glossary.parse_glossary("- term: Occam bound\n  forms: [Occam bound, Occam's bound]\n"
+                                    "  definition: Charges each model its code length.\n")
+    marked = glossary.mark_first_uses("An Occam's bound, then an Occam bound.", terms, set())
+    assert marked.startswith('An <a class="gloss"') and marked.endswith("an Occam bound.")
+
+
+def test_the_glossary_page_lists_terms_alphabetically_ignoring_case() -> None:
+    terms = glossary.parse_glossary("- term: union bound\n  definition: A.\n"
+                                    "- term: KL divergence\n  definition: B.\n"
+                                    "- term: arithmetic coding\n  definition: C.\n")
+    headings = [line for line in glossary.glossary_markdown(terms, set()).split("\n")
+                if line.startswith("## ")]
+    assert [h.split(" {")[0] for h in headings] == [
+        "## arithmetic coding", "## KL divergence", "## union bound"]
+
+
+def test_a_definition_reads_as_one_line_in_its_tooltip() -> None:
+    terms = glossary.parse_glossary("- term: LoRA\n  definition: |\n    Low-rank\n"
+                                    "    adaptation.\n")
+    assert terms[0].definition == "Low-rank adaptation."
+    assert 'title="Low-rank adaptation."' in glossary.mark_first_uses("LoRA", terms, set())
+
+
+def test_a_form_with_an_ampersand_is_found_in_the_escaped_prose() -> None:
+    terms = glossary.parse_glossary("- term: Q&A\n  definition: Questions and answers.\n")
+    marked = glossary.mark_first_uses("a Q&amp;A session", terms, set())
+    assert 'class="gloss"' in marked and ">Q&amp;A</a>" in marked
+
+
+# ----------------------------------------------------------------------------- cross-references
+
+
+def test_a_numbered_formula_outside_a_chapter_fails_naming_page_and_line() -> None:
+    with pytest.raises(crossref.CrossRefError, match=r"docs/index\.md:2: numbered formulas "
+                                                     r"belong in chapters"):
+        crossref.build_index({"index.md": "Intro\n\\[ a \\label{eq:x} \\]\n"})
+
+
+def test_figures_outside_chapters_are_not_numbered() -> None:
+    index = crossref.build_index({"about.md": '<figure markdown id="fig-a">\n![a](a.png)\n'
+                                              "</figure>\n"})
+    assert index.labels == {} and index.figures["about.md"] == []
+
+
+def test_a_figure_preview_is_the_image_inside_the_figure_not_one_before_it() -> None:
+    page = ("![before](../assets/fig/before.png)\n\n<figure markdown id=\"fig-b\">\n"
+            "![inside](../assets/fig/inside.png)\n</figure>\n")
+    index = crossref.build_index({"chapters/09-x.md": page})
+    assert index.labels["fig:b"].preview == "../assets/fig/inside.png"
+
+
+def test_a_formula_preview_is_escaped_into_its_attribute() -> None:
+    index = crossref.build_index({"chapters/09-x.md": '\\[ a < b \\text{"} \\label{eq:lt} \\]\n'})
+    out = crossref.render_references("[@eq:lt]", "index.md", index)
+    assert 'data-tex="a &lt; b \\text{&quot;}"' in out
+
+
+def test_references_link_across_pages_in_the_offline_copy() -> None:
+    index = crossref.build_index({"chapters/09-x.md": "\\[ a \\label{eq:a} \\]\n"})
+    out = crossref.render_references("[@eq:a]", "chapters/10-y.md", index, directory_urls=False)
+    assert 'href="../chapters/09-x.html#eq-a"' in out
+
+
+# --------------------------------------------------------------------------------- number links
+
+OUTPUT = "Title 3\n[1] total = 1,536\n    second 7\n"
+
+
+def _link(markdown: str, text: str, line: int = 2, printed: str = "[1] total = 1,536"
+          ) -> number_links.NumberLink:
+    start = markdown.index(text)
+    return number_links.NumberLink(start, start + len(text), text, "s.py", 1, line, printed)
+
+
+def test_a_number_the_body_no_longer_holds_there_is_left_alone() -> None:
+    markdown = "The total is 1,536.\n"
+    moved = number_links.NumberLink(4, 9, "1,536", "s.py", 1, 2, "[1] total")
+    assert number_links.link_numbers(markdown, [moved], {("s.py", 2)}) == markdown
+
+
+def test_a_number_in_a_formula_whose_line_is_not_on_the_page_stays_plain_tex() -> None:
+    markdown = "Here \\(x = 7\\).\n"
+    out = number_links.link_numbers(markdown, [_link(markdown, "7", 3)], set())
+    assert out == markdown, "no card markup inside TeX, no link to a line the page lacks"
+
+
+def test_a_number_inside_dollar_math_is_linked_as_tex() -> None:
+    markdown = "Here $x = 7$.\n"
+    out = number_links.link_numbers(markdown, [_link(markdown, "7", 3)], {("s.py", 3)})
+    assert out == "Here $x = {\\href{#out-s-L3}{7}}$.\n"
+
+
+def test_the_printed_line_is_escaped_into_the_cards_attribute() -> None:
+    markdown = "It is 7.\n"
+    link = _link(markdown, "7", 3, printed='    second "7" <b>')
+    out = number_links.link_numbers(markdown, [link], set())
+    assert 'data-printed="    second &quot;7&quot; &lt;b&gt;"' in out
+    assert number_links.attribute('a"b<c>&') == "a&quot;b&lt;c&gt;&amp;"
+
+
+def test_a_whole_embedded_output_embeds_every_line() -> None:
+    markdown = "<!-- embed: output s.py -->\n<!-- embed: output missing.py -->\n"
+    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT})
+    assert {("s.py", 1), ("s.py", 2), ("s.py", 3)} <= embedded
+    assert {script for script, _ in embedded} == {"s.py"}
+
+
+def test_two_numbers_on_one_line_are_both_linked() -> None:
+    markdown = "Totals 1,536 and 7 here.\n"
+    links = [_link(markdown, "1,536"), _link(markdown, "7", 3)]
+    out = number_links.link_numbers(markdown, links, {("s.py", 2), ("s.py", 3)})
+    assert out == ('Totals <a class="num" href="#out-s-L2" data-block="1">1,536</a> and '
+                   '<a class="num" href="#out-s-L3" data-block="1">7</a> here.\n')
+
+
+# ---------------------------------------------------------------------------------- reader hook
+
+
+def test_a_page_with_a_byte_order_mark_or_old_mac_newlines_reads_as_mkdocs_reads_it(
+        tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_bytes(b"\xef\xbb\xbf# Title\r\rText\r\n")
+    assert reader_hook.read_source(page, "p.md") == "# Title\n\nText\n"
+
+
+class _Page:
+    def __init__(self, src: str, path: Path | None = None, meta: dict | None = None) -> None:
+        self.file = SimpleNamespace(src_uri=src, abs_src_path=str(path) if path else None)
+        self.meta = meta or {}
+        self.html = ""
+
+
+@pytest.fixture
+def state(monkeypatch: pytest.MonkeyPatch) -> reader_hook._State:
+    fresh = reader_hook._State()
+    monkeypatch.setattr(reader_hook, "STATE", fresh)
+    return fresh
+
+
+def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path,
+                                                              state: reader_hook._State) -> None:
+    text = "---\ntitle: T\n---\n\n# T\n\nSee [@eq:nowhere].\n"
+    path = tmp_path / "p.md"
+    path.write_text(text, encoding="utf-8")
+    body = text.split("---\n", 2)[2].lstrip("\n")  # what MkDocs hands to the hook
+    with pytest.raises(PluginError, match=r"^docs/chapters/09-x\.md:7: unknown label 'eq:nowhere'"):
+        reader_hook.on_page_markdown(body, _Page("chapters/09-x.md", path), {}, None)
+
+
+def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,
+                                                       state: reader_hook._State) -> None:
+    from explainer_tools import bibliography
+
+    state.entries = bibliography.load_bibliography(REPO)
+    path = tmp_path / "p.md"
+    path.write_text("# T\n\nAs shown [@lotfi2024].\n", encoding="utf-8")
+    out = reader_hook.on_page_markdown("# T\n\nAs shown [@lotfi2024].\n",
+                                       _Page("chapters/09-x.md", path), {}, None)
+    assert out.startswith("# T\n\nAs shown [@lotfi2024].\n") and 'id="ref-lotfi2024"' in out
+
+
+def test_the_finished_page_marks_terms_and_carries_the_stamps_table(
+        state: reader_hook._State) -> None:
+    state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
+    state.checked_at = {"s.py": "script ab, lock cd"}
+    page = _Page("chapters/09-x.md")
+    html_in = '<p>LoRA is <a class="num" href="#out-s-L2">7</a>.</p>'
+    out = reader_hook.on_page_content(html_in, page, {}, None)
+    assert 'href="../../glossary/#term-lora"' in out
+    assert out.endswith(number_links.stamps_json(state.checked_at))
+    assert page.html == out, "the print-site plugin is handed the final HTML"
+    state.directory_urls = False
+    offline = reader_hook.on_page_content("<p>LoRA</p>", _Page("chapters/09-x.md"), {}, None)
+    assert 'href="../glossary.html#term-lora"' in offline and "number-stamps" not in offline
+
+
+def test_the_glossary_page_links_its_own_entries_in_place(state: reader_hook._State) -> None:
+    state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
+    out = reader_hook.on_page_content("<p>LoRA</p>", _Page("glossary.md"), {}, None)
+    assert 'href="#term-lora"' in out
+
+
+def _fake_check(calls: list[list[str]]):
+    def verified_numbers(root: Path, paths: list[Path]) -> dict:
+        calls.append([p.name for p in paths])
+        number = SimpleNamespace(span=(0, 1), text="7", script="s.py", block=1, output_line=2,
+                                 output_text="[1] 7")
+        return {f"docs/{p.relative_to(root / 'docs').as_posix()}":
+                SimpleNamespace(verified=[number]) for p in paths}
+    return verified_numbers
+
+
+def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("7\n", encoding="utf-8")
+    calls: list[list[str]] = []
+    monkeypatch.setattr(reader_hook, "ROOT", tmp_path)
+    monkeypatch.setattr(reader_hook, "verified_numbers", _fake_check(calls))
+    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
+    monkeypatch.setattr(build_cache, "_MEMOS", {})
+    state.tools_digest, state.outputs = "tools v1", {"s.py": "[1] 7\n"}
+    first = reader_hook._verified_links({"a.md": "7\n", "generated.md": "7\n"})
+    assert calls == [["a.md"]], "a generated page (no file under docs/) is not checked"
+    assert first["a.md"][0] == number_links.NumberLink(0, 1, "7", "s.py", 1, 2, "[1] 7")
+    assert reader_hook._verified_links({"a.md": "7\n"}) == first and len(calls) == 1
+    reader_hook._verified_links({"a.md": "7 \n"})
+    assert len(calls) == 2, "an edited page is checked again"
+    state.outputs = {"s.py": "[1] 8\n"}
+    reader_hook._verified_links({"a.md": "7 \n"})
+    assert len(calls) == 3, "a changed output re-checks the page"
+    state.tools_digest = "tools v2"
+    reader_hook._verified_links({"a.md": "7 \n"})
+    assert len(calls) == 4, "changed tools re-check the page"
+
+
+def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
+    calls: list[str] = []
+
+    def last_verified(root: Path, scripts: list[str]) -> verified.Verified:
+        calls.append(state.head or "")
+        return verified.Verified(f"c{len(calls)}", "2026-01-01", False)
+
+    monkeypatch.setattr(reader_hook, "ROOT", tmp_path)
+    monkeypatch.setattr(verified, "last_verified", last_verified)
+    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
+    monkeypatch.setattr(build_cache, "_MEMOS", {})
+    stamp = verified.stamp_path(tmp_path, "ch09_x.py")
+    stamp.parent.mkdir(parents=True)
+    stamp.write_text("{}", encoding="utf-8")
+    state.head = "abc"
+    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c1"
+    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c1", "memoised"
+    stamp.write_text('{"output": "x"}', encoding="utf-8")
+    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c2", "a regenerated stamp"
+    state.head = "def"
+    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c3", "a new commit"
+
+
+# ---------------------------------------------------------------------------------- errata hook
+
+C9 = REPO / "docs" / "errata" / "c9.md"
+
+
+def test_an_erratum_page_is_titled_by_its_id_and_drops_materials_status(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(errata_hook, "STATE", errata_hook._State())
+    text = C9.read_text(encoding="utf-8")
+    body = errata.split_erratum_front_matter(text)[1].lstrip("\n")
+    meta = {"status": "confirmed"}
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(C9)),
+                           meta=meta)
+    out = errata_hook.on_page_markdown(body, page, {"docs_dir": str(REPO / "docs")}, None)
+    front = errata.read_erratum(C9).meta
+    assert meta == {"title": f"{front['id']}: {front['title']}"}
+    assert out != body and body.strip().split("\n")[0] in out
+
+
+def test_a_page_named_like_an_erratum_outside_the_errata_folder_is_left_alone(
+        tmp_path: Path) -> None:
+    path = tmp_path / "e1.md"
+    path.write_text("# Notes\n\nPlain page.\n", encoding="utf-8")
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="notes/e1.md", abs_src_path=str(path)),
+                           meta={})
+    assert errata_hook.on_page_markdown("# Notes\n\nPlain page.\n", page,
+                                        {"docs_dir": str(tmp_path)}, None) == (
+        "# Notes\n\nPlain page.\n")
+
+
+def test_the_errata_index_without_its_marker_fails_naming_its_file(tmp_path: Path) -> None:
+    with pytest.raises(PluginError, match=r"^docs/errata/index\.md:1: must contain"):
+        errata_hook._render_index("# Errata\n\nHand-made.\n", tmp_path)
+
+
+def test_a_field_problem_is_reported_at_the_fields_line(tmp_path: Path) -> None:
+    path = tmp_path / "e7.md"
+    path.write_text("---\nid: E7\ntitle: T\nstatus: x\nproblem: >-\n  It is wrong.\n---\n"
+                    "body\n", "utf-8")
+    erratum = errata.Erratum(path, {}, "body\n")
+    assert errata_hook.located(["E7: field 'problem' carries no provenance tag",
+                                "E7: status 'x' is not one of confirmed",
+                                "E7: required field 'chapters' is missing or empty"],
+                               erratum) == (
+        "docs/errata/e7.md:5: E7: field 'problem' carries no provenance tag; "
+        "docs/errata/e7.md:4: E7: status 'x' is not one of confirmed; "
+        "docs/errata/e7.md:1: E7: required field 'chapters' is missing or empty")
+
+
+def test_an_erratum_with_a_bad_field_stops_the_build_at_the_fields_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(errata_hook, "STATE", errata_hook._State())
+    lines = C9.read_text(encoding="utf-8").split("\n")
+    at = next(n for n, line in enumerate(lines, 1) if line.startswith("status: "))
+    lines[at - 1] = "status: likely"
+    path = tmp_path / "docs" / "errata" / "c9.md"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    body = errata.split_erratum_front_matter(path.read_text(encoding="utf-8"))[1].lstrip("\n")
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(path)),
+                           meta={})
+    with pytest.raises(PluginError, match=rf"^docs/errata/c9\.md:{at}: C9: status 'likely'"):
+        errata_hook.on_page_markdown(body, page, {"docs_dir": str(tmp_path / "docs")}, None)
+
+
+# ---------------------------------------------------------------------------------- site plugin
+
+
+class _Config(dict):
+    """What File.generated reads of MkDocs' config, as attributes and as keys."""
+
+    def __init__(self, site: Path) -> None:
+        super().__init__(site_dir=str(site), docs_dir=str(site), use_directory_urls=True)
+        self.site_dir, self.use_directory_urls = str(site), True
+        self.plugins = SimpleNamespace(_current_plugin=None)
+
+
+def test_the_book_files_add_the_generated_pages_and_share_the_state_with_errata(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
+    from mkdocs.structure.files import Files
+
+    from explainer_tools import bibliography, site_plugin
+
+    state.entries = bibliography.load_bibliography(REPO)
+    state.index = crossref.build_index({"chapters/09-x.md": "\\[ a \\label{eq:a} \\]\n"})
+    state.sources = {"index.md": "# Home\n"}
+    monkeypatch.setattr(reader_hook, "on_files", lambda files, config: files)
+    monkeypatch.setattr(errata_hook, "STATE", errata_hook._State())
+    files = site_plugin._book_files(Files([]), _Config(tmp_path))
+    assert {f.src_uri for f in files} == {"glossary.md", "bibliography.md", "claims-ledger.md"}
+    assert errata_hook.STATE.entries is state.entries and errata_hook.STATE.index is state.index
+    assert errata_hook.STATE.pages is state.sources
+
+
+def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
+        tmp_path: Path, state: reader_hook._State) -> None:
+    from mkdocs.structure.files import Files
+
+    from explainer_tools import site_plugin
+
+    state.sources = {"chapters/09-x.md": "<!-- embed: source ch09_x.py -->\ntext\n"}
+    with pytest.raises(PluginError, match=r"docs/chapters/09-x\.md:1: unclosed marker"):
+        site_plugin._source_files(Files([]), _Config(tmp_path))
+
+
+def test_the_whole_book_page_of_the_offline_copy_links_sources_from_its_folder(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from explainer_tools import mkdocs_hooks, site_plugin
+
+    monkeypatch.setattr(mkdocs_hooks, "on_post_build", lambda config: None)
+    link = '<a href="#code-ch09_x" data-site-path="code/ch09_x.html">'
+    for directory_urls, name, up in ((True, "print_page/index.html", "../"),
+                                     (False, "print_page.html", "")):
+        printed = tmp_path / name
+        printed.parent.mkdir(parents=True, exist_ok=True)
+        printed.write_text(link, encoding="utf-8")
+        site_plugin.on_post_build({"site_dir": str(tmp_path), "use_directory_urls": directory_urls})
+        assert printed.read_text(encoding="utf-8").startswith(f'<a href="{up}code/ch09_x.html"')
