@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -320,17 +322,47 @@ class _FakeBrowser:
 
     def __init__(self, served: list, times: list[float], sizes: list[int]) -> None:
         self.served, self.times, self.sizes = served, iter(times), iter(sizes)
+        self.visited: list[str] = []
 
     def new_context(self, viewport: dict) -> SimpleNamespace:
         size = next(self.sizes)
 
         def goto(url: str, wait_until: str) -> None:
+            self.visited.append(re.sub(r":\d+/", "/", url, count=1))
             self.served += [("/chapters/01-a/", size), ("/search/search_index.json", 900_000)]
 
         page = SimpleNamespace(goto=goto, wait_for_load_state=lambda state: None,
                                evaluate=lambda script: next(self.times))
         return SimpleNamespace(add_init_script=lambda script: None, new_page=lambda: page,
                                close=lambda: None)
+
+
+def test_the_bench_measures_the_home_page_and_every_chapter_and_states_the_build_budget(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import contextlib
+    import types
+
+    pages = ["", *site_bench.NAMED, "chapters/01-a/"]
+    for page in pages:
+        (tmp_path / page).mkdir(parents=True, exist_ok=True)
+        (tmp_path / page / "index.html").write_text("<html></html>", encoding="utf-8")
+    browser = _FakeBrowser([], [0.1] * len(pages), [1] * len(pages))
+    browser.close = lambda: None
+
+    @contextlib.contextmanager
+    def sync_playwright():
+        yield SimpleNamespace(chromium=SimpleNamespace(launch=lambda **options: browser))
+
+    module = types.ModuleType("playwright.sync_api")
+    module.sync_playwright = sync_playwright
+    monkeypatch.setitem(sys.modules, "playwright.sync_api", module)
+    monkeypatch.setattr(site_bench, "build", lambda site: (5.0, 3.0))
+    assert site_bench.main(["--site", str(tmp_path), "--runs", "1", "--no-serve",
+                            "--no-lighthouse"]) == 0
+    out = capsys.readouterr().out
+    assert "mkdocs build --strict: 5.0 s wall, 3.0 s CPU; budget 5 s: NOT met" in out
+    assert sorted(browser.visited) == sorted(f"http://127.0.0.1/{page}" for page in set(pages))
 
 
 def test_a_page_is_measured_by_its_median_time_and_its_bytes_without_the_search_index() -> None:

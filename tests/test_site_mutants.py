@@ -385,3 +385,40 @@ def test_the_whole_book_page_of_the_offline_copy_links_sources_from_its_folder(
         printed.write_text(link, encoding="utf-8")
         site_plugin.on_post_build({"site_dir": str(tmp_path), "use_directory_urls": directory_urls})
         assert printed.read_text(encoding="utf-8").startswith(f'<a href="{up}code/ch09_x.html"')
+
+
+COLLAPSED = """<details class="example">
+<summary>Source: ch09_x.py</summary>
+<!-- embed: source ch09_x.py -->
+<div class="highlight"><pre><code>print(1)</code></pre></div>
+<!-- /embed -->
+</details>"""
+
+
+@pytest.mark.parametrize(("directory_urls", "href", "site_path"), [
+    (True, "../../code/ch09_x/", "code/ch09_x/"),
+    (False, "../code/ch09_x.html", "code/ch09_x.html"),
+])
+def test_a_chapter_links_its_source_page_from_where_it_is_served(
+        monkeypatch: pytest.MonkeyPatch, state: reader_hook._State, directory_urls: bool,
+        href: str, site_path: str) -> None:
+    from explainer_tools import site_plugin, source_pages
+
+    source = source_pages.SourcePage("ch09_x.py", "```python\nprint(1)\n```\n", ["x"])
+    monkeypatch.setattr(site_plugin, "SOURCES", {"ch09_x.py": source})
+    state.directory_urls = directory_urls
+    out = site_plugin.on_page_content(COLLAPSED, _Page("chapters/09-x.md"),
+                                      {"use_directory_urls": directory_urls}, None)
+    assert f'<a href="{href}" data-site-path="{site_path}">Source: ch09_x.py</a>' in out
+
+
+def test_a_finished_page_gets_its_figures_sizes(tmp_path: Path) -> None:
+    from explainer_tools import site_plugin
+
+    figures = tmp_path / "assets" / "fig"
+    figures.mkdir(parents=True)
+    (figures / "ch01_a.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
+                                         + (825).to_bytes(4, "big") + (1110).to_bytes(4, "big"))
+    out = site_plugin.on_post_page('<img src="../assets/fig/ch01_a.png">',
+                                   _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
+    assert 'width="825" height="1110"' in out
