@@ -348,6 +348,17 @@ MUTANTS = [
     mutant("cli: check ignores the claim check", "explainer_tools/__main__.py",
            "    status |= claims_cli.main(_rooted([\"--quiet\"], layout))",
            "    claims_cli.main(_rooted([\"--quiet\"], layout))", T_NEW),
+    mutant("cli: the checkers read the tools' repository, not the layout's",
+           "explainer_tools/__main__.py",
+           "    return argv if layout == DEFAULT else [\"--root\", str(layout.root), *argv]",
+           "    return argv",
+           "tests/test_pipeline.py::test_embed_round_trip_and_idempotence"),
+    mutant("cli: regenerate works on the tools' repository, not the layout's",
+           "explainer_tools/__main__.py",
+           "                only=args.scripts, layout=layout,", "                only=args.scripts,",
+           "tests/test_pipeline.py::test_regenerate_runs_only_the_scripts_it_is_given"),
+    mutant("cli: the signal handlers are not put back", "explainer_tools/__main__.py",
+           "            signal.signal(signum, handler)", "            pass", T_NEW),
     mutant("cli: a pipeline error is a traceback", "explainer_tools/__main__.py",
            "    except pipeline.PipelineError as error:\n        print(error, file=sys.stderr)\n"
            "        return 1", "    except KeyError as error:\n        print(error, file=sys.stderr)\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -268,6 +269,32 @@ def test_a_pipeline_error_is_a_message_and_exit_1(monkeypatch: pytest.MonkeyPatc
         signal.signal(signal.SIGTERM, handlers[0])
         signal.signal(signal.SIGHUP, handlers[1])
     assert "regenerate: boom" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signal handlers are set from the main thread only")
+def test_a_command_unwinds_on_sigterm_and_puts_the_handlers_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from explainer_tools import __main__ as cli
+
+    during = []
+
+    def record(jobs: int, notebooks: bool, layout: object) -> int:
+        during.append((signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)))
+        return 0
+
+    monkeypatch.setattr(cli, "check_everything", record)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    assert cli.main(["check", "--jobs", "1"]) == 0
+    assert during == [(cli._stop_on_signal, cli._stop_on_signal)]
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+
+
+def test_a_layout_root_is_absolute_and_resolved(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner compares resolved paths with the root: a relative root would match none."""
+    monkeypatch.chdir(tmp_path)
+    assert layout.Layout(Path("book")).root == tmp_path.resolve() / "book"
 
 
 # ------------------------------------------------------------------ the runner's side
