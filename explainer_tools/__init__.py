@@ -3,8 +3,9 @@
 One module per job, in layers; a module imports only modules of lower layers (tests/test_layers.py
 parses the imports and fails otherwise):
 
-0. `layout`: paths, naming rules (script -> output, stamp, notebook), the run environment, the
-   atomic writer. `blocks`: numbered output blocks. `tags`: the provenance tag vocabulary.
+0. `layout`: a repository's `Layout` (its folders; naming rules: script -> output, stamp,
+   notebook), the run environment, the atomic writer. `blocks`: numbered output blocks.
+   `tags`: the provenance tag vocabulary.
    `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
    `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
    `build_cache`: results of the site build memoised in `.cache/`. `site_config`: the one reader

@@ -8,13 +8,21 @@
     python -m explainer_tools.pdf                # the whole book as a PDF (make pdf)
     python -m explainer_tools chapter N SLUG "TITLE"
     python -m explainer_tools bench [--jobs N]
+
+`main(argv, layout)` runs one of them in this process on the repository `layout` names (the
+tools' own by default; the pipeline's tests give it small fixture repositories).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
+import threading
+from collections.abc import Iterator
+
+from explainer_tools.layout import DEFAULT, Layout
 
 
 def _stop_on_signal(signum: int, frame: object) -> None:
@@ -23,42 +31,65 @@ def _stop_on_signal(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(f"signal {signum}")
 
 
-def check_everything(jobs: int, notebooks: bool) -> int:
+@contextlib.contextmanager
+def _unwinding_on_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP unwind like Ctrl-C while a command runs (main thread only: signal
+    handlers cannot be set from other threads); the previous handlers are put back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _stop_on_signal)
+                for signum in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _rooted(argv: list[str], layout: Layout) -> list[str]:
+    """`argv` for a checker with a `--root` option: the layout's root first (so that a `--root`
+    in `argv` still wins), nothing added for the tools' own repository."""
+    return argv if layout == DEFAULT else ["--root", str(layout.root), *argv]
+
+
+def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> int:
     """Outputs, figures, pages, stamps, notebooks; then claims; then errata; then the claims
     ledger. 0 when all pass."""
     from explainer_tools import errata, ledger, pipeline
     from explainer_tools.claims import cli as claims_cli
-    from explainer_tools.layout import ERRATA_DIR, REPO_ROOT
 
     status = 0
     try:
-        status |= pipeline.check(jobs=jobs, notebooks=notebooks)
+        status |= pipeline.check(jobs=jobs, notebooks=notebooks, layout=layout)
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)
         status = 1
-    status |= claims_cli.main(["--quiet"])
-    if ERRATA_DIR.is_dir():
-        status |= errata.main(["--check"])
-    if (REPO_ROOT / ledger.LEDGER_PATH).is_file():
-        status |= ledger.main(["--check"])
+    status |= claims_cli.main(_rooted(["--quiet"], layout))
+    if layout.errata_dir.is_dir():
+        status |= errata.main(_rooted(["--check"], layout))
+    if (layout.root / ledger.LEDGER_PATH).is_file():
+        status |= ledger.main(_rooted(["--check"], layout))
     from explainer_tools import book, book_checks
 
-    status |= book.main(["--check"]) | book_checks.main([])
+    status |= book.main(["--check"], root=layout.root) | book_checks.main([], root=layout.root)
     return 1 if status else 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:
+    """One command of the command line (`argv`, without the program name) on `layout`'s
+    repository; the exit status."""
     from explainer_tools.pipeline import cpu_count
 
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["claims"]:  # their own options, passed through as they are
         from explainer_tools.claims import cli
 
-        return cli.main(argv[1:])
+        return cli.main(_rooted(argv[1:], layout))
     if argv[:1] == ["errata"]:
         from explainer_tools import errata
 
-        return errata.main(argv[1:])
+        return errata.main(_rooted(argv[1:], layout))
 
     parser = argparse.ArgumentParser(prog="python -m explainer_tools")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -85,9 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     chapter.add_argument("slug")
     chapter.add_argument("title")
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, _stop_on_signal)
-    signal.signal(signal.SIGHUP, _stop_on_signal)
+    with _unwinding_on_signals():
+        return _run(args, layout)
 
+
+def _run(args: argparse.Namespace, layout: Layout) -> int:
     from explainer_tools import pipeline
 
     try:
@@ -96,18 +129,18 @@ def main(argv: list[str] | None = None) -> int:
 
             status = pipeline.regenerate(
                 jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks,
-                only=args.scripts,
+                only=args.scripts, layout=layout,
             )
-            return status or book.main([])  # BOOK.md's table of contents, from the nav
+            return status or book.main([], root=layout.root)  # BOOK.md's contents, from the nav
         if args.command == "check":
-            return check_everything(args.jobs, not args.skip_notebooks)
+            return check_everything(args.jobs, not args.skip_notebooks, layout)
         if args.command == "chapter":
             from explainer_tools import scaffold
 
-            return scaffold.main(args.number, args.slug, args.title)
+            return scaffold.main(args.number, args.slug, args.title, layout)
         from explainer_tools import bench as bench_module
 
-        return bench_module.main(args.jobs)
+        return bench_module.main(args.jobs, layout)
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)
         return 1

@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from explainer_tools import pipeline, runner
-from explainer_tools.layout import REPO_ROOT, discover_scripts
+from explainer_tools.layout import DEFAULT, Layout
 
 MINIATURE_PREFIXES = ("ch21_", "ch22_")
 # BOOK.md, "Time budget per script, on an unloaded two-core machine": chapter 22 at most 150 s;
@@ -36,12 +36,13 @@ MINIATURE_PREFIXES = ("ch21_", "ch22_")
 MINIATURE_BUDGET_S = 150.0
 
 
-def _clean(scripts: list[str], jobs: int, warm: bool) -> tuple[float, pipeline.Plan]:
+def _clean(scripts: list[str], jobs: int, warm: bool,
+           layout: Layout) -> tuple[float, pipeline.Plan]:
     previous = os.environ.get(runner.RUNNER_ENV)
     os.environ[runner.RUNNER_ENV] = "" if warm else "subprocess"
     try:
         began = time.perf_counter()
-        result = pipeline.plan(scripts, scripts, jobs)
+        result = pipeline.plan(scripts, scripts, jobs, layout)
         return time.perf_counter() - began, result
     finally:
         if previous is None:
@@ -50,12 +51,12 @@ def _clean(scripts: list[str], jobs: int, warm: bool) -> tuple[float, pipeline.P
             os.environ[runner.RUNNER_ENV] = previous
 
 
-def main(jobs: int) -> int:
-    scripts = discover_scripts()
+def main(jobs: int, layout: Layout = DEFAULT) -> int:
+    scripts = layout.discover_scripts()
     print(f"bench: {len(scripts)} script(s), jobs={jobs}, {os.cpu_count()} CPU(s)")
     for jobs_now in sorted({1, jobs}):
-        warm_s, result = _clean(scripts, jobs_now, warm=True)
-        plain_s, _ = _clean(scripts, jobs_now, warm=False)
+        warm_s, result = _clean(scripts, jobs_now, True, layout)
+        plain_s, _ = _clean(scripts, jobs_now, False, layout)
         compute = sum(run.script_seconds for run in result.runs.values())
         per_core = compute / min(jobs_now, max(1, len(scripts)))
         print(f"  jobs={jobs_now}: clean regenerate (warm runner) {warm_s:.2f} s; "
@@ -66,10 +67,10 @@ def main(jobs: int) -> int:
         for script, run in sorted(result.runs.items()):
             print(f"    {script}: {run.script_seconds:.2f} s in its child, "
                   f"{run.seconds:.2f} s fork to exit")
-    fresh = all(pipeline.is_fresh(s) for s in scripts)
+    fresh = all(pipeline.is_fresh(s, layout) for s in scripts)
     if fresh:
         began = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "explainer_tools", "regenerate"], cwd=REPO_ROOT,
+        subprocess.run([sys.executable, "-m", "explainer_tools", "regenerate"], cwd=layout.root,
                        check=True, capture_output=True)
         print(f"  no-op regenerate (all fresh, notebooks included): "
               f"{time.perf_counter() - began:.2f} s")
@@ -89,12 +90,13 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def time_script(script: str, scratch: Path) -> tuple[float, float, bool]:
+def time_script(script: str, scratch: Path,
+                layout: Layout = DEFAULT) -> tuple[float, float, bool]:
     """(wall s, CPU s, output equals the committed copy) of one plain run of `script`."""
     cpu0, began = children_cpu(), time.perf_counter()
-    run = pipeline.run_script(script, scratch)
+    run = pipeline.run_script(script, scratch, layout)
     wall, cpu = time.perf_counter() - began, children_cpu() - cpu0
-    return wall, cpu, run.output == pipeline.committed_output(script)
+    return wall, cpu, run.output == pipeline.committed_output(script, layout)
 
 
 def over_budget(rows: list[tuple[str, float, float, bool]], budget: float) -> list[str]:
@@ -103,9 +105,9 @@ def over_budget(rows: list[tuple[str, float, float, bool]], budget: float) -> li
     return [script for script, _, cpu, _ in rows if cpu > budget]
 
 
-def miniature(budget: float = MINIATURE_BUDGET_S) -> int:
+def miniature(budget: float = MINIATURE_BUDGET_S, layout: Layout = DEFAULT) -> int:
     """Time the miniature's default tier; 1 when a script is over budget or its output changed."""
-    scripts = miniature_scripts(discover_scripts())
+    scripts = miniature_scripts(layout.discover_scripts())
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"bench --miniature: {len(scripts)} script(s) of the default tier, one at a time, "
           f"plain processes; {os.cpu_count()} CPU(s), load average {load:.2f} at the start")
@@ -120,7 +122,7 @@ def miniature(budget: float = MINIATURE_BUDGET_S) -> int:
     try:
         for script in scripts:
             with tempfile.TemporaryDirectory(prefix="bench-miniature-") as scratch:
-                wall, cpu, same = time_script(script, Path(scratch))
+                wall, cpu, same = time_script(script, Path(scratch), layout)
             rows.append((script, wall, cpu, same))
             print(f"    {script:<20} wall {wall:7.1f} s  CPU {cpu:7.1f} s  "
                   f"{'within' if cpu <= budget else 'OVER'} budget  output "

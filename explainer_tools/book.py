@@ -253,22 +253,24 @@ def render_chapter_mentions(text: str, page: str, chapters: dict[int, Chapter],
     return CHAPTER_MENTION.sub(render, text)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`python -m explainer_tools.book [--check]`: write (or compare) BOOK.md's table."""
+def main(argv: list[str] | None = None, root: Path | None = None) -> int:
+    """`python -m explainer_tools.book [--check]`: write (or compare) BOOK.md's table (of the
+    repository at `root`; the tools' own by default)."""
     import sys
 
-    from explainer_tools.layout import REPO_ROOT
+    from explainer_tools.layout import DEFAULT
 
     args = sys.argv[1:] if argv is None else argv
+    root = root or DEFAULT.root
     if "--check" in args:
-        problems = toc_problems(REPO_ROOT)
+        problems = toc_problems(root)
         for problem in problems:
             print(problem, file=sys.stderr)
         return 1 if problems else 0
-    if not (REPO_ROOT / BOOK_MD).is_file() or not (REPO_ROOT / PLAN_PATH).is_file():
+    if not (root / BOOK_MD).is_file() or not (root / PLAN_PATH).is_file():
         return 0
     try:
-        changed = write_toc(REPO_ROOT)
+        changed = write_toc(root)
     except BookError as error:
         print(error, file=sys.stderr)
         return 1

@@ -389,10 +389,10 @@ def _parse(check: str, message: str) -> Problem:
 
 def main(argv: list[str] | None = None, root: Path | None = None) -> int:
     """Print the badge report and every problem; 1 when a problem is not pending."""
-    from explainer_tools.layout import REPO_ROOT
+    from explainer_tools.layout import DEFAULT
 
     args = sys.argv[1:] if argv is None else argv
-    root = root or REPO_ROOT
+    root = root or DEFAULT.root
     problems, reports = all_problems(root)
     try:
         pending = load_pending(root)

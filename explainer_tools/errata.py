@@ -55,7 +55,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from explainer_tools.blocks import BlockError, read_output_blocks
-from explainer_tools.layout import REPO_ROOT, output_name
+from explainer_tools.layout import DEFAULT, Layout, output_name
 from explainer_tools.markdown import read_front_matter, scan
 from explainer_tools.markers import MarkerError, find_markers
 from explainer_tools.site_config import read_mkdocs_yml
@@ -482,14 +482,14 @@ def check_nav_and_index(errata: Iterable[Erratum], mkdocs_yml: Path, docs_dir: P
     return problems
 
 
-def check_all(root: Path = REPO_ROOT) -> tuple[list[Erratum], list[str]]:
+def check_all(root: Path = DEFAULT.root) -> tuple[list[Erratum], list[str]]:
     """Run every check on the repository at `root`; return the errata and the problems."""
-    docs_dir, outputs_dir = root / "docs", root / "outputs"
-    lock = root / "requirements.lock"
+    layout = Layout(root)
+    docs_dir, outputs_dir, lock = layout.docs_dir, layout.output_dir, layout.lock_file
     pins = pinned_packages(_read(lock)) if lock.is_file() else set()
     problems: list[str] = []
     errata: list[Erratum] = []
-    for path in sorted((docs_dir / "errata").glob("*.md")):
+    for path in sorted(layout.errata_dir.glob("*.md")):
         if not is_erratum_file(path.name):
             continue
         try:
@@ -511,7 +511,7 @@ def check_all(root: Path = REPO_ROOT) -> tuple[list[Erratum], list[str]]:
         problems += check_embeds(erratum)
         problems += check_links(erratum, docs_dir)
     problems += check_backlinks(errata, docs_dir)
-    problems += check_nav_and_index(errata, root / "mkdocs.yml", docs_dir)
+    problems += check_nav_and_index(errata, layout.mkdocs_yml, docs_dir)
     return errata, problems
 
 
@@ -521,7 +521,7 @@ def check_all(root: Path = REPO_ROOT) -> tuple[list[Erratum], list[str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.errata", description=__doc__)
     parser.add_argument("--check", action="store_true", help="check every erratum (the default)")
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root")
+    parser.add_argument("--root", type=Path, default=DEFAULT.root, help="repository root")
     args = parser.parse_args(argv)
     errata, problems = check_all(args.root)
     for problem in problems:

@@ -1,20 +1,26 @@
 """The layout of the repository: where things are, how products are named, how scripts run.
 
 Every other module of explainer_tools takes its paths and naming rules from here, and this module
-imports none of them. The rules:
+imports none of them. The folders and naming rules belong to a `Layout`, a repository root: the
+tools work on `DEFAULT` (the repository they belong to, `Layout.of_repository()`) unless given
+another one (the pipeline's tests build small fixture repositories). The rules:
 
 - a chapter script is `explainer_code/chNN_topic.py` (`SCRIPT_GLOB`);
-- its output is `outputs/<stem>.txt` (`output_path`), its stamp `outputs/.stamps/<stem>.json`
-  (`stamp_path`), its figures `docs/assets/fig/<name>.png`, written by the script through
-  `script_io.save_figure` into `$EXPLAINER_FIG_DIR` (`FIG_DIR_ENV`) when the pipeline runs it;
+- its output is `outputs/<stem>.txt` (`Layout.output_path`), its stamp
+  `outputs/.stamps/<stem>.json` (`Layout.stamp_path`), its figures `docs/assets/fig/<name>.png`,
+  written by the script through `script_io.save_figure` into `$EXPLAINER_FIG_DIR`
+  (`FIG_DIR_ENV`) when the pipeline runs it;
 - a companion notebook's source is `notebooks/<name>.py` (jupytext py:percent) and its executed
-  copy `docs/notebooks/<name with - for _>.ipynb` (`notebook_targets`), stamped in
+  copy `docs/notebooks/<name with - for _>.ipynb` (`Layout.notebook_targets`), stamped in
   `outputs/.stamps/notebook-<target stem>.json`;
 - scripts and notebooks run with `run_environment()`: hash seed 0, Agg backend, UTF-8 output, and
   the CPU code paths of torch, MKL and oneDNN pinned to AVX2 (`CPU_PINNING_ENV`).
 
->>> output_path("ch05_param_count.py").relative_to(REPO_ROOT).as_posix()
+>>> DEFAULT.relative(DEFAULT.output_path("ch05_param_count.py"))
 'outputs/ch05_param_count.txt'
+>>> copy = Layout(DEFAULT.root / "copy")
+>>> copy.relative(copy.stamp_path("ch05_x.py"))
+'outputs/.stamps/ch05_x.json'
 >>> script_of_output("outputs/ch05_param_count.txt")
 'ch05_param_count.py'
 """
@@ -24,21 +30,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-CODE_DIR = REPO_ROOT / "explainer_code"
-OUTPUT_DIR = REPO_ROOT / "outputs"
-STAMP_DIR = OUTPUT_DIR / ".stamps"
-DOCS_DIR = REPO_ROOT / "docs"
-FIG_DIR = DOCS_DIR / "assets" / "fig"
-CHAPTER_DIR = DOCS_DIR / "chapters"
-ERRATA_DIR = DOCS_DIR / "errata"
-LOCK_FILE = REPO_ROOT / "requirements.lock"
-MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
-NOTEBOOK_SOURCE_DIR = REPO_ROOT / "notebooks"
-NOTEBOOK_TARGET_DIR = DOCS_DIR / "notebooks"
-TOOLS_DIR = Path(__file__).resolve().parent
 SCRIPT_GLOB = "ch[0-9][0-9]_*.py"
 # The environment variable through which the pipeline tells `script_io.save_figure` where to
 # write (a test checks that explainer_code/script_io.py uses the same name and default folder).
@@ -110,11 +104,6 @@ def script_cpu_limit() -> float:
 # --------------------------------------------------------------------------- naming rules
 
 
-def output_path(script: str) -> Path:
-    """`ch05_x.py` -> `outputs/ch05_x.txt` (absolute)."""
-    return OUTPUT_DIR / f"{Path(script).stem}.txt"
-
-
 def output_name(script: str) -> str:
     """`ch05_x.py` -> `'outputs/ch05_x.txt'`, as messages and embed titles name it."""
     return f"outputs/{Path(script).stem}.txt"
@@ -125,39 +114,117 @@ def script_of_output(path: str | Path) -> str:
     return f"{Path(path).stem}.py"
 
 
-def stamp_path(script: str) -> Path:
-    return STAMP_DIR / f"{Path(script).stem}.json"
+@dataclass(frozen=True)
+class Layout:
+    """The folders of one repository (`root`, made absolute) and how its products are named."""
+
+    root: Path
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "root", Path(self.root).resolve())
+
+    @classmethod
+    def of_repository(cls) -> Layout:
+        """The repository these tools belong to."""
+        return cls(Path(__file__).resolve().parent.parent)
+
+    @property
+    def code_dir(self) -> Path:
+        return self.root / "explainer_code"
+
+    @property
+    def output_dir(self) -> Path:
+        return self.root / "outputs"
+
+    @property
+    def stamp_dir(self) -> Path:
+        return self.output_dir / ".stamps"
+
+    @property
+    def docs_dir(self) -> Path:
+        return self.root / "docs"
+
+    @property
+    def fig_dir(self) -> Path:
+        return self.docs_dir / "assets" / "fig"
+
+    @property
+    def chapter_dir(self) -> Path:
+        return self.docs_dir / "chapters"
+
+    @property
+    def errata_dir(self) -> Path:
+        return self.docs_dir / "errata"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.root / "requirements.lock"
+
+    @property
+    def mkdocs_yml(self) -> Path:
+        return self.root / "mkdocs.yml"
+
+    @property
+    def notebook_source_dir(self) -> Path:
+        return self.root / "notebooks"
+
+    @property
+    def notebook_target_dir(self) -> Path:
+        return self.docs_dir / "notebooks"
+
+    @property
+    def tools_dir(self) -> Path:
+        return self.root / "explainer_tools"
+
+    def output_path(self, script: str) -> Path:
+        """`ch05_x.py` -> `<root>/outputs/ch05_x.txt`."""
+        return self.output_dir / f"{Path(script).stem}.txt"
+
+    def stamp_path(self, script: str) -> Path:
+        return self.stamp_dir / f"{Path(script).stem}.json"
+
+    def notebook_targets(self) -> dict[Path, Path]:
+        """Notebook sources (jupytext py:percent) -> the executed notebooks the site renders:
+        `notebooks/gpt2_under_the_hood.py` -> `docs/notebooks/gpt2-under-the-hood.ipynb`."""
+        return {
+            source: self.notebook_target_dir / f"{source.stem.replace('_', '-')}.ipynb"
+            for source in sorted(self.notebook_source_dir.glob("*.py"))
+        }
+
+    def notebook_stamp_path(self, target: Path) -> Path:
+        return self.stamp_dir / f"notebook-{target.stem}.json"
+
+    def discover_scripts(self) -> list[str]:
+        """The chapter scripts, by file name, sorted."""
+        return sorted(path.name for path in self.code_dir.glob(SCRIPT_GLOB))
+
+    def markdown_pages(self) -> list[Path]:
+        """Every Markdown page under `docs/` (MkDocs' cache excluded), sorted."""
+        return sorted(path for path in self.docs_dir.rglob("*.md")
+                      if ".cache" not in path.parts)
+
+    def relative(self, path: Path) -> str:
+        """Root-relative POSIX path, or the path as given when it lies outside."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
 
 
-def notebook_targets() -> dict[Path, Path]:
-    """Notebook sources (jupytext py:percent) -> the executed notebooks the site renders:
-    `notebooks/gpt2_under_the_hood.py` -> `docs/notebooks/gpt2-under-the-hood.ipynb`."""
-    return {
-        source: NOTEBOOK_TARGET_DIR / f"{source.stem.replace('_', '-')}.ipynb"
-        for source in sorted(NOTEBOOK_SOURCE_DIR.glob("*.py"))
-    }
-
-
-def notebook_stamp_path(target: Path) -> Path:
-    return STAMP_DIR / f"notebook-{target.stem}.json"
-
-
-def discover_scripts() -> list[str]:
-    """The chapter scripts, by file name, sorted."""
-    return sorted(path.name for path in CODE_DIR.glob(SCRIPT_GLOB))
-
-
-def markdown_pages(docs: Path = DOCS_DIR) -> list[Path]:
-    """Every Markdown page under `docs/` (MkDocs' cache excluded), sorted."""
-    return sorted(path for path in docs.rglob("*.md") if ".cache" not in path.parts)
-
-
-def relative(path: Path) -> str:
-    """Repository-relative POSIX path, or the path as given when it lies outside."""
-    try:
-        return path.relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
+DEFAULT = Layout.of_repository()
+# Kept for claims/ and the site modules until they take a Layout: the default layout's folders.
+REPO_ROOT = DEFAULT.root
+CODE_DIR = DEFAULT.code_dir
+OUTPUT_DIR = DEFAULT.output_dir
+STAMP_DIR = DEFAULT.stamp_dir
+DOCS_DIR = DEFAULT.docs_dir
+FIG_DIR = DEFAULT.fig_dir
+CHAPTER_DIR = DEFAULT.chapter_dir
+ERRATA_DIR = DEFAULT.errata_dir
+LOCK_FILE = DEFAULT.lock_file
+MKDOCS_YML = DEFAULT.mkdocs_yml
+NOTEBOOK_SOURCE_DIR = DEFAULT.notebook_source_dir
+NOTEBOOK_TARGET_DIR = DEFAULT.notebook_target_dir
 
 
 # --------------------------------------------------------------------------- files

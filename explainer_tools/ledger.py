@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, read_output_blocks
-from explainer_tools.layout import REPO_ROOT, output_path
+from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.yaml_input import yaml_entries
 
 LEDGER_PATH = Path("docs") / "_data" / "claims_ledger.yml"
@@ -70,7 +70,7 @@ def load_ledger(root: Path) -> list[dict]:
 
 def output_blocks(root: Path, script: str) -> dict[int, Block] | None:
     try:
-        return read_output_blocks(root / output_path(script).relative_to(REPO_ROOT))
+        return read_output_blocks(Layout(root).output_path(script))
     except BlockError:
         return None
 
@@ -112,11 +112,12 @@ def entry_problems(entry: dict, outputs: dict[str, dict[int, Block] | None],
             yield f"{ident}: evidence {script} [{block}] lists nothing it expects"
 
 
-def check_ledger(root: Path = REPO_ROOT) -> list[str]:
+def check_ledger(root: Path = DEFAULT.root) -> list[str]:
     entries = load_ledger(root)
     scripts = {item.get("output", "") for e in entries for item in e.get("evidence") or []}
     outputs = {script: output_blocks(root, script) for script in scripts}
-    pages = {str(p.relative_to(root / "docs")) for p in (root / "docs").rglob("*.md")}
+    docs = Layout(root).docs_dir
+    pages = {str(p.relative_to(docs)) for p in docs.rglob("*.md")}
     problems: list[str] = []
     seen: set[str] = set()
     for entry in entries:
@@ -181,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.ledger",
                                      description="Check the claims ledger against the outputs.")
     parser.add_argument("--check", action="store_true", help="check (the only mode)")
-    parser.add_argument("--root", type=Path, default=REPO_ROOT)
+    parser.add_argument("--root", type=Path, default=DEFAULT.root)
     args = parser.parse_args(argv)
     try:
         problems = check_ledger(args.root)

@@ -49,20 +49,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # nbformat (and jsonschema under it) loads in seconds: only when used
     import nbformat
 
-from explainer_tools.layout import (
-    CODE_DIR,
-    CPU_PINNING_ENV,
-    LOCK_FILE,
-    NOTEBOOK_SOURCE_DIR,
-    REPO_ROOT,
-    TOOLS_DIR,
-    markdown_pages,
-    relative,
-)
+from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
 
-NOTEBOOK_CODE = CODE_DIR / "gpt_lab"
+NOTEBOOK_CODE = "gpt_lab"  # the notebooks' toolkit, a package under explainer_code/
 READS_PAGES = re.compile(r"""/\s*["']docs["']""")
-NOTEBOOK_DATA_DIRS = (CODE_DIR / "data", NOTEBOOK_SOURCE_DIR)
 # The code that decides how notebooks run, part of every notebook stamp (layout.RUNNER_CODE is
 # the chapter scripts' counterpart).
 NOTEBOOK_RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/notebooks.py")
@@ -92,9 +82,9 @@ def uses_claim_checks(nb: Any) -> bool:
     return any(cell.cell_type == "code" and "gpt_lab" in cell.source for cell in nb.cells)
 
 
-def kernel_python() -> str:
+def kernel_python(layout: Layout) -> str:
     """The repository venv's interpreter when there is one, else the running interpreter."""
-    venv_python = REPO_ROOT / ".venv" / "bin" / "python"
+    venv_python = layout.root / ".venv" / "bin" / "python"
     return str(venv_python) if venv_python.is_file() else sys.executable
 
 
@@ -148,23 +138,27 @@ def normalise(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
-def execute_notebook(source_path: Path, timeout_s: int = CELL_TIMEOUT_S) -> bytes:
-    """Execute the notebook of `source_path` and return the .ipynb bytes, outputs included.
+def execute_notebook(source_path: Path, layout: Layout = DEFAULT,
+                     timeout_s: int = CELL_TIMEOUT_S) -> bytes:
+    """Execute the notebook of `source_path` (from the root of `layout`) and return the .ipynb
+    bytes, outputs included.
 
     The execution runs in a child process (`_child`),
     so the kernel client's zmq sockets never live in the caller's process. A cell that raises
     fails the run: `NotebookError` carries the child's report of the failing cell.
     """
-    child = ("import sys; from explainer_tools.notebooks import _child; "
-             "sys.exit(_child(sys.argv[1], int(sys.argv[2])))")
+    child = ("import sys; sys.path.insert(0, sys.argv[3]); "
+             "from explainer_tools.notebooks import _child; "
+             "sys.exit(_child(sys.argv[1], int(sys.argv[2]), sys.argv[4]))")
     # The kernel's connection file (which holds its key), torch's compile cache and any other
     # temporary file go into a folder of our own, removed when the execution ends.
     with tempfile.TemporaryDirectory(prefix="notebook-") as scratch:
         env = {**os.environ, "TMPDIR": scratch, "JUPYTER_RUNTIME_DIR": f"{scratch}/runtime",
                "TORCHINDUCTOR_CACHE_DIR": f"{scratch}/torchinductor"}
         result = subprocess.run(
-            [sys.executable, "-c", child, str(source_path), str(timeout_s)],
-            cwd=REPO_ROOT,
+            [sys.executable, "-c", child, str(source_path), str(timeout_s),
+             str(DEFAULT.root), str(layout.root)],  # the tools' home, the repository's root
+            cwd=layout.root,
             capture_output=True,
             stdin=subprocess.DEVNULL,
             env=env,
@@ -182,7 +176,7 @@ class NotebookError(RuntimeError):
     """A notebook whose execution failed."""
 
 
-def _execute_here(source_path: Path, timeout_s: int) -> bytes:
+def _execute_here(source_path: Path, timeout_s: int, layout: Layout) -> bytes:
     """Execute in this process with nbclient and a python3 kernel of the repository's venv,
     from the repository root, with the environment in `KERNEL_ENV`."""
     import nbformat
@@ -195,7 +189,8 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
 
         def get_kernel_spec(self, kernel_name: str) -> KernelSpec:
             return KernelSpec(
-                argv=[kernel_python(), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                argv=[kernel_python(layout), "-m", "ipykernel_launcher", "-f",
+                      "{connection_file}"],
                 display_name="Python 3 (ipykernel)",
                 language="python",
             )
@@ -215,7 +210,7 @@ def _execute_here(source_path: Path, timeout_s: int) -> bytes:
         allow_errors=False,
         # ipykernel warns on every start that its local TCP transport is unencrypted
         extra_arguments=["--IPKernelApp.log_level=ERROR"],
-        resources={"metadata": {"path": str(REPO_ROOT)}},
+        resources={"metadata": {"path": str(layout.root)}},
     )
     # no __pycache__ in the tree from the kernel (run_environment, hence the stamp, has it too)
     client.execute(env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **KERNEL_ENV})
@@ -298,28 +293,31 @@ def diff_notebooks(committed: bytes, fresh: bytes, name: str) -> str:
     )
 
 
-def notebook_inputs(source: Path) -> list[str]:
+def notebook_inputs(source: Path, layout: Layout = DEFAULT) -> list[str]:
     """Everything an execution of the notebook at `source` reads from the repository (the lock
     and the runner code are added by the stamp)."""
-    code = sorted(p for p in NOTEBOOK_CODE.rglob("*") if p.is_file() and "__pycache__" not in
-                  p.parts) if NOTEBOOK_CODE.is_dir() else []
+    toolkit = layout.code_dir / NOTEBOOK_CODE
+    code = sorted(p for p in toolkit.rglob("*") if p.is_file() and "__pycache__" not in
+                  p.parts) if toolkit.is_dir() else []
     texts = [source.read_text(encoding="utf-8")] + [
         p.read_text(encoding="utf-8", errors="replace") for p in code if p.suffix == ".py"]
-    data = [p for folder in NOTEBOOK_DATA_DIRS if folder.is_dir() for p in sorted(folder.rglob("*"))
+    data_dirs = (layout.code_dir / "data", layout.notebook_source_dir)
+    data = [p for folder in data_dirs if folder.is_dir() for p in sorted(folder.rglob("*"))
             if p.is_file() and p != source and p.suffix != ".py"
             and any(p.name in text for text in texts)]
     # gpt_lab strips provenance tags with the site's own grammar
-    tags = TOOLS_DIR / "tags.py"
+    tags = layout.tools_dir / "tags.py"
     # A notebook whose own code opens the site's pages (`ROOT / "docs"`: the first notebook
     # trained its model on them) depends on every page; one that reads a frozen data file does
     # not. Only the source counts: gpt_lab.corpus names docs/ to *rebuild* the frozen snapshot
     # (`make corpus`, on purpose), which no execution does.
-    pages = markdown_pages() if READS_PAGES.search(texts[0]) else []
+    pages = layout.markdown_pages() if READS_PAGES.search(texts[0]) else []
+    relative = layout.relative
     return sorted({relative(source), *map(relative, code), *map(relative, data),
-                   relative(LOCK_FILE), relative(tags), *map(relative, pages)})
+                   relative(layout.lock_file), relative(tags), *map(relative, pages)})
 
 
-def _child(source: str, timeout_s: int) -> int:
+def _child(source: str, timeout_s: int, root: str) -> int:
     """The child process of `execute_notebook`: the executed notebook's bytes on stdout."""
-    sys.stdout.buffer.write(_execute_here(Path(source), timeout_s))
+    sys.stdout.buffer.write(_execute_here(Path(source), timeout_s, Layout(Path(root))))
     return 0

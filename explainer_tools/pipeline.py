@@ -46,20 +46,11 @@ from pathlib import Path
 
 from explainer_tools import cpu_paths, notebooks, runner
 from explainer_tools.layout import (
-    CODE_DIR,
-    FIG_DIR,
+    DEFAULT,
     FIG_DIR_ENV,
-    OUTPUT_DIR,
-    STAMP_DIR,
-    discover_scripts,
-    markdown_pages,
-    notebook_stamp_path,
-    notebook_targets,
-    output_path,
-    relative,
+    Layout,
     script_cpu_limit,
     script_timeout,
-    stamp_path,
 )
 from explainer_tools.markers import MarkerError, embed, resolver
 from explainer_tools.stamps import (
@@ -83,8 +74,8 @@ class ScriptRun:
     seconds: float = 0.0  # wall time of its child process
     script_seconds: float = 0.0  # the script's own run time (runner.Result.script_seconds)
 
-    def stamp(self) -> str:
-        return render_stamp(self.script, self.inputs, self.output, self.figures)
+    def stamp(self, layout: Layout) -> str:
+        return render_stamp(self.script, self.inputs, self.output, self.figures, layout)
 
 
 @dataclass
@@ -122,8 +113,10 @@ def _limits() -> tuple[float, float]:
         raise PipelineError(f"regenerate: {error}") from None
 
 
-def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, ScriptRun]:
-    """Run scripts through the runner; every failure is collected, then raised together."""
+def run_scripts(scripts: list[str], scratch: Path, jobs: int,
+                layout: Layout) -> dict[str, ScriptRun]:
+    """Run the layout's scripts through the runner; every failure is collected, then raised
+    together."""
     if not scripts:
         return {}
     timeout, cpu_limit = _limits()
@@ -133,9 +126,9 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int) -> dict[str, Scrip
         fig_dir = scratch / "fig" / stem
         fig_dir.mkdir(parents=True)
         requests.append(runner.Request(
-            script=str(CODE_DIR / script), cwd=str(scratch), stem=stem,
+            script=str(layout.code_dir / script), cwd=str(scratch), stem=stem,
             env={FIG_DIR_ENV: str(fig_dir)}, timeout=timeout, cpu_limit=cpu_limit,
-            writable=(str(fig_dir), str(scratch / f"{stem}.tmp"))))
+            writable=(str(fig_dir), str(scratch / f"{stem}.tmp")), root=str(layout.root)))
     results = runner.run_scripts(requests, jobs)
     runs: dict[str, ScriptRun] = {}
     errors: list[str] = []
@@ -193,40 +186,40 @@ def _tail(stdout: bytes, title: str) -> str:
     return f"--- {title} ---\n" + stdout.decode("utf-8", "replace") if stdout else ""
 
 
-def run_script(script: str, scratch: Path) -> ScriptRun:
+def run_script(script: str, scratch: Path, layout: Layout = DEFAULT) -> ScriptRun:
     """Run one chapter script (tests use this); raise PipelineError on failure."""
-    return run_scripts([script], scratch, 1)[script]
+    return run_scripts([script], scratch, 1, layout)[script]
 
 
 # --------------------------------------------------------------------------- planning
 
 
-def committed_output(script: str) -> str:
-    path = output_path(script)
+def committed_output(script: str, layout: Layout = DEFAULT) -> str:
+    path = layout.output_path(script)
     return path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
 
 
-def read_page(page: Path) -> str:
+def read_page(page: Path, layout: Layout) -> str:
     try:
         return page.read_bytes().decode("utf-8")
     except UnicodeDecodeError as error:
         data = page.read_bytes()
         line = data[: error.start].count(b"\n") + 1
         raise PipelineError(
-            f"{relative(page)}:{line}: not UTF-8 (byte {data[error.start:error.start + 1]!r}); "
-            "save the page as UTF-8"
+            f"{layout.relative(page)}:{line}: not UTF-8 (byte "
+            f"{data[error.start:error.start + 1]!r}); save the page as UTF-8"
         ) from None
 
 
-def plan_pages(outputs: dict[str, str], pages: list[Path]) -> dict[Path, bytes]:
+def plan_pages(outputs: dict[str, str], pages: list[Path], layout: Layout) -> dict[Path, bytes]:
     """The embedded text of every page; all marker errors are collected, then raised together."""
-    resolve = resolver(outputs, CODE_DIR)
+    resolve = resolver(outputs, layout.code_dir)
     planned: dict[Path, bytes] = {}
     errors: list[str] = []
     for page in pages:
         try:
-            text = read_page(page)
-            planned[page] = embed(text, relative(page), resolve).encode("utf-8")
+            text = read_page(page, layout)
+            planned[page] = embed(text, layout.relative(page), resolve).encode("utf-8")
         except (MarkerError, PipelineError, ValueError) as error:
             errors.append(str(error))
     if errors:
@@ -236,12 +229,13 @@ def plan_pages(outputs: dict[str, str], pages: list[Path]) -> dict[Path, bytes]:
     return planned
 
 
-def figure_owners(scripts: list[str], runs: dict[str, ScriptRun]) -> dict[str, str]:
+def figure_owners(scripts: list[str], runs: dict[str, ScriptRun],
+                  layout: Layout) -> dict[str, str]:
     """Figure name -> the script that draws it; two scripts drawing one name is an error."""
     owners: dict[str, str] = {}
     clashes: list[str] = []
     for script in scripts:
-        names = list(runs[script].figures) if script in runs else stamped_figures(script)
+        names = list(runs[script].figures) if script in runs else stamped_figures(script, layout)
         for name in names:
             if name in owners and owners[name] != script:
                 clashes.append(f"docs/assets/fig/{name} is drawn by both explainer_code/"
@@ -256,58 +250,60 @@ def figure_owners(scripts: list[str], runs: dict[str, ScriptRun]) -> dict[str, s
     return owners
 
 
-def orphaned_figures(scripts: list[str], owners: dict[str, str]) -> list[Path]:
+def orphaned_figures(scripts: list[str], owners: dict[str, str], layout: Layout) -> list[Path]:
     """Figures whose stamp belongs to a script that no longer exists, drawn by no script now
     (issue 31, A18b: they go with the script's output and stamp)."""
-    live = {stamp_path(s) for s in scripts}
+    live = {layout.stamp_path(s) for s in scripts}
     found = []
-    for stamp in sorted(STAMP_DIR.glob("ch*.json")):
+    for stamp in sorted(layout.stamp_dir.glob("ch*.json")):
         if stamp in live:
             continue
         fields = read_stamp(stamp)
         for name in sorted(fields["figures"]) if fields else []:
-            if name not in owners and (FIG_DIR / name).is_file():
-                found.append(FIG_DIR / name)
+            if name not in owners and (layout.fig_dir / name).is_file():
+                found.append(layout.fig_dir / name)
     return found
 
 
-def orphans(scripts: list[str]) -> list[Path]:
+def orphans(scripts: list[str], layout: Layout) -> list[Path]:
     """Outputs and stamps of scripts that no longer exist (e.g. after a rename)."""
-    wanted = {output_path(s) for s in scripts} | {stamp_path(s) for s in scripts}
-    wanted |= {notebook_stamp_path(target) for target in notebook_targets().values()}
-    return sorted(p for p in [*OUTPUT_DIR.glob("*.txt"), *STAMP_DIR.glob("*.json")]
+    wanted = {layout.output_path(s) for s in scripts} | {layout.stamp_path(s) for s in scripts}
+    wanted |= {layout.notebook_stamp_path(target) for target in layout.notebook_targets().values()}
+    return sorted(p for p in [*layout.output_dir.glob("*.txt"), *layout.stamp_dir.glob("*.json")]
                   if p not in wanted)
 
 
-def plan(scripts: list[str], to_run: list[str], jobs: int, checking: bool = False) -> Plan:
-    """Run `to_run` and compute every file the tree should hold for `scripts` (`checking`: for
-    check, which puts back whatever changed in the tree meanwhile)."""
+def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
+         checking: bool = False) -> Plan:
+    """Run `to_run` and compute every file the layout's tree should hold for `scripts`
+    (`checking`: for check, which puts back whatever changed in the tree meanwhile)."""
     result = Plan(ran=list(to_run))
-    guard = TreeGuard(restore=checking)
+    guard = TreeGuard(layout.root, restore=checking)
     with guard, tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
-        runs = run_scripts(to_run, Path(scratch), jobs)
+        runs = run_scripts(to_run, Path(scratch), jobs, layout)
     result.runs = runs
-    owners = figure_owners(scripts, runs)
-    outputs = {script: committed_output(script) for script in scripts}
+    owners = figure_owners(scripts, runs, layout)
+    outputs = {script: committed_output(script, layout) for script in scripts}
+    fig_dir = layout.fig_dir
     for script, run in runs.items():
         outputs[script] = run.output
-        result.files[output_path(script)] = run.output.encode("utf-8")
-        result.files[stamp_path(script)] = run.stamp().encode("utf-8")
+        result.files[layout.output_path(script)] = run.output.encode("utf-8")
+        result.files[layout.stamp_path(script)] = run.stamp(layout).encode("utf-8")
         for name, data in run.figures.items():
-            result.files[FIG_DIR / name] = data
-        dropped = set(stamped_figures(script)) - set(run.figures) - set(owners)
-        result.remove += [FIG_DIR / name for name in sorted(dropped) if (FIG_DIR / name).is_file()]
-    result.files.update(plan_pages(outputs, markdown_pages()))
-    result.remove += orphaned_figures(scripts, owners) + orphans(scripts)
+            result.files[fig_dir / name] = data
+        dropped = set(stamped_figures(script, layout)) - set(run.figures) - set(owners)
+        result.remove += [fig_dir / name for name in sorted(dropped) if (fig_dir / name).is_file()]
+    result.files.update(plan_pages(outputs, layout.markdown_pages(), layout))
+    result.remove += orphaned_figures(scripts, owners, layout) + orphans(scripts, layout)
     return result
 
 
 # --------------------------------------------------------------------------- differences
 
 
-def text_diff(path: Path, expected: bytes) -> str:
+def text_diff(path: Path, expected: bytes, layout: Layout) -> str:
     committed = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
-    name = relative(path)
+    name = layout.relative(path)
     return "".join(
         difflib.unified_diff(
             committed.splitlines(keepends=True),
@@ -318,9 +314,9 @@ def text_diff(path: Path, expected: bytes) -> str:
     )
 
 
-def figure_diff(path: Path, expected: bytes) -> str:
+def figure_diff(path: Path, expected: bytes, layout: Layout) -> str:
     """Say how a committed PNG differs from the regenerated one."""
-    name = relative(path)
+    name = layout.relative(path)
     if not path.is_file():
         return f"{name}: figure missing from the tree (the script draws it)\n"
     committed = path.read_bytes()
@@ -365,23 +361,24 @@ class Difference:
 REGENERATE = "run `make regenerate` and commit the result"
 
 
-def differences(files: dict[Path, bytes], scripts: list[str]) -> list[Difference]:
+def differences(files: dict[Path, bytes], scripts: list[str], layout: Layout) -> list[Difference]:
     found = []
+    relative = layout.relative
     for path, data in sorted(files.items()):
         if path.is_file() and path.read_bytes() == data:
             continue
         if path.suffix == ".png":
-            found.append(Difference(figure_diff(path, data), REGENERATE))
+            found.append(Difference(figure_diff(path, data, layout), REGENERATE))
         else:
-            found.append(Difference(text_diff(path, data) or f"{relative(path)}: differs\n",
+            found.append(Difference(text_diff(path, data, layout) or f"{relative(path)}: differs\n",
                                     REGENERATE))
-    expected = {path for path in files if path.parent == FIG_DIR}
-    for stray in sorted(FIG_DIR.glob("*.png")):
+    expected = {path for path in files if path.parent == layout.fig_dir}
+    for stray in sorted(layout.fig_dir.glob("*.png")):
         if stray not in expected:
             found.append(Difference(
                 f"{relative(stray)}: no chapter script draws this figure\n",
                 f"delete it (`git rm {relative(stray)}`) or restore the script that draws it"))
-    for stray in orphans(scripts):
+    for stray in orphans(scripts, layout):
         found.append(Difference(
             f"{relative(stray)}: no chapter script of that name\n",
             "run `make regenerate`, which removes the products of renamed or deleted scripts, "
@@ -389,42 +386,46 @@ def differences(files: dict[Path, bytes], scripts: list[str]) -> list[Difference
     return found
 
 
-def nondeterminism(first: dict[Path, bytes], second: dict[Path, bytes]) -> list[str]:
+def nondeterminism(first: dict[Path, bytes], second: dict[Path, bytes],
+                   layout: Layout) -> list[str]:
     """Files that two runs of the same scripts made differently."""
-    return [relative(p) for p in sorted(first) if second.get(p) != first[p]]
+    return [layout.relative(p) for p in sorted(first) if second.get(p) != first[p]]
 
 
 # --------------------------------------------------------------------------- notebooks
 
 
-def render_notebook_stamp(source: Path, notebook: bytes) -> str:
+def render_notebook_stamp(source: Path, notebook: bytes, layout: Layout) -> str:
     return render_stamp(
-        relative(source),
-        notebooks.notebook_inputs(source),
+        layout.relative(source),
+        notebooks.notebook_inputs(source, layout),
         notebooks.comparable_text(notebook),  # the stamp's "output": what check compares
         {},
+        layout,
         environment=stamp_environment(notebooks.KERNEL_ENV),
         runner_code=notebooks.NOTEBOOK_RUNNER_CODE,
     )
 
 
-def notebook_is_fresh(source: Path, target: Path) -> bool:
-    stamp = notebook_stamp_path(target)
+def notebook_is_fresh(source: Path, target: Path, layout: Layout) -> bool:
+    stamp = layout.notebook_stamp_path(target)
     if not stamp.is_file() or not target.is_file():
         return False
-    return stamp.read_text(encoding="utf-8") == render_notebook_stamp(source, target.read_bytes())
+    return stamp.read_text(encoding="utf-8") == render_notebook_stamp(
+        source, target.read_bytes(), layout)
 
 
-def execute_notebooks(force: bool) -> list[Path]:
+def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
     """Execute stale notebooks, then write each with its stamp; return the files written."""
     written = []
-    for source, target in notebook_targets().items():
-        if not force and notebook_is_fresh(source, target):
+    relative = layout.relative
+    for source, target in layout.notebook_targets().items():
+        if not force and notebook_is_fresh(source, target, layout):
             continue
         print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
         try:
-            with TreeGuard(restore=False):
-                notebook = notebooks.execute_notebook(source)
+            with TreeGuard(layout.root, restore=False):
+                notebook = notebooks.execute_notebook(source, layout)
         except PipelineError:
             raise
         except Exception as error:
@@ -432,22 +433,23 @@ def execute_notebooks(force: bool) -> list[Path]:
                 f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
                 f"{error}"
             ) from None
-        stamp = render_notebook_stamp(source, notebook).encode("utf-8")
-        written += apply({target: notebook, notebook_stamp_path(target): stamp})
+        stamp = render_notebook_stamp(source, notebook, layout).encode("utf-8")
+        written += apply({target: notebook, layout.notebook_stamp_path(target): stamp}, layout)
     return written
 
 
-def notebook_differences() -> list[Difference]:
+def notebook_differences(layout: Layout) -> list[Difference]:
     """Re-execute every notebook in memory and report drift from the committed copies."""
     found = []
+    relative = layout.relative
     unavailable = cpu_paths.pinned_paths_unavailable()  # '' on x86-64 with AVX2
-    for source, target in notebook_targets().items():
+    for source, target in layout.notebook_targets().items():
         if not target.is_file():
             found.append(Difference(f"{relative(target)}: missing\n", REGENERATE))
             continue
         try:
-            with TreeGuard():
-                fresh = notebooks.execute_notebook(source)
+            with TreeGuard(layout.root):
+                fresh = notebooks.execute_notebook(source, layout)
         except notebooks.NotebookError as error:
             found.append(Difference(f"{relative(target)}: {error}\n",
                                     f"fix the failing cell in {relative(source)}"))
@@ -459,11 +461,12 @@ def notebook_differences() -> list[Difference]:
         if diff:
             found.append(Difference(
                 diff + f"{relative(target)}: differs from a fresh execution\n", REGENERATE))
-        stamp = notebook_stamp_path(target)
-        expected = render_notebook_stamp(source, fresh).encode("utf-8")
+        stamp = layout.notebook_stamp_path(target)
+        expected = render_notebook_stamp(source, fresh, layout).encode("utf-8")
         if not stamp.is_file() or stamp.read_bytes() != expected:
-            found.append(Difference(text_diff(stamp, expected) or f"{relative(stamp)}: differs\n",
-                                    REGENERATE))
+            found.append(Difference(
+                text_diff(stamp, expected, layout) or f"{relative(stamp)}: differs\n",
+                REGENERATE))
     return found
 
 
@@ -480,47 +483,47 @@ def select_scripts(scripts: list[str], names: list[str]) -> list[str]:
     unknown = sorted(wanted - set(scripts))
     if unknown:
         raise PipelineError(f"regenerate: no chapter script {', '.join(unknown)} in "
-                            f"{relative(CODE_DIR)}/ (the scripts are named like {scripts[0]})")
+                            f"explainer_code/ (the scripts are named like {scripts[0]})")
     return [s for s in scripts if s in wanted]
 
 
 def regenerate(jobs: int, force: bool = False, notebooks: bool = True,
-               only: list[str] | None = None) -> int:
+               only: list[str] | None = None, layout: Layout = DEFAULT) -> int:
     """Run the stale scripts (every one with `force`; of `only`, when scripts are named) and
     write what they make. Naming scripts leaves the notebooks out."""
-    scripts = discover_scripts()
+    scripts = layout.discover_scripts()
     chosen = select_scripts(scripts, only or [])
-    to_run = [s for s in chosen if force or not is_fresh(s)]
+    to_run = [s for s in chosen if force or not is_fresh(s, layout)]
     notebooks = notebooks and not only
-    result = plan(scripts, to_run, jobs)
-    written = apply(result.files, result.remove)
+    result = plan(scripts, to_run, jobs, layout)
+    written = apply(result.files, layout, result.remove)
     for path in result.remove:
-        print(f"  removed {relative(path)} (nothing makes it any more)")
+        print(f"  removed {layout.relative(path)} (nothing makes it any more)")
     if notebooks:
-        written += execute_notebooks(force)
+        written += execute_notebooks(force, layout)
     ran = ", ".join(result.ran) if result.ran else "none (all fresh)"
     print(f"regenerate: ran {ran}; {len(written)} file(s) written")
     for path in written:
-        print(f"  wrote {relative(path)}")
+        print(f"  wrote {layout.relative(path)}")
     return 0
 
 
-def check(jobs: int, notebooks: bool = True) -> int:
+def check(jobs: int, notebooks: bool = True, layout: Layout = DEFAULT) -> int:
     """Regenerate into memory and compare; 0 when everything matches."""
-    scripts = discover_scripts()
-    result = plan(scripts, scripts, jobs, checking=True)
-    found = differences(result.files, scripts)
+    scripts = layout.discover_scripts()
+    result = plan(scripts, scripts, jobs, layout, checking=True)
+    found = differences(result.files, scripts, layout)
     if found:
         # Is it the committed files, or the scripts? Run the differing scripts once more: if the
         # second run differs from the first, no regenerate can fix it.
         # Only scripts whose stamp is fresh: their inputs did not change since the committed
         # run, so a different output means the script (or the machine) is not deterministic.
-        suspects = [s for s in scripts if is_fresh(s) and any(
-            d.report.startswith(f"--- {relative(output_path(s))}") for d in found)]
+        suspects = [s for s in scripts if is_fresh(s, layout) and any(
+            d.report.startswith(f"--- {layout.relative(layout.output_path(s))}") for d in found)]
         if suspects:
-            again = plan(scripts, suspects, jobs, checking=True)
+            again = plan(scripts, suspects, jobs, layout, checking=True)
             unstable = nondeterminism(
-                {p: d for p, d in result.files.items() if p in again.files}, again.files)
+                {p: d for p, d in result.files.items() if p in again.files}, again.files, layout)
             if unstable:
                 found.insert(0, Difference(
                     "these files differ between two runs of the same scripts: "
@@ -537,7 +540,7 @@ def check(jobs: int, notebooks: bool = True) -> int:
                     "inputs by name in the script, then run `.venv/bin/python -m "
                     "explainer_tools regenerate --force` and commit"))
     if notebooks:
-        found += notebook_differences()
+        found += notebook_differences(layout)
     for difference in found:
         sys.stdout.write(difference.report if difference.report.endswith("\n")
                          else difference.report + "\n")
@@ -547,7 +550,7 @@ def check(jobs: int, notebooks: bool = True) -> int:
         for advice in dict.fromkeys(d.advice for d in found):
             print(f"  - {advice}")
         return 1
-    notebook_count = len(notebook_targets()) if notebooks else 0
+    notebook_count = len(layout.notebook_targets()) if notebooks else 0
     print(
         f"check: {len(scripts)} script(s), {notebook_count} notebook(s), "
         f"{len(result.files)} file(s): all up to date"

@@ -64,7 +64,7 @@ if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer_tools.containment import Containment, is_read
-from explainer_tools.layout import REPO_ROOT, run_environment
+from explainer_tools.layout import DEFAULT, run_environment
 from explainer_tools.process_tree import (
     become_subreaper,
     end_descendants,
@@ -97,6 +97,7 @@ class Request:
     timeout: float = 600.0  # wall-clock backstop, seconds
     cpu_limit: float = 0.0  # CPU seconds (RLIMIT_CPU of the child); 0: none
     writable: tuple[str, ...] = ()  # folders the script may write into; empty: its cwd
+    root: str = str(DEFAULT.root)  # the repository whose files its inputs are recorded from
 
     def path(self, suffix: str) -> Path:
         return Path(self.cwd) / f"{self.stem}{suffix}"
@@ -120,17 +121,18 @@ class Result:
 # --------------------------------------------------------------------------- tracing (child side)
 
 
-def repo_relative(path: str | os.PathLike[str] | int) -> str | None:
-    """The repository-relative POSIX path of a source file, or None for anything else."""
+def repo_relative(path: str | os.PathLike[str] | int, root: Path) -> str | None:
+    """The POSIX path relative to `root` (a repository, resolved) of a source file, or None for
+    anything else."""
     if isinstance(path, int):
         return None
     try:
         resolved = Path(os.fsdecode(path)).resolve()
     except (OSError, ValueError, TypeError):
         return None
-    if not resolved.is_relative_to(REPO_ROOT) or not resolved.is_file():
+    if not resolved.is_relative_to(root) or not resolved.is_file():
         return None
-    relative = resolved.relative_to(REPO_ROOT)
+    relative = resolved.relative_to(root)
     if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
         "docs",
         "assets",
@@ -140,17 +142,17 @@ def repo_relative(path: str | os.PathLike[str] | int) -> str | None:
     return relative.as_posix()
 
 
-def repo_relative_dir(path: object) -> str | None:
-    """The repository-relative POSIX path of a source folder (for listings), or None."""
+def repo_relative_dir(path: object, root: Path) -> str | None:
+    """The POSIX path relative to `root` of a source folder (for listings), or None."""
     if not isinstance(path, str | bytes | os.PathLike):
         return None
     try:
         resolved = Path(os.fsdecode(path) or ".").resolve()
     except (OSError, ValueError, TypeError):
         return None
-    if not resolved.is_relative_to(REPO_ROOT) or not resolved.is_dir() or resolved == REPO_ROOT:
+    if not resolved.is_relative_to(root) or not resolved.is_dir() or resolved == root:
         return None
-    relative = resolved.relative_to(REPO_ROOT)
+    relative = resolved.relative_to(root)
     if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
             "docs", "assets", "fig") or "site-packages" in relative.parts:
         return None
@@ -183,7 +185,7 @@ def _limit_cpu(seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (spent + soft, spent + soft + 5))
 
 
-def _trace_stats(read: set[str], containment: Containment) -> None:
+def _trace_stats(read: set[str], containment: Containment, root: Path) -> None:
     """Record the repository files whose metadata the script reads (`os.path.getsize`,
     `Path.stat`, `exists`, ...: no audit event covers them) by wrapping os.stat and os.lstat."""
     busy = [False]
@@ -194,7 +196,7 @@ def _trace_stats(read: set[str], containment: Containment) -> None:
             if containment.active and not busy[0]:
                 busy[0] = True
                 try:
-                    relative = repo_relative(path)
+                    relative = repo_relative(path, root)
                     if relative is not None:
                         read.add(relative)
                 finally:
@@ -247,6 +249,7 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     so a script that ends with os._exit gets no stamp (issue 31, A22)."""
     become_subreaper()
     script = Path(request.script).resolve()
+    root = Path(request.root).resolve()
     _redirect_streams(request)
     os.chdir(request.cwd)
     os.environ.update(request.env)
@@ -265,18 +268,18 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
         if not containment.active:
             return
         if event == "open" and len(args) >= 3 and is_read(args[1], args[2]):
-            relative = repo_relative(args[0])  # type: ignore[arg-type]
+            relative = repo_relative(args[0], root)  # type: ignore[arg-type]
             if relative is not None:
                 read.add(relative)
         elif event in LISTING_EVENTS and args and not _by_import_system():
-            folder = repo_relative_dir(args[0])  # type: ignore[arg-type]
+            folder = repo_relative_dir(args[0], root)  # type: ignore[arg-type]
             if folder is not None:
                 read.add(folder + "/")  # a listing: its names become an input
 
     sys.argv = [str(script)]
     sys.path[:] = [str(script.parent), *base_path]
     _limit_cpu(request.cpu_limit)
-    _trace_stats(read, containment)
+    _trace_stats(read, containment, root)
     sys.addaudithook(hook)
     began = time.perf_counter()
     status = _run_script(script)
@@ -287,11 +290,11 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
         for name, module in list(sys.modules.items()):
             if name in preloaded:
                 continue
-            relative = repo_relative(getattr(module, "__file__", None) or "")
+            relative = repo_relative(getattr(module, "__file__", None) or "", root)
             if relative is not None:
                 read.add(relative)
-        if script.is_relative_to(REPO_ROOT):
-            read.add(script.relative_to(REPO_ROOT).as_posix())
+        if script.is_relative_to(root):
+            read.add(script.relative_to(root).as_posix())
         request.path(".deps.json").write_text(
             json.dumps({"inputs": sorted(read), "seconds": elapsed}, indent=1) + "\n",
             encoding="utf-8",
@@ -434,7 +437,7 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
         [sys.executable, "-m", "explainer_tools.runner", "serve"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        cwd=REPO_ROOT,
+        cwd=DEFAULT.root,  # where explainer_tools is importable: the tools' own repository
         env=_base_env(),
         start_new_session=True,
     )
@@ -485,7 +488,7 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                     [sys.executable, "-m", "explainer_tools.runner", "one",
                      json.dumps(request.__dict__)],
                     stdin=subprocess.DEVNULL,
-                    cwd=REPO_ROOT,
+                    cwd=DEFAULT.root,  # where explainer_tools is importable
                     env=_base_env(),
                     start_new_session=True,
                 )

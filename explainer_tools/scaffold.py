@@ -14,7 +14,7 @@ import re
 import sys
 from pathlib import Path
 
-from explainer_tools.layout import CHAPTER_DIR, CODE_DIR, MKDOCS_YML, relative
+from explainer_tools.layout import DEFAULT, Layout
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 NAV_CHAPTER = re.compile(r'^(?P<indent>\s+)- "(?P<number>\d+)\. ')
@@ -125,8 +125,8 @@ if __name__ == "__main__":
 '''
 
 
-def page_path(n: int, slug: str) -> Path:
-    return CHAPTER_DIR / f"{n:02d}-{slug}.md"
+def page_path(n: int, slug: str, layout: Layout = DEFAULT) -> Path:
+    return layout.chapter_dir / f"{n:02d}-{slug}.md"
 
 
 def script_name(n: int, slug: str) -> str:
@@ -208,33 +208,33 @@ def nav_with_chapter(yml: str, n: int, title: str, page: str) -> str:
     return "\n".join(lines)
 
 
-def scaffold(n: int, slug: str, title: str) -> list[Path]:
+def scaffold(n: int, slug: str, title: str, layout: Layout = DEFAULT) -> list[Path]:
     """Write the page, the script and the nav line; return the files written."""
     if not 1 <= n <= 99 or not SLUG.match(slug):
         raise ValueError("N must be 1-99 and SLUG lowercase words joined by '-'")
     if '"' in title or "\n" in title:
         raise ValueError("TITLE may not contain double quotes or newlines")
-    page, script = page_path(n, slug), CODE_DIR / script_name(n, slug)
+    page, script = page_path(n, slug, layout), layout.code_dir / script_name(n, slug)
     for path in (page, script):
         if path.exists():
-            raise ValueError(f"{relative(path)} exists already; nothing was written")
+            raise ValueError(f"{layout.relative(path)} exists already; nothing was written")
     values = {"n": n, "title": title, "script": script.name, "example": 12, "result": 144}
-    nav = nav_with_chapter(MKDOCS_YML.read_text(encoding="utf-8"), n, title,
-                           page.relative_to(CHAPTER_DIR.parent).as_posix())
+    nav = nav_with_chapter(layout.mkdocs_yml.read_text(encoding="utf-8"), n, title,
+                           page.relative_to(layout.docs_dir).as_posix())
     page.parent.mkdir(parents=True, exist_ok=True)
     page.write_text(PAGE.format(**values), encoding="utf-8")
     script.write_text(SCRIPT.format(**values), encoding="utf-8")
-    MKDOCS_YML.write_text(nav, encoding="utf-8")
-    return [page, script, MKDOCS_YML]
+    layout.mkdocs_yml.write_text(nav, encoding="utf-8")
+    return [page, script, layout.mkdocs_yml]
 
 
-def main(n: int, slug: str, title: str) -> int:
+def main(n: int, slug: str, title: str, layout: Layout = DEFAULT) -> int:
     try:
-        written = scaffold(n, slug, title)
+        written = scaffold(n, slug, title, layout)
     except ValueError as error:
         print(f"chapter: {error}", file=sys.stderr)
         return 1
     for path in written:
-        print(f"  wrote {relative(path)}")
+        print(f"  wrote {layout.relative(path)}")
     print("Next: `make regenerate` (runs the script, embeds it), then `make check`.")
     return 0

@@ -12,17 +12,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from explainer_tools.layout import (
-    FIG_DIR,
-    LOCK_FILE,
-    REPO_ROOT,
-    RUNNER_CODE,
-    output_path,
-    relative,
-    run_environment,
-    sha256,
-    stamp_path,
-)
+from explainer_tools.layout import RUNNER_CODE, Layout, run_environment, sha256
 
 
 def stamp_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -35,13 +25,14 @@ def render_stamp(
     inputs: Iterable[str],
     output: str,
     figures: dict[str, bytes],
+    layout: Layout,
     environment: dict[str, str] | None = None,
     runner_code: Iterable[str] = RUNNER_CODE,
 ) -> str:
-    """The stamp of a run: hashes of everything it read and produced, the run environment and
-    the code that ran it."""
-    paths = {*inputs, relative(LOCK_FILE), *runner_code}
-    hashed = {path: input_hash(path) for path in sorted(paths)}
+    """The stamp of a run: hashes of everything it read and produced (paths relative to the
+    layout's root), the run environment and the code that ran it."""
+    paths = {*inputs, layout.relative(layout.lock_file), *runner_code}
+    hashed = {path: input_hash(path, layout) for path in sorted(paths)}
     hashed = {path: digest for path, digest in hashed.items() if digest is not None}
     stamp = {
         "script": script,
@@ -53,9 +44,9 @@ def render_stamp(
     return json.dumps(stamp, indent=1, sort_keys=False) + "\n"
 
 
-def input_hash(path: str) -> str | None:
+def input_hash(path: str, layout: Layout) -> str | None:
     """The hash of an input: a file's bytes, or for `folder/` (a listing) its sorted names."""
-    target = REPO_ROOT / path
+    target = layout.root / path
     if path.endswith("/"):
         if not target.is_dir():
             return None
@@ -77,24 +68,25 @@ def read_stamp(path: Path) -> dict | None:
     return stamp
 
 
-def is_fresh(script: str) -> bool:
+def is_fresh(script: str, layout: Layout) -> bool:
     """True when the committed stamp matches the current inputs, environment, runner and
     products of `script`."""
-    stamp = read_stamp(stamp_path(script))
-    if stamp is None or not output_path(script).is_file():
+    stamp = read_stamp(layout.stamp_path(script))
+    if stamp is None or not layout.output_path(script).is_file():
         return False
     if stamp["environment"] != stamp_environment():
         return False
-    if relative(LOCK_FILE) not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
+    lock = layout.relative(layout.lock_file)
+    if lock not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
         return False
-    if any(input_hash(path) != digest for path, digest in stamp["inputs"].items()):
+    if any(input_hash(path, layout) != digest for path, digest in stamp["inputs"].items()):
         return False
-    checks = [(output_path(script), stamp["output"])]
-    checks += [(FIG_DIR / name, h) for name, h in stamp["figures"].items()]
+    checks = [(layout.output_path(script), stamp["output"])]
+    checks += [(layout.fig_dir / name, h) for name, h in stamp["figures"].items()]
     return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
 
 
-def stamped_figures(script: str) -> list[str]:
+def stamped_figures(script: str, layout: Layout) -> list[str]:
     """The figures the committed stamp of `script` says it drew."""
-    stamp = read_stamp(stamp_path(script))
+    stamp = read_stamp(layout.stamp_path(script))
     return list(stamp["figures"]) if stamp else []

@@ -12,7 +12,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from explainer_tools.layout import REPO_ROOT, relative, write_atomic
+from explainer_tools.layout import Layout, write_atomic
 
 
 class PipelineError(Exception):
@@ -22,7 +22,7 @@ class PipelineError(Exception):
 UNGUARDED = {".git", ".venv", "site", ".cache", "build", ".pytest_cache", ".ruff_cache"}
 
 
-def tree_contents(root: Path = REPO_ROOT) -> dict[str, bytes]:
+def tree_contents(root: Path) -> dict[str, bytes]:
     """Every file of the working tree (bytes by relative path), outside UNGUARDED folders."""
     found: dict[str, bytes] = {}
     for folder, names, files in os.walk(root):
@@ -41,7 +41,7 @@ class TreeGuard:
     written is kept outside the tree) and the check fails; regenerate, during which an author
     may be editing pages, only names the files that changed."""
 
-    def __init__(self, root: Path = REPO_ROOT, restore: bool = True) -> None:
+    def __init__(self, root: Path, restore: bool = True) -> None:
         self.root = root
         self.restore = restore
         self.before: dict[str, bytes] = {}
@@ -80,7 +80,7 @@ class TreeGuard:
             + "\n  ".join(lines))
 
 
-def preflight(paths: Iterable[Path]) -> None:
+def preflight(paths: Iterable[Path], layout: Layout) -> None:
     """Fail before writing anything when a file to write or remove cannot be written: each
     folder gets a trial file (which also catches read-only mounts, where root can't write)."""
     problems = []
@@ -92,7 +92,7 @@ def preflight(paths: Iterable[Path]) -> None:
             with tempfile.NamedTemporaryFile(dir=probe, prefix=".write-check-"):
                 pass
         except OSError as error:
-            problems.append(f"{relative(folder)}/: cannot write there ({error.strerror})")
+            problems.append(f"{layout.relative(folder)}/: cannot write there ({error.strerror})")
     if problems:
         raise PipelineError(
             "regenerate: nothing was written, because these folders are not writable:\n  "
@@ -101,13 +101,14 @@ def preflight(paths: Iterable[Path]) -> None:
         )
 
 
-def apply(files: dict[Path, bytes], remove: Iterable[Path] = ()) -> list[Path]:
+def apply(files: dict[Path, bytes], layout: Layout, remove: Iterable[Path] = ()) -> list[Path]:
     """Write every file whose bytes differ from what is on disk, then remove `remove`; return
-    the paths written. A failure mid-way names what was already written and how to recover."""
+    the paths written (messages name them relative to the layout's root). A failure mid-way
+    names what was already written and how to recover."""
     changed = {p: d for p, d in sorted(files.items())
                if not (p.is_file() and p.read_bytes() == d)}
     remove = [p for p in remove if p.is_file()]
-    preflight([*changed, *remove])
+    preflight([*changed, *remove], layout)
     written: list[Path] = []
     try:
         for path, data in changed.items():
@@ -116,9 +117,10 @@ def apply(files: dict[Path, bytes], remove: Iterable[Path] = ()) -> list[Path]:
         for path in remove:
             path.unlink()
     except OSError as error:
-        done = "\n  ".join(relative(p) for p in written) or "(none)"
+        done = "\n  ".join(layout.relative(p) for p in written) or "(none)"
         raise PipelineError(
-            f"regenerate: writing {relative(Path(error.filename or '?'))} failed ({error}).\n"
+            f"regenerate: writing {layout.relative(Path(error.filename or '?'))} failed "
+            f"({error}).\n"
             f"Already written (each file complete, as regenerated):\n  {done}\n"
             "The tree is consistent file by file but not as a whole: fix the cause and run "
             "`make regenerate` again (it rewrites what is still stale), or restore the "

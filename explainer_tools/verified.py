@@ -19,8 +19,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from explainer_tools.layout import REPO_ROOT
-from explainer_tools.layout import stamp_path as _layout_stamp_path
+from explainer_tools.layout import Layout
 from explainer_tools.stamps import read_stamp as read_stamp_file
 
 
@@ -43,8 +42,8 @@ def short_hash(digest: str) -> str:
 
 
 def stamp_path(root: Path, script: str) -> Path:
-    """The stamp of `script` under `root` (the layout's naming rule, moved to another root)."""
-    return root / _layout_stamp_path(script).relative_to(REPO_ROOT)
+    """The stamp of `script` in the repository at `root`."""
+    return Layout(root).stamp_path(script)
 
 
 def read_stamp(root: Path, script: str) -> StampFacts | None:
@@ -64,7 +63,8 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 def last_verified(root: Path, scripts: list[str]) -> Verified:
     """The last commit that changed any of these scripts' stamps."""
-    stamps = [str(stamp_path(root, script).relative_to(root)) for script in scripts]
+    layout = Layout(root)
+    stamps = [layout.relative(layout.stamp_path(script)) for script in scripts]
     log = _git(root, "log", "-1", "--format=%h %cs", "--", *stamps)
     if log.returncode != 0 or not log.stdout.strip():
         return Verified("", "", False)

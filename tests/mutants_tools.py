@@ -346,7 +346,15 @@ MUTANTS = [
            "    \"verified\": 2,\n", "", "tests/test_layers.py"),
     # the command line (explainer_tools/__main__.py)
     mutant("cli: check ignores the claim check", "explainer_tools/__main__.py",
-           "    status |= claims_cli.main([\"--quiet\"])", "    claims_cli.main([\"--quiet\"])", T_NEW),
+           "    status |= claims_cli.main(_rooted([\"--quiet\"], layout))",
+           "    claims_cli.main(_rooted([\"--quiet\"], layout))", T_NEW),
+    mutant("cli: the checkers read the tools' repository, not the layout's",
+           "explainer_tools/__main__.py",
+           "    return argv if layout == DEFAULT else [\"--root\", str(layout.root), *argv]",
+           "    return argv",
+           "tests/test_pipeline.py::test_embed_round_trip_and_idempotence"),
+    mutant("cli: the signal handlers are not put back", "explainer_tools/__main__.py",
+           "            signal.signal(signum, handler)", "            pass", T_NEW),
     mutant("cli: a pipeline error is a traceback", "explainer_tools/__main__.py",
            "    except pipeline.PipelineError as error:\n        print(error, file=sys.stderr)\n"
            "        return 1", "    except KeyError as error:\n        print(error, file=sys.stderr)\n"

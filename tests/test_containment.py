@@ -225,7 +225,8 @@ def test_probe_A10b_a_malformed_time_limit_is_an_error(value: str,
     for name in (layout.TIMEOUT_ENV, layout.CPU_LIMIT_ENV):
         monkeypatch.setenv(name, value)
         with pytest.raises(pipeline.PipelineError, match=f"{name}='{value}' is not a positive"):
-            pipeline.run_scripts(["ch99_never_runs.py"], Path("/nonexistent"), 1)
+            pipeline.run_scripts(["ch99_never_runs.py"], Path("/nonexistent"), 1,
+                                  layout.DEFAULT)
         monkeypatch.delenv(name)
     monkeypatch.setenv(layout.TIMEOUT_ENV, " 900 ")
     assert layout.script_timeout() == 900.0
@@ -359,7 +360,8 @@ def test_write_atomic_replaces_the_file_and_never_rewrites_it(tmp_path: Path) ->
 
 def test_a_stamp_is_stale_when_the_run_environment_changes(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    script = next(s for s in layout.discover_scripts() if pipeline.is_fresh(s))
+    script = next(s for s in layout.DEFAULT.discover_scripts()
+                  if pipeline.is_fresh(s, layout.DEFAULT))
     changed = {**layout.run_environment(), "PYTHONHASHSEED": "1"}
     monkeypatch.setattr(stamps, "run_environment", lambda: changed)
-    assert not pipeline.is_fresh(script)
+    assert not pipeline.is_fresh(script, layout.DEFAULT)

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from explainer_tools import pipeline
-from explainer_tools.layout import CODE_DIR, FIG_DIR, discover_scripts, output_path
+from explainer_tools.layout import DEFAULT
 
-SCRIPTS = discover_scripts()
+SCRIPTS = DEFAULT.discover_scripts()
 
 
 def cost(script: str) -> tuple[bool, int]:
-    text = (CODE_DIR / script).read_text(encoding="utf-8")
+    text = (DEFAULT.code_dir / script).read_text(encoding="utf-8")
     return ("import torch" in text, len(text))
 
 
@@ -50,9 +50,9 @@ def test_sampled_scripts_match_the_golden_files_with_one_thread(
         monkeypatch.setenv(variable, "1")
     runs = pipeline.run_scripts(SAMPLE, tmp_path, jobs=2)
     for script, run in runs.items():
-        assert run.output == output_path(script).read_bytes().decode("utf-8"), script
+        assert run.output == DEFAULT.output_path(script).read_bytes().decode("utf-8"), script
         for name, data in run.figures.items():
-            assert data == (FIG_DIR / name).read_bytes(), name
+            assert data == (DEFAULT.fig_dir / name).read_bytes(), name
 
 
 def test_the_sample_is_small_and_rotates() -> None:

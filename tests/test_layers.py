@@ -92,4 +92,4 @@ def test_scripts_and_tools_agree_on_the_figure_folder() -> None:
     from explainer_tools import layout
 
     assert script_io.FIG_DIR_ENV == layout.FIG_DIR_ENV
-    assert script_io.DEFAULT_FIG_DIR == layout.FIG_DIR
+    assert layout.DEFAULT.fig_dir == script_io.DEFAULT_FIG_DIR

@@ -123,9 +123,9 @@ def test_seed_tiers_reuse_the_default_data_and_plan() -> None:
 
 def test_bench_miniature_selects_the_default_tier_and_judges_cpu_time() -> None:
     from explainer_tools import bench
-    from explainer_tools.layout import discover_scripts
+    from explainer_tools.layout import DEFAULT
 
-    scripts = bench.miniature_scripts(discover_scripts())
+    scripts = bench.miniature_scripts(DEFAULT.discover_scripts())
     assert "ch22_markov.py" in scripts and "ch21_pipeline.py" in scripts
     assert all(s.startswith(("ch21_", "ch22_")) for s in scripts)
     rows = [("a.py", 400.0, 149.0, True), ("b.py", 20.0, 151.0, True)]

@@ -17,6 +17,7 @@ from gpt_lab import checks, corpus
 from gpt_lab.model import GPT, GPTConfig
 
 from explainer_tools import cpu_paths, notebooks, pipeline
+from explainer_tools.layout import DEFAULT, Layout
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "notebooks" / "gpt2_under_the_hood.py"
@@ -246,8 +247,8 @@ def _stub_notebook_run(monkeypatch, tmp_path: Path, fresh: bytes, committed: byt
     source, target = tmp_path / "nb.py", tmp_path / "nb.ipynb"
     source.write_text("# %%\n", encoding="utf-8")
     target.write_bytes(committed)
-    monkeypatch.setattr(pipeline, "notebook_targets", lambda: {source: target})
-    monkeypatch.setattr(notebooks, "execute_notebook", lambda path: fresh)
+    monkeypatch.setattr(Layout, "notebook_targets", lambda self: {source: target})
+    monkeypatch.setattr(notebooks, "execute_notebook", lambda path, layout: fresh)
     return target
 
 
@@ -267,7 +268,7 @@ def test_arm_laptop_gets_one_message_instead_of_a_wall_of_diffs(
     committed = COMMITTED.read_bytes()
     _stub_notebook_run(monkeypatch, tmp_path, fresh=_edited(committed), committed=committed)
     monkeypatch.setattr(cpu_paths, "pinned_paths_unavailable", lambda: "this machine is arm64")
-    assert pipeline.notebook_differences() == []
+    assert pipeline.notebook_differences(DEFAULT) == []
     out = capsys.readouterr().out
     assert "executed, claims checked, outputs NOT compared: this machine is arm64" in out
     assert "50258" not in out and out.count("\n") < 10
@@ -277,7 +278,7 @@ def test_x86_machine_compares_and_reports_the_difference(monkeypatch, tmp_path: 
     committed = COMMITTED.read_bytes()
     _stub_notebook_run(monkeypatch, tmp_path, fresh=_edited(committed), committed=committed)
     monkeypatch.setattr(cpu_paths, "pinned_paths_unavailable", lambda: "")
-    reports = pipeline.notebook_differences()
+    reports = pipeline.notebook_differences(DEFAULT)
     assert any("50258" in r.report and "differs from a fresh execution" in r.report
                for r in reports)
 
@@ -286,12 +287,12 @@ def test_a_failing_claim_fails_on_every_cpu(monkeypatch, tmp_path: Path) -> None
     committed = COMMITTED.read_bytes()
     _stub_notebook_run(monkeypatch, tmp_path, fresh=committed, committed=committed)
 
-    def failing(path):
+    def failing(path, layout):
         raise notebooks.NotebookError("NotebookClaimsError: 1 claim(s) ... fail")
 
     monkeypatch.setattr(notebooks, "execute_notebook", failing)
     monkeypatch.setattr(cpu_paths, "pinned_paths_unavailable", lambda: "this machine is arm64")
-    (difference,) = pipeline.notebook_differences()
+    (difference,) = pipeline.notebook_differences(DEFAULT)
     assert "NotebookClaimsError" in difference.report
 
 

@@ -21,7 +21,7 @@ import nbformat
 import pytest
 
 from explainer_tools import notebooks, pipeline
-from explainer_tools.layout import CPU_PINNING_ENV, REPO_ROOT
+from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, REPO_ROOT, Layout
 
 COMMITTED = REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
 SOURCE = REPO_ROOT / "notebooks" / "gpt2_under_the_hood.py"
@@ -152,18 +152,18 @@ def test_check_fails_on_a_changed_stored_output(tmp_path, monkeypatch) -> None:
     edited deterministic output, ignores edits of the timing cell, and writes nothing."""
     committed = COMMITTED.read_bytes()
     source, target, stamp = tmp_path / "source.py", tmp_path / "copy.ipynb", tmp_path / "s.json"
-    monkeypatch.setattr(notebooks, "execute_notebook", lambda source: committed)
-    monkeypatch.setattr(pipeline, "notebook_targets", lambda: {source: target})
-    monkeypatch.setattr(pipeline, "notebook_stamp_path", lambda target: stamp)
-    monkeypatch.setattr(pipeline, "render_notebook_stamp", lambda source, nb: "stamp\n")
+    monkeypatch.setattr(notebooks, "execute_notebook", lambda source, layout: committed)
+    monkeypatch.setattr(Layout, "notebook_targets", lambda self: {source: target})
+    monkeypatch.setattr(Layout, "notebook_stamp_path", lambda self, target: stamp)
+    monkeypatch.setattr(pipeline, "render_notebook_stamp", lambda source, nb, layout: "stamp\n")
     stamp.write_text("stamp\n")
 
     target.write_bytes(committed)
-    assert pipeline.notebook_differences() == []
+    assert pipeline.notebook_differences(DEFAULT) == []
 
     edited, marker = edit_first_deterministic_stdout(committed)
     target.write_bytes(edited)
-    found = pipeline.notebook_differences()
+    found = pipeline.notebook_differences(DEFAULT)
     assert len(found) == 1
     assert marker in found[0].report and "differs from a fresh execution" in found[0].report
     assert target.read_bytes() == edited  # check writes nothing
@@ -173,7 +173,7 @@ def test_check_fails_on_a_changed_stored_output(tmp_path, monkeypatch) -> None:
     assert timed and timed[0].outputs
     timed[0].outputs[0]["text"] = "40 new tokens: 0.01 s with the cache, 99.99 s without\n"
     target.write_bytes(nbformat.writes(nb).encode())
-    assert pipeline.notebook_differences() == []
+    assert pipeline.notebook_differences(DEFAULT) == []
 
 
 def test_notebook_inputs_are_its_code_and_data_and_pages_only_when_it_reads_them(

@@ -1,23 +1,36 @@
-"""End-to-end tests of `regenerate` / `check` on scratch copies of the repository.
+"""End-to-end tests of `regenerate` / `check` on small fixture repositories.
 
-Each test copies the pipeline (explainer_tools/, requirements.lock) into a temporary repository,
-adds a small chapter script and a page that embeds it, and runs the real command line there:
-nothing in the working tree is read or written except through the copy.
+A fixture repository is built from a dict {relative path: text} (`build_tree`): a chapter script,
+a helper it imports, a data file it reads, a page that embeds it, and the few files of the real
+repository its stamps hash (requirements.lock, the runner's code) or it imports (script_io.py).
+The tests call the command line's `main(argv, layout)` in this process on that repository and
+read what it printed (`run`); the chapter scripts still run in child processes, through the
+runner, as they do for `make regenerate`. Nothing in the working tree is read or written except
+the files copied into the fixture. Two tests run the real `python -m explainer_tools` in a
+subprocess, on a fixture that holds a copy of the tools: its exit codes end to end, and that
+killing it kills the scripts it started.
 """
 
 from __future__ import annotations
 
-import compileall
+import contextlib
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from explainer_tools import __main__ as cli
+from explainer_tools.layout import RUNNER_CODE, Layout
+from explainer_tools.notebooks import NOTEBOOK_RUNNER_CODE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -105,52 +118,65 @@ PAGE = textwrap.dedent(
 )
 
 
-def run(repo: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "explainer_tools", *args],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
+# What a fixture repository takes from the real one: the files every stamp hashes (the lock, the
+# code that runs scripts and notebooks, the tag grammar a notebook's inputs name) and the module
+# through which scripts save figures.
+FROM_THE_REPOSITORY = ("requirements.lock", "explainer_code/script_io.py", *RUNNER_CODE,
+                       *NOTEBOOK_RUNNER_CODE, "explainer_tools/tags.py")
+
+FIXTURE = {
+    "explainer_code/helper.py": "def double(x: int) -> int:\n    return 2 * x\n",
+    "explainer_code/data/factor.txt": "1.5\n",
+    "explainer_code/tinyfig.py": TINYFIG,
+    "explainer_code/ch01_fixture.py": SCRIPT,
+    "docs/page.md": PAGE,
+}
+
+
+def build_tree(root: Path, files: dict[str, str]) -> Path:
+    """A fixture repository at `root`: `files` ({relative path: text}), the files it takes from
+    the real repository, and the figure folder."""
+    for name in dict.fromkeys(FROM_THE_REPOSITORY):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO_ROOT / name, root / name)
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    (root / "docs" / "assets" / "fig").mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@dataclass(frozen=True)
+class Run:
+    """What one command printed, and its exit status."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(repo: Path, *args: str) -> Run:
+    """`python -m explainer_tools ARGS` on the fixture repository `repo`, in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        returncode = cli.main(list(args), layout=Layout(repo))
+    return Run(returncode, out.getvalue(), err.getvalue())
 
 
 def snapshot(repo: Path) -> dict[str, bytes]:
-    """Every file of the copy outside the pipeline's own code."""
+    """Every file of the fixture repository."""
     return {
         path.relative_to(repo).as_posix(): path.read_bytes()
         for path in sorted(repo.rglob("*"))
-        if path.is_file()
-        and "explainer_tools" not in path.parts
-        and "__pycache__" not in path.parts
+        if path.is_file() and "__pycache__" not in path.parts
     }
 
 
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A scratch repository with the pipeline, one fixture script, a helper, data and a page,
-    regenerated once per module; each test works on its own copy."""
-    root = tmp_path_factory.mktemp("template") / "repo"
-    shutil.copytree(
-        REPO_ROOT / "explainer_tools",
-        root / "explainer_tools",
-        ignore=shutil.ignore_patterns("__pycache__"),
-    )
-    # Bytecode once for the copy's every `python -m explainer_tools` (the suite runs with
-    # PYTHONDONTWRITEBYTECODE=1, so each would compile the tools from source again, about half a
-    # second each); copies keep the sources' times, so the cached bytecode stays valid.
-    compileall.compile_dir(root / "explainer_tools", quiet=1)
-    shutil.copy(REPO_ROOT / "requirements.lock", root / "requirements.lock")
-    code = root / "explainer_code"
-    (code / "data").mkdir(parents=True)
-    shutil.copy(REPO_ROOT / "explainer_code" / "script_io.py", code / "script_io.py")
-    (code / "helper.py").write_text("def double(x: int) -> int:\n    return 2 * x\n")
-    (code / "data" / "factor.txt").write_text("1.5\n")
-    (code / "tinyfig.py").write_text(TINYFIG)
-    (code / "ch01_fixture.py").write_text(SCRIPT)
-    (root / "docs" / "assets" / "fig").mkdir(parents=True)
-    (root / "docs" / "page.md").write_text(PAGE)
+    """A fixture repository with one script, a helper, data and a page, regenerated once per
+    module; each test works on its own copy."""
+    root = build_tree(tmp_path_factory.mktemp("template") / "repo", FIXTURE)
     result = run(root, "regenerate")
     assert result.returncode == 0, result.stderr
     return root
@@ -161,6 +187,49 @@ def repo(template: Path, tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     shutil.copytree(template, root)
     return root
+
+
+def command_line(repo: Path, *args: str, **popen: object) -> subprocess.Popen[str]:
+    """The real `python -m explainer_tools ARGS`, started in `repo` (which must hold a copy of
+    the tools: `with_tools`)."""
+    return subprocess.Popen([sys.executable, "-m", "explainer_tools", *args], cwd=repo,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **popen)  # type: ignore[call-overload]
+
+
+def with_tools(repo: Path) -> Path:
+    """`repo` with a copy of explainer_tools, so that `python -m explainer_tools` started there
+    works on it (the tools' default layout is the repository they lie in)."""
+    shutil.rmtree(repo / "explainer_tools")
+    shutil.copytree(REPO_ROOT / "explainer_tools", repo / "explainer_tools",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return repo
+
+
+def finished(proc: subprocess.Popen[str]) -> Run:
+    out, err = proc.communicate(timeout=300)
+    return Run(proc.returncode, out, err)
+
+
+def test_the_command_line_end_to_end(repo: Path) -> None:
+    """`python -m explainer_tools` as `make` runs it: exit 0 on a fresh tree, 1 with the
+    difference on stdout after a hand edit, 1 with the message on stderr for an unknown
+    script."""
+    with_tools(repo)
+    regenerate = finished(command_line(repo, "regenerate"))
+    assert regenerate.returncode == 0, regenerate.stderr
+    assert "ran none (all fresh); 0 file(s) written" in regenerate.stdout
+    check = finished(command_line(repo, "check"))
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "all up to date" in check.stdout
+    output = repo / "outputs" / "ch01_fixture.txt"
+    output.write_text(output.read_text().replace("= 42", "= 43"))
+    check = finished(command_line(repo, "check", "--skip-notebooks"))
+    assert check.returncode == 1
+    assert "-[1] double(21) = 43" in check.stdout and "+[1] double(21) = 42" in check.stdout
+    unknown = finished(command_line(repo, "regenerate", "ch02_nosuch"))
+    assert unknown.returncode == 1
+    assert "regenerate: no chapter script ch02_nosuch.py in explainer_code/" in unknown.stderr
 
 
 def test_regenerate_embeds_output_block_and_source(repo: Path) -> None:
@@ -189,7 +258,10 @@ def test_embed_round_trip_and_idempotence(repo: Path) -> None:
     assert forced.returncode == 0, forced.stderr
     assert "0 file(s) written" in forced.stdout
     assert snapshot(repo) == before
-    assert run(repo, "check").returncode == 0
+    check = run(repo, "check")
+    assert check.returncode == 0
+    # the claim check and the book checks read the fixture's one page, not the book's pages
+    assert "claims: 1 pages" in check.stdout and "docs/page.md: 0 badges" in check.stdout
 
 
 @pytest.mark.parametrize(
@@ -361,7 +433,7 @@ NOTEBOOK = '# %% [markdown]\n# A fixture notebook.\n\n# %%\nprint(6 * 7)\n'
 
 @pytest.mark.slow
 def test_notebooks_execute_when_stale_check_catches_drift_and_a_failure_writes_nothing(
-    repo: Path, tmp_path: Path
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One test for the notebook path, as each execution starts a kernel (seconds): four
     executions prove staleness, drift and failure, and that an execution, passing or failing,
@@ -374,8 +446,9 @@ def test_notebooks_execute_when_stale_check_catches_drift_and_a_failure_writes_n
     target = repo / "docs" / "notebooks" / "tiny-book.ipynb"
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    in_scratch = {**os.environ, "TMPDIR": str(scratch)}
-    first = run(repo, "regenerate", env=in_scratch)  # execution 1
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # gettempdir() has read it already
+    first = run(repo, "regenerate")  # execution 1
     assert first.returncode == 0, first.stderr
     assert list(scratch.iterdir()) == []
     assert "wrote docs/notebooks/tiny-book.ipynb" in first.stdout
@@ -399,7 +472,7 @@ def test_notebooks_execute_when_stale_check_catches_drift_and_a_failure_writes_n
     # a failing cell stops regeneration and leaves the stored notebook as it was
     before = snapshot(repo)
     source.write_text(NOTEBOOK + "\n# %%\nraise ValueError('broken cell')\n")
-    result = run(repo, "regenerate", env=in_scratch)  # execution 4
+    result = run(repo, "regenerate")  # execution 4
     assert result.returncode == 1
     assert list(scratch.iterdir()) == []
     assert "notebooks/tiny_book.py failed; docs/notebooks/tiny-book.ipynb left as it was" in (
@@ -447,14 +520,15 @@ def test_probe01_a_marker_printed_by_a_script_never_breaks_the_page(repo: Path) 
     assert run(repo, "check").returncode == 0
 
 
-def test_probe02_a_hanging_script_times_out_by_name_and_leaves_nothing(repo: Path) -> None:
+def test_probe02_a_hanging_script_times_out_by_name_and_leaves_nothing(
+        repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     add_script(repo, "ch02_hangs.py", "import time\nprint('Hangs -- ch02_hangs.py')\ntry:\n"
                "    input()\nexcept EOFError:  # stdin is /dev/null: input() cannot wait\n"
                "    pass\ntime.sleep(600)  # hangs without burning the CPU the suite shares\n")
     before = snapshot(repo)
-    env = {**os.environ, "EXPLAINER_SCRIPT_TIMEOUT": "2"}
+    monkeypatch.setenv("EXPLAINER_SCRIPT_TIMEOUT", "2")
     began = time.monotonic()
-    result = run(repo, "regenerate", env=env)
+    result = run(repo, "regenerate")
     assert result.returncode == 1 and time.monotonic() - began < 120
     assert "explainer_code/ch02_hangs.py timed out after 2 s" in result.stderr
     assert "EXPLAINER_SCRIPT_TIMEOUT" in result.stderr
@@ -471,9 +545,7 @@ def test_probe02_killing_regenerate_kills_the_script_and_removes_scratch(repo: P
         ''')
     scratch = tmp_path / "tmp"
     scratch.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "explainer_tools", "regenerate"], cwd=repo,
-                            env={**os.environ, "TMPDIR": str(scratch)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = command_line(with_tools(repo), "regenerate", env={**os.environ, "TMPDIR": str(scratch)})
     deadline = time.monotonic() + 120
     pid_files: list[Path] = []
     while not pid_files and time.monotonic() < deadline:
@@ -513,7 +585,7 @@ def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path
     (tmp_path / "blocker").write_text("a file where a folder should be")
     files = {tmp_path / "a.txt": b"a", tmp_path / "blocker" / "b.txt": b"b"}
     with pytest.raises(pipeline.PipelineError, match="nothing was written"):
-        pipeline.apply(files)
+        pipeline.apply(files, Layout(tmp_path))
     assert not (tmp_path / "a.txt").exists()
 
 
@@ -530,7 +602,7 @@ def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
 
     monkeypatch.setattr(tree_io, "write_atomic", flaky)
     with pytest.raises(pipeline.PipelineError) as error:
-        pipeline.apply({tmp_path / "a.txt": b"a", tmp_path / "b.txt": b"b"})
+        pipeline.apply({tmp_path / "a.txt": b"a", tmp_path / "b.txt": b"b"}, Layout(tmp_path))
     message = str(error.value)
     assert "No space left on device" in message and "a.txt" in message
     assert "make regenerate" in message and "git checkout" in message

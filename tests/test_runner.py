@@ -105,8 +105,8 @@ def test_timeout_kills_the_script_and_its_process_group(folder: Path, tmp_path: 
 def test_reads_of_repository_files_are_traced() -> None:
     from explainer_tools.layout import REPO_ROOT
 
-    assert runner.repo_relative(REPO_ROOT / "requirements.lock") == "requirements.lock"
-    assert runner.repo_relative(REPO_ROOT / "outputs" / "x.txt") is None
+    assert runner.repo_relative(REPO_ROOT / "requirements.lock", REPO_ROOT) == "requirements.lock"
+    assert runner.repo_relative(REPO_ROOT / "outputs" / "x.txt", REPO_ROOT) is None
     assert runner.is_read("r", 0) and not runner.is_read("w", 0)
     assert runner.is_read(None, os.O_RDONLY) and not runner.is_read(None, os.O_WRONLY)
 

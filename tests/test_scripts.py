@@ -14,21 +14,15 @@ import pytest
 
 from explainer_tools import pipeline
 from explainer_tools.blocks import parse_blocks
-from explainer_tools.layout import (
-    CODE_DIR,
-    discover_scripts,
-    markdown_pages,
-    output_path,
-    stamp_path,
-)
+from explainer_tools.layout import DEFAULT
 from explainer_tools.markdown import split_front_matter
 
-SCRIPTS = discover_scripts()
+SCRIPTS = DEFAULT.discover_scripts()
 CLAIM_LINE = re.compile(r"\[(\d+)\]")
 
 
 def source(script: str) -> str:
-    return (CODE_DIR / script).read_text(encoding="utf-8")
+    return (DEFAULT.code_dir / script).read_text(encoding="utf-8")
 
 
 def test_there_are_chapter_scripts() -> None:
@@ -39,13 +33,13 @@ def test_there_are_chapter_scripts() -> None:
 def test_output_and_stamp_are_committed_and_fresh(script: str) -> None:
     """A fresh stamp means the committed output came from a run (exit 0: every assert held) of
     the script as it is now, with its current inputs and run environment."""
-    assert output_path(script).is_file() and stamp_path(script).is_file()
-    assert pipeline.is_fresh(script), f"{script}: stale stamp; run make regenerate"
+    assert DEFAULT.output_path(script).is_file() and DEFAULT.stamp_path(script).is_file()
+    assert pipeline.is_fresh(script, DEFAULT), f"{script}: stale stamp; run make regenerate"
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_output_has_a_title_line_and_numbered_blocks(script: str) -> None:
-    output = output_path(script).read_text(encoding="utf-8")
+    output = DEFAULT.output_path(script).read_text(encoding="utf-8")
     lines = output.splitlines()
     assert lines and not lines[0].startswith("["), "the first line is a title line"
     blocks = parse_blocks(output, script)
@@ -57,7 +51,7 @@ def test_docstring_lists_the_claims_of_every_block(script: str) -> None:
     tree = ast.parse(source(script))
     docstring = ast.get_docstring(tree) or ""
     claimed = {int(n) for n in CLAIM_LINE.findall(docstring)}
-    printed = set(parse_blocks(output_path(script).read_text(encoding="utf-8"), script))
+    printed = set(parse_blocks(DEFAULT.output_path(script).read_text(encoding="utf-8"), script))
     assert printed <= claimed, f"docstring lacks claims {sorted(printed - claimed)}"
 
 
@@ -112,7 +106,7 @@ def test_torch_scripts_pin_one_thread_when_they_train(script: str) -> None:
 @functools.cache
 def page_texts() -> dict[str, str]:
     """Every page's text, read once for the whole module (the pages do not change under it)."""
-    return {page.name: page.read_text(encoding="utf-8") for page in markdown_pages()}
+    return {page.name: page.read_text(encoding="utf-8") for page in DEFAULT.markdown_pages()}
 
 
 @functools.cache

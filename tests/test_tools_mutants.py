@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -203,15 +204,12 @@ def test_a_malformed_pending_line_is_an_error(tmp_path: Path) -> None:
 
 
 @pytest.fixture
-def scratch_book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The scaffold's folders and nav, moved to a scratch tree."""
+def scratch_book(tmp_path: Path) -> Path:
+    """The scaffold's folders and nav, in a scratch tree."""
     (tmp_path / "docs" / "chapters").mkdir(parents=True)
     (tmp_path / "explainer_code").mkdir()
     (tmp_path / "mkdocs.yml").write_text(
         'nav:\n  - "Part I. Foundations":\n      - "1. A": chapters/01-a.md\n', encoding="utf-8")
-    monkeypatch.setattr(scaffold, "CHAPTER_DIR", tmp_path / "docs" / "chapters")
-    monkeypatch.setattr(scaffold, "CODE_DIR", tmp_path / "explainer_code")
-    monkeypatch.setattr(scaffold, "MKDOCS_YML", tmp_path / "mkdocs.yml")
     return tmp_path
 
 
@@ -219,10 +217,10 @@ def test_scaffold_never_overwrites_and_refuses_bad_slugs(scratch_book: Path) -> 
     page = scratch_book / "docs" / "chapters" / "07-x.md"
     page.write_text("mine\n", encoding="utf-8")
     with pytest.raises(ValueError, match="exists already"):
-        scaffold.scaffold(7, "x", "T")
+        scaffold.scaffold(7, "x", "T", layout.Layout(scratch_book))
     assert page.read_text(encoding="utf-8") == "mine\n"
     with pytest.raises(ValueError, match="SLUG"):
-        scaffold.scaffold(8, "Bad_Slug", "T")
+        scaffold.scaffold(8, "Bad_Slug", "T", layout.Layout(scratch_book))
     assert sorted(p.name for p in (scratch_book / "explainer_code").iterdir()) == []
 
 
@@ -249,7 +247,7 @@ def test_check_fails_when_only_the_claim_check_fails(monkeypatch: pytest.MonkeyP
     from explainer_tools import __main__ as cli
     from explainer_tools.claims import cli as claims_cli
 
-    monkeypatch.setattr(pipeline, "check", lambda jobs, notebooks: 0)
+    monkeypatch.setattr(pipeline, "check", lambda jobs, notebooks, layout: 0)
     monkeypatch.setattr(claims_cli, "main", lambda argv: 1)
     for module in (errata, ledger, book, book_checks):
         monkeypatch.setattr(module, "main", lambda argv=None, **_: 0)
@@ -260,7 +258,7 @@ def test_a_pipeline_error_is_a_message_and_exit_1(monkeypatch: pytest.MonkeyPatc
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     from explainer_tools import __main__ as cli
 
-    def fail(jobs: int, notebooks: bool) -> int:
+    def fail(jobs: int, notebooks: bool, layout: object) -> int:
         raise pipeline.PipelineError("regenerate: boom")
 
     monkeypatch.setattr(cli, "check_everything", fail)
@@ -271,6 +269,32 @@ def test_a_pipeline_error_is_a_message_and_exit_1(monkeypatch: pytest.MonkeyPatc
         signal.signal(signal.SIGTERM, handlers[0])
         signal.signal(signal.SIGHUP, handlers[1])
     assert "regenerate: boom" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(threading.current_thread() is not threading.main_thread(),
+                    reason="signal handlers are set from the main thread only")
+def test_a_command_unwinds_on_sigterm_and_puts_the_handlers_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from explainer_tools import __main__ as cli
+
+    during = []
+
+    def record(jobs: int, notebooks: bool, layout: object) -> int:
+        during.append((signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)))
+        return 0
+
+    monkeypatch.setattr(cli, "check_everything", record)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
+    assert cli.main(["check", "--jobs", "1"]) == 0
+    assert during == [(cli._stop_on_signal, cli._stop_on_signal)]
+    assert (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)) == before
+
+
+def test_a_layout_root_is_absolute_and_resolved(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runner compares resolved paths with the root: a relative root would match none."""
+    monkeypatch.chdir(tmp_path)
+    assert layout.Layout(Path("book")).root == tmp_path.resolve() / "book"
 
 
 # ------------------------------------------------------------------ the runner's side
@@ -323,21 +347,21 @@ def test_a_stamp_of_the_wrong_shape_reads_as_none(tmp_path: Path) -> None:
 def test_a_changed_output_makes_its_stamp_stale(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     script = "ch05_param_count.py"
-    if not stamps.is_fresh(script):
+    if not stamps.is_fresh(script, layout.DEFAULT):
         pytest.skip(f"{script} is not fresh in this tree (regenerate first)")
     copy = tmp_path / "out.txt"
-    copy.write_bytes(layout.output_path(script).read_bytes() + b"edited\n")
-    monkeypatch.setattr(stamps, "output_path", lambda _script: copy)
-    assert not stamps.is_fresh(script)
+    copy.write_bytes(layout.DEFAULT.output_path(script).read_bytes() + b"edited\n")
+    monkeypatch.setattr(layout.Layout, "output_path", lambda self, _script: copy)
+    assert not stamps.is_fresh(script, layout.DEFAULT)
 
 
 def test_a_listed_folder_hashes_its_names(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stamps, "REPO_ROOT", tmp_path)
+    tree = layout.Layout(tmp_path)
     (tmp_path / "data").mkdir()
-    empty = stamps.input_hash("data/")
+    empty = stamps.input_hash("data/", tree)
     (tmp_path / "data" / "a.txt").write_text("", encoding="utf-8")
-    assert stamps.input_hash("data/") != empty
-    assert stamps.input_hash("missing/") is None
+    assert stamps.input_hash("data/", tree) != empty
+    assert stamps.input_hash("missing/", tree) is None
 
 
 def test_apply_leaves_unchanged_files_alone(tmp_path: Path) -> None:
@@ -345,7 +369,7 @@ def test_apply_leaves_unchanged_files_alone(tmp_path: Path) -> None:
     same.write_bytes(b"a")
     other.write_bytes(b"a")
     before = same.stat().st_ino
-    assert tree_io.apply({same: b"a", other: b"b"}) == [other]
+    assert tree_io.apply({same: b"a", other: b"b"}, layout.Layout(tmp_path)) == [other]
     assert same.stat().st_ino == before and other.read_bytes() == b"b"
 
 
