@@ -37,7 +37,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT as LAYOUT
 from explainer_tools.raw_tex import RAW_TEX_JS
 
 PRINT_PAGE = "print_page/"
@@ -160,7 +160,7 @@ def serve(site: Path) -> Iterator[str]:
 def build_site(dest: Path) -> None:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(dest)]
-    result = subprocess.run(cmd, cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+    result = subprocess.run(cmd, cwd=LAYOUT.root, env=env, capture_output=True, text=True,
                             check=False)
     if result.returncode != 0:
         raise SystemExit(f"mkdocs build --strict failed:\n{result.stdout}{result.stderr}")
@@ -280,9 +280,9 @@ def render_pdf(site: Path, out: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.pdf", description=__doc__)
     parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
-    parser.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "book.pdf")
+    parser.add_argument("--out", type=Path, default=LAYOUT.root / "build" / "book.pdf")
     args = parser.parse_args(argv)
-    site = args.site or REPO_ROOT / "build" / "pdf-site"
+    site = args.site or LAYOUT.root / "build" / "pdf-site"
     if args.site is None:
         build_site(site)
     summary = render_pdf(site, args.out)

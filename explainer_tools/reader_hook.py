@@ -42,8 +42,7 @@ from explainer_tools import (
 )
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
-from explainer_tools.layout import OUTPUT_DIR
-from explainer_tools.layout import REPO_ROOT as ROOT
+from explainer_tools.layout import DEFAULT, Layout
 
 
 @dataclass
@@ -63,6 +62,7 @@ class _State:
     sources: dict[str, str] = field(default_factory=dict)  # every Markdown page, by src_uri
     ledger: list[dict] = field(default_factory=list)  # the claims ledger's entries
     head: str | None = None  # the checkout's commit, read once per build
+    layout: Layout = DEFAULT  # the repository being built: the folder of the build's mkdocs.yml
 
 
 STATE = _State()
@@ -99,8 +99,8 @@ def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
 def _head() -> str:
     """The checkout's commit, once per build ("" outside git)."""
     if STATE.head is None:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True, check=False)
+        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=STATE.layout.root,
+                                capture_output=True, text=True, check=False)
         STATE.head = result.stdout.strip() if result.returncode == 0 else ""
     return STATE.head
 
@@ -108,15 +108,15 @@ def _head() -> str:
 def _last_verified(scripts: list[str]) -> verified.Verified:
     """`verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
     commands per chapter cost a second of every build, and their answer changes only with them."""
-    stamps = [verified.stamp_path(ROOT, script) for script in scripts]
+    stamps = [verified.stamp_path(STATE.layout.root, script) for script in scripts]
     if not _head():
-        return verified.last_verified(ROOT, scripts)
+        return verified.last_verified(STATE.layout.root, scripts)
     key = [_head(), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""
                               for p in stamps]]
     memo = build_cache.memo("verified", "last_verified v1")
     cached = memo.get(key)
     if cached is None:
-        cached = dataclasses.astuple(verified.last_verified(ROOT, scripts))
+        cached = dataclasses.astuple(verified.last_verified(STATE.layout.root, scripts))
         memo.put(key, cached)
     return verified.Verified(*cached)
 
@@ -133,7 +133,7 @@ def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.Numb
     page alone)."""
     outputs = build_cache.digest(sorted(STATE.outputs.items()))
     key_of = {src: [STATE.tools_digest, outputs, src, text]
-              for src, text in sources.items() if (ROOT / "docs" / src).is_file()}
+              for src, text in sources.items() if (STATE.layout.docs_dir / src).is_file()}
     memo = build_cache.memo("numbers", "claims api v1")
     result: dict[str, list[number_links.NumberLink]] = {}
     missing = []
@@ -144,7 +144,8 @@ def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.Numb
         else:
             result[src] = [number_links.NumberLink(*row) for row in cached]
     if missing:
-        checked = verified_numbers(ROOT, [ROOT / "docs" / src for src in missing])
+        checked = verified_numbers(STATE.layout.root,
+                                   [STATE.layout.docs_dir / src for src in missing])
         for src in missing:
             claims = checked.get(f"docs/{src}")
             links = [number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
@@ -158,9 +159,9 @@ def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.Numb
 def _load_numbers(sources: dict[str, str]) -> None:
     """The claim check's verified numbers, as offsets into each page's Markdown body."""
     STATE.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
-                     for path in sorted(OUTPUT_DIR.glob("*.txt"))}
+                     for path in sorted(STATE.layout.output_dir.glob("*.txt"))}
     for script in STATE.outputs:
-        stamp = verified.read_stamp(ROOT, script)
+        stamp = verified.read_stamp(STATE.layout.root, script)
         if stamp:
             STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
@@ -169,14 +170,26 @@ def _load_numbers(sources: dict[str, str]) -> None:
     STATE.numbers = _verified_links(sources)
 
 
+def layout_of(config: Any) -> Layout:
+    """The repository a build belongs to: the folder of its mkdocs.yml (a scratch copy of the
+    site, as the browser tests build, reads its own pages, not the checkout's).
+
+    >>> layout_of({"config_file_path": "/tmp/book/mkdocs.yml"}).root.as_posix()
+    '/tmp/book'
+    """
+    path = config.get("config_file_path") if hasattr(config, "get") else None
+    return Layout(Path(path).parent) if path else DEFAULT
+
+
 def on_files(files: Files, config: Any) -> Files:
     """Load what the page events need, once per build (the site plugin adds the generated pages
     from it: `generated_page`)."""
     STATE.head = None  # read again: a commit between two rebuilds of `make serve`
+    STATE.layout = layout_of(config)
     try:
-        STATE.entries = bibliography.load_bibliography(ROOT)
-        STATE.terms = glossary.load_glossary(ROOT)
-        STATE.ledger = ledger.load_ledger(ROOT)
+        STATE.entries = bibliography.load_bibliography(STATE.layout.root)
+        STATE.terms = glossary.load_glossary(STATE.layout.root)
+        STATE.ledger = ledger.load_ledger(STATE.layout.root)
         STATE.sources = {
             f.src_uri: read_source(Path(f.abs_src_path), f.src_uri)
             for f in files.documentation_pages()
@@ -185,7 +198,8 @@ def on_files(files: Files, config: Any) -> Files:
         STATE.index = crossref.build_index(STATE.sources)
         STATE.nav = config["nav"] or []
         STATE.directory_urls = bool(config["use_directory_urls"])
-        STATE.chapters = {c.number: c for c in book.chapter_status(book.load_plan(ROOT), STATE.nav)}
+        plan = book.load_plan(STATE.layout.root)
+        STATE.chapters = {c.number: c for c in book.chapter_status(plan, STATE.nav)}
         _load_numbers(STATE.sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
             book.BookError, ledger.LedgerError, ValueError) as error:

@@ -54,7 +54,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT as LAYOUT
 from explainer_tools.pdf import CHROMIUM, CHROMIUM_ARGS
 
 SEARCH_INDEX = "search/search_index.json"
@@ -68,7 +68,7 @@ BUDGET_SERVE_SECONDS = 2.0
 BUDGET_LIGHTHOUSE = 95
 SERVE_PAGE = "docs/chapters/14-subsampling-complete-bound.md"
 LIGHTHOUSE = Path(os.environ.get("EXPLAINER_LIGHTHOUSE", "")
-                  or REPO_ROOT / "bench-tools" / "node_modules" / ".bin" / "lighthouse")
+                  or LAYOUT.root / "bench-tools" / "node_modules" / ".bin" / "lighthouse")
 
 # Recorded from the first moment on: when each batch of web fonts finished loading.
 FONT_TIMES_JS = """
@@ -137,7 +137,7 @@ def build(site: Path) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d",
-                             str(site)], cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+                             str(site)], cwd=LAYOUT.root, env=env, capture_output=True, text=True,
                             check=False)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -175,15 +175,15 @@ def _verdict(met: bool) -> str:
 
 def scratch_copy(dest: Path) -> None:
     """The project's files (tracked and not ignored) and its `.cache/`, copied to `dest`."""
-    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO_ROOT,
+    listed = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=LAYOUT.root,
                             capture_output=True, check=True).stdout.decode().split("\0")
     for name in filter(None, listed):
-        source = REPO_ROOT / name
+        source = LAYOUT.root / name
         if source.is_file() and not source.is_symlink():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
-    if (REPO_ROOT / ".cache").is_dir():
-        shutil.copytree(REPO_ROOT / ".cache", dest / ".cache")
+    if (LAYOUT.root / ".cache").is_dir():
+        shutil.copytree(LAYOUT.root / ".cache", dest / ".cache")
 
 
 def _free_port() -> int:
@@ -334,7 +334,7 @@ def print_serve(runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, default=REPO_ROOT / "build" / "bench-site")
+    parser.add_argument("--site", type=Path, default=LAYOUT.root / "build" / "bench-site")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-build", action="store_true", help="measure the site already there")
     parser.add_argument("--no-serve", action="store_true", help="skip the serve re-render time")

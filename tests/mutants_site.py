@@ -201,8 +201,11 @@ MUTANTS = [
            T_SITE),
     mutant("reader hook: a page's check cached whatever the tools", READER,
            "[STATE.tools_digest, outputs, src, text]", '["", outputs, src, text]', T_SITE),
+    mutant("reader hook: a scratch copy of the site reads the checkout's pages", READER,
+           "    return Layout(Path(path).parent) if path else DEFAULT", "    return DEFAULT",
+           "tests/test_doctests.py"),
     mutant("reader hook: generated pages sent to the claim check", READER,
-           'for src, text in sources.items() if (ROOT / "docs" / src).is_file()}',
+           'for src, text in sources.items() if (STATE.layout.docs_dir / src).is_file()}',
            "for src, text in sources.items()}", T_SITE),
     mutant("reader hook: last verified cached whatever the stamps", READER,
            '    key = [_head(), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""\n'

@@ -20,6 +20,7 @@ from explainer_tools import (
     reader_hook,
     verified,
 )
+from explainer_tools.layout import Layout
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -224,7 +225,7 @@ def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("7\n", encoding="utf-8")
     calls: list[list[str]] = []
-    monkeypatch.setattr(reader_hook, "ROOT", tmp_path)
+    state.layout = Layout(tmp_path)
     monkeypatch.setattr(reader_hook, "verified_numbers", _fake_check(calls))
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
     monkeypatch.setattr(build_cache, "_MEMOS", {})
@@ -251,7 +252,7 @@ def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
         calls.append(state.head or "")
         return verified.Verified(f"c{len(calls)}", "2026-01-01", False)
 
-    monkeypatch.setattr(reader_hook, "ROOT", tmp_path)
+    state.layout = Layout(tmp_path)
     monkeypatch.setattr(verified, "last_verified", last_verified)
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
     monkeypatch.setattr(build_cache, "_MEMOS", {})
