@@ -376,20 +376,75 @@ DARK = "slate"  # Material's dark scheme, as its palette toggle sets it
 # The rules whose outcome depends on colours: the dark pass runs only these (the scheme switch
 # changes CSS only, so every other rule would repeat the light pass's answer at its cost).
 COLOUR_RULES = ["color-contrast", "link-in-text-block"]
-# MathJax's CHTML output (a third of Chapter 5's 17,000 elements) makes axe-core four times
-# slower, and what is inside it is MathJax's to fix; formulas rendered at build time are audited.
-AXE_CONTEXT = {"exclude": [["mjx-container"]]}
+# color-contrast is most of axe-core's time: it works out each text's background from the
+# elements stacked under it. On two kinds of repeated element it runs on representatives only
+# (COLOUR_SAMPLES_JS marks the rest `data-axe-skip`, which its selector leaves out; every other
+# rule still sees every element):
+# - in a code block, a highlighted token stands for every token with the same chain of classes
+#   from the block's container down to it (the same CSS rules, on the same background: a
+#   highlighted line is a class of its own in the chain);
+# - a number linked to its output line (a.num, often hundreds on a chapter) stands for every
+#   other in a parent of the same tag and classes: the same CSS rules, as a link and as text
+#   (link-in-text-block leaves out the others too);
+# - a typeset formula's glyphs (.katex-html) take the colour of the text around the formula,
+#   whose contrast axe-core checks there. That premise is checked on every page: the script
+#   returns each glyph with a colour of its own or a background (colour_sampling_problems).
+COLOUR_SAMPLES_JS = r"""() => {
+  const seen = new Set();
+  let sampled = 0, skipped = 0;
+  for (const span of document.querySelectorAll("pre span")) {
+    const pre = span.closest("pre");
+    const chain = [];
+    for (let e = span; e && e !== pre.parentElement; e = e.parentElement) chain.push(e.className);
+    const key = (pre.parentElement ? pre.parentElement.className : "") + "|" + chain.join("<");
+    if (seen.has(key)) { skipped += 1; span.setAttribute("data-axe-skip", ""); continue; }
+    seen.add(key); sampled += 1;
+  }
+  const parents = new Set();
+  let links = 0;
+  for (const link of document.querySelectorAll("a.num")) {
+    const key = link.parentElement.tagName + "." + link.parentElement.className;
+    if (parents.has(key)) { link.setAttribute("data-axe-skip", ""); links += 1; continue; }
+    parents.add(key);
+  }
+  const odd = [];
+  let glyphs = 0;
+  for (const formula of document.querySelectorAll(".katex-html")) {
+    const around = getComputedStyle(formula.closest(".katex").parentElement).color;
+    for (const glyph of [formula, ...formula.querySelectorAll("*")]) {
+      glyph.setAttribute("data-axe-skip", "");
+      glyphs += 1;
+      const style = getComputedStyle(glyph);
+      const clear = ["rgba(0, 0, 0, 0)", "transparent"].includes(style.backgroundColor);
+      if ((style.color !== around || !clear) && odd.length < 5) {
+        odd.push({text: glyph.textContent.slice(0, 30), color: style.color, around,
+                  background: style.backgroundColor});
+      }
+    }
+  }
+  return {codeTokensSampled: sampled, codeTokensSkipped: skipped, numberLinksSkipped: links,
+          formulaGlyphs: glyphs,
+          oddFormulaGlyphs: odd};
+}"""
+# axe-core's own settings for this suite, applied once per page after it is injected.
+AXE_CONFIGURE_JS = """() => axe.configure({rules: [
+  {id: "color-contrast", selector: "*:not([data-axe-skip])"},
+  {id: "link-in-text-block",
+   selector: "a[href]:not([data-axe-skip]), [role=link]:not([data-axe-skip])"}]})"""
 
 
 def axe_violations(page: Any, rules: list[str] | None = None) -> list[dict[str, Any]]:
     """axe-core's violations on the page as it stands (all rules, or only `rules`), each with the
-    nodes it names."""
+    nodes it names. axe-core is injected and configured (AXE_CONFIGURE_JS) once per page."""
     from axe_playwright_python.sync_playwright import Axe  # requirements.lock pins it
 
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(Axe().axe_script)
+        page.evaluate(AXE_CONFIGURE_JS)
     options: dict[str, Any] = {"resultTypes": ["violations"]}
     if rules:
         options["runOnly"] = {"type": "rule", "values": rules}
-    result = Axe().run(page, context=AXE_CONTEXT, options=options).response
+    result = page.evaluate("options => axe.run(document, options)", options)
     return [{"id": v["id"], "help": v["help"], "impact": v.get("impact"),
              "nodes": [{"target": n["target"], "html": n.get("html", "")[:300],
                         "summary": (n.get("failureSummary") or "").replace("\n", " ")[:300]}
@@ -397,17 +452,19 @@ def axe_violations(page: Any, rules: list[str] | None = None) -> list[dict[str, 
             for v in result["violations"]]
 
 
-def audit_schemes(page: Any) -> dict[str, list[dict[str, Any]]]:
-    """axe-core in the light scheme (every rule), then in the dark one (COLOUR_RULES), on the
-    same load; back to light."""
+def audit_schemes(page: Any) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any]]:
+    """axe-core on the same load, the repeated elements left to their representatives for the
+    contrast rule (COLOUR_SAMPLES_JS): every rule in the light scheme, the colour rules in the
+    dark one; back to light. Returns the violations by scheme and what the sampling found."""
     # Colours change with a transition: measured mid-way, text would fail contrast at random.
     page.add_style_tag(content="*, *::before, *::after { transition: none !important; "
                                "animation: none !important; }")
+    sampling = page.evaluate(COLOUR_SAMPLES_JS)
     found = {"light": axe_violations(page)}
     page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{DARK}')")
     found["dark"] = axe_violations(page, COLOUR_RULES)
     page.evaluate("document.body.setAttribute('data-md-color-scheme', 'default')")
-    return found
+    return found, sampling
 
 
 # Number provenance, read in one call per page: following the first linked number opens its
@@ -620,7 +677,7 @@ def load_page(
         tab_stops = page.evaluate(TAB_STOPS_JS)  # before anything is opened
         # axe-core sees the page as the reader first gets it: with every folded block open it
         # takes five times longer (Chapter 5's embedded outputs), for markup it already checks.
-        axe = audit_schemes(page) if audit else None
+        axe, sampling = audit_schemes(page) if audit else (None, None)
         # Number provenance on a chapter page, as loaded (it follows one link, then opens
         # folded blocks around numbers); after axe, before COLLECT_JS opens every block anyway.
         numbers = number_facts(page) if url_path.startswith("chapters/") else {}
@@ -634,6 +691,7 @@ def load_page(
             load.facts["overflow"] = page.evaluate(OVERFLOW_JS)
         if axe is not None:
             load.facts["axe"] = axe
+            load.facts["colourSampling"] = sampling
         if phone is not None:
             page.set_viewport_size(phone)
             settle_frames(page)
@@ -803,6 +861,16 @@ def accessibility_problems(load: PageLoad) -> list[str]:
                 f"{load.label}: axe {violation['id']} ({scheme} scheme, {len(nodes)} element(s)):"
                 f" {violation['help']}; first: {first['target']} {first['summary']}")
     return problems
+
+
+def colour_sampling_problems(load: PageLoad) -> list[str]:
+    """What lets the colour rules run on representatives must hold on the page: no glyph of a
+    formula has a colour of its own or paints a background (COLOUR_SAMPLES_JS)."""
+    sampling = load.facts.get("colourSampling") or {}
+    return [f"{load.label}: a formula glyph has its own colours ({g['text']!r}: colour "
+            f"{g['color']} in text of {g['around']}, background {g['background']}); the colour "
+            "audit skips formula glyphs on the premise that they have none"
+            for g in sampling.get("oddFormulaGlyphs", [])]
 
 
 def tab_stop_problems(load: PageLoad) -> list[str]:

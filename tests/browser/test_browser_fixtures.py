@@ -22,8 +22,10 @@ from browser_kit import (
     PAGE_CHECKS,
     PageLoad,
     StaticServer,
+    accessibility_problems,
     all_problems,
     build_site,
+    colour_sampling_problems,
     link_problems,
     load_page,
     scratch_project,
@@ -143,6 +145,22 @@ FAULT_PAGES = {
 
         ### A heading two levels down
         """,
+    # The colour audit runs on representatives (browser_kit.COLOUR_SAMPLES_JS): a token class
+    # too faint in both schemes must still fail, from its first token; a formula glyph with a
+    # colour of its own breaks the premise that lets glyphs go unaudited.
+    "low-contrast": """\
+        # Low contrast
+
+        <style>.md-typeset .highlight code .k { color: #808080 !important; }</style>
+
+        ```python
+        def first(): pass
+        def second(): pass
+        def third(): pass
+        ```
+
+        A formula with a colour of its own: \\(\\textcolor{#808080}{x} + y\\).
+        """,
 }
 
 # fault -> (check that must report it, text the report must contain)
@@ -163,6 +181,7 @@ EXPECTED = {
         ("alt_text", "data:image/png"),
         ("headings", "from h1"),
     ],
+    "low-contrast": [],  # see test_the_sampled_colour_audit_still_fails_faint_tokens_...
 }
 
 
@@ -210,6 +229,20 @@ def test_fault_fails_the_page_checks(
         assert any(needle in p and p.startswith(f"/{url_path}:") for p in problems), (
             f"check {check!r} did not report {needle!r} on /{url_path}; it said {problems}"
         )
+
+
+@pytest.mark.browser
+def test_the_sampled_colour_audit_still_fails_faint_tokens_and_coloured_glyphs(
+        browser: Any, fixture_server: StaticServer) -> None:
+    load = load_page(browser, fixture_server, "fixtures/low-contrast/", audit=True)
+    sampling = load.facts["colourSampling"]
+    assert sampling["codeTokensSkipped"] >= 2, sampling  # two of the three `def`s were not audited
+    contrast = [p for p in accessibility_problems(load) if "axe color-contrast" in p]
+    for scheme in ("light", "dark"):
+        assert any(f"({scheme} scheme," in p for p in contrast), (
+            f"the faint keyword passed the {scheme} scheme's audit: {contrast}")
+    glyphs = colour_sampling_problems(load)
+    assert glyphs and "x" in glyphs[0] and "rgb(128, 128, 128)" in glyphs[0], glyphs
 
 
 def shown_markup(load: PageLoad, tab: Any) -> None:

@@ -7,7 +7,9 @@ error-free with no raw TeX left (a notebook typesets as many formulas as its Mar
 hold), headings in order, a language attribute, provenance tags shown as badges, and the page
 weight within its budget (2.5 MB, 4 MB for a notebook; the site-wide search index, loaded once
 per visit, has a budget of its own), the reader's marks out of the tab order, and no axe-core
-violation in the light or the dark colour scheme.
+violation in the light or the dark colour scheme (the colour rules on one representative of each
+kind of highlighted code token; formula glyphs, which take the colour of their text, are checked
+to have no colours of their own).
 
 Each page is loaded once (conftest.desktop_load): at desktop width, audited by axe-core in both
 schemes, then resized to a phone and measured again; every check reads that one load.
@@ -24,6 +26,7 @@ from browser_kit import (
     PAGE_CHECKS,
     PageLoad,
     accessibility_problems,
+    colour_sampling_problems,
     figure_legibility_problems,
     overflow_problems,
     search_index_problems,
@@ -39,8 +42,10 @@ def test_page(page: str, check: str, desktop_load: Callable[[str], PageLoad]) ->
 
 
 def test_page_is_accessible(page: str, desktop_load: Callable[[str], PageLoad]) -> None:
-    """axe-core finds no violation, in the light scheme and in the dark one (same load)."""
-    problems = accessibility_problems(desktop_load(page))
+    """axe-core finds no violation, in the light scheme and in the dark one (same load), and
+    the premise of its sampled colour audit holds on the page."""
+    load = desktop_load(page)
+    problems = accessibility_problems(load) + colour_sampling_problems(load)
     assert not problems, "\n".join(problems)
 
 
