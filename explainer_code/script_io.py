@@ -161,17 +161,14 @@ def legibility_error(name: str, smallest: tuple[str, float] | None) -> str | Non
             f"{MIN_TEXT_PX:g}. Make the figure narrower (stack its panels) or the text larger")
 
 
-def save_figure(fig: Any, name: str, dpi: int = 150) -> Path:
-    """Save a Matplotlib figure as PNG `name` in `figure_dir()`, atomically, without volatile
-    metadata, after checking that its smallest text is legible on a phone (ValueError if not).
-
-    Returns the path written, e.g. `save_figure(fig, "ch05_param_shares.png")`
-    -> `docs/assets/fig/ch05_param_shares.png` when run by hand.
-    """
+def figure_png(fig: Any, name: str, dpi: float) -> bytes:
+    """A Matplotlib figure as PNG bytes, without volatile metadata, after checking that its
+    smallest text is legible on a phone (ValueError naming `name` if not): log-axis labels are
+    written 1e5, the smallest text is measured at the figure's own width and recorded in the
+    PNG, and the figure is not cropped. The chapters' `save_figure` and the notebook's figures
+    both go through it."""
     import io
 
-    if not name.endswith(".png"):
-        raise ValueError(f"figure name must end in .png: {name!r}")
     plain_log_ticks(fig)
     width = round(fig.get_size_inches()[0] * dpi)
     smallest = smallest_text(drawn_texts(fig), dpi, width)
@@ -186,8 +183,21 @@ def save_figure(fig: Any, name: str, dpi: int = 150) -> Path:
         raise ValueError(f"figure {name}: saved {png_width(buffer.getvalue())} px wide, not its "
                          f"width times the dpi ({width} px); save_figure measures text against "
                          "the figure's own size, so do not crop it (bbox_inches)")
+    return buffer.getvalue()
+
+
+def save_figure(fig: Any, name: str, dpi: int = 150) -> Path:
+    """Save a Matplotlib figure as PNG `name` in `figure_dir()`, atomically (`figure_png`: the
+    legibility rule, no volatile metadata).
+
+    Returns the path written, e.g. `save_figure(fig, "ch05_param_shares.png")`
+    -> `docs/assets/fig/ch05_param_shares.png` when run by hand.
+    """
+    if not name.endswith(".png"):
+        raise ValueError(f"figure name must end in .png: {name!r}")
+    data = figure_png(fig, name, dpi)
     path = figure_dir() / name
-    write_bytes_atomic(path, buffer.getvalue())
+    write_bytes_atomic(path, data)
     return path
 
 

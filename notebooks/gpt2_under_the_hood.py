@@ -44,7 +44,6 @@
 import base64
 import html
 import inspect
-import io
 import itertools
 import math
 import sys
@@ -91,20 +90,14 @@ print(f"torch {torch.__version__}, {torch.get_num_threads()} thread; repository 
 
 def show_figure(fig, alt):
     """Show a Matplotlib figure as a PNG with a text alternative (`alt`), which a screen reader
-    reads in place of the picture; the figure is closed afterwards. Like the chapters' figures
-    (script_io.save_figure), it must stay legible on a phone: its smallest text at least
-    9 CSS px with the image 358 px wide, log-axis labels written 1e5."""
-    script_io.plain_log_ticks(fig)
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")  # not cropped: its width is the one it was laid out for
-    dpi = fig.dpi
-    smallest = script_io.smallest_text(script_io.drawn_texts(fig), dpi,
-                                       script_io.png_width(buffer.getvalue()))
-    error = script_io.legibility_error("in this notebook", smallest)
-    plt.close(fig)
-    if error:
-        raise ValueError(error)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    reads in place of the picture; the figure is closed afterwards. It goes through the
+    chapters' figure rule (script_io.figure_png): its smallest text at least 9 CSS px with the
+    image 358 px wide, log-axis labels written 1e5, not cropped."""
+    try:
+        png = script_io.figure_png(fig, "in this notebook", fig.dpi)
+    finally:
+        plt.close(fig)
+    data = base64.b64encode(png).decode("ascii")
     display(HTML(f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
                  'style="max-width:100%">'))
 

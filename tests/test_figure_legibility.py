@@ -119,3 +119,13 @@ def test_log_axes_get_plain_tick_labels_so_no_exponent_is_too_small(figure_dir) 
     labels = [t.replace("\N{MINUS SIGN}", "-") for t, _ in script_io.drawn_texts(fig)]
     assert labels[-6:] == ["1e-12", "1e-9", "1e-6", "1e-3", "1", "1000"], labels
     assert script_io.recorded_legibility(path.read_bytes()) == "10.8"  # the 12-point ticks
+
+
+def test_the_notebook_s_figures_go_through_the_same_rule_without_a_file(figure_dir) -> None:
+    """figure_png is the rule itself (the notebook's show_figure calls it): bytes with the size
+    recorded, or an error naming what the caller calls the figure; nothing is written."""
+    data = script_io.figure_png(figure(5.5, ("legend entry", 11)), "in this notebook", dpi=80)
+    assert script_io.png_width(data) == 440 and script_io.recorded_legibility(data) == "9.9"
+    with pytest.raises(ValueError, match=r"figure in this notebook: the text 'legend entry'"):
+        script_io.figure_png(figure(10.0, ("legend entry", 8)), "in this notebook", dpi=80)
+    assert not list(figure_dir.iterdir())
