@@ -522,6 +522,49 @@ def number_facts(page: Any) -> dict[str, Any]:
     return facts
 
 
+# A chapter's self-test: its first collapsed answer after the "Self-test" heading (questions may
+# stand open around their collapsed answers), as a reader finds it and after one click.
+SELF_TEST_ANSWER_JS = """() => {
+  const heading = document.querySelector("article #self-test");
+  return Array.from(document.querySelectorAll("article details")).findIndex(d =>
+    !d.open && (!heading || heading.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING));
+}"""
+
+
+def self_test_facts(page: Any) -> dict[str, Any]:
+    """Click a chapter's first collapsed self-test answer: was its text hidden before, is the
+    answer open after, and how wide is each formula in it (0: not shown)."""
+    index = page.evaluate(SELF_TEST_ANSWER_JS)
+    if index < 0:
+        return {"found": False}
+    answer = page.locator("article details").nth(index)
+    body = answer.locator(":scope > :not(summary)").first
+    hidden_before = not body.is_visible()
+    answer.locator(":scope > summary").click()
+    body.wait_for(state="visible", timeout=MATHJAX_TIMEOUT_MS)
+    facts = answer.evaluate("""d => ({open: d.open, widths: Array.from(
+        d.querySelectorAll('.katex')).map(c => c.getBoundingClientRect().width)})""")
+    return {"found": True, "hiddenBefore": hidden_before, **facts}
+
+
+def self_test_problems(load: PageLoad) -> list[str]:
+    """A chapter has a self-test whose answers are collapsed; one click shows an answer, math
+    included (read in the page's one load, load_page)."""
+    facts = load.facts.get("selfTest")
+    if facts is None:
+        return []  # not a chapter
+    if not facts["found"]:
+        return [f"{load.label}: no collapsed self-test answer (<details>)"]
+    problems = []
+    if not facts["hiddenBefore"]:
+        problems.append(f"{load.label}: a collapsed answer's text is visible")
+    if not facts["open"]:
+        problems.append(f"{load.label}: clicking the answer's summary did not open it")
+    if not all(width > 0 for width in facts["widths"]):
+        problems.append(f"{load.label}: invisible formula in an opened answer")
+    return problems
+
+
 def _digits(text: str) -> str:
     return re.sub(r"[^0-9.]", "", text)
 
@@ -680,12 +723,17 @@ def load_page(
         axe, sampling = audit_schemes(page) if audit else (None, None)
         # Number provenance on a chapter page, as loaded (it follows one link, then opens
         # folded blocks around numbers); after axe, before COLLECT_JS opens every block anyway.
-        numbers = number_facts(page) if url_path.startswith("chapters/") else {}
+        # A chapter's self-test first: reading the numbers opens the folded blocks around some.
+        chapter = url_path.startswith("chapters/")
+        self_test = self_test_facts(page) if chapter else None
+        numbers = number_facts(page) if chapter else {}
         load.facts = page.evaluate(
             COLLECT_JS, {"timeoutMs": MATHJAX_TIMEOUT_MS, "openAll": open_all}
         )
         load.facts["tabStops"] = tab_stops
         load.facts["numbers"] = numbers
+        if self_test is not None:
+            load.facts["selfTest"] = self_test
         load.facts["rawTexCommands"] = page.evaluate(RAW_TEX_JS)  # folded blocks included
         if viewport["width"] < 600:  # a phone: measure horizontal overflow
             load.facts["overflow"] = page.evaluate(OVERFLOW_JS)
@@ -940,6 +988,7 @@ PAGE_CHECKS = {
     "weight": weight_problems,
     "tab_stops": tab_stop_problems,
     "number_links": number_link_problems,
+    "self_test": self_test_problems,
 }
 
 

@@ -66,3 +66,18 @@ def test_search_index_within_its_budget(built_site: Path) -> None:
     leave it out; see PageLoad.bytes)."""
     problems = search_index_problems(built_site)
     assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("facts, expected", [
+    ({"found": False}, "no collapsed self-test answer"),
+    ({"found": True, "hiddenBefore": False, "open": True, "widths": []}, "text is visible"),
+    ({"found": True, "hiddenBefore": True, "open": False, "widths": []}, "did not open"),
+    ({"found": True, "hiddenBefore": True, "open": True, "widths": [3.0, 0]}, "invisible formula"),
+])
+def test_a_self_test_that_does_not_open_is_a_problem(facts: dict, expected: str) -> None:
+    load = PageLoad("chapters/01-x/")
+    load.facts["selfTest"] = facts
+    problems = PAGE_CHECKS["self_test"](load)
+    assert len(problems) == 1 and expected in problems[0], problems
+    load.facts["selfTest"] = {"found": True, "hiddenBefore": True, "open": True, "widths": [3.0]}
+    assert PAGE_CHECKS["self_test"](load) == []

@@ -1,5 +1,6 @@
-"""What a reader does on the site: search, open a self-test answer, switch to dark mode and back,
-move between pages with instant navigation. Each test drives the built site in Chromium."""
+"""What a reader does on the site: search, switch to dark mode and back, move between pages with
+instant navigation. Each test drives the built site in Chromium. (Opening a chapter's self-test
+answer is checked in each chapter's one load: browser_kit.self_test_problems.)"""
 
 from __future__ import annotations
 
@@ -73,10 +74,6 @@ def goto(tab: Any, server: StaticServer, url_path: str) -> None:
     )
 
 
-def chapter_pages(site: Path) -> list[str]:
-    return [p for p in discover_pages(site) if p.startswith("chapters/")]
-
-
 def test_search_finds_chapter_5(tab: Any, server: StaticServer, built_site: Path) -> None:
     assert (built_site / CHAPTER_5 / "index.html").is_file(), (
         f"/{CHAPTER_5} is not in the built site, so search cannot find it"
@@ -98,39 +95,6 @@ def test_search_finds_chapter_5(tab: Any, server: StaticServer, built_site: Path
             f"/: searching 'weight tying' did not list /{CHAPTER_5}; the results said: {shown!r}"
         ) from error
     assert not tab.errors, f"/: console errors while searching: {tab.errors}"
-
-
-def test_self_test_answer_opens(tab: Any, server: StaticServer, built_site: Path) -> None:
-    """Every chapter has a self-test whose answers are collapsed; clicking one shows it, math
-    included."""
-    chapters = chapter_pages(built_site)
-    if not chapters:
-        pytest.skip("no chapter page is built yet")
-    for chapter in chapters:
-        goto(tab, server, chapter)
-        # The first collapsed <details> after the "Self-test" heading (questions may stand open
-        # around their collapsed answers).
-        index = tab.evaluate(
-            """() => {
-              const heading = document.querySelector("article #self-test");
-              return Array.from(document.querySelectorAll("article details")).findIndex(d =>
-                !d.open && (!heading ||
-                  heading.compareDocumentPosition(d) & Node.DOCUMENT_POSITION_FOLLOWING));
-            }"""
-        )
-        assert index >= 0, f"/{chapter}: no collapsed self-test answer (<details>)"
-        answer = tab.locator("article details").nth(index)
-        body = answer.locator(":scope > :not(summary)").first
-        assert not body.is_visible(), f"/{chapter}: a collapsed answer's text is visible"
-        answer.locator(":scope > summary").click()
-        body.wait_for(state="visible", timeout=WAIT_MS)
-        assert answer.evaluate("d => d.open"), f"/{chapter}: clicking the summary did not open it"
-        widths = answer.evaluate(
-            "d => Array.from(d.querySelectorAll('.katex'))"
-            ".map(c => c.getBoundingClientRect().width)"
-        )
-        assert all(w > 0 for w in widths), f"/{chapter}: invisible formula in an opened answer"
-    assert not tab.errors, f"console errors: {tab.errors}"
 
 
 def scheme_and_background(tab: Any) -> tuple[str, float]:
