@@ -212,19 +212,6 @@ class Layout:
 
 
 DEFAULT = Layout.of_repository()
-# Kept for claims/ and the site modules until they take a Layout: the default layout's folders.
-REPO_ROOT = DEFAULT.root
-CODE_DIR = DEFAULT.code_dir
-OUTPUT_DIR = DEFAULT.output_dir
-STAMP_DIR = DEFAULT.stamp_dir
-DOCS_DIR = DEFAULT.docs_dir
-FIG_DIR = DEFAULT.fig_dir
-CHAPTER_DIR = DEFAULT.chapter_dir
-ERRATA_DIR = DEFAULT.errata_dir
-LOCK_FILE = DEFAULT.lock_file
-MKDOCS_YML = DEFAULT.mkdocs_yml
-NOTEBOOK_SOURCE_DIR = DEFAULT.notebook_source_dir
-NOTEBOOK_TARGET_DIR = DEFAULT.notebook_target_dir
 
 
 # --------------------------------------------------------------------------- files

@@ -174,8 +174,8 @@ def layout_of(config: Any) -> Layout:
     """The repository a build belongs to: the folder of its mkdocs.yml (a scratch copy of the
     site, as the browser tests build, reads its own pages, not the checkout's).
 
-    >>> layout_of({"config_file_path": "/tmp/book/mkdocs.yml"}).root.as_posix()
-    '/tmp/book'
+    >>> layout_of({"config_file_path": "copy/of/the/book/mkdocs.yml"}).root.name
+    'book'
     """
     path = config.get("config_file_path") if hasattr(config, "get") else None
     return Layout(Path(path).parent) if path else DEFAULT

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from explainer_tools import book, book_checks, raw_tex
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
+
+REPO_ROOT = DEFAULT.root
 
 PART = "Part II. Bounds"
 PLAN = [book.Planned(9, "Generalization", PART), book.Planned(10, "Hoeffding", PART)]

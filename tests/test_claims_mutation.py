@@ -28,7 +28,9 @@ from explainer_tools.claims import (
 )
 from explainer_tools.claims.numbers import content_words
 from explainer_tools.claims.swaps import _form, named_row
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
+
+REPO_ROOT = DEFAULT.root
 
 CHAPTER = REPO_ROOT / "docs" / "chapters" / "05-transformers-gpt2.md"
 PAGE = "docs/chapters/05-transformers-gpt2.md"

@@ -12,7 +12,9 @@ import pytest
 from explainer_tools.claims import Outputs, PageReport, check_page, scan_numbers
 from explainer_tools.claims.arithmetic import check_arithmetic
 from explainer_tools.claims.units import kinds_named, unit_after
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
+
+REPO_ROOT = DEFAULT.root
 
 OUTPUT = """\
 Probe (probe.py)

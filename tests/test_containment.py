@@ -20,7 +20,9 @@ import pytest
 from processes import alive
 
 from explainer_tools import layout, pipeline, process_tree, runner, stamps
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
+
+REPO_ROOT = DEFAULT.root
 
 MODES = pytest.mark.parametrize("warm", [True, False], ids=["warm", "plain"])
 

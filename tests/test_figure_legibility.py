@@ -11,12 +11,12 @@ import sys
 
 import pytest
 
-from explainer_tools.layout import CODE_DIR, FIG_DIR
+from explainer_tools.layout import DEFAULT
 
-sys.path.insert(0, str(CODE_DIR))
+sys.path.insert(0, str(DEFAULT.code_dir))
 import script_io  # the chapter scripts' own module, imported as they import it
 
-FIGURES = sorted(FIG_DIR.glob("*.png"))
+FIGURES = sorted(DEFAULT.fig_dir.glob("*.png"))
 
 
 def figure(width_in: float, *texts: tuple[str, float], hidden_axis: bool = False):

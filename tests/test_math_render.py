@@ -141,7 +141,8 @@ def test_the_notebook_page_uses_mkdocs_jupyters_own_cache_key() -> None:
     from mkdocs_jupyter import plugin
 
     from explainer_tools import notebook_page
-    from explainer_tools.layout import REPO_ROOT
+    from explainer_tools.layout import DEFAULT
+    REPO_ROOT = DEFAULT.root
 
     path = REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
     config = {**notebook_page.OPTIONS, "execute": False}

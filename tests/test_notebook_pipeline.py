@@ -21,7 +21,9 @@ import nbformat
 import pytest
 
 from explainer_tools import notebooks, pipeline
-from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, REPO_ROOT, Layout
+from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
+
+REPO_ROOT = DEFAULT.root
 
 COMMITTED = REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
 SOURCE = REPO_ROOT / "notebooks" / "gpt2_under_the_hood.py"

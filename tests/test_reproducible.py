@@ -11,7 +11,9 @@ import subprocess
 import pytest
 
 from explainer_tools import mkdocs_hooks
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
+
+REPO_ROOT = DEFAULT.root
 
 
 def test_the_site_is_dated_by_the_last_commit(monkeypatch: pytest.MonkeyPatch) -> None:

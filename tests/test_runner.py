@@ -11,7 +11,7 @@ import pytest
 from processes import alive
 
 from explainer_tools import runner
-from explainer_tools.layout import CPU_PINNING_ENV
+from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT
 
 SCRIPTS = {
     "probe_env.py": """
@@ -103,7 +103,7 @@ def test_timeout_kills_the_script_and_its_process_group(folder: Path, tmp_path: 
 
 
 def test_reads_of_repository_files_are_traced() -> None:
-    from explainer_tools.layout import REPO_ROOT
+    REPO_ROOT = DEFAULT.root
 
     assert runner.repo_relative(REPO_ROOT / "requirements.lock", REPO_ROOT) == "requirements.lock"
     assert runner.repo_relative(REPO_ROOT / "outputs" / "x.txt", REPO_ROOT) is None

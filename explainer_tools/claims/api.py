@@ -7,7 +7,7 @@ from pathlib import Path
 
 from explainer_tools.claims.check import check_site
 from explainer_tools.claims.model import ClaimError, Occurrence
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class PageClaims:
     errors: list[ClaimError] = field(default_factory=list)
 
 
-def verified_numbers(root: Path = REPO_ROOT, pages: list[Path] | None = None) -> dict[
+def verified_numbers(root: Path = DEFAULT.root, pages: list[Path] | None = None) -> dict[
         str, PageClaims]:
     """Run the claim check and return, per page (repository-relative path), what it verified."""
     site = check_site(root, pages)

@@ -42,7 +42,7 @@ from explainer_tools.claims.swaps import (
     line_mismatch,
 )
 from explainer_tools.claims.units import unit_after, unit_named
-from explainer_tools.layout import REPO_ROOT, output_name
+from explainer_tools.layout import DEFAULT, output_name
 
 # ---------------------------------------------------------------------------------------------
 # Checking a page
@@ -376,7 +376,7 @@ def _display_name(path: Path, root: Path) -> str:
     return str(path)
 
 
-def check_site(root: Path = REPO_ROOT, pages: Iterable[Path] | None = None) -> SiteReport:
+def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -> SiteReport:
     began = time.perf_counter()
     outputs = Outputs.from_dir(root / "outputs")
     errors: list[ClaimError] = []

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from explainer_tools.claims.check import SiteReport, check_site
 from explainer_tools.claims.model import Occurrence
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
 
 
 def _by_line(occurrences: list[Occurrence], with_note: bool = False) -> Iterator[str]:
@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m explainer_tools claims",
         description="Check that every number quoted in prose is printed by the output it cites.")
     parser.add_argument("pages", nargs="*", type=Path, help="pages to check (default: all)")
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help="repository root")
+    parser.add_argument("--root", type=Path, default=DEFAULT.root, help="repository root")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="also list skipped and waived numbers with their rule or reason")
     parser.add_argument("-q", "--quiet", action="store_true",

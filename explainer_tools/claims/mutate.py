@@ -52,7 +52,7 @@ from explainer_tools.claims.page import (
     _split_front_matter,
 )
 from explainer_tools.claims.units import WRONG_UNIT, unit_after
-from explainer_tools.layout import REPO_ROOT
+from explainer_tools.layout import DEFAULT
 
 KINDS = ("digit", "sentence swap", "row swap", "between rows", "unit")
 TARGETS = {"digit": 1.0, "sentence swap": 0.6, "row swap": 0.9, "between rows": 0.9,
@@ -278,7 +278,7 @@ def batches(mutants: list[Mutant]) -> list[list[Mutant]]:
     return [members for _scope, members in filled]
 
 
-def run(root: Path = REPO_ROOT, pages: Iterable[Path] | None = None,
+def run(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None,
         kinds: Iterable[str] = KINDS, cap: int = CAP, seed: int = SEED,
         batch: bool = False) -> Result:
     """Make and check the mutants of every page; nothing is written. With `batch`, mutants in
@@ -330,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.claims.mutate",
                                      description="Mutation harness of the claim check.")
     parser.add_argument("pages", nargs="*", type=Path, help="pages (default: all of docs/)")
-    parser.add_argument("--root", type=Path, default=REPO_ROOT)
+    parser.add_argument("--root", type=Path, default=DEFAULT.root)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--cap", type=int, default=CAP, help="mutants per kind and page")
     parser.add_argument("--kinds", default=",".join(KINDS),

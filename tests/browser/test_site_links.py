@@ -30,7 +30,8 @@ def test_source_pages_hold_the_files_and_chapters_link_them(built_site: Path) ->
     import html
     import re
 
-    from explainer_tools.layout import CODE_DIR
+    from explainer_tools.layout import DEFAULT
+    CODE_DIR = DEFAULT.code_dir
 
     link = re.compile(r'<p class="source-page"><a href="(?P<url>[^"]+)" data-site-path="[^"]+">')
     linked = set()
