@@ -1,0 +1,287 @@
+"""Two rules against numbers swapped in a sentence (issue 31): the words around each number, and
+the words that join two numbers.
+
+Words. A number in prose stands among words that say what it is: its label before it ("the
+bound is 4.541", "true risk 3.935") and its noun after it ("8,013,769 documents"). Each of its
+printings in the cited block has a label and a noun too, on its output line ("bound 4.541  true
+risk 3.935"). A word next to a number that stands next to another number's printings but not
+next to its own points at that other number. Two numbers of a sentence were swapped when each
+one's words point at the other and neither's at itself, or when one's words point at the other
+with two words at least and neither's words point at itself.
+
+Joiners. Two neighbouring numbers joined in prose by the very words or operators that join them
+on an output line ("593 x 223", "from 0.77 to 1.23", "115,840 of 115,873.64") copy that line's
+phrase, so they keep its order: when the block joins them that way only in the other order, they
+were swapped.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+from decimal import Decimal
+
+from explainer_tools.claims.model import ClaimError, PageReport
+from explainer_tools.claims.numbers import PLAIN_WORD, STOPWORDS, Token
+from explainer_tools.claims.outputs import Outputs
+from explainer_tools.claims.page import _Unit
+from explainer_tools.claims.swaps import _symbol_before
+
+BEFORE = 3  # content words of a number's label
+AFTER = 2  # content words of its noun
+CLAUSE = re.compile(r"[,;:()\[\]=]|\.\s|\s[-–—]\s")
+FIELD = re.compile(CLAUSE.pattern + r"|\s{2,}")  # output lines also part fields by spaces
+# units say what kind of number it is, not which one (the unit rule checks them)
+UNIT_WORDS = frozenset(("bit", "nat", "byte", "percent", "ppm", "token"))
+# words that join or compare two numbers: they name neither
+CONNECTIVES = frozenset(("against", "versus", "whereas", "instead", "compared", "still",
+                         "already", "nearly", "almost", "roughly", "exactly", "gives", "give",
+                         "gets", "get", "becomes", "become", "reaches", "reach", "costs", "cost",
+                         "pays", "pay", "says", "stands", "leaves", "them", "they", "it",
+                         "now", "down", "up", "new", "old", "first", "last", "second"))
+NOUN = re.compile(r"-?(?:\s*(?:\\?%|\\,|\\text\{|\}|per\b|[A-Za-z]{3,}\b)){1,6}")
+
+# a number's words: (its label, its noun)
+Context = tuple[frozenset[str], frozenset[str]]
+# a printing: (its value, its label, its noun, the words of its line)
+Printing = tuple[Decimal, frozenset[str], frozenset[str], frozenset[str]]
+
+
+def stem(word: str) -> str:
+    """A word reduced to a common stem, so that prose and output lines agree on it.
+
+    >>> [stem(w) for w in ("Guessing", "documents", "trained", "bits", "loss", "entries")]
+    ['guess', 'document', 'train', 'bit', 'loss', 'entry']
+    """
+    word = word.lower()
+    for ending, keep in (("ing", 4), ("ies", 3), ("ed", 4), ("es", 4), ("s", 3)):
+        if word.endswith(ending) and len(word) - len(ending) >= keep and not word.endswith("ss"):
+            return word[:-len(ending)] + ("y" if ending == "ies" else "")
+    return word
+
+
+def _words(text: str) -> list[str]:
+    text = re.sub(r"\\[A-Za-z]+", " ", text)
+    return [stem(w) for w in PLAIN_WORD.findall(text) if w.lower() not in STOPWORDS
+            and w.lower() not in CONNECTIVES and stem(w) not in UNIT_WORDS]
+
+
+def noun(text: str, end: int, high: int, marks: re.Pattern[str] = CLAUSE
+         ) -> tuple[list[str], int]:
+    """The content words right after a number (at most AFTER, before `high`, a clause mark, or a
+    stopword other than "per"; units pass but do not count), and where they end.
+
+    >>> noun("8,013,769 documents; test_size", 9, 30)
+    (['document'], 19)
+    """
+    match = NOUN.match(text, end, high)
+    if match is None:
+        return [], end
+    words: list[str] = []
+    stop = end
+    for word in re.finditer(r"[A-Za-z]{3,}", marks.split(match.group())[0]):
+        lower = word.group().lower()
+        if lower in ("per", "text") or stem(lower) in UNIT_WORDS:
+            continue
+        if lower in STOPWORDS or lower in CONNECTIVES or len(words) == AFTER:
+            break
+        words.append(stem(lower))
+        stop = end + word.end()
+    return words, stop
+
+
+def label(before: str, marks: re.Pattern[str] = CLAUSE) -> str:
+    """The text of a number's label in what precedes it: after the last clause mark, or, when
+    nothing but a colon, an equals sign or a run of spaces follows that mark ("loss: 2.5",
+    "attention   22.92"), the clause before it.
+
+    >>> label("gradient descent: "), label("w, ")
+    ('gradient descent', ' ')
+    """
+    pieces = re.split("(" + marks.pattern + ")", before)
+    texts, separators = pieces[::2], pieces[1::2]
+    index = len(texts) - 1
+    while index > 0 and not _words(texts[index]) and separators[index - 1].strip() in (
+            ":", "=", ""):
+        index -= 1
+    return texts[index]
+
+
+def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
+             marks: re.Pattern[str] = CLAUSE) -> list[Context]:
+    """The words of each number of a sentence or an output line: its label (a symbol it is
+    assigned to, "N = 8"; else at most BEFORE content words of the clause before it, after the
+    noun of the number before it) and its noun (`noun`). A number joined to the one before it
+    by no word and no comma or clause mark ("38,633,472 = 31.23 %", "8 x 1,024") shares that
+    one's label. `spans` are the numbers' (start, end), in order, between `low` and `high`.
+
+    >>> [sorted(a) for a, _b in contexts("bound 4.541  true risk 3.935", [(6, 11), (23, 28)],
+    ...                                  0, 28, FIELD)]
+    [['bound'], ['risk', 'true']]
+    """
+    found: list[Context] = []
+    previous: list[str] = []
+    for index, (start, end) in enumerate(spans):
+        begin = noun(text, spans[index - 1][1], start, marks)[1] if index else low
+        symbol = _symbol_before(text[max(begin, start - 40):start])
+        words = ["=" + symbol] if symbol else _words(label(text[begin:start], marks))[-BEFORE:]
+        between = text[spans[index - 1][1]:start] if index else ","
+        if not _words(between) and not re.search(r"[,;:()\[\]]", between):
+            words = previous
+        previous = words
+        following = spans[index + 1][0] if index + 1 < len(spans) else high
+        found.append((frozenset(words), frozenset(noun(text, end, following, marks)[0])))
+    return found
+
+
+@functools.lru_cache(maxsize=8192)
+def _printings(line: str, printed: tuple[Token, ...]) -> tuple[Printing, ...]:
+    """Each number printed on an output line, with its words (`contexts`) and its line's."""
+    whole = frozenset(_words(line))
+    near = contexts(line, [(t.start, t.end) for t in printed], 0, len(line), FIELD)
+    return tuple((t.value, before, after, whole)
+                 for t, (before, after) in zip(printed, near, strict=True))
+
+
+def _block_printings(unit: _Unit, outputs: Outputs) -> list[Printing]:
+    found: list[Printing] = []
+    for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        for line, _words, printed in outputs.line_words(*key):
+            found.extend(_printings(line, tuple(printed)))
+    return found
+
+
+def _words_of(value: Decimal, printings: list[Printing]) -> tuple[set[str], set[str], set[str]]:
+    """The label, noun and line words of every printing of `value`."""
+    labels: set[str] = set()
+    nouns: set[str] = set()
+    lines: set[str] = set()
+    for printed, before, after, whole in printings:
+        if printed == value:
+            labels |= before
+            nouns |= after
+            lines |= whole
+    return labels, nouns, lines
+
+
+def pointing(context: Context, at: tuple[set[str], set[str], set[str]],
+             away: tuple[set[str], set[str], set[str]]) -> tuple[set[str], set[str]]:
+    """The words of a number (label and noun) that stand next to the printings `at` of one value
+    and next to none of the printings `away` of the other: (label and noun words that match,
+    words that match only their lines).
+
+    >>> at, away = ({"bound"}, set(), {"bound", "true", "risk"}), ({"true", "risk"}, set(),
+    ...                                                            {"bound", "true", "risk"})
+    >>> [sorted(words) for words in pointing((frozenset({"risk", "cover"}), frozenset()), away, at)]
+    [['risk'], []]
+    """
+    before, after = context
+    near = (before & at[0] - away[0]) | (after & at[1] - away[1])
+    return near, (before | after) & at[2] - away[2]
+
+
+def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
+            printings: list[Printing]) -> bool:
+    """Whether two numbers of a sentence, `values` as written with their words `first` and
+    `second`, were swapped: each one's words point at the other's printings and neither's at
+    its own (`pointing`), or one's point at the other's with two words at least while neither's
+    point at its own."""
+    x, y = (_words_of(value, printings) for value in values)
+    first_own, first_other = pointing(first, x, y), pointing(first, y, x)
+    second_own, second_other = pointing(second, y, x), pointing(second, x, y)
+    if first_other[0] and second_other[0] and not first_own[0] and not second_own[0]:
+        return True
+    if any(first_own) or any(second_own):
+        return False
+    return len(first_other[0]) >= 2 or len(second_other[0]) >= 2
+
+
+def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
+    """The word rule: two neighbouring numbers of a sentence (not a table row) that the cited
+    block(s) print, whose words say they were swapped (`swapped`): an error on the second."""
+    flagged = {(e.line, e.number) for e in report.errors}
+    for unit in units:
+        element = unit.element
+        if element.kind == "row" or not unit.citations:
+            continue
+        printings = _block_printings(unit, outputs)
+        values = {printing[0] for printing in printings}
+        near = contexts(element.text, [(t.start, t.end) for t in unit.numbers], unit.start,
+                        unit.end)
+        checked = [(t, words) for t, words in zip(unit.numbers, near, strict=True)
+                   if t.value in values and not any(t.value in w.values for w in element.waivers)]
+        for (first, a), (second, b) in itertools.pairwise(checked):
+            if first.value == second.value or not swapped(a, b, (first.value, second.value),
+                                                          printings):
+                continue
+            line = element.line + element.text.count("\n", 0, second.start)
+            if (line, second.text) in flagged:
+                continue
+            flagged.add((line, second.text))
+            report.errors.append(ClaimError(page, line, (
+                f"{first.text} and {second.text} look swapped: the words next to each stand next "
+                f"to the other's printing in {'; '.join(c.describe() for c in unit.citations)}, "
+                "not its own (if not, name each number in the block's words)"), second.text))
+
+
+_JOIN_NOISE = re.compile(r"\\[()\[\],;!]|[{}$]|\\text|\\mathrm")
+_JOIN_SAME = ((r"\\times|×|\*|\\cdot|·", " x "), (r"\\pm|±|\+-|\+/-", " ± "), (r"−", "-"),
+              (r"\\approx|≈", " ~ "), (r"\\le|≤", " <= "), (r"\\ge|≥", " >= "))
+
+
+def joiner(between: str) -> str:
+    """What joins two neighbouring numbers, normalised: math markup and units dropped,
+    operators written one way, lower case, one space between pieces.
+
+    >>> joiner(r"\\times"), joiner(" bits per token to "), joiner(" × ")
+    ('x', 'to', 'x')
+    """
+    text = _JOIN_NOISE.sub(" ", between)
+    for pattern, replacement in _JOIN_SAME:
+        text = re.sub(pattern, replacement, text)
+    return " ".join(w for w in re.findall(r"[A-Za-z]+|[^\sA-Za-z]", text.lower())
+                    if stem(w) not in UNIT_WORDS and w not in ("per", "%"))
+
+
+def _joined(unit: _Unit, outputs: Outputs, first: Decimal, second: Decimal, join: str
+            ) -> tuple[bool, str]:
+    """Whether a line of the cited block(s) prints `first` and then `second` with `join`
+    between them, and the first line that prints them so in the other order ("" if none)."""
+    backward = ""
+    for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        for line, _words, printed in outputs.line_words(*key):
+            for x, y in itertools.pairwise(printed):
+                if (x.value, y.value) not in ((first, second), (second, first)) or joiner(
+                        line[x.end:y.start]) != join:
+                    continue
+                if x.value == first:
+                    return True, ""
+                backward = backward or line
+    return False, backward
+
+
+def check_joined(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
+    """The joiner rule: two neighbouring numbers of a sentence joined by what joins them on a
+    line of the cited block(s) (`joiner`: "x", "to", "of", "=", a phrase) stand in that line's
+    order; when the block joins them so only in the other order, an error on the second."""
+    flagged = {(e.line, e.number) for e in report.errors}
+    for unit in units:
+        element = unit.element
+        if element.kind == "row" or not unit.citations:
+            continue
+        for first, second in itertools.pairwise(unit.numbers):
+            if first.value is None or second.value is None or first.value == second.value or any(
+                    t.value in w.values for w in element.waivers for t in (first, second)):
+                continue
+            join = joiner(element.text[first.end:second.start])
+            forward, backward = _joined(unit, outputs, first.value, second.value, join)
+            line = element.line + element.text.count("\n", 0, second.start)
+            if forward or not backward or (line, second.text) in flagged:
+                continue
+            flagged.add((line, second.text))
+            report.errors.append(ClaimError(page, line, (
+                f"{first.text} and {second.text} are joined by {join!r}, and "
+                f"{'; '.join(c.describe() for c in unit.citations)} joins them so only in the "
+                f"other order: {backward.strip()!r} (swapped numbers?)"),
+                second.text))
