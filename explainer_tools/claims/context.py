@@ -135,20 +135,52 @@ def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
     return found
 
 
+HEADER_FIELD = re.compile(r"\S+(?: \S+)*")
+
+
+def is_header(line: str) -> bool:
+    """Whether an output line heads a table's columns: two fields at least, parted by runs of
+    spaces, and no digit ("  shape   nanoGPT count   LoRA share")."""
+    return not re.search(r"[0-9]", line) and len(HEADER_FIELD.findall(line.strip())) >= 2
+
+
+def column_words(header: str, start: int, end: int) -> list[str]:
+    """The words of the header field above a number printed at [start, end) of a row: the field
+    it overlaps most.
+
+    >>> column_words("  shape   LoRA share   token-table share", 12, 16)
+    ['lora', 'share']
+    """
+    best, overlap = "", 0
+    for field in HEADER_FIELD.finditer(header):
+        shared = min(end, field.end()) - max(start, field.start())
+        if shared > overlap:
+            best, overlap = field.group(), shared
+    return _words(best)
+
+
 @functools.lru_cache(maxsize=8192)
-def _printings(line: str, printed: tuple[Token, ...]) -> tuple[Printing, ...]:
-    """Each number printed on an output line, with its words (`contexts`) and its line's."""
+def _printings(line: str, printed: tuple[Token, ...], header: str) -> tuple[Printing, ...]:
+    """Each number printed on an output line, with its words (`contexts`, and the words of its
+    column in `header`, the line heading the table it is a row of, or "") and its line's."""
     whole = frozenset(_words(line))
     near = contexts(line, [(t.start, t.end) for t in printed], 0, len(line), FIELD)
-    return tuple((t.value, before, after, whole)
+    return tuple((t.value, before | frozenset(column_words(header, t.start, t.end)) if header
+                  else before, after, whole)
                  for t, (before, after) in zip(printed, near, strict=True))
 
 
 def _block_printings(unit: _Unit, outputs: Outputs) -> list[Printing]:
     found: list[Printing] = []
     for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        header = ""
         for line, _words, printed in outputs.line_words(*key):
-            found.extend(_printings(line, tuple(printed)))
+            if is_header(line):
+                header = line
+                continue
+            if not printed or len(HEADER_FIELD.findall(line.strip())) < 2:
+                header = ""
+            found.extend(_printings(line, tuple(printed), header))
     return found
 
 
@@ -181,12 +213,19 @@ def pointing(context: Context, at: tuple[set[str], set[str], set[str]],
     return near, (before | after) & at[2] - away[2]
 
 
+def _on_every(words: set[str], value: Decimal, printings: list[Printing]) -> bool:
+    """Whether one of `words` stands next to every printing of `value` (label or noun)."""
+    return any(all(word in before or word in after for printed, before, after, _line in printings
+                   if printed == value) for word in words)
+
+
 def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
-            printings: list[Printing]) -> bool:
+            printings: list[Printing], reversed_on_line: bool) -> bool:
     """Whether two numbers of a sentence, `values` as written with their words `first` and
-    `second`, were swapped: each one's words point at the other's printings and neither's at
-    its own (`pointing`), or one's point at the other's with two words at least while neither's
-    point at its own."""
+    `second`, were swapped. Neither's words may point at its own printings (`pointing`); then
+    it takes each one's words pointing at the other's printings, or one's pointing at the
+    other's with two words at least, or with one word that stands next to every printing of
+    the other while a line prints the two only in the other order (`reversed_on_line`)."""
     x, y = (_words_of(value, printings) for value in values)
     first_own, first_other = pointing(first, x, y), pointing(first, y, x)
     second_own, second_other = pointing(second, y, x), pointing(second, x, y)
@@ -194,7 +233,25 @@ def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
         return True
     if any(first_own) or any(second_own):
         return False
-    return len(first_other[0]) >= 2 or len(second_other[0]) >= 2
+    if len(first_other[0]) >= 2 or len(second_other[0]) >= 2:
+        return True
+    return reversed_on_line and (_on_every(first_other[0], values[1], printings)
+                                 or _on_every(second_other[0], values[0], printings))
+
+
+def reversed_on_line(unit: _Unit, outputs: Outputs, first: Decimal, second: Decimal) -> bool:
+    """Whether a line of the cited block(s) prints both values, and none prints a `first`
+    before a `second`."""
+    both = False
+    for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        for _line, _words, printed in outputs.line_words(*key):
+            starts = [t.start for t in printed if t.value == first]
+            ends = [t.start for t in printed if t.value == second]
+            if starts and ends:
+                if min(starts) < max(ends):
+                    return False
+                both = True
+    return both
 
 
 def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
@@ -212,8 +269,9 @@ def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageR
         checked = [(t, words) for t, words in zip(unit.numbers, near, strict=True)
                    if t.value in values and not any(t.value in w.values for w in element.waivers)]
         for (first, a), (second, b) in itertools.pairwise(checked):
-            if first.value == second.value or not swapped(a, b, (first.value, second.value),
-                                                          printings):
+            if first.value == second.value or not swapped(
+                    a, b, (first.value, second.value), printings,
+                    reversed_on_line(unit, outputs, first.value, second.value)):
                 continue
             line = element.line + element.text.count("\n", 0, second.start)
             if (line, second.text) in flagged:
