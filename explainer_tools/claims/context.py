@@ -124,7 +124,7 @@ def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
     previous: list[str] = []
     for index, (start, end) in enumerate(spans):
         begin = noun(text, spans[index - 1][1], start, marks)[1] if index else low
-        symbol = _symbol_before(text[max(begin, start - 40):start])
+        symbol = _symbol_before(text[max(begin, start - 40):start], fold=False)
         words = ["=" + symbol] if symbol else _words(label(text[begin:start], marks))[-BEFORE:]
         between = text[spans[index - 1][1]:start] if index else ","
         if not _words(between) and not re.search(r"[,;:()\[\]]", between):
@@ -284,8 +284,9 @@ def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageR
 
 
 _JOIN_NOISE = re.compile(r"\\[()\[\],;!]|[{}$]|\\text|\\mathrm")
-_JOIN_SAME = ((r"\\times|×|\*|\\cdot|·", " x "), (r"\\pm|±|\+-|\+/-", " ± "), (r"−", "-"),
-              (r"\\approx|≈", " ~ "), (r"\\le|≤", " <= "), (r"\\ge|≥", " >= "))
+_JOIN_SAME = ((r"->|→|\\to\b|\\rightarrow", " to "), (r"\\times|×|\*|\\cdot|·", " x "),
+              (r"\\pm|±|\+-|\+/-", " ± "), (r"−", "-"), (r"\\approx|≈", " ~ "),
+              (r"\\le|≤", " <= "), (r"\\ge|≥", " >= "))
 
 
 def joiner(between: str) -> str:
@@ -333,6 +334,8 @@ def check_joined(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
                     t.value in w.values for w in element.waivers for t in (first, second)):
                 continue
             join = joiner(element.text[first.end:second.start])
+            if join == "and" and re.search(r"\bbetween\W*$", element.text[:first.start]):
+                join = "to"  # a range: "between 2 and 3" is "from 2 to 3"
             forward, backward = _joined(unit, outputs, first.value, second.value, join)
             line = element.line + element.text.count("\n", 0, second.start)
             if forward or not backward or (line, second.text) in flagged:

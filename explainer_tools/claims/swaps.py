@@ -268,15 +268,16 @@ SYMBOL_BEFORE = re.compile(r"(?<![A-Za-z0-9_\\/*}])(?P<symbol>\\?[A-Za-z][A-Za-z
 _SYMBOL_NAMES = {"varepsilon": "eps", "epsilon": "eps", "\u03b5": "eps", "\u03b1": "alpha"}
 
 
-def _symbol_before(text: str) -> str:
+def _symbol_before(text: str, fold: bool = True) -> str:
     """The symbol a number is assigned to, from the text just before it ("N = ", "\\alpha=",
-    "n_{layer} = "; not a ratio's "/r = "), normalised to lower case, as outputs may write N
-    as n ("alpha", "n_layer"), or ""."""
+    "n_{layer} = "; not a ratio's "/r = "), normalised (with `fold`, to lower case, as outputs
+    may write N as n: "alpha", "n_layer"), or ""."""
     match = SYMBOL_BEFORE.search(text[-40:])
     if not match:
         return ""
     symbol = match.group("symbol").lstrip("\\").replace("{", "").replace("}", "")
-    return _SYMBOL_NAMES.get(symbol, symbol).lower()
+    symbol = _SYMBOL_NAMES.get(symbol, symbol)
+    return symbol.lower() if fold else symbol
 
 
 def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
