@@ -303,6 +303,20 @@ def joiner(between: str) -> str:
                     if stem(w) not in UNIT_WORDS and w not in ("per", "%"))
 
 
+def same_join(printed: str, written: str) -> bool:
+    """Whether an output line joins two numbers as the prose does: by the same words and
+    operators, or, where the prose writes operators only ("5.0000+1.0285"), by the same
+    operators between words that label the next number ("5.0000 + Occam part 1.0285").
+
+    >>> same_join("+ occam part", "+"), same_join("of", "to")
+    (True, False)
+    """
+    if printed == written:
+        return True
+    return bool(written) and not re.search(r"[a-z]", written) and " ".join(
+        re.findall(r"[^\sa-z]", printed)) == written
+
+
 def _joined(unit: _Unit, outputs: Outputs, first: Decimal, second: Decimal, join: str
             ) -> tuple[bool, str]:
     """Whether a line of the cited block(s) prints `first` and then `second` with `join`
@@ -311,8 +325,8 @@ def _joined(unit: _Unit, outputs: Outputs, first: Decimal, second: Decimal, join
     for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
         for line, _words, printed in outputs.line_words(*key):
             for x, y in itertools.pairwise(printed):
-                if (x.value, y.value) not in ((first, second), (second, first)) or joiner(
-                        line[x.end:y.start]) != join:
+                if (x.value, y.value) not in ((first, second), (second, first)) or not same_join(
+                        joiner(line[x.end:y.start]), join):
                     continue
                 if x.value == first:
                     return True, ""
