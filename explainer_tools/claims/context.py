@@ -360,3 +360,47 @@ def check_joined(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
                 f"{'; '.join(c.describe() for c in unit.citations)} joins them so only in the "
                 f"other order: {backward.strip()!r} (swapped numbers?)"),
                 second.text))
+
+
+def _printed_once_at(unit: _Unit, outputs: Outputs, value: Decimal):
+    found = []
+    for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
+        for index, (_line, _words, printed) in enumerate(outputs.line_words(*key)):
+            found.extend((key[0], key[1], index, t.start) for t in printed if t.value == value)
+    return found[0] if len(found) == 1 else None
+
+
+def check_lists(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
+    flagged = {(e.line, e.number) for e in report.errors}
+    for unit in units:
+        element = unit.element
+        if element.kind == "row" or not unit.citations:
+            continue
+        chain: list[Token] = []
+        chains = []
+        for first, second in itertools.pairwise(unit.numbers):
+            join = joiner(element.text[first.end:second.start])
+            if join in (",", "and", ", and") and first.value is not None and second.value is not None:
+                if not chain:
+                    chain = [first]
+                chain.append(second)
+            else:
+                if chain:
+                    chains.append(chain)
+                chain = []
+        if chain:
+            chains.append(chain)
+        for chain in chains:
+            if len(chain) < int(__import__("os").environ.get("LISTMIN", "3")):
+                continue
+            places = [_printed_once_at(unit, outputs, t.value) for t in chain]
+            for (a, pa), (b, pb) in itertools.pairwise(zip(chain, places)):
+                if pa is None or pb is None or pa[:2] != pb[:2] or pa[2:] <= pb[2:] or (__import__('os').environ.get('DIFFLINE') and pa[2] == pb[2]):
+                    continue
+                line = element.line + element.text.count("\n", 0, b.start)
+                if (line, b.text) in flagged:
+                    continue
+                flagged.add((line, b.text))
+                report.errors.append(ClaimError(page, line, (
+                    f"{a.text} and {b.text} stand in a list in the other order than the lines "
+                    "that print them (swapped numbers?)"), b.text))
