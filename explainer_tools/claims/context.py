@@ -362,7 +362,10 @@ def check_joined(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
                 second.text))
 
 
-def _printed_once_at(unit: _Unit, outputs: Outputs, value: Decimal):
+def _printed_once_at(unit: _Unit, outputs: Outputs, value: Decimal
+                     ) -> tuple[str, int, int, int] | None:
+    """Where the cited block(s) print `value`, when they print it once: (script, block, line
+    index, offset on the line)."""
     found = []
     for key in dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks):
         for index, (_line, _words, printed) in enumerate(outputs.line_words(*key)):
@@ -370,37 +373,44 @@ def _printed_once_at(unit: _Unit, outputs: Outputs, value: Decimal):
     return found[0] if len(found) == 1 else None
 
 
+def _lists(unit: _Unit) -> list[list[Token]]:
+    """The plain lists of three numbers or more in a sentence: numbers joined by commas and
+    "and" alone ("0.390, 0.391 and 0.398")."""
+    text = unit.element.text
+    found: list[list[Token]] = []
+    current: list[Token] = []
+    for first, second in itertools.pairwise(unit.numbers):
+        if first.value is not None and second.value is not None and joiner(
+                text[first.end:second.start]) in (",", "and", ", and"):
+            current = current or [first]
+            current.append(second)
+            continue
+        if len(current) >= 3:
+            found.append(current)
+        current = []
+    if len(current) >= 3:
+        found.append(current)
+    return found
+
+
 def check_lists(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
+    """The list rule: in a plain list of three numbers or more (`_lists`), two neighbours that
+    one cited block prints once each stand in the order it prints them (line by line, then
+    along a line); an error on the second when they do not."""
     flagged = {(e.line, e.number) for e in report.errors}
     for unit in units:
         element = unit.element
         if element.kind == "row" or not unit.citations:
             continue
-        chain: list[Token] = []
-        chains = []
-        for first, second in itertools.pairwise(unit.numbers):
-            join = joiner(element.text[first.end:second.start])
-            if join in (",", "and", ", and") and first.value is not None and second.value is not None:
-                if not chain:
-                    chain = [first]
-                chain.append(second)
-            else:
-                if chain:
-                    chains.append(chain)
-                chain = []
-        if chain:
-            chains.append(chain)
-        for chain in chains:
-            if len(chain) < int(__import__("os").environ.get("LISTMIN", "3")):
-                continue
-            places = [_printed_once_at(unit, outputs, t.value) for t in chain]
-            for (a, pa), (b, pb) in itertools.pairwise(zip(chain, places)):
-                if pa is None or pb is None or pa[:2] != pb[:2] or pa[2:] <= pb[2:] or (__import__('os').environ.get('DIFFLINE') and pa[2] == pb[2]):
+        for numbers in _lists(unit):
+            places = [_printed_once_at(unit, outputs, t.value) for t in numbers]
+            for (a, at), (b, bt) in itertools.pairwise(zip(numbers, places, strict=True)):
+                if at is None or bt is None or at[:2] != bt[:2] or at[2:] <= bt[2:]:
                     continue
                 line = element.line + element.text.count("\n", 0, b.start)
                 if (line, b.text) in flagged:
                     continue
                 flagged.add((line, b.text))
                 report.errors.append(ClaimError(page, line, (
-                    f"{a.text} and {b.text} stand in a list in the other order than the lines "
-                    "that print them (swapped numbers?)"), b.text))
+                    f"{a.text} and {b.text} stand in a list, and [{at[1]}] of {at[0]} prints "
+                    f"them in the other order (swapped numbers?)"), b.text))
