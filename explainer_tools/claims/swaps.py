@@ -308,9 +308,28 @@ def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
 
 
 def _row_line(unit: _Unit, outputs: Outputs) -> tuple[str, int, int] | None:
-    """The one output line a table row copies (`_row_lines`), or None."""
+    """The one output line a table row copies: the one its first cell names (`_row_lines`),
+    else the one line that prints all the numbers of its other cells (`_printing_all`), or
+    None."""
     found = _row_lines(unit, outputs)
-    return found[0] if found is not None and len(found) == 1 else None
+    if found is not None and len(found) == 1:
+        return found[0]
+    found = _printing_all(unit, outputs)
+    return found[0] if len(found) == 1 else None
+
+
+def _printing_all(unit: _Unit, outputs: Outputs) -> list[tuple[str, int, int]]:
+    """The lines of the cited block(s) that print every number of a row's cells after its
+    label (two at least)."""
+    element = unit.element
+    values = {t.value for t in unit.numbers if t.value is not None and _cell_index(
+        element, t.start) > 0}
+    if len(values) < 2:
+        return []
+    keys = dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks)
+    return [(script, number, index) for script, number in keys
+            for index, (_t, _w, printed) in enumerate(outputs.line_words(script, number))
+            if values <= {t.value for t in printed}]
 
 
 def _row_lines(unit: _Unit, outputs: Outputs) -> list[tuple[str, int, int]] | None:
