@@ -303,15 +303,22 @@ def joiner(between: str) -> str:
                     if stem(w) not in UNIT_WORDS and w not in ("per", "%"))
 
 
+# bare connectives that read two numbers in order, as an output line prints them side by side
+SIDE_BY_SIDE = frozenset((",", "and", "or", "to", "against", "versus"))
+
+
 def same_join(printed: str, written: str) -> bool:
     """Whether an output line joins two numbers as the prose does: by the same words and
-    operators, or, where the prose writes operators only ("5.0000+1.0285"), by the same
-    operators between words that label the next number ("5.0000 + Occam part 1.0285").
+    operators; where the prose writes operators only ("5.0000+1.0285"), by the same operators
+    between words that label the next number ("5.0000 + Occam part 1.0285"); where the line
+    prints them side by side, parted by spaces alone (a table row), by a bare connective.
 
-    >>> same_join("+ occam part", "+"), same_join("of", "to")
-    (True, False)
+    >>> same_join("+ occam part", "+"), same_join("of", "to"), same_join("", "to")
+    (True, False, True)
     """
     if printed == written:
+        return True
+    if printed == "" and written in SIDE_BY_SIDE:
         return True
     return bool(written) and not re.search(r"[a-z]", written) and " ".join(
         re.findall(r"[^\sa-z]", printed)) == written
