@@ -111,8 +111,9 @@ def label(before: str, marks: re.Pattern[str] = CLAUSE) -> str:
 def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
              marks: re.Pattern[str] = CLAUSE) -> list[Context]:
     """The words of each number of a sentence or an output line: its label (a symbol it is
-    assigned to, "N = 8"; else at most BEFORE content words of the clause before it, after the
-    noun of the number before it) and its noun (`noun`). A number joined to the one before it
+    assigned to, "N = 8", with the symbol's name if it is a word, "alpha = 0.1"; else at most
+    BEFORE content words of the clause before it, after the noun of the number before it) and
+    its noun (`noun`). A number joined to the one before it
     by no word and no comma or clause mark ("38,633,472 = 31.23 %", "8 x 1,024") shares that
     one's label. `spans` are the numbers' (start, end), in order, between `low` and `high`.
 
@@ -125,7 +126,10 @@ def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
     for index, (start, end) in enumerate(spans):
         begin = noun(text, spans[index - 1][1], start, marks)[1] if index else low
         symbol = _symbol_before(text[max(begin, start - 40):start], fold=False)
-        words = ["=" + symbol] if symbol else _words(label(text[begin:start], marks))[-BEFORE:]
+        if symbol:  # "alpha = 0.1": the symbol, and its name as a word
+            words = ["=" + symbol, *_words(symbol.replace("_", " "))[:1]]
+        else:
+            words = _words(label(text[begin:start], marks))[-BEFORE:]
         between = text[spans[index - 1][1]:start] if index else ","
         if not _words(between) and not re.search(r"[,;:()\[\]]", between):
             words = previous
