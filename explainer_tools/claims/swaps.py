@@ -147,9 +147,13 @@ def _check_row_labels(rows: list[tuple[_Unit, tuple[str, int, int] | None]], pag
     for unit, row_line in rows:
         first = (_cells(unit.element.text.split("\n", 1)[0]) or [""])[0]
         numbers = [t for t in unit.numbers if t.start < len(first) + 2 and t.value is not None]
-        if row_line is not None or not numbers or unit.element.line in flagged or _row_lines(
-                unit, outputs) != []:
+        if not numbers or unit.element.line in flagged or _row_lines(unit, outputs) != []:
             continue
+        if row_line is not None:  # its cells name the line: the label's numbers stand on it
+            printed = {t.value for t in outputs.line_words(*row_line[:2])[row_line[2]][2]}
+            numbers = [t for t in numbers if t.value not in printed]
+            if not numbers:
+                continue
         report.errors.append(ClaimError(page, unit.element.line, (
             f"the row's label {first.strip()!r} names no line of "
             f"{'; '.join(c.describe() for c in unit.citations)}, while the table's other rows "
