@@ -238,3 +238,72 @@ def test_a_row_whose_cells_name_its_line_keeps_the_line_s_order(outputs: Outputs
     assert messages(table, outputs) == []
     bad = table.replace("| 3,983,228,928 | 34,390 |", "| 34,390 | 3,983,228,928 |")
     assert [n for n, m in messages(bad, outputs) if "other order" in m] == ["3,983,228,928"]
+
+
+# --- edges the mutation run found untested (tests/mutants_claims.py) ---------------------------
+
+
+def test_the_verified_numbers_leave_out_a_number_in_error(tmp_path) -> None:
+    from explainer_tools.claims import verified_numbers
+
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "probe.txt").write_text(OUTPUT, encoding="utf-8")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "x.md").write_text(
+        "---\nscripts: [probe.py]\n---\nThe bound is 3.935 and the predictor's true risk is "
+        "4.541 (output [1]).\n", encoding="utf-8")
+    claims = verified_numbers(tmp_path)["docs/x.md"]
+    assert [e.number for e in claims.errors] == ["4.541"]
+    assert [v.text for v in claims.verified] == ["3.935"]
+
+
+def test_the_symbol_rule_reads_n_as_n() -> None:
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] sizes: n = 100, k = 7\n"})
+    assert messages(r"With \(N=100\) and \(K=7\) (output [1]).\n", outputs) == []
+    found = messages(r"With \(N=7\) and \(K=100\) (output [1]).\n", outputs)
+    assert any("only as k = 7" in m for _n, m in found)
+
+
+def test_a_glued_s_is_no_unit_where_no_output_writes_seconds() -> None:
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] counts 17 and 42\n"})
+    assert messages("Counts of 17s and 42s (output [1]).\n", outputs) == []
+    assert [n for n, _m in messages("Took 17 s and 42 s (output [1]).\n", outputs)] == [
+        "17", "42"]
+
+
+def test_a_line_that_writes_its_numbers_in_bits_is_not_in_nats() -> None:
+    """Only the line says no here: another line of its block writes nats."""
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] code 3,552 bits, difference +2.0\n"
+                                   "    other 0.5 nats\n"})
+    assert messages("The code is +2.0 bits longer (output [1]).\n", outputs) == []
+    found = messages("The code is +2.0 nats longer (output [1]).\n", outputs)
+    assert [n for n, _m in found] == ["+2.0"]
+    assert "its line writes its other numbers in bits" in found[0][1]
+
+
+def test_subtraction_in_math_must_hold() -> None:
+    from explainer_tools.claims.arithmetic import check_arithmetic
+
+    assert check_arithmetic("10-3=7") == ""
+    assert "does not hold" in check_arithmetic("10-3=13")
+
+
+def test_a_cell_from_another_row_is_caught_by_its_digits() -> None:
+    """The row '11' names its line (11 is the first number it prints), which does not print
+    the cell's 31 but prints 11 written alike (two digits, no decimals): a number of another
+    row."""
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] levels, entropy, loss:\n"
+                                   "         3    0.7486    4.228\n"
+                                   "        11    2.4704    2.827\n"
+                                   "        31    3.9036    2.478\n"})
+    table = textwrap.dedent("""\
+        Rows of output [1]:
+
+        | levels | H (bits) | loss |
+        | --- | --- | --- |
+        | 3 | 0.7486 | 4.228 |
+        | 11 | 2.4704 | 2.827 |
+        """)
+    assert messages(table, outputs) == []
+    found = messages(table.replace("| 11 | 2.4704 |", "| 11 | 31 |"), outputs)
+    assert any(n == "31" and "not on the line its row's label names" in m for n, m in found)
