@@ -72,7 +72,7 @@ def test_words_are_stemmed_alike_in_prose_and_output() -> None:
 
 def test_a_number_has_a_label_before_it_and_a_noun_after_it() -> None:
     text = "OpenWebText has 8,013,769 documents; the split holds out 4,007 of them"
-    spans = [(16, 25), (57, 62)]
+    spans = ((16, 25), (57, 62))
     assert [(sorted(a), sorted(b)) for a, b in contexts(text, spans, 0, len(text))] == [
         (["openwebtext"], ["document"]), (["hold", "split"], [])]
     assert noun("5 bits per token against", 1, 24) == ([], 1)  # units name no number
@@ -80,15 +80,15 @@ def test_a_number_has_a_label_before_it_and_a_noun_after_it() -> None:
 
 
 def test_a_number_assigned_to_a_symbol_is_labelled_by_it() -> None:
-    (before, _after), = contexts(r"at \(\alpha=0.1\)", [(12, 15)], 0, 17)
+    (before, _after), = contexts(r"at \(\alpha=0.1\)", ((12, 15),), 0, 17)
     assert before == {"=alpha", "alpha"}
-    (before, _after), = contexts("D = 2,384", [(4, 9)], 0, 9)
+    (before, _after), = contexts("D = 2,384", ((4, 9),), 0, 9)
     assert before == {"=D"}  # symbols keep their case: D is not d
 
 
 def test_a_number_joined_by_an_operator_shares_the_label_before_it() -> None:
     line = "token embedding  38,633,472 = 31.23 %    attention   28,348,416 = 22.92 %"
-    spans = [(17, 27), (30, 35), (54, 64), (67, 72)]
+    spans = ((17, 27), (30, 35), (54, 64), (67, 72))
     assert [sorted(a) for a, _b in contexts(line, spans, 0, len(line), FIELD)] == [
         ["embedd"], ["embedd"], ["attention"], ["attention"]]  # "token" is a unit: no label
 

@@ -48,6 +48,7 @@ Context = tuple[frozenset[str], frozenset[str]]
 Printing = tuple[Decimal, frozenset[str], frozenset[str], frozenset[str]]
 
 
+@functools.lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A word reduced to a common stem, so that prose and output lines agree on it.
 
@@ -108,16 +109,18 @@ def label(before: str, marks: re.Pattern[str] = CLAUSE) -> str:
     return texts[index]
 
 
-def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
-             marks: re.Pattern[str] = CLAUSE) -> list[Context]:
+@functools.lru_cache(maxsize=16384)
+def contexts(text: str, spans: tuple[tuple[int, int], ...], low: int, high: int,
+             marks: re.Pattern[str] = CLAUSE) -> tuple[Context, ...]:
     """The words of each number of a sentence or an output line: its label (a symbol it is
     assigned to, "N = 8", with the symbol's name if it is a word, "alpha = 0.1"; else at most
     BEFORE content words of the clause before it, after the noun of the number before it) and
     its noun (`noun`). A number joined to the one before it
     by no word and no comma or clause mark ("38,633,472 = 31.23 %", "8 x 1,024") shares that
-    one's label. `spans` are the numbers' (start, end), in order, between `low` and `high`.
+    one's label. `spans` are the numbers' (start, end), in order, between `low` and `high`
+    (cached: a page checked again after a one-number edit reads only the sentence that changed).
 
-    >>> [sorted(a) for a, _b in contexts("bound 4.541  true risk 3.935", [(6, 11), (23, 28)],
+    >>> [sorted(a) for a, _b in contexts("bound 4.541  true risk 3.935", ((6, 11), (23, 28)),
     ...                                  0, 28, FIELD)]
     [['bound'], ['risk', 'true']]
     """
@@ -136,7 +139,7 @@ def contexts(text: str, spans: list[tuple[int, int]], low: int, high: int,
         previous = words
         following = spans[index + 1][0] if index + 1 < len(spans) else high
         found.append((frozenset(words), frozenset(noun(text, end, following, marks)[0])))
-    return found
+    return tuple(found)
 
 
 HEADER_FIELD = re.compile(r"\S+(?: \S+)*")
@@ -168,7 +171,7 @@ def _printings(line: str, printed: tuple[Token, ...], header: str) -> tuple[Prin
     """Each number printed on an output line, with its words (`contexts`, and the words of its
     column in `header`, the line heading the table it is a row of, or "") and its line's."""
     whole = frozenset(_words(line))
-    near = contexts(line, [(t.start, t.end) for t in printed], 0, len(line), FIELD)
+    near = contexts(line, tuple((t.start, t.end) for t in printed), 0, len(line), FIELD)
     return tuple((t.value, before | frozenset(column_words(header, t.start, t.end)) if header
                   else before, after, whole)
                  for t, (before, after) in zip(printed, near, strict=True))
@@ -268,7 +271,7 @@ def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageR
             continue
         printings = _block_printings(unit, outputs)
         values = {printing[0] for printing in printings}
-        near = contexts(element.text, [(t.start, t.end) for t in unit.numbers], unit.start,
+        near = contexts(element.text, tuple((t.start, t.end) for t in unit.numbers), unit.start,
                         unit.end)
         checked = [(t, words) for t, words in zip(unit.numbers, near, strict=True)
                    if t.value in values and not any(t.value in w.values for w in element.waivers)]
@@ -293,6 +296,7 @@ _JOIN_SAME = ((r"->|→|\\to\b|\\rightarrow", " to "), (r"\\times|×|\*|\\cdot|�
               (r"\\le|≤", " <= "), (r"\\ge|≥", " >= "))
 
 
+@functools.lru_cache(maxsize=16384)
 def joiner(between: str) -> str:
     """What joins two neighbouring numbers, normalised: math markup and units dropped,
     operators written one way, lower case, one space between pieces.
