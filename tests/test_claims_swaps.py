@@ -73,23 +73,23 @@ def test_words_are_stemmed_alike_in_prose_and_output() -> None:
 def test_a_number_has_a_label_before_it_and_a_noun_after_it() -> None:
     text = "OpenWebText has 8,013,769 documents; the split holds out 4,007 of them"
     spans = ((16, 25), (57, 62))
-    assert [(sorted(a), sorted(b)) for a, b in contexts(text, spans, 0, len(text))] == [
-        (["openwebtext"], ["document"]), (["hold", "split"], [])]
+    assert [(sorted(a), sorted(b), c) for a, b, c in contexts(text, spans, 0, len(text))] == [
+        (["openwebtext"], ["document"], "openwebtext"), (["hold", "split"], [], "hold")]
     assert noun("5 bits per token against", 1, 24) == ([], 1)  # units name no number
     assert label("true risk: ") == "true risk"
 
 
 def test_a_number_assigned_to_a_symbol_is_labelled_by_it() -> None:
-    (before, _after), = contexts(r"at \(\alpha=0.1\)", ((12, 15),), 0, 17)
+    (before, _after, _nearest), = contexts(r"at \(\alpha=0.1\)", ((12, 15),), 0, 17)
     assert before == {"=alpha", "alpha"}
-    (before, _after), = contexts("D = 2,384", ((4, 9),), 0, 9)
+    (before, _after, _nearest), = contexts("D = 2,384", ((4, 9),), 0, 9)
     assert before == {"=D"}  # symbols keep their case: D is not d
 
 
 def test_a_number_joined_by_an_operator_shares_the_label_before_it() -> None:
     line = "token embedding  38,633,472 = 31.23 %    attention   28,348,416 = 22.92 %"
     spans = ((17, 27), (30, 35), (54, 64), (67, 72))
-    assert [sorted(a) for a, _b in contexts(line, spans, 0, len(line), FIELD)] == [
+    assert [sorted(a) for a, _b, _c in contexts(line, spans, 0, len(line), FIELD)] == [
         ["embedd"], ["embedd"], ["attention"], ["attention"]]  # "token" is a unit: no label
 
 
@@ -118,32 +118,45 @@ def _printings(*rows: tuple[str, set[str], set[str]]) -> list:
     return [(Decimal(v), frozenset(b), frozenset(a), frozenset({"x"})) for v, b, a in rows]
 
 
+def words(*label: str, nearest: str = "") -> tuple[frozenset[str], frozenset[str], str]:
+    """A number's words in prose: its label (the nearest word given apart) and no noun."""
+    return frozenset(label), frozenset(), nearest
+
+
 def test_swapped_when_each_one_s_words_point_at_the_other() -> None:
     printings = _printings(("4.541", {"bound"}, set()), ("3.935", {"true", "risk"}, set()))
     values = (Decimal("3.935"), Decimal("4.541"))
-    bound = (frozenset({"bound"}), frozenset())
-    risk = (frozenset({"risk"}), frozenset())
+    bound = words("bound")
+    risk = words("risk")
     assert swapped(bound, risk, values, printings, False)
     assert not swapped(risk, bound, values, printings, False)
     # a word pointing at its own number clears the pair
-    assert not swapped((frozenset({"bound", "true"}), frozenset()), risk, values, printings, True)
+    assert not swapped(words("bound", "true"), risk, values, printings, True)
 
 
 def test_one_side_needs_two_words_or_one_word_and_the_line_s_order() -> None:
     printings = _printings(("5.0", {"random", "guess"}, set()), ("2.5", set(), set()),
                            ("2.5", {"other"}, set()))
     values = (Decimal("5.0"), Decimal("2.5"))
-    nothing = (frozenset(), frozenset())
-    both = (frozenset(), frozenset())
+    nothing = words()
     # the second number (2.5 as written) stands after "random guess": two words point at 5.0
-    assert swapped(nothing, (frozenset({"random", "guess"}), frozenset()), values, printings,
-                   False)
-    one = (frozenset({"random"}), frozenset())
-    assert not swapped(both, one, values, printings, False)  # one word, no order
-    assert swapped(both, one, values, printings, True)  # one word, and the line's order
+    assert swapped(nothing, words("random", "guess"), values, printings, False)
+    one = words("random")
+    assert not swapped(nothing, one, values, printings, False)  # one word, no order
+    assert swapped(nothing, one, values, printings, True)  # one word, and the line's order
     # one word that stands next to only one of the two printings of 2.5 is not enough
     swapped_back = (Decimal("2.5"), Decimal("5.0"))
-    assert not swapped(both, (frozenset({"other"}), frozenset()), swapped_back, printings, True)
+    assert not swapped(nothing, words("other"), swapped_back, printings, True)
+
+
+def test_one_word_counts_when_it_is_the_nearest_and_both_numbers_have_words() -> None:
+    printings = _printings(("5.0", {"random", "guess"}, set()), ("2.5", {"best"}, set()))
+    values = (Decimal("5.0"), Decimal("2.5"))
+    assert swapped(words(), words("random", nearest="random"), values, printings, False)
+    assert not swapped(words(), words("random", "cost", nearest="cost"), values, printings,
+                       False)  # "random" is not the nearest word of the label
+    unlabelled = _printings(("5.0", {"random", "guess"}, set()), ("2.5", set(), set()))
+    assert not swapped(words(), words("random", nearest="random"), values, unlabelled, False)
 
 
 def test_the_word_rule_on_a_page(outputs: Outputs) -> None:

@@ -42,8 +42,8 @@ CONNECTIVES = frozenset(("against", "versus", "whereas", "instead", "compared", 
                          "now", "down", "up", "new", "old", "first", "last", "second"))
 NOUN = re.compile(r"-?(?:\s*(?:\\?%|\\,|\\text\{|\}|per\b|[A-Za-z]{3,}\b)){1,6}")
 
-# a number's words: (its label, its noun)
-Context = tuple[frozenset[str], frozenset[str]]
+# a number's words: (its label, its noun, the label's word nearest to it or "")
+Context = tuple[frozenset[str], frozenset[str], str]
 # a printing: (its value, its label, its noun, the words of its line)
 Printing = tuple[Decimal, frozenset[str], frozenset[str], frozenset[str]]
 
@@ -120,9 +120,9 @@ def contexts(text: str, spans: tuple[tuple[int, int], ...], low: int, high: int,
     one's label. `spans` are the numbers' (start, end), in order, between `low` and `high`
     (cached: a page checked again after a one-number edit reads only the sentence that changed).
 
-    >>> [sorted(a) for a, _b in contexts("bound 4.541  true risk 3.935", ((6, 11), (23, 28)),
-    ...                                  0, 28, FIELD)]
-    [['bound'], ['risk', 'true']]
+    >>> [(sorted(a), c) for a, _b, c in contexts("bound 4.541  true risk 3.935",
+    ...                                          ((6, 11), (23, 28)), 0, 28, FIELD)]
+    [(['bound'], 'bound'), (['risk', 'true'], 'risk')]
     """
     found: list[Context] = []
     previous: list[str] = []
@@ -138,7 +138,8 @@ def contexts(text: str, spans: tuple[tuple[int, int], ...], low: int, high: int,
             words = previous
         previous = words
         following = spans[index + 1][0] if index + 1 < len(spans) else high
-        found.append((frozenset(words), frozenset(noun(text, end, following, marks)[0])))
+        found.append((frozenset(words), frozenset(noun(text, end, following, marks)[0]),
+                      words[-1] if words else ""))
     return tuple(found)
 
 
@@ -174,7 +175,7 @@ def _printings(line: str, printed: tuple[Token, ...], header: str) -> tuple[Prin
     near = contexts(line, tuple((t.start, t.end) for t in printed), 0, len(line), FIELD)
     return tuple((t.value, before | frozenset(column_words(header, t.start, t.end)) if header
                   else before, after, whole)
-                 for t, (before, after) in zip(printed, near, strict=True))
+                 for t, (before, after, _nearest) in zip(printed, near, strict=True))
 
 
 def _block_printings(unit: _Unit, outputs: Outputs) -> list[Printing]:
@@ -215,7 +216,7 @@ def pointing(context: Context, at: tuple[set[str], set[str], set[str]],
     >>> [sorted(words) for words in pointing((frozenset({"risk", "cover"}), frozenset()), away, at)]
     [['risk'], []]
     """
-    before, after = context
+    before, after = context[0], context[1]
     near = (before & at[0] - away[0]) | (after & at[1] - away[1])
     return near, (before | after) & at[2] - away[2]
 
@@ -226,13 +227,20 @@ def _on_every(words: set[str], value: Decimal, printings: list[Printing]) -> boo
                    if printed == value) for word in words)
 
 
+def _labelled(value: Decimal, printings: list[Printing]) -> bool:
+    """Whether every printing of `value` has words of its own (a label or a noun)."""
+    return all(before or after for printed, before, after, _line in printings if printed == value)
+
+
 def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
             printings: list[Printing], reversed_on_line: bool) -> bool:
     """Whether two numbers of a sentence, `values` as written with their words `first` and
     `second`, were swapped. Neither's words may point at its own printings (`pointing`); then
-    it takes each one's words pointing at the other's printings, or one's pointing at the
-    other's with two words at least, or with one word that stands next to every printing of
-    the other while a line prints the two only in the other order (`reversed_on_line`)."""
+    it takes each one's words pointing at the other's printings; or one's pointing at the
+    other's with two words at least; or with one word that stands next to every printing of
+    the other (`_on_every`), when a line prints the two only in the other order
+    (`reversed_on_line`), or when that word is the nearest of the number's label and every
+    printing of both numbers has words of its own (`_labelled`)."""
     x, y = (_words_of(value, printings) for value in values)
     first_own, first_other = pointing(first, x, y), pointing(first, y, x)
     second_own, second_other = pointing(second, y, x), pointing(second, x, y)
@@ -242,8 +250,13 @@ def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
         return False
     if len(first_other[0]) >= 2 or len(second_other[0]) >= 2:
         return True
-    return reversed_on_line and (_on_every(first_other[0], values[1], printings)
-                                 or _on_every(second_other[0], values[0], printings))
+    if reversed_on_line and (_on_every(first_other[0], values[1], printings)
+                             or _on_every(second_other[0], values[0], printings)):
+        return True
+    if not (_labelled(values[0], printings) and _labelled(values[1], printings)):
+        return False
+    return (_on_every(first_other[0] & {first[2]}, values[1], printings)
+            or _on_every(second_other[0] & {second[2]}, values[0], printings))
 
 
 def reversed_on_line(unit: _Unit, outputs: Outputs, first: Decimal, second: Decimal) -> bool:
