@@ -230,5 +230,5 @@ MUTANTS = [
            "        batch = next((b for b in filled if mutant.scope), None)", T_HARNESS),
     mutant("claims: swaps across blocks", "mutate.py",
            "        if a.value == b.value or a.text == b.text or (a.script, a.block) != (b.script, b.block):",
-           "        if a.value == b.value or a.text == b.text:", T_HARNESS),
+           "        if a.value == b.value or a.text == b.text:", T_HARNESS, T_SWAPS),
 ]

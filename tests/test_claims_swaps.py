@@ -320,3 +320,17 @@ def test_a_cell_from_another_row_is_caught_by_its_digits() -> None:
     assert messages(table, outputs) == []
     found = messages(table.replace("| 11 | 2.4704 |", "| 11 | 31 |"), outputs)
     assert any(n == "31" and "not on the line its row's label names" in m for n, m in found)
+
+
+def test_the_harness_swaps_only_numbers_of_one_block() -> None:
+    """A sentence swap exchanges two numbers of one block (numbers of two blocks are told
+    apart by value already); here the sentence's two numbers come from two blocks."""
+    from explainer_tools.claims import mutate
+
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] a 3.5 and 4.5\n[2] b 7.25\n"})
+    page = ("---\nscripts: [probe.py]\n---\nA is 3.5, then 4.5, and B is 7.25 (outputs [1] "
+            "and [2]).\n")
+    report = check_page(page, "docs/x.md", outputs)
+    assert report.errors == []
+    made = mutate.page_mutants(page, "docs/x.md", outputs, report, ["sentence swap"], cap=100)
+    assert [m.description for m in made] == ["sentence: 3.5 (line 4) <-> 4.5 (line 4)"]
