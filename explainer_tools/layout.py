@@ -44,7 +44,7 @@ FIG_DIR_ENV = "EXPLAINER_FIG_DIR"
 # torch loads, so they must be in the environment before `import torch` (runner.py sees to it).
 CPU_PINNING_ENV = {
     "ATEN_CPU_CAPABILITY": "avx2",
-    "MKL_CBWR": "AVX2",
+    "MKL_CBWR": "COMPATIBLE",
     "ONEDNN_MAX_CPU_ISA": "AVX2",
 }
 # The rest of the environment every script and notebook runs with.

@@ -316,6 +316,6 @@ def test_the_harness_on_every_page_keeps_its_catch_rates() -> None:
     assert result.false_errors == []
     assert result.rate("digit") == 1.0
     assert result.rate("unit") >= 0.98  # 217/218 on this sample
-    assert result.rate("row swap") >= 0.8  # 131/156
-    assert result.rate("between rows") >= 0.85  # 134/152
-    assert result.rate("sentence swap") >= 0.15  # 61/316
+    assert result.rate("row swap") >= 0.88  # 138/156
+    assert result.rate("between rows") >= 0.89  # 136/152
+    assert result.rate("sentence swap") >= 0.5  # 166/316

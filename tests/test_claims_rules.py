@@ -389,8 +389,10 @@ def test_probe_rows_a_value_printed_twice_on_the_line_keeps_its_place() -> None:
 
 
 def test_probe_rows_a_number_swapped_into_the_label(outputs: Outputs) -> None:
-    """When the table's other rows name their lines, a label that names none ('2.4704', swapped
-    with the cell 11) is an error: the label rule of tables."""
+    """When the table's other rows name their lines, a label that names none is an error (the
+    label rule of tables), even when the row's other cells name its line: a number from another
+    row ('0.7486') in the label. Swapped with a cell of its own row ('2.4704' and 11), the row
+    still copies its line, in another order: the column rule catches it."""
     table = textwrap.dedent("""\
         Rows of output [2]:
 
@@ -401,9 +403,12 @@ def test_probe_rows_a_number_swapped_into_the_label(outputs: Outputs) -> None:
         | 31 | 3.9036 | 2.478 |
         """)
     assert errors(table, outputs) == []
+    report = check(table.replace("| 11 | 2.4704 |", "| 0.7486 | 2.4704 |"), outputs)
+    assert {(e.line, e.number) for e in report.errors} == {(9, "0.7486")}
+    assert any("names no line" in e.message for e in report.errors)
     report = check(table.replace("| 11 | 2.4704 |", "| 2.4704 | 11 |"), outputs)
     assert {e.line for e in report.errors} == {9}
-    assert any("names no line" in e.message for e in report.errors)
+    assert all("table column" in e.message for e in report.errors)
 
 
 def test_probe_sentences_a_pair_printed_twice_keeps_the_printed_order() -> None:

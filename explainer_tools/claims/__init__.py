@@ -74,11 +74,15 @@ written with a unit must be printed with one of its kind, or with none where its
 output says so; `check.unit_mismatch`, `units`); a number from another row or swapped with
 another (the row rule, `check.named_row`: a row's label words name one line of the cited block,
 which prints another number written alike in the cell's place, in prose only for a swap; the
-row-line, row-order, row-label, column-place and column-order rules of `swaps.check_order`;
-the label rule, `swaps._label_mismatch`; the symbol rule, `X = v` printed as `Y = v`; the tuple
-rule; the connective order rule, `arithmetic.check_connected_order`: two numbers joined by a
-bare "and", "against", "±", ... in the order a line prints them; the arithmetic rule,
-`check.check_arithmetic`); a bad waiver; a page
+row-line, row-order, row-label, column-place and column-order rules of `swaps.check_order`, a
+row naming its line by its label or else by its cells; the label rule, `swaps._label_mismatch`;
+the symbol rule, `X = v` printed as `Y = v`; the word rule, `context.check_context`: two
+neighbouring numbers each next to words of the other's printings; the joiner rule,
+`context.check_joined`: two numbers joined as a line joins them keep its order; the list rule,
+`context.check_lists`; the tuple rule; the connective order rule,
+`arithmetic.check_connected_order`: two numbers joined by a bare "and", "against", "±", ... in
+the order a line prints them; the arithmetic rule, `check.check_arithmetic`); a bad waiver; a
+page
 that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
 page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page
 cites.
@@ -93,7 +97,8 @@ item's `shows`, which cites the item's `output`/`block`), and is checked like th
 Modules (each imports only those above it): `numbers` (the lexer: `scan_numbers`, `parse_number`,
 `near_miss`), `units` (units after numbers and on output lines), `outputs` (`Outputs`: blocks and
 printed numbers per script), `model` (the report's dataclasses), `page` (a page's prose elements,
-citations and waivers), `check` (`check_page`, `check_site`), `api` (`verified_numbers`, below),
+citations and waivers), `swaps`, `context` and `arithmetic` (the rules against numbers in the
+wrong place), `check` (`check_page`, `check_site`), `api` (`verified_numbers`, below),
 `cli` (report and command line), `mutate` (the mutation harness of `make mutate-claims`).
 
 Verified numbers, for tools built on the check (e.g. a hook that links every number to the output

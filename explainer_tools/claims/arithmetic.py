@@ -1,6 +1,7 @@
 """Three rules on how numbers stand together: plain arithmetic in math must hold up to rounding,
-a bracketed list must not be printed only in another order, and two numbers joined by a bare
-connective ("4.541 against 3.935") must stand in the order their output line prints them."""
+a bracketed list must be printed as a list (not in another order, not mixed with another), and
+two numbers joined by a bare connective ("4.541 against 3.935") must stand in the order their
+output line prints them."""
 
 from __future__ import annotations
 
@@ -99,25 +100,26 @@ def check_arithmetic(math: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 _NUMBER_TEXT = r"[-−+]?[0-9][0-9.]*(?:\{,\}[0-9]+)*"
-TUPLE = re.compile(r"\(\s*" + _NUMBER_TEXT + r"(?:\s*,\s*" + _NUMBER_TEXT + r"){2,}\s*\)")
+TUPLE = re.compile(r"\(\s*" + _NUMBER_TEXT + r"(?:\s*,\s*" + _NUMBER_TEXT + r")+\s*\)")
 
 
 def _tuples(text: str, tokens: Iterable[Token]) -> list[tuple[int, list[Decimal]]]:
-    """The parenthesised lists of three or more numbers in `text` ("(2, 1, 0.1, -1)"): where
+    """The parenthesised lists of two or more numbers in `text` ("(2, 1, 0.1, -1)"): where
     each starts, and its values in order (from `tokens`, the numbers scanned in `text`)."""
     found = []
     tokens = [t for t in tokens if t.value is not None]
     for match in TUPLE.finditer(text):
         inside = [t.value for t in tokens if match.start() < t.start < match.end()]
-        if len(inside) >= 3:
+        if len(inside) >= 2:
             found.append((match.start(), inside))
     return found
 
 
 def check_tuples(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
     """The tuple rule, against numbers swapped inside a list (issue 31): a parenthesised list
-    of numbers in prose that the cited block(s) print only in another order, as a list of the
-    same numbers, has two of them swapped."""
+    of two numbers or more in prose that the cited block(s) print as no list, while they print
+    the same numbers as a list in another order, or lists as long holding some of its numbers,
+    has numbers swapped (from another place of it or another list)."""
     text = unit.element.text
     mine = [(start, values) for start, values in _tuples(text, unit.numbers)
             if unit.start <= start < unit.end]
@@ -131,11 +133,14 @@ def check_tuples(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -
         if any(other == values for other, _line in printed):
             continue
         reordered = [line for other, line in printed if sorted(other) == sorted(values)]
-        if reordered:
+        alike = [line for other, line in printed if len(other) == len(values) and set(
+            other) & set(values)]
+        if reordered or alike:
             line = unit.element.line + text.count("\n", 0, start)
+            how = "only in another order" if reordered else "as no list; lists like it"
             report.errors.append(ClaimError(page, line, (
-                f"the list ({', '.join(map(str, values))}) is printed only in another order: "
-                f"{reordered[0].strip()!r} (swapped numbers?)")))
+                f"the list ({', '.join(map(str, values))}) is printed {how}: "
+                f"{(reordered or alike)[0].strip()!r} (swapped numbers?)")))
 
 
 # what may stand between two numbers that the words around them do not tell apart: a unit,

@@ -16,6 +16,7 @@ from explainer_tools.claims.arithmetic import (
     check_connected_order,
     check_tuples,
 )
+from explainer_tools.claims.context import check_context, check_joined, check_lists
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
 from explainer_tools.claims.numbers import (
     Token,
@@ -133,6 +134,9 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     for unit in units:
         _check_unit(unit, page, outputs, report)
     check_order(units, page, outputs, report)
+    check_context(units, page, outputs, report)
+    check_joined(units, page, outputs, report)
+    check_lists(units, page, outputs, report)
     for unit in units:
         check_tuples(unit, page, outputs, report)
         check_connected_order(unit, page, outputs, report)

@@ -147,9 +147,13 @@ def _check_row_labels(rows: list[tuple[_Unit, tuple[str, int, int] | None]], pag
     for unit, row_line in rows:
         first = (_cells(unit.element.text.split("\n", 1)[0]) or [""])[0]
         numbers = [t for t in unit.numbers if t.start < len(first) + 2 and t.value is not None]
-        if row_line is not None or not numbers or unit.element.line in flagged or _row_lines(
-                unit, outputs) != []:
+        if not numbers or unit.element.line in flagged or _row_lines(unit, outputs) != []:
             continue
+        if row_line is not None:  # its cells name the line: the label's numbers stand on it
+            printed = {t.value for t in outputs.line_words(*row_line[:2])[row_line[2]][2]}
+            numbers = [t for t in numbers if t.value not in printed]
+            if not numbers:
+                continue
         report.errors.append(ClaimError(page, unit.element.line, (
             f"the row's label {first.strip()!r} names no line of "
             f"{'; '.join(c.describe() for c in unit.citations)}, while the table's other rows "
@@ -268,15 +272,16 @@ SYMBOL_BEFORE = re.compile(r"(?<![A-Za-z0-9_\\/*}])(?P<symbol>\\?[A-Za-z][A-Za-z
 _SYMBOL_NAMES = {"varepsilon": "eps", "epsilon": "eps", "\u03b5": "eps", "\u03b1": "alpha"}
 
 
-def _symbol_before(text: str) -> str:
+def _symbol_before(text: str, fold: bool = True) -> str:
     """The symbol a number is assigned to, from the text just before it ("N = ", "\\alpha=",
-    "n_{layer} = "; not a ratio's "/r = "), normalised to lower case, as outputs may write N
-    as n ("alpha", "n_layer"), or ""."""
+    "n_{layer} = "; not a ratio's "/r = "), normalised (with `fold`, to lower case, as outputs
+    may write N as n: "alpha", "n_layer"), or ""."""
     match = SYMBOL_BEFORE.search(text[-40:])
     if not match:
         return ""
     symbol = match.group("symbol").lstrip("\\").replace("{", "").replace("}", "")
-    return _SYMBOL_NAMES.get(symbol, symbol).lower()
+    symbol = _SYMBOL_NAMES.get(symbol, symbol)
+    return symbol.lower() if fold else symbol
 
 
 def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
@@ -307,9 +312,28 @@ def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
 
 
 def _row_line(unit: _Unit, outputs: Outputs) -> tuple[str, int, int] | None:
-    """The one output line a table row copies (`_row_lines`), or None."""
+    """The one output line a table row copies: the one its first cell names (`_row_lines`),
+    else the one line that prints all the numbers of its other cells (`_printing_all`), or
+    None."""
     found = _row_lines(unit, outputs)
-    return found[0] if found is not None and len(found) == 1 else None
+    if found is not None and len(found) == 1:
+        return found[0]
+    found = _printing_all(unit, outputs)
+    return found[0] if len(found) == 1 else None
+
+
+def _printing_all(unit: _Unit, outputs: Outputs) -> list[tuple[str, int, int]]:
+    """The lines of the cited block(s) that print every number of a row's cells after its
+    label (two at least)."""
+    element = unit.element
+    values = {t.value for t in unit.numbers if t.value is not None and _cell_index(
+        element, t.start) > 0}
+    if len(values) < 2:
+        return []
+    keys = dict.fromkeys((c.script, n) for c in unit.citations for n in c.blocks)
+    return [(script, number, index) for script, number in keys
+            for index, (_t, _w, printed) in enumerate(outputs.line_words(script, number))
+            if values <= {t.value for t in printed}]
 
 
 def _row_lines(unit: _Unit, outputs: Outputs) -> list[tuple[str, int, int]] | None:
