@@ -1,10 +1,11 @@
 """On which CPUs `make check` compares the companion notebooks' outputs, and what it says elsewhere.
 
 The notebooks train small models; training amplifies last-bit floating-point differences into
-different printed losses and samples. So the pipeline pins the code paths of PyTorch, MKL and
-oneDNN to x86 AVX2 (`pipeline.CPU_PINNING_ENV`), and the stored notebook is what those paths
-compute. Any x86-64 CPU with AVX2 (Intel since 2013, AMD since 2015; AVX-512 machines included,
-they are held to AVX2) reproduces it exactly, and `make check` compares its text outputs.
+different printed losses and samples. So the pipeline pins the code paths
+(`layout.CPU_PINNING_ENV`: PyTorch and oneDNN to x86 AVX2, MKL to its COMPATIBLE branch, the one
+branch besides AUTO that MKL supports on other vendors' CPUs), and the stored notebook is what
+those paths compute. An x86-64 CPU with AVX2 (Intel since 2013, AMD since 2015; AVX-512 machines
+are held to AVX2) takes the same paths, and `make check` compares its text outputs.
 
 A CPU that cannot take those paths -- an ARM laptop (Apple silicon, Graviton), or an old x86 CPU
 without AVX2 -- computes slightly different numbers, and a comparison would print a wall of diffs
@@ -57,7 +58,8 @@ def not_compared_message(notebook: str, reason: str) -> str:
     """The one message `make check` prints instead of a notebook comparison."""
     return (
         f"{notebook}: executed, claims checked, outputs NOT compared: {reason}.\n"
-        "  The stored outputs were computed with x86 AVX2 code paths (PyTorch, MKL, oneDNN),\n"
+        "  The stored outputs were computed with x86 AVX2 code paths (PyTorch, oneDNN; MKL's\n"
+        "  COMPATIBLE branch),\n"
         "  which this CPU cannot take; its last-bit differences grow, through training, into\n"
         "  different "
         "printed numbers, so a comparison would only list those. CI compares on x86-64.\n"

@@ -14,7 +14,8 @@ another one (the pipeline's tests build small fixture repositories). The rules:
   copy `docs/notebooks/<name with - for _>.ipynb` (`Layout.notebook_targets`), stamped in
   `outputs/.stamps/notebook-<target stem>.json`;
 - scripts and notebooks run with `run_environment()`: hash seed 0, Agg backend, UTF-8 output, and
-  the CPU code paths of torch, MKL and oneDNN pinned to AVX2 (`CPU_PINNING_ENV`).
+  the CPU code paths of torch and oneDNN pinned to AVX2 and MKL's to its COMPATIBLE branch
+  (`CPU_PINNING_ENV`).
 
 >>> DEFAULT.relative(DEFAULT.output_path("ch05_param_count.py"))
 'outputs/ch05_param_count.txt'
@@ -37,11 +38,17 @@ SCRIPT_GLOB = "ch[0-9][0-9]_*.py"
 # The environment variable through which the pipeline tells `script_io.save_figure` where to
 # write (a test checks that explainer_code/script_io.py uses the same name and default folder).
 FIG_DIR_ENV = "EXPLAINER_FIG_DIR"
-# Pin the CPU code paths of PyTorch's kernels, MKL and oneDNN to AVX2, so that a machine with
-# AVX-512 computes exactly what an AVX2-only machine does. Without this, the notebook's training
-# run ends at a different loss on a different CPU (seen: 3.249 vs 3.265 nats per token with
-# ATEN_CPU_CAPABILITY=avx512 vs avx2) and `make check` fails there. These variables are read when
-# torch loads, so they must be in the environment before `import torch` (runner.py sees to it).
+# Pin the CPU code paths, so that every x86-64 CPU with AVX2 computes the same bits: PyTorch's own
+# kernels and oneDNN to AVX2 (an AVX-512 machine is held to it), MKL to its COMPATIBLE branch
+# (SSE2 without the approximate rcpps/rsqrtps). Intel's oneMKL developer guide ("Getting Started
+# with Conditional Numerical Reproducibility") says that on non-Intel CPUs only AUTO and
+# COMPATIBLE are supported, and that MKL_CBWR=AVX2 there falls back to AUTO (MKL's own
+# dispatch). Seen: outputs committed from an earlier machine (its CPU not recorded), re-run on an
+# AVX-512 Intel machine with MKL_CBWR=AVX2, differed in Chapters 7, 22 and 25 and in the
+# notebook; with COMPATIBLE there, Chapters 22 and 25 matched them byte for byte. Training
+# amplifies last-bit differences (seen: 3.249 vs 3.265 nats per token with
+# ATEN_CPU_CAPABILITY=avx512 vs avx2). These variables are read when torch loads, so they must be
+# in the environment before `import torch` (runner.py).
 CPU_PINNING_ENV = {
     "ATEN_CPU_CAPABILITY": "avx2",
     "MKL_CBWR": "COMPATIBLE",

@@ -15,9 +15,9 @@ under `docs/` only while the notebook's code opens that folder (`ROOT / "docs"`)
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
 from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
 `GPT2_WEIGHTS=off` (the stored notebook never depends on weights cached on the machine), and
-the CPU code paths of torch, MKL and oneDNN pinned to AVX2 (`layout.CPU_PINNING_ENV`): the
-training run amplifies last-bit differences, so without the pin an AVX-512 machine and an
-AVX2 machine store different text. It records no timings, numbers cells `cell-000`,
+the CPU code paths pinned (`layout.CPU_PINNING_ENV`: torch and oneDNN to AVX2, MKL to
+COMPATIBLE): the training run amplifies last-bit differences, so without the pin an AVX-512
+machine and an AVX2 machine store different text. It records no timings, numbers cells `cell-000`,
 `cell-001`, ..., keeps only the `tags` of each cell's metadata, and writes fixed notebook
 metadata. Two executions give identical bytes.
 

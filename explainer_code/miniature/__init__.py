@@ -8,7 +8,7 @@ long and GPU tiers), `build_wordnet` (rebuilds the shipped corpus extract).
 
 Importing this package pins PyTorch's CPU kernels (before torch is imported) so that a script
 prints the same bytes on every x86-64 CPU with AVX2, whatever the caller's environment says:
-`ATEN_CPU_CAPABILITY=avx2`, `MKL_CBWR=AVX2`, `ONEDNN_MAX_CPU_ISA=AVX2` (the pipeline's own
+`ATEN_CPU_CAPABILITY=avx2`, `MKL_CBWR=COMPATIBLE`, `ONEDNN_MAX_CPU_ISA=AVX2` (the pipeline's own
 pinning, `explainer_tools.pipeline.CPU_PINNING_ENV`). Set `MINIATURE_CPU_PIN=off` to keep the
 caller's settings, e.g. to measure how much the results move under other kernels.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import sys
 
-CPU_PIN = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "ONEDNN_MAX_CPU_ISA": "AVX2"}
+CPU_PIN = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE", "ONEDNN_MAX_CPU_ISA": "AVX2"}
 
 if os.environ.get("MINIATURE_CPU_PIN", "on") != "off":
     if "torch" in sys.modules:
