@@ -48,7 +48,7 @@ def test_sampled_scripts_match_the_golden_files_with_one_thread(
 ) -> None:
     for variable in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         monkeypatch.setenv(variable, "1")
-    runs = pipeline.run_scripts(SAMPLE, tmp_path, jobs=2)
+    runs = pipeline.run_scripts(SAMPLE, tmp_path, jobs=2, layout=DEFAULT)
     for script, run in runs.items():
         assert run.output == DEFAULT.output_path(script).read_bytes().decode("utf-8"), script
         for name, data in run.figures.items():
