@@ -117,8 +117,10 @@ MUTANTS = [
            "                if min(starts) > max(ends):\n                    return False\n                both = True",
            T_SWAPS),
     mutant("claims: the word rule's error on the first number", "context.py",
-           "                \"not its own (if not, name each number in the block's words)\"), second.text))",
-           "                \"not its own (if not, name each number in the block's words)\"), first.text))",
+           "            _report_once(report, flagged, page, line, second.text, (\n"
+           "                f\"{first.text} and {second.text} look swapped:",
+           "            _report_once(report, flagged, page, line, first.text, (\n"
+           "                f\"{first.text} and {second.text} look swapped:",
            T_SWAPS),
     mutant("claims: '->' is no 'to'", "context.py",
            "_JOIN_SAME = ((r\"->|→|\\\\to\\b|\\\\rightarrow\", \" to \"), ", "_JOIN_SAME = (", T_SWAPS),

@@ -48,6 +48,15 @@ Context = tuple[frozenset[str], frozenset[str], str]
 Printing = tuple[Decimal, frozenset[str], frozenset[str], frozenset[str]]
 
 
+def _report_once(report: PageReport, flagged: set[tuple[int, str]], page: str, line: int,
+                 number: str, message: str) -> None:
+    """An error on `number` at `line`, unless a rule has already flagged it there: one error per
+    number, from the first rule that finds it."""
+    if (line, number) not in flagged:
+        flagged.add((line, number))
+        report.errors.append(ClaimError(page, line, message, number))
+
+
 @functools.lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A word reduced to a common stem, so that prose and output lines agree on it.
@@ -294,13 +303,10 @@ def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageR
                     reversed_on_line(unit, outputs, first.value, second.value)):
                 continue
             line = element.line + element.text.count("\n", 0, second.start)
-            if (line, second.text) in flagged:
-                continue
-            flagged.add((line, second.text))
-            report.errors.append(ClaimError(page, line, (
+            _report_once(report, flagged, page, line, second.text, (
                 f"{first.text} and {second.text} look swapped: the words next to each stand next "
                 f"to the other's printing in {'; '.join(c.describe() for c in unit.citations)}, "
-                "not its own (if not, name each number in the block's words)"), second.text))
+                "not its own (if not, name each number in the block's words)"))
 
 
 _JOIN_NOISE = re.compile(r"\\[()\[\],;!]|[{}$]|\\text|\\mathrm")
@@ -379,15 +385,13 @@ def check_joined(units: list[_Unit], page: str, outputs: Outputs, report: PageRe
             if join == "and" and re.search(r"\bbetween\W*$", element.text[:first.start]):
                 join = "to"  # a range: "between 2 and 3" is "from 2 to 3"
             forward, backward = _joined(unit, outputs, first.value, second.value, join)
-            line = element.line + element.text.count("\n", 0, second.start)
-            if forward or not backward or (line, second.text) in flagged:
+            if forward or not backward:
                 continue
-            flagged.add((line, second.text))
-            report.errors.append(ClaimError(page, line, (
+            line = element.line + element.text.count("\n", 0, second.start)
+            _report_once(report, flagged, page, line, second.text, (
                 f"{first.text} and {second.text} are joined by {join!r}, and "
                 f"{'; '.join(c.describe() for c in unit.citations)} joins them so only in the "
-                f"other order: {backward.strip()!r} (swapped numbers?)"),
-                second.text))
+                f"other order: {backward.strip()!r} (swapped numbers?)"))
 
 
 def _printed_once_at(unit: _Unit, outputs: Outputs, value: Decimal
@@ -436,9 +440,6 @@ def check_lists(units: list[_Unit], page: str, outputs: Outputs, report: PageRep
                 if at is None or bt is None or at[:2] != bt[:2] or at[2:] <= bt[2:]:
                     continue
                 line = element.line + element.text.count("\n", 0, b.start)
-                if (line, b.text) in flagged:
-                    continue
-                flagged.add((line, b.text))
-                report.errors.append(ClaimError(page, line, (
+                _report_once(report, flagged, page, line, b.text, (
                     f"{a.text} and {b.text} stand in a list, and [{at[1]}] of {at[0]} prints "
-                    f"them in the other order (swapped numbers?)"), b.text))
+                    f"them in the other order (swapped numbers?)"))
