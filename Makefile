@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench costs bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -83,6 +83,9 @@ chapter: $(INSTALLED) ## Scaffold a chapter: make chapter N=9 SLUG=generalizatio
 
 bench: $(INSTALLED) ## Time a clean regenerate against the scripts' own compute (writes nothing)
 	$(PY) -m explainer_tools bench
+
+costs: $(INSTALLED) ## Time every script once; record it in outputs/run_seconds.json (regenerate and check start the longest first)
+	$(PY) -m explainer_tools costs
 
 bench-site: $(INSTALLED) ## The site's budgets: build, bytes and render time per page, serve re-render, Lighthouse if installed
 	$(PY) -m explainer_tools.site_bench

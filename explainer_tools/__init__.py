@@ -25,10 +25,11 @@ parses the imports and fails otherwise):
    erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
    the book-wide checks (status phrases, outside references, tag budget, structure,
-   bibliography). `raw_tex` (layer 0): raw TeX left as text.
+   bibliography). `raw_tex` (layer 0): raw TeX left as text. `run_costs`: the recorded run
+   time of each script, so that the longest start first.
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
-4. `scaffold`: `make chapter`. `bench`: `make bench`. `pdf`: `make pdf`.
+4. `scaffold`: `make chapter`. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
 5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: the site
    plugin's features (build, provenance and math; errata; the reader features).
 6. `site_plugin`: the MkDocs plugin (the one hooks file in mkdocs.yml), composing them.
@@ -67,6 +68,7 @@ LAYERS: dict[str, int] = {
     "book": 2,
     "book_checks": 2,
     "verified": 2,
+    "run_costs": 2,
     "pipeline": 3,
     "errata_pages": 3,
     "scaffold": 4,

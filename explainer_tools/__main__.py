@@ -8,6 +8,7 @@
     python -m explainer_tools.pdf                # the whole book as a PDF (make pdf)
     python -m explainer_tools chapter N SLUG "TITLE"
     python -m explainer_tools bench [--jobs N]
+    python -m explainer_tools costs [--jobs N]   # record each script's run time (make costs)
 
 `main(argv, layout)` runs one of them in this process on the repository `layout` names (the
 tools' own by default; the pipeline's tests give it small fixture repositories).
@@ -103,7 +104,9 @@ def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:
     )
     bench = commands.add_parser("bench", help="time a clean regenerate against the scripts' "
                                 "own compute, and a no-op regenerate (writes nothing)")
-    for sub in (regen, check, bench):
+    costs = commands.add_parser("costs", help="run every script once and record its time in "
+                                "outputs/run_seconds.json: the longest start first")
+    for sub in (regen, check, bench, costs):
         sub.add_argument("--jobs", type=int, default=cpu_count(), help="scripts run at once")
     for sub in (regen, check):
         sub.add_argument(
@@ -140,6 +143,8 @@ def _run(args: argparse.Namespace, layout: Layout) -> int:
             return scaffold.main(args.number, args.slug, args.title, layout)
         from explainer_tools import bench as bench_module
 
+        if args.command == "costs":
+            return bench_module.record_costs(args.jobs, layout)
         return bench_module.main(args.jobs, layout)
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)

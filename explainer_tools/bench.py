@@ -1,5 +1,7 @@
 """`make bench`: what a clean regenerate costs against the scripts' own compute, and what a no-op
 regenerate costs. A measurement to read, not a test: it writes nothing into the tree.
+(`make costs`, `record_costs`, is the exception: it writes the record of each script's run time
+that starts the longest first, `outputs/run_seconds.json`; see run_costs.py.)
 
 - clean regenerate: every script run through the runner (as `regenerate --force` does, warm
   parent included) and every page embedded, into memory, with `--jobs` scripts at a time;
@@ -27,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from explainer_tools import pipeline, runner
-from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools import pipeline, run_costs, runner
+from explainer_tools.layout import DEFAULT, Layout, write_atomic
 
 MINIATURE_PREFIXES = ("ch21_", "ch22_")
 # BOOK.md, "Time budget per script, on an unloaded two-core machine": chapter 22 at most 150 s;
@@ -157,3 +159,18 @@ if __name__ == "__main__":
                         help="seconds of CPU time per script (default: BOOK.md's 150)")
     args = parser.parse_args()
     sys.exit(miniature(args.budget) if args.miniature else main(args.jobs))
+
+
+def record_costs(jobs: int, layout: Layout = DEFAULT) -> int:
+    """`make costs`: run every script once (into scratch, as check does, `jobs` at a time) and
+    write each one's wall seconds to `outputs/run_seconds.json`."""
+    scripts = layout.discover_scripts()
+    with tempfile.TemporaryDirectory(prefix="costs-") as scratch:
+        runs = pipeline.run_scripts(scripts, Path(scratch), jobs, layout)
+    path = run_costs.costs_path(layout)
+    seconds = {script: run.seconds for script, run in runs.items()}
+    write_atomic(path, run_costs.render_costs(seconds).encode("utf-8"))
+    longest = run_costs.start_order(scripts, run_costs.read_costs(layout))[:3]
+    print(f"costs: {len(runs)} script(s) timed, {jobs} at a time; wrote {layout.relative(path)} "
+          f"(the longest: {', '.join(longest)})")
+    return 0
