@@ -120,8 +120,8 @@ def block1_parts() -> float:
     )
     k_bits = prefix + extra_bits_for(ALPHA)
     print(
-        f"    at alpha = {ALPHA}: complexity = ({prefix:,.2f} + {extra_bits_for(ALPHA)}) x ln 2 = "
-        f"{k_bits * math.log(2):,.2f} nats"
+        f"    at alpha = {ALPHA}: complexity = ({prefix:,.2f} + {extra_bits_for(ALPHA)} bits) "
+        f"x ln 2 = {k_bits * math.log(2):,.2f} nats"
     )
     rest = k_bits - parts.coded
     print(

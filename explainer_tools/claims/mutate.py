@@ -8,7 +8,9 @@ and makes wrong copies of the page, one fault each, of five kinds:
 - sentence swap: two neighbouring numbers of one sentence (or list item, heading) exchanged;
 - row swap: the numbers of two neighbouring cells of one table row exchanged;
 - between rows: the numbers of one column in two neighbouring rows of one table exchanged;
-- unit: the unit after a number changed (bits to nats, % to ppm, s to ms, MB to GB, ...).
+- unit: the unit after a number changed (bits to nats, % to ppm, s to ms, MB to GB, ...), to
+  one the cited block(s) do not print after that value (the block that prints "1 nat" cannot
+  tell a "1 bit" made "1 nat" from the truth).
 
 Only faults that change the page's meaning are made: swapped numbers differ in value, and they
 are numbers of one output block (the values a check by value cannot tell apart). A mutant
@@ -119,16 +121,29 @@ def _located(text: str, page: str, report: PageReport) -> list[_Number]:
     return found
 
 
-def _printed(outputs: Outputs, note: str) -> set[Decimal]:
-    """Every value printed in the blocks a checked number's note names."""
-    values: set[Decimal] = set()
+def _cited_blocks(note: str) -> list[tuple[str, int]]:
+    """(script, block number) of every block a checked number's note names."""
+    blocks = []
     for citation in note.split("; "):
         match = re.fullmatch(r"outputs? (?P<blocks>.+) of (?P<script>\S+\.py)", citation)
-        if match is None:
-            continue
-        for number in re.findall(r"\[([0-9]+)\]", match.group("blocks")):
-            values.update(t.value for t in outputs.values(match.group("script"), int(number)))
-    return values
+        if match is not None:
+            blocks += [(match.group("script"), int(number))
+                       for number in re.findall(r"\[([0-9]+)\]", match.group("blocks"))]
+    return blocks
+
+
+def _printed(outputs: Outputs, note: str) -> set[Decimal]:
+    """Every value printed in the blocks a checked number's note names."""
+    return {t.value for script, number in _cited_blocks(note)
+            for t in outputs.values(script, number)}
+
+
+def _printed_with_unit(outputs: Outputs, note: str, value: Decimal | None, kind: str) -> bool:
+    """Whether the blocks a checked number's note names print `value` with a unit of `kind`
+    right after it ("1 nat": a unit change to it is a value the block prints, as a digit change
+    to a printed value is)."""
+    return any(t.value == value and outputs.unit_of(script, number, t)[0] == kind
+               for script, number in _cited_blocks(note) for t in outputs.values(script, number))
 
 
 def digit_changes(written: str) -> list[str]:
@@ -200,8 +215,9 @@ def page_mutants(text: str, page: str, outputs: Outputs, report: PageReport,
         if unit is not None and unit[0] in WRONG_UNIT:
             kind, start, end = unit
             written = text[o.end + start:o.end + end]
-            if not (written == "s" and text[o.end:o.end + start].strip() == ""
-                    and start == 0):  # '2s' glued: a plural, not seconds
+            glued_plural = written == "s" and start == 0  # '2s': a plural, not seconds
+            if not glued_plural and not _printed_with_unit(outputs, o.note, o.value,
+                                                           WRONG_UNIT[kind]):
                 wrong = _wrong_unit(written, kind)
                 pool["unit"].append(Mutant(
                     "unit", page, (o.line,), ((o.end + start, o.end + end, wrong),),
