@@ -20,6 +20,7 @@ T_READER = "tests/test_reader_features.py"
 T_DOC = "tests/test_doctests.py::test_docstring_examples"
 T_ERRATA = ("tests/test_errata.py", "-k", "not mkdocs_build")  # the site builds: 10 s
 T_NEW = "tests/test_tools_mutants.py"
+T_COSTS = "tests/test_run_costs.py"
 T_BOOK = ("tests/test_book.py", "-k", "not repository")  # the whole book: 25 s
 T_NBPIPE = ("tests/test_notebook_pipeline.py", "-k", "comparable_text or inline_png or stream")
 
@@ -324,6 +325,26 @@ MUTANTS = [
            "    return [script for script, cpu, _, _ in rows if cpu > budget]",
            "tests/test_miniature.py::test_bench_miniature_selects_the_default_tier_and_judges_cpu_"
            "time"),
+    # the start order (explainer_tools/run_costs.py) and the notebook beside the scripts
+    mutant("costs: unrecorded scripts start last", "explainer_tools/run_costs.py",
+           "    return unknown + known", "    return known + unknown", T_COSTS),
+    mutant("costs: the shortest first", "explainer_tools/run_costs.py",
+           "key=lambda s: (-seconds[s], s))", "key=lambda s: (seconds[s], s))", T_COSTS),
+    mutant("costs: fractional seconds accepted", "explainer_tools/run_costs.py",
+           "if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0)",
+           "if not isinstance(value, (int, float))", T_COSTS),
+    mutant("costs: bad JSON reported without its line", "explainer_tools/run_costs.py",
+           '        raise PipelineError(f"{name}:{error.lineno}: not JSON',
+           '        raise PipelineError(f"{name}: not JSON', T_COSTS),
+    mutant("costs: the runner given the scripts in name order", "explainer_tools/pipeline.py",
+           "    results = runner.run_scripts([by_script[s] for s in order], jobs)",
+           "    results = runner.run_scripts(requests, jobs)", T_COSTS),
+    mutant("check: the notebooks after the scripts", "explainer_tools/pipeline.py",
+           "        notebook_run = beside.submit(notebook_differences, layout) if notebooks else None\n"
+           "        found, compared = script_differences(scripts, jobs, layout)\n",
+           "        found, compared = script_differences(scripts, jobs, layout)\n"
+           "        notebook_run = beside.submit(notebook_differences, layout) if notebooks else None\n",
+           T_COSTS),
     # the sources feature (explainer_tools/source_pages.py)
     mutant("sources: a block with more than the source replaced", "explainer_tools/source_pages.py",
            '    r"<!-- embed: source (?P<target>[\\w./-]+) -->.*?<!-- /embed -->\\s*</details>",',

@@ -105,7 +105,7 @@ def test_check_runs_the_notebooks_beside_the_scripts(monkeypatch: pytest.MonkeyP
         return [pipeline.Difference("docs/notebooks/x.ipynb: differs\n", "regenerate")]
 
     def scripts(scripts: list[str], jobs: int, layout: Layout):
-        assert notebook_started.wait(timeout=30), "the notebooks did not start beside the scripts"
+        assert notebook_started.wait(timeout=10), "the notebooks did not start beside the scripts"
         return [pipeline.Difference("--- outputs/ch01_a.txt\n", "regenerate")], 2
 
     monkeypatch.setattr(pipeline, "notebook_differences", notebooks)
