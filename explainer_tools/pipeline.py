@@ -8,7 +8,8 @@ regenerate
        changed, or a product
        (output, figure) no longer matches.
     2. Run them (runner.py: a warm parent that forks one child per script, `--jobs` at a time,
-       each with a time limit and a scratch figure folder; the runner records what each read).
+       each with a time limit and a scratch figure folder; the runner records what each read),
+       the longest first by `outputs/run_seconds.json` (run_costs.py).
        A failure stops everything: its traceback is printed, the exit code is non-zero, and no
        file in the tree is touched. Two scripts drawing the same figure name stop it too; so do
        a write the runner refused, a CPU-time or wall-clock limit, and an exit that skipped the
@@ -27,8 +28,8 @@ regenerate
 check
     Runs every script into a scratch folder (stamps ignored), embeds into copies of the pages, and
     compares outputs, figures, stamps and pages with the committed ones: a unified diff per text
-    difference, a description per figure difference, advice per kind of difference. Then
-    re-executes each notebook in memory and compares its deterministic text
+    difference, a description per figure difference, advice per kind of difference. Beside
+    the scripts, re-executes each notebook in memory and compares its deterministic text
     (`notebooks.comparable_text`) and stamp. Writes nothing into the tree: the runner refuses
     scripts' writes, and whatever a program they start changes in the tree is put back and fails
     the check (`TreeGuard`). (`python -m
