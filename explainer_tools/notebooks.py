@@ -50,6 +50,7 @@ if TYPE_CHECKING:  # nbformat (and jsonschema under it) loads in seconds: only w
     import nbformat
 
 from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
+from explainer_tools.process_tree import kill_tree
 
 NOTEBOOK_CODE = "gpt_lab"  # the notebooks' toolkit, a package under explainer_code/
 READS_PAGES = re.compile(r"""/\s*["']docs["']""")
@@ -155,21 +156,36 @@ def execute_notebook(source_path: Path, layout: Layout = DEFAULT,
     with tempfile.TemporaryDirectory(prefix="notebook-") as scratch:
         env = {**os.environ, "TMPDIR": scratch, "JUPYTER_RUNTIME_DIR": f"{scratch}/runtime",
                "TORCHINDUCTOR_CACHE_DIR": f"{scratch}/torchinductor"}
-        result = subprocess.run(
+        proc = subprocess.Popen(
             [sys.executable, "-c", child, str(source_path), str(timeout_s),
              str(DEFAULT.root), str(layout.root)],  # the tools' home, the repository's root
-            cwd=layout.root,
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
-            env=env,
-            check=False,
-        )
-    if result.returncode != 0:
+            cwd=layout.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, env=env, start_new_session=True)
+        RUNNING.add(proc)
+        try:
+            stdout, stderr = proc.communicate()
+        finally:
+            if proc.poll() is None:  # interrupted here: end it, kernel included
+                kill_tree(proc.pid)
+                proc.wait()
+            RUNNING.discard(proc)
+    if proc.returncode != 0:
         raise NotebookError(
-            f"executing {source_path} failed (exit {result.returncode}):\n"
-            + result.stderr.decode("utf-8", "replace")
+            f"executing {source_path} failed (exit {proc.returncode}):\n"
+            + stderr.decode("utf-8", "replace")
         )
-    return result.stdout
+    return stdout
+
+
+# The executions under way in this process, so that a check that stops early can end them
+# (`stop_executions`) instead of waiting for them in another thread.
+RUNNING: set[subprocess.Popen[bytes]] = set()
+
+
+def stop_executions() -> None:
+    """End every notebook execution this process has under way, its kernel included."""
+    for proc in list(RUNNING):
+        kill_tree(proc.pid)
 
 
 class NotebookError(RuntimeError):

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explainer_tools import cpu_paths, notebooks, run_costs, runner
+from explainer_tools import notebooks as notebooks_module  # `check` has a flag named notebooks
 from explainer_tools.layout import (
     DEFAULT,
     FIG_DIR_ENV,
@@ -554,7 +555,11 @@ def check(jobs: int, notebooks: bool = True, layout: Layout = DEFAULT) -> int:
     # files only), so that neither waits for the other.
     with ThreadPoolExecutor(max_workers=1) as beside:
         notebook_run = beside.submit(notebook_differences, layout) if notebooks else None
-        found, compared = script_differences(scripts, jobs, layout)
+        try:
+            found, compared = script_differences(scripts, jobs, layout)
+        except BaseException:  # a failure or an interrupt: end the notebooks, do not wait
+            notebooks_module.stop_executions()
+            raise
         if notebook_run is not None:
             found += notebook_run.result()
     for difference in found:

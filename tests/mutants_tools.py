@@ -339,12 +339,19 @@ MUTANTS = [
     mutant("costs: the runner given the scripts in name order", "explainer_tools/pipeline.py",
            "    results = runner.run_scripts([by_script[s] for s in order], jobs)",
            "    results = runner.run_scripts(requests, jobs)", T_COSTS),
-    mutant("check: the notebooks after the scripts", "explainer_tools/pipeline.py",
+    mutant("check: the notebooks left out", "explainer_tools/pipeline.py",
            "        notebook_run = beside.submit(notebook_differences, layout) if notebooks else None\n"
-           "        found, compared = script_differences(scripts, jobs, layout)\n",
-           "        found, compared = script_differences(scripts, jobs, layout)\n"
-           "        notebook_run = beside.submit(notebook_differences, layout) if notebooks else None\n",
+           "        try:\n",
+           "        notebook_run = None\n"
+           "        try:\n",
            T_COSTS),
+    Mutant("check: a failing check waits for the notebooks", "explainer_tools/pipeline.py",
+           "            notebooks_module.stop_executions()\n", "            pass\n",
+           (f"{T_COSTS}::test_a_check_that_fails_ends_the_notebook_beside_it",), timeout=60),
+    Mutant("notebooks: an interrupted execution left running", "explainer_tools/notebooks.py",
+           "    for proc in list(RUNNING):\n        kill_tree(proc.pid)\n",
+           "    for proc in list(RUNNING):\n        pass\n",
+           (f"{T_COSTS}::test_a_check_that_fails_ends_the_notebook_beside_it",), timeout=60),
     # the sources feature (explainer_tools/source_pages.py)
     mutant("sources: a block with more than the source replaced", "explainer_tools/source_pages.py",
            '    r"<!-- embed: source (?P<target>[\\w./-]+) -->.*?<!-- /embed -->\\s*</details>",',

@@ -11,6 +11,7 @@ import pytest
 
 from explainer_tools import bench, pipeline, run_costs, runner
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.process_tree import descendants
 from explainer_tools.tree_io import PipelineError
 
 
@@ -118,3 +119,37 @@ def test_check_runs_the_notebooks_beside_the_scripts(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(pipeline, "script_differences", lambda *args: ([], 2))
     assert pipeline.check(1, notebooks=False, layout=layout) == 0
     assert not notebook_started.is_set()  # --skip-notebooks: not run at all
+
+
+SLOW_NOTEBOOK = "# %%\nimport time\ntime.sleep(300)\n"
+
+
+@pytest.mark.timeout(120)  # waiting for the notebook instead would take 300 s
+def test_a_check_that_fails_ends_the_notebook_beside_it(monkeypatch: pytest.MonkeyPatch,
+                                                        tmp_path: Path) -> None:
+    from explainer_tools import notebooks
+
+    layout = fixture_layout(tmp_path / "repo", ["ch01_a.py"], None)
+    (layout.root / "notebooks").mkdir()
+    (layout.root / "notebooks" / "slow_book.py").write_text(SLOW_NOTEBOOK)
+    (layout.root / "docs" / "notebooks").mkdir(parents=True)
+    (layout.root / "docs" / "notebooks" / "slow-book.ipynb").write_text("{}")
+    started: list[int] = []
+
+    def scripts(scripts: list[str], jobs: int, layout: Layout):
+        for _ in range(600):  # until the notebook's child has started its kernel
+            children = [pid for proc in list(notebooks.RUNNING) for pid in descendants(proc.pid)]
+            if children:
+                started.extend([*(proc.pid for proc in notebooks.RUNNING), *children])
+                break
+            threading.Event().wait(0.1)
+        raise PipelineError("regenerate: a script failed")
+
+    monkeypatch.setattr(pipeline, "script_differences", scripts)
+    with pytest.raises(PipelineError, match="a script failed"):
+        pipeline.check(1, notebooks=True, layout=layout)
+    assert started, "the notebook never started"
+    assert not notebooks.RUNNING
+    left = [pid for pid in started if Path(f"/proc/{pid}").exists()
+            and Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"]
+    assert left == []  # the child and its kernel ended
