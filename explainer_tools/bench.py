@@ -165,9 +165,10 @@ def record_costs(jobs: int, layout: Layout = DEFAULT) -> int:
     """`make costs`: run every script once (into scratch, as check does, `jobs` at a time) and
     write each one's wall seconds to `outputs/run_seconds.json`."""
     scripts = layout.discover_scripts()
+    path = run_costs.costs_path(layout)
+    path.unlink(missing_ok=True)  # the old record, malformed or not, must not stop the new one
     with tempfile.TemporaryDirectory(prefix="costs-") as scratch:
         runs = pipeline.run_scripts(scripts, Path(scratch), jobs, layout)
-    path = run_costs.costs_path(layout)
     seconds = {script: run.seconds for script, run in runs.items()}
     write_atomic(path, run_costs.render_costs(seconds).encode("utf-8"))
     longest = run_costs.start_order(scripts, run_costs.read_costs(layout))[:3]

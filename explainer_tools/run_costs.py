@@ -47,13 +47,13 @@ def parse_costs(text: str, name: str) -> dict[str, int]:
         raise PipelineError(f"{name}:{error.lineno}: not JSON ({error.msg}); delete it or run "
                             "`make costs` to write it again") from None
     if not isinstance(data, dict):
-        raise PipelineError(f"{name}: expected an object of script name -> seconds; run "
-                            "`make costs` to write it again")
+        raise PipelineError(f"{name}: expected an object of script name -> seconds; delete it "
+                            "or run `make costs` to write it again")
     bad = sorted(key for key, value in data.items()
                  if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0))
     if bad:
         raise PipelineError(f"{name}: {', '.join(bad)}: the seconds must be whole numbers >= 0; "
-                            "run `make costs` to write it again")
+                            "delete it or run `make costs` to write it again")
     return data
 
 

@@ -336,6 +336,8 @@ MUTANTS = [
     mutant("costs: bad JSON reported without its line", "explainer_tools/run_costs.py",
            '        raise PipelineError(f"{name}:{error.lineno}: not JSON',
            '        raise PipelineError(f"{name}: not JSON', T_COSTS),
+    mutant("costs: a malformed old record stops the new one", "explainer_tools/bench.py",
+           "    path.unlink(missing_ok=True)", "    pass", T_COSTS),
     mutant("costs: the runner given the scripts in name order", "explainer_tools/pipeline.py",
            "    results = runner.run_scripts([by_script[s] for s in order], jobs)",
            "    results = runner.run_scripts(requests, jobs)", T_COSTS),

@@ -84,10 +84,14 @@ def test_run_scripts_hands_the_runner_the_longest_first(tmp_path: Path,
     assert [runs[n].output for n in names] == [f"{n}\n" for n in names]
 
 
-def test_record_costs_writes_each_scripts_seconds(tmp_path: Path) -> None:
+def test_record_costs_writes_each_scripts_seconds_over_a_malformed_record(
+        tmp_path: Path) -> None:
     names = ["ch01_a.py", "ch02_b.py"]
     layout = fixture_layout(tmp_path / "repo", names, None)
     (tmp_path / "repo" / "outputs").mkdir()
+    (tmp_path / "repo" / "outputs" / "run_seconds.json").write_text('{"ch01_a.py": "long"}')
+    with pytest.raises(PipelineError, match="delete it or run `make costs`"):
+        run_costs.read_costs(layout)
     assert bench.record_costs(1, layout) == 0
     recorded = json.loads((tmp_path / "repo" / "outputs" / "run_seconds.json").read_text())
     assert sorted(recorded) == names
