@@ -150,17 +150,6 @@ def miniature(budget: float = MINIATURE_BUDGET_S, layout: Layout = DEFAULT) -> i
     return 1 if over or changed else 0
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python -m explainer_tools.bench")
-    parser.add_argument("--miniature", action="store_true",
-                        help="time Chapters 21-22's default tier against its budget")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--budget", type=float, default=MINIATURE_BUDGET_S,
-                        help="seconds of CPU time per script (default: BOOK.md's 150)")
-    args = parser.parse_args()
-    sys.exit(miniature(args.budget) if args.miniature else main(args.jobs))
-
-
 def record_costs(jobs: int, layout: Layout = DEFAULT) -> int:
     """`make costs`: run every script once (into scratch, as check does, `jobs` at a time) and
     write each one's wall seconds to `outputs/run_seconds.json`."""
@@ -171,7 +160,19 @@ def record_costs(jobs: int, layout: Layout = DEFAULT) -> int:
         runs = pipeline.run_scripts(scripts, Path(scratch), jobs, layout)
     seconds = {script: run.seconds for script, run in runs.items()}
     write_atomic(path, run_costs.render_costs(seconds).encode("utf-8"))
-    longest = run_costs.start_order(scripts, run_costs.read_costs(layout))[:3]
+    longest = run_costs.start_order(scripts, {s: round(t) for s, t in seconds.items()})[:3]
     print(f"costs: {len(runs)} script(s) timed, {jobs} at a time; wrote {layout.relative(path)} "
           f"(the longest: {', '.join(longest)})")
     return 0
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.bench")
+    parser.add_argument("--miniature", action="store_true",
+                        help="time Chapters 21-22's default tier against its budget")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--budget", type=float, default=MINIATURE_BUDGET_S,
+                        help="seconds of CPU time per script (default: BOOK.md's 150)")
+    args = parser.parse_args()
+    sys.exit(miniature(args.budget) if args.miniature else main(args.jobs))
+

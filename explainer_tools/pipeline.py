@@ -47,7 +47,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explainer_tools import cpu_paths, notebooks, run_costs, runner
-from explainer_tools import notebooks as notebooks_module  # `check` has a flag named notebooks
 from explainer_tools.layout import (
     DEFAULT,
     FIG_DIR_ENV,
@@ -56,6 +55,7 @@ from explainer_tools.layout import (
     script_timeout,
 )
 from explainer_tools.markers import MarkerError, embed, resolver
+from explainer_tools.notebooks import stop_executions  # `check`'s flag is named notebooks
 from explainer_tools.stamps import (
     is_fresh,
     read_stamp,
@@ -558,7 +558,7 @@ def check(jobs: int, notebooks: bool = True, layout: Layout = DEFAULT) -> int:
         try:
             found, compared = script_differences(scripts, jobs, layout)
         except BaseException:  # a failure or an interrupt: end the notebooks, do not wait
-            notebooks_module.stop_executions()
+            stop_executions()
             raise
         if notebook_run is not None:
             found += notebook_run.result()

@@ -348,7 +348,7 @@ MUTANTS = [
            "        try:\n",
            T_COSTS),
     Mutant("check: a failing check waits for the notebooks", "explainer_tools/pipeline.py",
-           "            notebooks_module.stop_executions()\n", "            pass\n",
+           "            stop_executions()\n", "            pass\n",
            (f"{T_COSTS}::test_a_check_that_fails_ends_the_notebook_beside_it",), timeout=60),
     Mutant("notebooks: an interrupted execution left running", "explainer_tools/notebooks.py",
            "    for proc in list(RUNNING):\n        kill_tree(proc.pid)\n",
