@@ -317,6 +317,7 @@ def notebook_inputs(source: Path, layout: Layout = DEFAULT) -> list[str]:
                   p.parts) if toolkit.is_dir() else []
     texts = [source.read_text(encoding="utf-8")] + [
         p.read_text(encoding="utf-8", errors="replace") for p in code if p.suffix == ".py"]
+    code += chapter_modules(texts[0], layout.code_dir)
     data_dirs = (layout.code_dir / "data", layout.notebook_source_dir)
     data = [p for folder in data_dirs if folder.is_dir() for p in sorted(folder.rglob("*"))
             if p.is_file() and p != source and p.suffix != ".py"
@@ -331,6 +332,20 @@ def notebook_inputs(source: Path, layout: Layout = DEFAULT) -> list[str]:
     relative = layout.relative
     return sorted({relative(source), *map(relative, code), *map(relative, data),
                    relative(layout.lock_file), relative(tags), *map(relative, pages)})
+
+
+IMPORTED = re.compile(r"(?:^|;)\s*(?:import|from)\s+([A-Za-z_]\w*)", re.MULTILINE)
+
+
+def chapter_modules(text: str, code_dir: Path) -> list[Path]:
+    """The chapters' own modules (`explainer_code/<name>.py`) that a notebook's source imports,
+    e.g. `script_io`, whose figure encoding lands in the stored notebook.
+
+    >>> [p.name for p in chapter_modules("import os; import script_io", DEFAULT.code_dir)]
+    ['script_io.py']
+    """
+    names = sorted(set(IMPORTED.findall(text)))
+    return [code_dir / f"{name}.py" for name in names if (code_dir / f"{name}.py").is_file()]
 
 
 def _child(source: str, timeout_s: int, root: str) -> int:

@@ -129,3 +129,54 @@ def test_the_notebook_s_figures_go_through_the_same_rule_without_a_file(figure_d
     with pytest.raises(ValueError, match=r"figure in this notebook: the text 'legend entry'"):
         script_io.figure_png(figure(10.0, ("legend entry", 8)), "in this notebook", dpi=80)
     assert not list(figure_dir.iterdir())
+
+
+def _pixels(data: bytes):
+    import io
+
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(data))
+    return image.mode, image.convert("RGB")
+
+
+def test_a_figure_is_stored_with_a_palette_keeping_its_flat_colours(figure_dir) -> None:
+    """The saved figure has a palette of at most 256 colours and is smaller than Matplotlib's
+    RGBA PNG; every colour that covers a block of pixels (here a filled red square, the white
+    background, black text) is kept within 3 levels; the record and the dpi survive."""
+    import io
+
+    fig = figure(5.5, ("legend entry", 11))
+    fig.axes[0].fill_between([0.2, 0.6], 0.2, 0.6, color="#d62728")
+    data = script_io.figure_png(fig, "ch99_x.png", dpi=100)
+    plain = io.BytesIO()
+    fig.savefig(plain, format="png", dpi=100)
+    mode, rgb = _pixels(data)
+    assert mode == "P" and len(rgb.getcolors(1 << 24)) <= script_io.PALETTE_COLOURS
+    assert len(data) < len(plain.getvalue())
+    _, original = _pixels(plain.getvalue())
+    counts = {colour: n for n, colour in original.getcolors(1 << 24)}
+    width, height = original.size
+    flat = [(x, y) for x in range(0, width, 5) for y in range(0, height, 5)
+            if counts[original.getpixel((x, y))] >= 200]
+    assert any(original.getpixel(p) == (214, 39, 40) for p in flat), "the red square is flat"
+    assert max(max(abs(a - b) for a, b in zip(original.getpixel(p), rgb.getpixel(p)))
+               for p in flat) <= 3
+    assert script_io.recorded_legibility(data) == "9.9" and script_io.png_width(data) == 550
+
+
+def test_a_figure_with_transparent_pixels_keeps_its_alpha(figure_dir) -> None:
+    fig = figure(5.5, ("legend entry", 11))
+    fig.patch.set_alpha(0.0)
+    data = script_io.figure_png(fig, "ch99_x.png", dpi=100)
+    assert _pixels(data)[0] == "RGBA" and script_io.recorded_legibility(data) == "9.9"
+
+
+def test_the_palette_is_the_same_bytes_every_time(figure_dir) -> None:
+    assert (script_io.figure_png(figure(5.5, ("legend entry", 11)), "a", dpi=100)
+            == script_io.figure_png(figure(5.5, ("legend entry", 11)), "a", dpi=100))
+
+
+@pytest.mark.parametrize("path", FIGURES, ids=[path.name for path in FIGURES])
+def test_every_committed_figure_has_a_palette(path) -> None:
+    assert _pixels(path.read_bytes())[0] == "P", f"{path.name}: run `make regenerate`"

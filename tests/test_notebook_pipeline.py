@@ -183,6 +183,8 @@ def test_notebook_inputs_are_its_code_and_data_and_pages_only_when_it_reads_them
     inputs = notebooks.notebook_inputs(SOURCE)
     assert "notebooks/gpt2_under_the_hood.py" in inputs
     assert "explainer_code/gpt_lab/model.py" in inputs and "requirements.lock" in inputs
+    # the chapters' figure rule the notebook imports (its PNG encoding is in the stored notebook)
+    assert "explainer_code/script_io.py" in inputs
     reads_pages = bool(notebooks.READS_PAGES.search(SOURCE.read_text(encoding="utf-8")))
     assert ("docs/chapters/05-transformers-gpt2.md" in inputs) is reads_pages
     frozen = tmp_path / "frozen.py"
