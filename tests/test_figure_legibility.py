@@ -160,7 +160,7 @@ def test_a_figure_is_stored_with_a_palette_keeping_its_flat_colours(figure_dir) 
     flat = [(x, y) for x in range(0, width, 5) for y in range(0, height, 5)
             if counts[original.getpixel((x, y))] >= 200]
     assert any(original.getpixel(p) == (214, 39, 40) for p in flat), "the red square is flat"
-    assert max(max(abs(a - b) for a, b in zip(original.getpixel(p), rgb.getpixel(p)))
+    assert max(max(abs(a - b) for a, b in zip(original.getpixel(p), rgb.getpixel(p), strict=True))
                for p in flat) <= 3
     assert script_io.recorded_legibility(data) == "9.9" and script_io.png_width(data) == 550
 
