@@ -88,8 +88,12 @@ def test_the_repository_table_is_current() -> None:
 # --------------------------------------------------------------------------- status phrases
 
 
-@pytest.mark.parametrize("phrase", ["is still being written", "are being written",
-                                    "is not yet written", "not written yet", "coming soon"])
+# Built from pieces, so this test file does not trip the check it tests.
+STATUS = ["is still being" + " written", "are being" + " written", "is not yet" + " written",
+          "not written" + " yet", "coming" + " soon"]
+
+
+@pytest.mark.parametrize("phrase", STATUS)
 def test_hand_written_status_fails_with_file_and_line(phrase: str) -> None:
     found = book_checks.status_problems("docs/x.md", f"Intro.\nChapter 23 {phrase}.\n")
     assert len(found) == 1 and found[0].startswith("docs/x.md:2: ")
