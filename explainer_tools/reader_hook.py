@@ -35,6 +35,7 @@ from explainer_tools import (
     book,
     build_cache,
     crossref,
+    figure_zoom,
     glossary,
     ledger,
     number_links,
@@ -265,6 +266,7 @@ def _shift_line(message: str, offset: int) -> str:
 def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     if src.endswith(".ipynb"):  # its links are written as site URLs (CONTRIBUTING.md)
+        html_text = figure_zoom.zoom_figures(html_text)
         return html_text if STATE.directory_urls else crossref.file_urls(html_text, src)
     html_text = crossref.number_equations(html_text, src, STATE.index)
     html_text = crossref.number_figures(html_text, src, STATE.index)
@@ -282,6 +284,7 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
     html_text = map_prose(html_text, prose)
     html_text = number_links.anchor_output_lines(html_text, STATE.outputs)
     html_text = number_links.exclude_sources_from_search(html_text)
+    html_text = figure_zoom.zoom_figures(html_text)
     if 'class="num"' in html_text:
         html_text += number_links.stamps_json(STATE.checked_at)
     scripts = list(page.meta.get("scripts") or [])

@@ -111,8 +111,8 @@ def _patch_print_site() -> None:
 
 def _keeping_data_urls(is_external: Any) -> Any:
     """print-site's test for links it leaves alone, with `data:` URLs added: the notebook's
-    figures link to their own data (glightbox), and the plugin made those links into anchors
-    of the whole-book page that point nowhere."""
+    figures may link to their own data, and the plugin made such links into anchors of the
+    whole-book page that point nowhere."""
     def keeps(url: str) -> bool:
         return url.startswith("data:") or is_external(url)
 

@@ -254,20 +254,7 @@
   new MutationObserver(nameCodeNavs).observe(document.documentElement,
                                              {childList: true, subtree: true});
 
-  // The whole-book page (print-site plugin) asks for its contents once per chapter: a plugin
-  // before it (glightbox) returns each page wrapped in <html><head>, and print-site adds its
-  // start-up script at every </head>, so the contents list is built about fifty times over.
-  // One copy is kept.
-  function oneContents() {
-    document.querySelectorAll("#print-page-toc > nav > ul:not(:first-of-type)")
-      .forEach((list) => list.remove());
-  }
-  // Those start-up scripts run on DOMContentLoaded, some after this script's own handler.
-  document.addEventListener("DOMContentLoaded", () => setTimeout(oneContents, 0));
-  window.addEventListener("load", oneContents);
-
   function setUp() {
-    oneContents();
     citations();
     nameCodeNavs();
     document.querySelectorAll("a.cite[data-reference]").forEach((link) => {
@@ -339,4 +326,38 @@
   } else {
     document.addEventListener("DOMContentLoaded", setUp);
   }
+})();
+
+// Figure zoom (explainer_tools/figure_zoom.py wraps each image in a.zoom or button.zoom): a click
+// shows the image in a native modal <dialog> as large as the window allows. The browser keeps
+// focus inside it, closes it on Escape and returns focus to the figure; a click anywhere in it
+// or its close button closes it too. Without this script the link opens the image file.
+(function () {
+  let dialog = null;
+  function zoomDialog() {
+    if (dialog && dialog.isConnected) return dialog;
+    dialog = document.createElement("dialog");
+    dialog.className = "zoom-dialog";
+    dialog.setAttribute("aria-label", "Figure, full size");
+    const close = document.createElement("button");
+    close.type = "button";
+    close.className = "zoom-close";
+    close.setAttribute("aria-label", "Close the full-size figure");
+    close.textContent = "\u00d7";
+    dialog.append(close, document.createElement("img"));
+    dialog.addEventListener("click", () => dialog.close());
+    document.body.append(dialog);
+    return dialog;
+  }
+  document.addEventListener("click", (event) => {
+    const control = event.target instanceof Element && event.target.closest(".zoom");
+    const figure = control && control.querySelector("img");
+    if (!figure || event.ctrlKey || event.metaKey || event.shiftKey || event.button !== 0) return;
+    event.preventDefault();
+    const box = zoomDialog();
+    const image = box.querySelector("img");
+    image.src = figure.currentSrc || figure.src;
+    image.alt = figure.alt;
+    box.showModal();
+  });
 })();

@@ -143,8 +143,18 @@ def test_equations_figures_citations_and_glossary_render(browser: Any,
         page.goto(entry)
         assert page.query_selector("#" + entry.rsplit("#", 1)[1] + ":is(h2, h3)"), entry
         page.go_back()
+        # Figure zoom: a native modal dialog with the figure's own file, closed by Escape, focus
+        # back on the figure's link.
+        source = page.get_attribute("figure a.zoom >> nth=0", "href")
         page.click("figure img")
-        page.wait_for_selector(".glightbox-container", state="visible", timeout=5_000)
+        page.wait_for_selector("dialog.zoom-dialog[open] img", state="visible", timeout=5_000)
+        shown = page.eval_on_selector("dialog.zoom-dialog img", "img => [img.src, img.alt, "
+                                      "img.naturalWidth, document.activeElement.className]")
+        assert source and shown[0].endswith(source.lstrip("./")), (source, shown)
+        assert shown[1] and shown[2] > 0 and shown[3] == "zoom-close", shown
+        page.keyboard.press("Escape")
+        page.wait_for_selector("dialog.zoom-dialog", state="hidden", timeout=5_000)
+        assert page.evaluate("document.activeElement.matches('figure a.zoom')")
     finally:
         context.close()
 
@@ -251,6 +261,18 @@ KEEP_ONE_CHAPTER_JS = """() => {
           left: document.querySelectorAll("section.print-page").length,
           contents: document.querySelectorAll("#print-page-toc a").length};
 }"""
+
+
+def test_the_whole_book_lists_its_contents_once(browser: Any, server: StaticServer) -> None:
+    """print-site builds the contents list at each `</head>` of its page; a plugin that wraps
+    every page in a document of its own (a lightbox did) repeats the list once per chapter."""
+    context, page = open_page(browser, server, "print_page/")
+    try:
+        lists = page.eval_on_selector_all("#print-page-toc > nav > ul", "els => els.length")
+        entries = page.eval_on_selector_all("#print-page-toc a", "els => els.length")
+        assert lists == 1 and entries > 26, (lists, entries)
+    finally:
+        context.close()
 
 
 def test_the_whole_book_prints_with_every_formula(browser: Any, server: StaticServer,
