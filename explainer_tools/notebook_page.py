@@ -9,7 +9,10 @@ of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default
 - its HTML, table of contents and title come from `.cache/mkdocs-jupyter/<key>.json`, the
   plugin's own cache file and key (the notebook's bytes and the conversion options), so the
   page is the same, byte for byte; only on a miss is mkdocs-jupyter imported, to convert the
-  notebook (nbconvert, not executed: `make regenerate` executes it) and fill the cache;
+  notebook (nbconvert, not executed: `make regenerate` executes it) and fill the cache. The
+  conversion (seconds, most of them imports) starts in a process of its own as soon as the
+  build lists its files (`start_conversions`), so that a fresh clone's build does the rest of
+  the book meanwhile, on the other core;
 - the `.ipynb` is copied beside the page (the notebook's download link).
 
     >>> cache_key(b"{}")[:12]
@@ -20,7 +23,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -76,19 +82,64 @@ def _convert(path: str) -> dict[str, Any]:
     return {"content": content, "toc_tokens": toc_tokens, "title": title}
 
 
-def rendered(path: str) -> dict[str, Any]:
-    """{content, toc_tokens, title} of the notebook at `path`: from the cache, else converted."""
-    cache = CACHE_DIR / f"{cache_key(Path(path).read_bytes())}.json"
+def _cache_file(path: str) -> Path:
+    return CACHE_DIR / f"{cache_key(Path(path).read_bytes())}.json"
+
+
+# Conversions under way in a process of their own, by the cache file they will fill.
+_PENDING: dict[Path, subprocess.Popen] = {}
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_conversions(files: Files) -> None:
+    """Start converting, each in a process of its own (`python -m
+    explainer_tools.notebook_page NOTEBOOK CACHE_FILE`), the notebooks whose page is not
+    cached."""
+    for file in files:
+        if not (is_notebook(file) and file.abs_src_path and Path(file.abs_src_path).is_file()):
+            continue
+        cache = _cache_file(file.abs_src_path)
+        if cache.is_file() or cache in _PENDING:
+            continue
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        _PENDING[cache] = subprocess.Popen(
+            [sys.executable, "-m", "explainer_tools.notebook_page", file.abs_src_path,
+             str(cache)],
+            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)
+
+
+def _store(cache: Path, page: dict[str, Any]) -> None:
+    """Write a converted page to its cache file, whole or not at all."""
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary = cache.with_name(f"{cache.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(page), encoding="utf-8")
+        temporary.replace(cache)
+    except OSError:
+        pass  # a read-only checkout converts on every build
+
+
+def _load(cache: Path) -> dict[str, Any] | None:
     try:
         return json.loads(cache.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        pass
-    page = _convert(path)
-    try:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(page), encoding="utf-8")
-    except OSError:
-        pass  # a read-only checkout converts on every build
+        return None
+
+
+def rendered(path: str) -> dict[str, Any]:
+    """{content, toc_tokens, title} of the notebook at `path`: from the cache (filled by the
+    conversion under way, once it ends), else converted here (a failed conversion in its own
+    process fails again here, with its error)."""
+    cache = _cache_file(path)
+    pending = _PENDING.pop(cache, None)
+    if pending is not None:
+        pending.wait()
+    page = _load(cache)
+    if page is None:
+        page = _convert(path)
+        _store(cache, page)
     return page
 
 
@@ -114,3 +165,8 @@ def copy_source(page: Any) -> None:
         target = Path(page.file.abs_dest_path).parent / Path(page.file.abs_src_path).name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(page.file.abs_src_path, target)
+
+
+if __name__ == "__main__":  # the conversion in a process of its own (`start_conversions`)
+    notebook, cache_file = sys.argv[1:3]
+    _store(Path(cache_file), _convert(notebook))

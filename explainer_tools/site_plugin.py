@@ -73,6 +73,7 @@ def on_env(env: Any, config: Any, files: Files) -> Any:
 
 @event_priority(100)  # first: the nav and every plugin see the notebook as a page
 def _notebook_files(files: Files, config: Any) -> Files:
+    notebook_page.start_conversions(files)
     return notebook_page.as_pages(files)
 
 

@@ -358,3 +358,30 @@ def test_page_offers_the_notebook_for_download(tmp_path: Path) -> None:
     intro = jupytext.read(SOURCE, fmt="py:percent").cells[0].source
     assert "(gpt2-under-the-hood.ipynb)" in intro and "make notebook" in intro
 
+
+
+def test_a_notebook_page_not_cached_is_converted_meanwhile_in_a_process_of_its_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh clone's build converts the notebook beside the rest of the book: the conversion
+    started with the build's files fills the cache, and the page waits for it; the page is the
+    one converted in the build's own process."""
+    from explainer_tools import notebook_page
+
+    monkeypatch.setattr(notebook_page, "CACHE_DIR", tmp_path / "cache")
+    notebook = tmp_path / "tiny.ipynb"
+    notebook.write_text(json.dumps({
+        "nbformat": 4, "nbformat_minor": 5, "metadata": {},
+        "cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# Tiny\n"},
+                  {"cell_type": "code", "id": "b", "metadata": {}, "execution_count": None,
+                   "outputs": [], "source": "print(1)"}]}), encoding="utf-8")
+    files = [SimpleNamespace(src_uri="notebooks/tiny.ipynb", abs_src_path=str(notebook)),
+             SimpleNamespace(src_uri="index.md", abs_src_path=str(tmp_path / "index.md"))]
+    notebook_page.start_conversions(files)
+    cache = notebook_page._cache_file(str(notebook))
+    assert list(notebook_page._PENDING) == [cache]
+    page = notebook_page.rendered(str(notebook))
+    assert notebook_page._PENDING == {} and cache.is_file()
+    assert page == json.loads(json.dumps(notebook_page._convert(str(notebook))))
+    assert page["title"] == "Tiny" and "print" in page["content"]
+    notebook_page.start_conversions(files)  # cached now: nothing to start
+    assert notebook_page._PENDING == {}
