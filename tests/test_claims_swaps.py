@@ -159,6 +159,21 @@ def test_one_word_counts_when_it_is_the_nearest_and_both_numbers_have_words() ->
     assert not swapped(words(), words("random", nearest="random"), values, unlabelled, False)
 
 
+def test_the_nearest_word_and_the_line_s_order_together_suffice() -> None:
+    # 2.5 has no words of its own, so the nearest word alone is not enough, and "random"
+    # stands next to one printing of 5.0 only; with a line that prints the two only in the
+    # other order, the two signs agree
+    unlabelled = _printings(("5.0", {"random", "guess"}, set()), ("5.0", {"uniform"}, set()),
+                            ("2.5", set(), set()))
+    values = (Decimal("5.0"), Decimal("2.5"))
+    nearest = words("random", "cost", nearest="random")
+    assert not swapped(words(), nearest, values, unlabelled, False)
+    assert swapped(words(), nearest, values, unlabelled, True)
+    # a word of the label that is not the nearest does not count, even with the order
+    far = words("random", "cost", nearest="cost")
+    assert not swapped(words(), far, values, unlabelled, True)
+
+
 def test_the_word_rule_on_a_page(outputs: Outputs) -> None:
     good = "The bound is 4.541 and the predictor's true risk is 3.935 (output [1]).\n"
     assert messages(good, outputs) == []
