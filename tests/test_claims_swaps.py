@@ -159,6 +159,21 @@ def test_one_word_counts_when_it_is_the_nearest_and_both_numbers_have_words() ->
     assert not swapped(words(), words("random", nearest="random"), values, unlabelled, False)
 
 
+def test_the_nearest_word_and_the_line_s_order_together_suffice() -> None:
+    # 2.5 has no words of its own, so the nearest word alone is not enough, and "random"
+    # stands next to one printing of 5.0 only; with a line that prints the two only in the
+    # other order, the two signs agree
+    unlabelled = _printings(("5.0", {"random", "guess"}, set()), ("5.0", {"uniform"}, set()),
+                            ("2.5", set(), set()))
+    values = (Decimal("5.0"), Decimal("2.5"))
+    nearest = words("random", "cost", nearest="random")
+    assert not swapped(words(), nearest, values, unlabelled, False)
+    assert swapped(words(), nearest, values, unlabelled, True)
+    # a word of the label that is not the nearest does not count, even with the order
+    far = words("random", "cost", nearest="cost")
+    assert not swapped(words(), far, values, unlabelled, True)
+
+
 def test_the_word_rule_on_a_page(outputs: Outputs) -> None:
     good = "The bound is 4.541 and the predictor's true risk is 3.935 (output [1]).\n"
     assert messages(good, outputs) == []
@@ -334,3 +349,47 @@ def test_the_harness_swaps_only_numbers_of_one_block() -> None:
     assert report.errors == []
     made = mutate.page_mutants(page, "docs/x.md", outputs, report, ["sentence swap"], cap=100)
     assert [m.description for m in made] == ["sentence: 3.5 (line 4) <-> 4.5 (line 4)"]
+
+
+# --- the pairing rule ------------------------------------------------------------------------
+
+PAIRED = """\
+Tail (tail.py)
+[1] standard deviation of the mean, p = 0.3
+    N =    10: independent 0.14491
+    N =   100: independent 0.04583
+    N = 1,000: independent 0.01449
+"""
+
+
+def test_two_numbers_joined_by_a_connector_stand_on_one_line() -> None:
+    outputs = Outputs({"probe.py": PAIRED})
+    good = "It is 0.14491 at 10, 0.04583 at 100 and 0.01449 at 1,000 (output [1]).\n"
+    assert messages(good, outputs) == []
+    bad = good.replace("at 100", "at @").replace("0.01449", "100").replace("@", "0.01449")
+    report = check(bad, outputs)
+    found = [e for e in report.errors if "states one fact" in e.message]
+    assert [e.number for e in found] == ["0.01449", "1,000"]
+    assert found[0].page == "docs/chapters/x.md" and found[0].line == 4
+    assert "line 3" in found[0].message and "line 4" in found[0].message
+
+
+def test_the_pairing_rule_takes_the_symbol_after_the_connector() -> None:
+    outputs = Outputs({"probe.py": PAIRED})
+    bad = r"It is 0.04583 at \(N\) = 1,000 (output [1])." + "\n"
+    assert any("states one fact" in m for _n, m in messages(bad, outputs))
+    assert not any("states one fact" in m for _n, m in messages(
+        bad.replace("1,000", "100"), outputs))
+
+
+def test_the_pairing_rule_leaves_out_the_block_s_first_line() -> None:
+    # 0.3 is printed on the title line, which holds the settings of every line below it
+    outputs = Outputs({"probe.py": PAIRED})
+    assert not any("states one fact" in m for _n, m in messages(
+        "It is 0.04583 at 0.3 (output [1]).\n", outputs))
+
+
+def test_the_pairing_rule_needs_a_connector_alone() -> None:
+    outputs = Outputs({"probe.py": PAIRED})
+    assert not any("states one fact" in m for _n, m in messages(
+        "It is 0.04583, and far below it, 1,000 (output [1]).\n", outputs))

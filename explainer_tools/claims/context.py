@@ -248,8 +248,9 @@ def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
     it takes each one's words pointing at the other's printings; or one's pointing at the
     other's with two words at least; or with one word that stands next to every printing of
     the other (`_on_every`), when a line prints the two only in the other order
-    (`reversed_on_line`), or when that word is the nearest of the number's label and every
-    printing of both numbers has words of its own (`_labelled`)."""
+    (`reversed_on_line`), or when that word is the nearest of the number's label and either a
+    line prints the two only in the other order or every printing of both numbers has words
+    of its own (`_labelled`)."""
     x, y = (_words_of(value, printings) for value in values)
     first_own, first_other = pointing(first, x, y), pointing(first, y, x)
     second_own, second_other = pointing(second, y, x), pointing(second, x, y)
@@ -262,6 +263,8 @@ def swapped(first: Context, second: Context, values: tuple[Decimal, Decimal],
     if reversed_on_line and (_on_every(first_other[0], values[1], printings)
                              or _on_every(second_other[0], values[0], printings)):
         return True
+    if reversed_on_line and (first_other[0] & {first[2]} or second_other[0] & {second[2]}):
+        return True  # the order and the nearest word agree: two signs of one swap
     if not (_labelled(values[0], printings) and _labelled(values[1], printings)):
         return False
     return (_on_every(first_other[0] & {first[2]}, values[1], printings)
