@@ -50,6 +50,8 @@ LAYERS: dict[str, int] = {
     "build_cache": 0,
     "site_config": 0,
     "site_speed": 1,
+    "figure_zoom": 1,
+    "render_cache": 1,
     "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,

@@ -233,4 +233,10 @@ MUTANTS = [
     mutant("claims: swaps across blocks", "mutate.py",
            "        if a.value == b.value or a.text == b.text or (a.script, a.block) != (b.script, b.block):",
            "        if a.value == b.value or a.text == b.text:", T_HARNESS, T_SWAPS),
+    mutant("claims: pairing allows a title line", "pairing.py",
+           "where_a[:3] == where_b[:3] or 0 in (\n                where_a[2], where_b[2])",
+           "where_a[:3] == where_b[:3]", T_SWAPS),
+    mutant("claims: pairing on two lines accepted", "pairing.py",
+           "        errors.append((line, b, (", "        continue\n        errors.append((line, b, (",
+           T_SWAPS),
 ]
