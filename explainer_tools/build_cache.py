@@ -32,6 +32,13 @@ def digest(value: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def tools_digest() -> str:
+    """A digest of the book's own code (every `explainer_tools/*.py`): part of the key of a result
+    that code may change (the claim check's numbers, a page's render)."""
+    tools = Path(__file__).resolve().parent
+    return digest(b"".join(p.read_bytes() for p in sorted(tools.rglob("*.py"))))
+
+
 class Memo:
     def __init__(self, name: str, version: str, directory: Path | str | None = "cache") -> None:
         """`directory`: where the file lives (`.cache/` by default); None: in memory only."""

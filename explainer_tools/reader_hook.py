@@ -122,12 +122,6 @@ def _last_verified(scripts: list[str]) -> verified.Verified:
     return verified.Verified(*cached)
 
 
-def _tools_digest() -> str:
-    """The claim check's code (and every tool it may import): part of each cached result's key."""
-    tools = Path(__file__).resolve().parent
-    return build_cache.digest(b"".join(p.read_bytes() for p in sorted(tools.rglob("*.py"))))
-
-
 def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
     """The claim check's verified numbers per page, as offsets into the page's source, each page
     checked only when it, the outputs or the tools changed (`make serve` re-checks the edited
@@ -167,7 +161,7 @@ def _load_numbers(sources: dict[str, str]) -> None:
             STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
     if not STATE.tools_digest:
-        STATE.tools_digest = _tools_digest()
+        STATE.tools_digest = build_cache.tools_digest()
     STATE.numbers = _verified_links(sources)
 
 

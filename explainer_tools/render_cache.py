@@ -50,11 +50,10 @@ def _file_bytes(path: Path) -> bytes:
 def setting_digest(config: Any) -> str:
     """What every page's render depends on besides its own text (module docstring)."""
     config_file = Path(config.get("config_file_path") or ROOT / "mkdocs.yml")
-    tools = sorted((ROOT / "explainer_tools").rglob("*.py"))
     return build_cache.digest([
         build_cache.digest(_file_bytes(config_file)),
         build_cache.digest(_file_bytes(ROOT / "requirements.lock")),
-        build_cache.digest(b"".join(p.read_bytes() for p in tools)),
+        build_cache.tools_digest(),
         bool(config["use_directory_urls"]), str(config.get("docs_dir")),
     ])
 

@@ -60,15 +60,17 @@ def summary(page: Page) -> tuple:
 
 
 @pytest.fixture
-def memo() -> build_cache.Memo:
-    return build_cache.Memo("render-test", "v1", directory=None)
-
-
-def test_a_page_from_the_memo_is_the_page_mkdocs_renders(tmp_path: Path,
-                                                         memo: build_cache.Memo) -> None:
-    config = project(tmp_path, {"one.md": CHAPTER, "two.md": "# Two\n\n## B {#sec-b}\n"})
+def renders() -> tuple[CountingRender, Any]:
+    """MkDocs' render, counted, and the same render memoised (in memory) in front of it."""
     plain = CountingRender()
-    render = render_cache.cached_render(plain, memo)
+    return plain, render_cache.cached_render(plain, build_cache.Memo("render-test", "v1",
+                                                                     directory=None))
+
+
+def test_a_page_from_the_memo_is_the_page_mkdocs_renders(
+        tmp_path: Path, renders: tuple[CountingRender, Any]) -> None:
+    config = project(tmp_path, {"one.md": CHAPTER, "two.md": "# Two\n\n## B {#sec-b}\n"})
+    plain, render = renders
     first = rendered(config, "one.md", render)
     again = rendered(config, "one.md", render)
     assert plain.calls == 1
@@ -79,11 +81,10 @@ def test_a_page_from_the_memo_is_the_page_mkdocs_renders(tmp_path: Path,
         "sec-a"
 
 
-def test_an_edit_the_files_or_the_settings_render_the_page_again(tmp_path: Path,
-                                                                 memo: build_cache.Memo) -> None:
+def test_an_edit_the_files_or_the_settings_render_the_page_again(
+        tmp_path: Path, renders: tuple[CountingRender, Any]) -> None:
     config = project(tmp_path, {"one.md": CHAPTER, "two.md": "# Two\n"})
-    plain = CountingRender()
-    render = render_cache.cached_render(plain, memo)
+    plain, render = renders
     rendered(config, "one.md", render)
     (tmp_path / "docs" / "one.md").write_text(CHAPTER + "\nOne more word.\n", encoding="utf-8")
     assert "One more word" in rendered(config, "one.md", render).content
@@ -98,11 +99,11 @@ def test_an_edit_the_files_or_the_settings_render_the_page_again(tmp_path: Path,
     assert plain.calls == 4
 
 
-def test_a_render_that_warns_warns_on_every_build(tmp_path: Path, memo: build_cache.Memo,
-                                                  caplog: pytest.LogCaptureFixture) -> None:
+def test_a_render_that_warns_warns_on_every_build(
+        tmp_path: Path, renders: tuple[CountingRender, Any],
+        caplog: pytest.LogCaptureFixture) -> None:
     config = project(tmp_path, {"one.md": "# One\n\n[gone](missing.md)\n"})
-    plain = CountingRender()
-    render = render_cache.cached_render(plain, memo)
+    plain, render = renders
     with caplog.at_level(logging.WARNING, logger="mkdocs"):
         rendered(config, "one.md", render)
         rendered(config, "one.md", render)
@@ -110,21 +111,19 @@ def test_a_render_that_warns_warns_on_every_build(tmp_path: Path, memo: build_ca
     assert sum("missing.md" in r.getMessage() for r in caplog.records) == 2
 
 
-def test_a_page_that_includes_files_is_never_kept(tmp_path: Path, memo: build_cache.Memo) -> None:
+def test_a_page_that_includes_files_is_never_kept(
+        tmp_path: Path, renders: tuple[CountingRender, Any]) -> None:
     config = project(tmp_path, {"one.md": "# One\n\n    --8<-- \"part.md\"\n"})
-    plain = CountingRender()
-    render = render_cache.cached_render(plain, memo)
+    plain, render = renders
     rendered(config, "one.md", render)
     rendered(config, "one.md", render)
     assert plain.calls == 2
 
 
-def test_a_linked_file_gone_from_the_files_renders_again(tmp_path: Path,
-                                                         memo: build_cache.Memo) -> None:
+def test_a_linked_file_gone_from_the_files_renders_again(
+        tmp_path: Path, renders: tuple[CountingRender, Any]) -> None:
     config = project(tmp_path, {"one.md": CHAPTER, "two.md": "# Two\n"})
-    plain = CountingRender()
-    render = render_cache.cached_render(plain, memo)
-    page = rendered(config, "one.md", render)
+    page = rendered(config, "one.md", renders[1])
     saved = render_cache._saved(page)
     files = get_files(config)
     files.remove(files.get_file_from_path("two.md"))
