@@ -47,12 +47,21 @@ FIG_DIR_ENV = "EXPLAINER_FIG_DIR"
 # AVX-512 Intel machine with MKL_CBWR=AVX2, differed in Chapters 7, 22 and 25 and in the
 # notebook; with COMPATIBLE there, Chapters 22 and 25 matched them byte for byte. Training
 # amplifies last-bit differences (seen: 3.249 vs 3.265 nats per token with
-# ATEN_CPU_CAPABILITY=avx512 vs avx2). These variables are read when torch loads, so they must be
-# in the environment before `import torch` (runner.py).
+# ATEN_CPU_CAPABILITY=avx512 vs avx2). NumPy brings a BLAS and LAPACK of its own (OpenBLAS, built
+# for every core type and choosing at load): Chapter 22's projector takes the Q factors of QR
+# decompositions from it (pacbound/projectors.py), so its kernels are pinned too, to the AVX2 ones
+# ("Haswell", OpenBLAS's choice on an AVX2 AMD EPYC); and NumPy's own loops are kept off their
+# AVX-512 versions. Seen without these two: the WordNet run's message L = 1,747 bits on an AMD EPYC
+# without AVX-512 (OpenBLAS: Haswell) against 1,739 on the AVX-512 Intel machine that committed it,
+# with torch and MKL pinned alike; on the AMD machine another OpenBLAS core type (Sandybridge)
+# changes the bits of a QR factor. These variables are read when torch and numpy load, so they
+# must be in the environment before either is imported (runner.py).
 CPU_PINNING_ENV = {
     "ATEN_CPU_CAPABILITY": "avx2",
     "MKL_CBWR": "COMPATIBLE",
     "ONEDNN_MAX_CPU_ISA": "AVX2",
+    "OPENBLAS_CORETYPE": "Haswell",
+    "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
 }
 # The rest of the environment every script and notebook runs with.
 FIXED_ENV = {

@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from explainer_tools import notebooks, pipeline
+from explainer_tools import cpu_paths, notebooks, pipeline
 from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
 
 REPO_ROOT = DEFAULT.root
@@ -257,5 +257,37 @@ def test_kernel_runs_with_the_cpu_code_paths_pinned() -> None:
         "ATEN_CPU_CAPABILITY": "avx2",
         "MKL_CBWR": "COMPATIBLE",
         "ONEDNN_MAX_CPU_ISA": "AVX2",
+        "OPENBLAS_CORETYPE": "Haswell",
+        "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR",
     }
     assert CPU_PINNING_ENV.items() <= notebooks.KERNEL_ENV.items()
+
+
+# A QR factor from NumPy's LAPACK (the projector of Chapter 22 is built from them) and a norm.
+OPENBLAS_PROBE = """
+import hashlib, numpy as np
+rng = np.random.default_rng(0)
+q, _ = np.linalg.qr(rng.standard_normal((300, 40)), mode="reduced")
+print(hashlib.sha256(q.tobytes() + np.linalg.norm(rng.standard_normal(10_000)).tobytes())
+      .hexdigest())
+"""
+
+
+@pytest.mark.skipif(bool(cpu_paths.pinned_paths_unavailable()), reason="no x86-64 AVX2 CPU")
+def test_numpy_s_openblas_takes_the_pinned_kernels() -> None:
+    """NumPy's OpenBLAS picks its kernels by the CPU at load (an AVX-512 Intel machine takes
+    others than an AVX2 AMD one, and their QR factors differ in the last bits). Under the run
+    environment it takes the AVX2 ("Haswell") kernels, and computes what they compute, which
+    differs from what another core type's kernels compute (so the probe can tell)."""
+    import subprocess
+    import sys
+
+    def run(extra: dict[str, str]) -> subprocess.CompletedProcess:
+        env = {**os.environ, **CPU_PINNING_ENV, **extra, "OPENBLAS_VERBOSE": "2"}
+        return subprocess.run([sys.executable, "-c", OPENBLAS_PROBE], env=env,
+                              capture_output=True, text=True, check=True)
+
+    pinned = run({})
+    assert "Core: Haswell" in pinned.stderr, pinned.stderr
+    other = run({"OPENBLAS_CORETYPE": "Sandybridge"})
+    assert "Core: Sandybridge" in other.stderr and other.stdout != pinned.stdout
