@@ -48,14 +48,16 @@ FIG_DIR_ENV = "EXPLAINER_FIG_DIR"
 # notebook; with COMPATIBLE there, Chapters 22 and 25 matched them byte for byte. Training
 # amplifies last-bit differences (seen: 3.249 vs 3.265 nats per token with
 # ATEN_CPU_CAPABILITY=avx512 vs avx2). NumPy brings a BLAS and LAPACK of its own (OpenBLAS, built
-# for every core type and choosing at load): Chapter 22's projector takes the Q factors of QR
-# decompositions from it (pacbound/projectors.py), so its kernels are pinned too, to the AVX2 ones
-# ("Haswell", OpenBLAS's choice on an AVX2 AMD EPYC); and NumPy's own loops are kept off their
-# AVX-512 versions. Seen without these two: the WordNet run's message L = 1,747 bits on an AMD EPYC
-# without AVX-512 (OpenBLAS: Haswell) against 1,739 on the AVX-512 Intel machine that committed it,
-# with torch and MKL pinned alike; on the AMD machine another OpenBLAS core type (Sandybridge)
-# changes the bits of a QR factor. These variables are read when torch and numpy load, so they
-# must be in the environment before either is imported (runner.py).
+# for every core type and choosing at load) and SIMD loops of its own (chosen at load too), so
+# both are pinned: OpenBLAS to its AVX2 kernels ("Haswell"; an AMD Zen gets these too, OpenBLAS
+# has no separate Zen kernels in this build) and NumPy's loops off their AVX-512 versions.
+# Seen on this project's AVX-512 Intel machine: pinning them moved Chapter 15 (its network is
+# trained with NumPy) and the notebook's last digits, nothing else. Not explained by them: the
+# WordNet run of Chapter 22 gave message L = 1,747 bits on an AMD EPYC and 1,739 here; the
+# float32 projector it uses is bit-identical under every OpenBLAS core type and thread count
+# tried here, and pinned here it still gives 1,739 (the cause on that machine is open). These
+# variables are read when torch and numpy load, so they must be in the environment before either
+# is imported (runner.py).
 CPU_PINNING_ENV = {
     "ATEN_CPU_CAPABILITY": "avx2",
     "MKL_CBWR": "COMPATIBLE",
