@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench costs bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
+.PHONY: help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -86,6 +86,9 @@ bench: $(INSTALLED) ## Time a clean regenerate against the scripts' own compute 
 
 costs: $(INSTALLED) ## Time every script once; record it in outputs/run_seconds.json (regenerate and check start the longest first)
 	$(PY) -m explainer_tools costs
+
+numerics: $(INSTALLED) ## Which floating-point kernels compute other bits here than on the machine that committed the outputs (RECORD=1: this machine becomes the reference)
+	$(PY) -m explainer_tools.numerics $(if $(RECORD),--record)
 
 bench-site: $(INSTALLED) ## The site's budgets: build, bytes and render time per page, serve re-render, Lighthouse if installed
 	$(PY) -m explainer_tools.site_bench

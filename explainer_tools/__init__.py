@@ -21,6 +21,8 @@ parses the imports and fails otherwise):
    figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
    unchanged. `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
+   `numerics`: probes of the floating-point kernels, compared with the machine that committed
+   the outputs (make check's last line; make numerics).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
    erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
@@ -71,6 +73,7 @@ LAYERS: dict[str, int] = {
     "book_checks": 2,
     "verified": 2,
     "run_costs": 2,
+    "numerics": 1,
     "pipeline": 3,
     "errata_pages": 3,
     "scaffold": 4,

@@ -74,7 +74,21 @@ def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> in
     from explainer_tools import book, book_checks
 
     status |= book.main(["--check"], root=layout.root) | book_checks.main([], root=layout.root)
+    line = numerics_line(layout)
+    if line is not None:
+        print(line)
     return 1 if status else 0
+
+
+def numerics_line(layout: Layout = DEFAULT) -> str | None:
+    """Check's last line, for the book's own repository only: whether this machine's kernels
+    compute what the reference machine's did (numerics.py), where to look when a training
+    script's output differs. None for other repositories (the tests' fixtures have no reference)."""
+    if layout != DEFAULT:
+        return None
+    from explainer_tools import numerics
+
+    return numerics.check_line(layout)
 
 
 def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:

@@ -21,6 +21,7 @@ T_DOC = "tests/test_doctests.py::test_docstring_examples"
 T_ERRATA = ("tests/test_errata.py", "-k", "not mkdocs_build")  # the site builds: 10 s
 T_NEW = "tests/test_tools_mutants.py"
 T_COSTS = "tests/test_run_costs.py"
+T_NUM = "tests/test_numerics.py"
 T_BOOK = ("tests/test_book.py", "-k", "not repository")  # the whole book: 25 s
 T_NBPIPE = ("tests/test_notebook_pipeline.py", "-k", "comparable_text or inline_png or stream")
 
@@ -389,4 +390,19 @@ MUTANTS = [
            "    except pipeline.PipelineError as error:\n        print(error, file=sys.stderr)\n"
            "        return 1", "    except KeyError as error:\n        print(error, file=sys.stderr)\n"
            "        return 1", T_NEW),
+    # the numerics probes (explainer_tools/numerics.py)
+    mutant("numerics: a missing probe counts as agreement", "explainer_tools/numerics.py",
+           "if current.probes.get(name) != value]", "if name in current.probes and current.probes[name] != value]", T_NUM),
+    mutant("numerics: the probes run without the pinned environment", "explainer_tools/numerics.py",
+           "    environment = env if env is not None else {**os.environ, **run_environment()}",
+           "    environment = env if env is not None else dict(os.environ)", T_NUM),
+    mutant("numerics: bad JSON reported without its line", "explainer_tools/numerics.py",
+           '        raise NumericsError(f"{source}:{error.lineno}: not JSON',
+           '        raise NumericsError(f"{source}: not JSON', T_NUM),
+    mutant("numerics: an empty probe list accepted", "explainer_tools/numerics.py",
+           "            isinstance(probes, dict) and probes\n", "            isinstance(probes, dict)\n", T_NUM),
+    mutant("numerics: the line printed for the tests' fixtures too", "explainer_tools/__main__.py",
+           "    if layout != DEFAULT:\n        return None\n", "", T_NUM),
+    mutant("numerics: a difference reported as agreement", "explainer_tools/numerics.py",
+           "    if not different:\n", "    if True:\n", T_NUM),
 ]
