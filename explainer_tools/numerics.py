@@ -201,7 +201,7 @@ def report(reference: Fingerprint | None, current: Fingerprint) -> str:
     """The one line `make check` ends with.
 
     >>> ref = Fingerprint("Intel X", "2", "2", {"gelu": "01", "qr": "02"})
-    >>> report(ref, ref)[-52:]
+    >>> report(ref, ref)[-51:]
     'what the reference machine computes in all 2 probes'
     >>> report(ref, Fingerprint("AMD Y", "2", "2", {"gelu": "ff", "qr": "02"}))[:88]
     'numerics: this machine (AMD Y) differs from the reference machine (Intel X) in 1 of 2 pr'
