@@ -70,7 +70,11 @@ def block4(table_bound: float, table_order: int, default_bound: float) -> None:
           f"(2 SE {2 * se:.3f}): {verdict}")
     seed0 = next((r for r in rows if r["seed"] == 0), None)
     assert len(rows) >= 2 and all(r["true_smoothed"] < r["bound_bits"] for r in rows)
-    assert seed0 is None or abs(seed0["bound_bits"] - default_bound) < 5e-4  # seed 0 is [2]
+    assert seed0 is None or abs(seed0["bound_bits"] - default_bound) < 5e-4, (
+        f"seed 0 of {SEEDS_FILE.name} (bound {seed0['bound_bits']}) is the run of [2], which "
+        f"gives {default_bound:.4f} here: the file was written on a machine whose kernels compute "
+        "other bits (make numerics names them) or with other code; rerun "
+        "make miniature-seeds-wordnet where the outputs are regenerated")
 
 
 def main() -> None:
