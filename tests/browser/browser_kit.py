@@ -531,6 +531,15 @@ SELF_TEST_ANSWER_JS = """() => {
 }"""
 
 
+# True once the summary of the index-th <details> of the article has not moved for two frames.
+SETTLED_JS = """i => new Promise(resolve => {
+  const summary = document.querySelectorAll("article details")[i].querySelector(":scope > summary");
+  const top = summary.getBoundingClientRect().top;
+  requestAnimationFrame(() => requestAnimationFrame(() =>
+    resolve(Math.abs(summary.getBoundingClientRect().top - top) < 0.5)));
+})"""
+
+
 def self_test_facts(page: Any) -> dict[str, Any]:
     """Click a chapter's first collapsed self-test answer: was its text hidden before, is the
     answer open after, and how wide is each formula in it (0: not shown)."""
@@ -540,7 +549,13 @@ def self_test_facts(page: Any) -> dict[str, Any]:
     answer = page.locator("article details").nth(index)
     body = answer.locator(":scope > :not(summary)").first
     hidden_before = not body.is_visible()
-    answer.locator(":scope > summary").click()
+    summary = answer.locator(":scope > summary")
+    # A reader clicks what stays put: blocks laid out only near the screen (content-visibility)
+    # take their real height as they come into view, so the page moves under a click aimed at
+    # once (seen on a loaded machine: the click landed on the article, not the summary).
+    summary.scroll_into_view_if_needed()
+    page.wait_for_function(SETTLED_JS, arg=index, timeout=MATHJAX_TIMEOUT_MS)
+    summary.click()
     body.wait_for(state="visible", timeout=MATHJAX_TIMEOUT_MS)
     facts = answer.evaluate("""d => ({open: d.open, widths: Array.from(
         d.querySelectorAll('.katex')).map(c => c.getBoundingClientRect().width)})""")
