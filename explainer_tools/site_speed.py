@@ -22,7 +22,8 @@
   by its source, the lexer and the formatter with their options, and the versions of Pygments
   and pymdownx (`build_cache.memo`, in `.cache/highlight/`, saved after a build).
 
-`patch_plugins()` installs all three (from the site plugin's `on_config`); a plugin that is not
+`patch_plugins()` installs all three (from the site plugin's `on_config`), and the Jinja bytecode
+cache on every environment the theme gives out (`template_cache`); a plugin that is not
 installed is left alone.
 
     >>> light_search_html('<div class="highlight" data-search-exclude><pre>x</pre></div><p>y</p>')
@@ -165,10 +166,28 @@ def template_cache(env: Any) -> Any:
     return env
 
 
+def _patch_theme_env() -> None:
+    """Every Jinja environment the theme gives out with the bytecode cache, not only the build's
+    (`on_env`): the print-site plugin renders its page and Material's search its translations
+    in environments of their own (`Theme.get_env()`), which compiled every template again."""
+    from mkdocs import theme
+
+    get_env = theme.Theme.get_env
+    if getattr(get_env, "explainer_cached", False):
+        return
+
+    def cached_env(self: Any) -> Any:
+        return template_cache(get_env(self))
+
+    cached_env.explainer_cached = True  # type: ignore[attr-defined]
+    theme.Theme.get_env = cached_env  # type: ignore[method-assign]
+
+
 def patch_plugins() -> None:
     _patch_search()
     _patch_print_site()
     _patch_highlight()
+    _patch_theme_env()
 
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'

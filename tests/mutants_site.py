@@ -368,6 +368,8 @@ MUTANTS = [
     mutant("speed: templates compiled on every build", SPEED,
            "    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))", "    pass",
            T_BUILD),
+    mutant("speed: the theme's other environments compile every template", SPEED,
+           "        return template_cache(get_env(self))", "        return get_env(self)", T_BUILD),
     # build_cache
     mutant("cache: a key's mapping order matters", CACHE,
            "json.dumps(value, sort_keys=True).encode()", "json.dumps(value).encode()", T_BUILD),

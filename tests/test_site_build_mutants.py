@@ -291,6 +291,20 @@ def test_the_templates_compile_once_into_the_cache(tmp_path: Path,
     assert env.bytecode_cache.directory == str(tmp_path / "jinja")
 
 
+def test_every_environment_the_theme_gives_out_compiles_into_the_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The print-site plugin and Material's search make environments of their own."""
+    import jinja2
+    from mkdocs.theme import Theme
+
+    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
+    site_speed.patch_plugins()
+    env = Theme(name="mkdocs").get_env()
+    assert isinstance(env.bytecode_cache, jinja2.FileSystemBytecodeCache)
+    env.get_template("main.html")
+    assert any((tmp_path / "jinja").iterdir())
+
+
 # ----------------------------------------------------------------------------- the site bench
 
 
