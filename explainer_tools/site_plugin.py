@@ -25,6 +25,7 @@ build as a PluginError naming the file and line (the features raise them; nothin
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,13 +130,23 @@ def _reader_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 on_page_markdown = CombinedEvent(_errata_markdown, _reader_markdown)
 
 
+@functools.cache
+def page_url(from_page: str, to_page: str, directory_urls: bool) -> str:
+    """The link from one page to the top of another (`crossref.relative_url`), computed once per
+    pair: every page links every source page, on every rebuild of `make serve`.
+
+    >>> page_url("chapters/09-x.md", "code/ch09_x.md", True)
+    '../../code/ch09_x/'
+    """
+    return crossref.relative_url(from_page, to_page, "", directory_urls).removesuffix("#")
+
+
 def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     directory_urls = bool(config["use_directory_urls"])
-    links = {target: (crossref.relative_url(src, source.path, "", directory_urls)
-                      .removesuffix("#"), source.lines,
-                      crossref.relative_url("index.md", source.path, "", directory_urls)
-                      .removesuffix("#")) for target, source in SOURCES.items()}
+    links = {target: (page_url(src, source.path, directory_urls), source.lines,
+                      page_url("index.md", source.path, directory_urls))
+             for target, source in SOURCES.items()}
     html_text = source_pages.link_sources(html_text, links)  # first: less HTML for the rest
     html_text = reader_hook.on_page_content(html_text, page, config, files)
     return mkdocs_hooks.on_page_content(html_text, page, config, files)

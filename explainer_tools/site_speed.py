@@ -17,7 +17,9 @@
   does those) and the references to ids inside the page (aria-labelledby, aria-describedby,
   aria-controls, headers) and the links inside formulas (`\\href{#..}`, still TeX at that
   point), so every in-book link finds its target (`make pdf` checks it). Links to `data:` URLs
-  (the notebook's figures) are left alone instead of being made into anchors.
+  (the notebook's figures) are left alone instead of being made into anchors. Each page's
+  part of the whole-book page is memoised by its HTML in the process (`memoised_page_part`):
+  after an edit `make serve` rewrites the edited page's part only.
 
 - **Pygments' highlighting** of code blocks (pymdownx.highlight): the embedded chapter scripts
   are most of the book's code and change only with the scripts. Each block's HTML is memoised
@@ -176,6 +178,28 @@ def _patch_print_site() -> None:
     urls.update_anchor_ids = update_anchor_ids
     if not getattr(urls.is_external, "explainer_data_urls", False):
         urls.is_external = _keeping_data_urls(urls.is_external)
+    from mkdocs_print_site_plugin import renderer
+
+    if not getattr(renderer.fix_internal_links, "explainer_cached", False):
+        renderer.fix_internal_links = memoised_page_part(
+            renderer.fix_internal_links, build_cache.Memo("print-site", "", directory=None))
+
+
+def memoised_page_part(original: Any, memo: build_cache.Memo) -> Any:
+    """print-site's `fix_internal_links` (`original`: one page's part of the whole-book page,
+    its links and ids rewritten; string work only) memoised by its arguments, in this process:
+    `make serve` rewrites only the parts of pages whose HTML changed."""
+    def fix_internal_links(page_html: str, page_url: str, directory_urls: bool,
+                           heading_number: Any) -> str:
+        key = [page_html, page_url, bool(directory_urls), str(heading_number)]
+        part = memo.get(key)
+        if part is None:
+            part = original(page_html, page_url, directory_urls, heading_number)
+            memo.put(key, part)
+        return part
+
+    fix_internal_links.explainer_cached = True  # type: ignore[attr-defined]
+    return fix_internal_links
 
 
 def _keeping_data_urls(is_external: Any) -> Any:

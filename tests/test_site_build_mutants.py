@@ -352,6 +352,23 @@ def test_search_entries_read_back_from_the_file_keep_their_fields_in_order(
     assert [list(entry) for entry in read] == [["location", "title", "text"]] * 2
 
 
+def test_a_page_part_of_the_book_page_is_rewritten_once_and_again_after_an_edit() -> None:
+    calls: list[tuple] = []
+
+    def rewrite(page_html: str, page_url: str, directory_urls: bool, number: object) -> str:
+        calls.append((page_html, page_url))
+        return f"{page_url}|{directory_urls}|{number}|{page_html}"
+
+    part = site_speed.memoised_page_part(rewrite, build_cache.Memo("p", "", directory=None))
+    first = part("<p>a</p>", "a/", True, "1")
+    assert part("<p>a</p>", "a/", True, "1") == first and len(calls) == 1
+    assert part("<p>b</p>", "a/", True, "1") == "a/|True|1|<p>b</p>", "an edited page rewritten"
+    assert part("<p>a</p>", "b/", True, "1") == "b/|True|1|<p>a</p>"
+    assert part("<p>a</p>", "a/", False, "1") == "a/|False|1|<p>a</p>"
+    assert part("<p>a</p>", "a/", True, "2") == "a/|True|2|<p>a</p>"
+    assert len(calls) == 5
+
+
 def test_every_environment_the_theme_gives_out_compiles_into_the_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The print-site plugin and Material's search make environments of their own."""
