@@ -399,6 +399,22 @@ def test_the_pairing_rule_leaves_out_the_block_s_first_line() -> None:
         "It is 0.04583 at 0.3 (output [1]).\n", outputs))
 
 
+def test_the_pairing_rule_takes_values_printed_more_than_once() -> None:
+    # 0.04583 stands on two lines; neither prints 1,000: no line states "0.04583 at 1,000"
+    outputs = Outputs({"probe.py": PAIRED + "    N =   100 again: 0.04583\n"})
+    assert messages("It is 0.04583 at 100 (output [1]).\n", outputs) == []
+    assert any(n == "1,000" and "no line of the cited block(s) prints both" in m
+               for n, m in messages("It is 0.04583 at 1,000 (output [1]).\n", outputs))
+
+
+def test_the_pairing_rule_leaves_out_the_result_of_an_expression() -> None:
+    outputs = Outputs({"probe.py": PAIRED})
+    assert any("states one fact" in m for _n, m in messages(
+        r"It is \(0.04583 = 1{,}000\) (output [1])." + "\n", outputs))
+    assert not any("states one fact" in m for _n, m in messages(
+        r"It is \(0.14491 / 0.04583 = 1{,}000\) (output [1])." + "\n", outputs))
+
+
 def test_the_pairing_rule_needs_a_connector_alone() -> None:
     outputs = Outputs({"probe.py": PAIRED})
     assert not any("states one fact" in m for _n, m in messages(
