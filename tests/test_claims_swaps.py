@@ -45,6 +45,7 @@ Probe (probe.py)
     SubLoRA message                     115,826 bits =        1 x SubLoRA
 [6] gap 0.7709 against 3.248; the line also prints 12 and 40
     tokens 4,096 and 8,192 on the population of 3 runs
+[7] final ids [11241, 1634]; sizes 124.4M, 354.8M, 774.0M, 1557.6M
 """
 
 
@@ -210,6 +211,9 @@ def test_joiners_are_normalised() -> None:
     assert same_join("+ occam part", "+") and not same_join("+ occam part", "to")
     assert same_join("", "and") and same_join("", ",") and not same_join("", "x")
     assert not same_join("of", "to")
+    assert joiner(" by ") == "x" and joiner(" rows by ") != "x"  # "95 by 271" is "95 x 271"
+    assert joiner("M and ") == joiner(" and ") == "and"  # a glued magnitude is no joiner
+    assert same_join(",", "and") and same_join(",", "against") and not same_join(",", "x")
 
 
 @pytest.mark.parametrize(("sentence", "flagged"), [
@@ -222,6 +226,12 @@ def test_joiners_are_normalised() -> None:
     ("The term runs 1,711 to 1,702 bits (output [3]).", None),  # other lines: no order
     ("The table prints 0.390 against 0.180 (output [3]).", None),
     ("The table prints 0.180 against 0.390 (output [3]).", "0.390"),
+    ("A block of 95 by 271 (output [2]).", None),
+    ("A block of 271 by 95 (output [2]).", "95"),
+    ("The ids are 11241 and 1634 (output [7]).", None),
+    ("The ids are 1634 and 11241 (output [7]).", "11241"),
+    ("The sizes are 774.0M and 1557.6M (output [7]).", None),
+    ("The sizes are 1557.6M and 774.0M (output [7]).", "774.0"),
 ])
 def test_the_joiner_rule(sentence: str, flagged: str | None, outputs: Outputs) -> None:
     found = [(n, m) for n, m in messages(sentence + "\n", outputs) if "are joined by" in m]
@@ -387,6 +397,22 @@ def test_the_pairing_rule_leaves_out_the_block_s_first_line() -> None:
     outputs = Outputs({"probe.py": PAIRED})
     assert not any("states one fact" in m for _n, m in messages(
         "It is 0.04583 at 0.3 (output [1]).\n", outputs))
+
+
+def test_the_pairing_rule_takes_values_printed_more_than_once() -> None:
+    # 0.04583 stands on two lines; neither prints 1,000: no line states "0.04583 at 1,000"
+    outputs = Outputs({"probe.py": PAIRED + "    N =   100 again: 0.04583\n"})
+    assert messages("It is 0.04583 at 100 (output [1]).\n", outputs) == []
+    assert any(n == "1,000" and "no line of the cited block(s) prints both" in m
+               for n, m in messages("It is 0.04583 at 1,000 (output [1]).\n", outputs))
+
+
+def test_the_pairing_rule_leaves_out_the_result_of_an_expression() -> None:
+    outputs = Outputs({"probe.py": PAIRED})
+    assert any("states one fact" in m for _n, m in messages(
+        r"It is \(0.04583 = 1{,}000\) (output [1])." + "\n", outputs))
+    assert not any("states one fact" in m for _n, m in messages(
+        r"It is \(0.14491 / 0.04583 = 1{,}000\) (output [1])." + "\n", outputs))
 
 
 def test_the_pairing_rule_needs_a_connector_alone() -> None:

@@ -326,11 +326,12 @@ def joiner(between: str) -> str:
     >>> joiner(r"\\times"), joiner(" bits per token to "), joiner(" × ")
     ('x', 'to', 'x')
     """
-    text = _JOIN_NOISE.sub(" ", between)
+    text = _JOIN_NOISE.sub(" ", re.sub(r"^[MkB](?![A-Za-z])", " ", between))
     for pattern, replacement in _JOIN_SAME:
         text = re.sub(pattern, replacement, text)
-    return " ".join(w for w in re.findall(r"[A-Za-z]+|[^\sA-Za-z]", text.lower())
-                    if stem(w) not in UNIT_WORDS and w not in ("per", "%"))
+    joined = " ".join(w for w in re.findall(r"[A-Za-z]+|[^\sA-Za-z]", text.lower())
+                      if stem(w) not in UNIT_WORDS and w not in ("per", "%"))
+    return "x" if joined == "by" else joined  # "95 by 271" is "95 x 271"
 
 
 # bare connectives that read two numbers in order, as an output line prints them side by side
@@ -348,7 +349,7 @@ def same_join(printed: str, written: str) -> bool:
     """
     if printed == written:
         return True
-    if printed == "" and written in SIDE_BY_SIDE:
+    if printed in ("", ",") and written in SIDE_BY_SIDE:
         return True
     return bool(written) and not re.search(r"[a-z]", written) and " ".join(
         re.findall(r"[^\sa-z]", printed)) == written

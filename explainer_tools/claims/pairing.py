@@ -28,6 +28,16 @@ def _printed_once(unit: _Unit, token: Token, outputs: Outputs) -> tuple[str, int
     return script, number, text.count("\n", 0, printed.start), printed.start
 
 
+def _lines_printing(unit: _Unit, token: Token, outputs: Outputs) -> set[tuple[str, int, int]]:
+    """The lines of the cited block(s) that print `token`'s value: (script, block, line index)
+    each."""
+    return {(citation.script, number, index) for citation in unit.citations
+            for number in citation.blocks
+            for index, (_text, _words, printed) in enumerate(
+                outputs.line_words(citation.script, number))
+            if any(t.value == token.value for t in printed)}
+
+
 _PAIR_GAP = r"(?:\s|\\[()]|[{}])*"
 # a connector that makes two numbers one fact ("0.04583 at 100", "3 bits for 1/8", "costs",
 # "N = 8"), optionally followed by the symbol the second is assigned to ("at \(N\) = 100")
@@ -35,6 +45,11 @@ PAIRING = re.compile(_PAIR_GAP + r"(?:at|for|with|of|costs|=|is|gives|in|on|over
                      r"by|from|needs|takes|pays|becomes|reaches|scores|are|was|means)"
                      + _PAIR_GAP + r"(?:\\?[A-Za-z][A-Za-z0-9]*(?:_\{?[A-Za-z0-9]+\}?)?"
                      + _PAIR_GAP + "=" + _PAIR_GAP + ")?")
+
+
+# an operator right before a number: it ends an expression ("1.000 / 5.113 = 0.196"), whose
+# result is no fact about it alone
+OPERAND = re.compile(r"(?:[/*×+−-]|\\times|\\cdot)\s*$")
 
 
 def _paired_apart(unit: _Unit, outputs: Outputs, flagged: set[tuple[int, str]]
@@ -53,15 +68,17 @@ def _paired_apart(unit: _Unit, outputs: Outputs, flagged: set[tuple[int, str]]
     for a, b in itertools.pairwise(numbers):
         line = element.line + text.count("\n", 0, b.start)
         if a.value == b.value or (line, b.text) in flagged or not PAIRING.fullmatch(
-                text[a.end:b.start]):
+                text[a.end:b.start]) or OPERAND.search(text[unit.start:a.start]):
             continue
-        where_a, where_b = _printed_once(unit, a, outputs), _printed_once(unit, b, outputs)
-        if where_a is None or where_b is None or where_a[:3] == where_b[:3] or 0 in (
-                where_a[2], where_b[2]):
+        lines_a, lines_b = _lines_printing(unit, a, outputs), _lines_printing(unit, b, outputs)
+        if not lines_a or not lines_b or lines_a & lines_b or any(
+                index == 0 for _s, _n, index in lines_a | lines_b):
             continue
         joined = " ".join(text[a.end:b.start].split())
+        where_a, where_b = min(lines_a), min(lines_b)
         errors.append((line, b, (
-            f"{a.text} {joined} {b.text} states one fact, but [{where_a[1]}] of {where_a[0]} "
-            f"prints {a.text} on its line {where_a[2] + 1} and [{where_b[1]}] of {where_b[0]} "
-            f"prints {b.text} on its line {where_b[2] + 1} (swapped numbers?)")))
+            f"{a.text} {joined} {b.text} states one fact, but no line of the cited block(s) "
+            f"prints both: [{where_a[1]}] of {where_a[0]} prints {a.text} on its line "
+            f"{where_a[2] + 1} and [{where_b[1]}] of {where_b[0]} prints {b.text} on its line "
+            f"{where_b[2] + 1} (swapped numbers?)")))
     return errors
