@@ -1,5 +1,5 @@
 """Mutants of the claim check: the number lexer (`numbers`), the outputs reader (`outputs`), the
-page model (`page`), the report (`model`), the rules (`check`, `swaps`, `context`, `units`,
+page model (`page`), the report (`model`), the rules (`check`, `swaps`, `context`, `direction`, `units`,
 `arithmetic`), the command line and API (`cli`, `api`) and the mutation harness (`mutate`)
 (tests/mutate.py runs these)."""
 
@@ -19,6 +19,7 @@ T_RULES = "tests/test_claims_rules.py"
 T_NEW = "tests/test_claims_mutants.py"
 T_SWAPS = "tests/test_claims_swaps.py"
 T_HARNESS = "tests/test_claims_mutation.py"
+T_DIRECTION = "tests/test_claims_direction.py"
 T_DOCTEST_CONTEXT = "tests/test_doctests.py::test_docstring_examples[explainer_tools.claims.context]"
 
 MUTANTS = [
@@ -251,6 +252,36 @@ MUTANTS = [
            T_SWAPS),
     mutant("claims: pairing takes an expression's result", "pairing.py",
            " or OPERAND.search(text[unit.start:a.start]):", ":", T_SWAPS),
+    mutant("claims: the symbol rule takes a partner outside the sentence", "swaps.py",
+           "        assigned = [entry for entry in assigned if entry[1].value in written]",
+           "        pass", T_DIRECTION),
+    mutant("claims: the symbol rule takes a partner written with the symbol", "swaps.py",
+           "            text[max(unit.start, t.start - 40):t.start]) != symbol}",
+           "            text[max(unit.start, t.start - 40):t.start]) != symbol or True}",
+           T_DIRECTION),
+    mutant("claims: the symbol rule leaves out numbers printed unnamed", "swaps.py",
+           "    if not own or symbol in own or not assigned:",
+           "    if not own or symbol in own or \"\" in own or not assigned:", T_DIRECTION),
+    # direction: changes and comparisons
+    mutant("claims: a change reads no direction", "direction.py",
+           "            if not way or (second.value > first.value) == (way == \"up\"):",
+           "            if True:", T_DIRECTION),
+    mutant("claims: a change's direction read the wrong way", "direction.py",
+           "            return (\"up\" if word in UP else \"down\"), word",
+           "            return (\"down\" if word in UP else \"up\"), word", T_DIRECTION),
+    mutant("claims: a verb of change across another clause", "direction.py",
+           "        if word in BREAKS:\n            return \"\", \"\"",
+           "        if False:\n            return \"\", \"\"", T_DIRECTION),
+    mutant("claims: a negated change read", "direction.py",
+           "                return \"\", \"\"  # \"does not fall\"", "                pass",
+           T_DIRECTION),
+    mutant("claims: a comparison reads no direction", "direction.py",
+           "            if (first.value > second.value) == above:", "            if True:",
+           T_DIRECTION),
+    mutant("claims: a comparison with a multiple read", "direction.py",
+           "                    w.lower() in _SCALE for w in re.findall(r\"[A-Za-z]+\", match.group(\"rest\"))):",
+           "                    False for w in re.findall(r\"[A-Za-z]+\", match.group(\"rest\"))):",
+           T_DIRECTION),
     mutant("claims: pairing on two lines accepted", "pairing.py",
            "        errors.append((line, b, (", "        continue\n        errors.append((line, b, (",
            T_SWAPS),

@@ -15,7 +15,7 @@ import explainer_tools
 
 TOOLS = Path(explainer_tools.__file__).resolve().parent
 CLAIMS_ORDER = ["numbers", "units", "outputs", "model", "page", "pairing", "swaps", "context",
-                "arithmetic", "check", "api", "cli", "mutate", "__init__", "__main__"]
+                "direction", "arithmetic", "check", "api", "cli", "mutate", "__init__", "__main__"]
 
 
 def imported(path: Path) -> set[str]:

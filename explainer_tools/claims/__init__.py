@@ -76,10 +76,13 @@ another (the row rule, `check.named_row`: a row's label words name one line of t
 which prints another number written alike in the cell's place, in prose only for a swap; the
 row-line, row-order, row-label, column-place and column-order rules of `swaps.check_order`, a
 row naming its line by its label or else by its cells; the label rule, `swaps._label_mismatch`;
-the symbol rule, `X = v` printed as `Y = v`; the word rule, `context.check_context`: two
+the symbol rule, `X = v` printed as `Y = v`, or unnamed while the sentence holds w of `X = w`;
+the word rule, `context.check_context`: two
 neighbouring numbers each next to words of the other's printings; the joiner rule,
 `context.check_joined`: two numbers joined as a line joins them keep its order; the list rule,
-`context.check_lists`; the tuple rule; the connective order rule,
+`context.check_lists`; the direction rule, `direction.check_direction`: "falls from a to b"
+goes down; the comparison rule, `direction.check_comparison`: "a, below b" is below; the tuple
+rule; the connective order rule,
 `arithmetic.check_connected_order`: two numbers joined by a bare "and", "against", "±", ... in
 the order a line prints them; the arithmetic rule, `check.check_arithmetic`); a bad waiver; a
 page
@@ -97,9 +100,10 @@ item's `shows`, which cites the item's `output`/`block`), and is checked like th
 Modules (each imports only those above it): `numbers` (the lexer: `scan_numbers`, `parse_number`,
 `near_miss`), `units` (units after numbers and on output lines), `outputs` (`Outputs`: blocks and
 printed numbers per script), `model` (the report's dataclasses), `page` (a page's prose elements,
-citations and waivers), `swaps`, `context` and `arithmetic` (the rules against numbers in the
-wrong place), `check` (`check_page`, `check_site`), `api` (`verified_numbers`, below),
-`cli` (report and command line), `mutate` (the mutation harness of `make mutate-claims`).
+citations and waivers), `pairing`, `swaps`, `context`, `direction` and `arithmetic` (the
+rules against numbers in the wrong place), `check` (`check_page`, `check_site`), `api`
+(`verified_numbers`, below), `cli` (report and command line), `mutate` (the mutation harness
+of `make mutate-claims`).
 
 Verified numbers, for tools built on the check (e.g. a hook that links every number to the output
 line that printed it): `verified_numbers(root)` returns a `PageClaims` per page with

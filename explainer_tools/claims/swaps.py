@@ -276,7 +276,8 @@ def _symbol_before(text: str, fold: bool = True) -> str:
 def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
     """The symbol rule, against numbers swapped between symbols (issue 31): a number written
     `X = v` (in prose or math) whose cited block(s) print v only as `Y = v` with other symbols,
-    and print X as `X = w`, was swapped with w."""
+    and print X as `X = w`, was swapped with w; so was one that they print never as `X = v`
+    but also with no symbol, when w stands in the same sentence, not as `X = w`."""
     text = unit.element.text
     symbol = _symbol_before(text[max(unit.start, token.start - 40):token.start])
     if not symbol:
@@ -292,12 +293,18 @@ def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
                         own.append(named)
                     elif named == symbol:
                         assigned.append((named, t, line_text))
-    if not own or symbol in own or "" in own or not assigned:
+    if "" in own:  # printed unnamed too: swapped only with a number the sentence holds
+        written = {t.value for t in unit.numbers if t is not token and _symbol_before(
+            text[max(unit.start, t.start - 40):t.start]) != symbol}
+        assigned = [entry for entry in assigned if entry[1].value in written]
+    if not own or symbol in own or not assigned:
         return ""
     _named, other, line_text = assigned[0]
-    return (f"{symbol} = {token.text}, but the cited block(s) print {token.text} only as "
-            f"{' / '.join(sorted(set(own)))} = {token.text}, and {symbol} = {other.text}: "
-            f"{line_text.strip()!r} (swapped numbers?)")
+    ways = [f"as {n} = {token.text}" for n in sorted(set(own) - {""})] + ["with no symbol"] * (
+        "" in own)
+    return (f"{symbol} = {token.text}, but the cited block(s) print {token.text} only "
+            f"{' or '.join(ways)}, and {symbol} = {other.text}: {line_text.strip()!r} (swapped "
+            "numbers?)")
 
 
 def _row_line(unit: _Unit, outputs: Outputs) -> tuple[str, int, int] | None:
