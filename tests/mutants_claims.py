@@ -262,6 +262,9 @@ MUTANTS = [
     mutant("claims: the symbol rule leaves out numbers printed unnamed", "swaps.py",
            "    if not own or symbol in own or not assigned:",
            "    if not own or symbol in own or \"\" in own or not assigned:", T_DIRECTION),
+    mutant("claims: a name in inline code is no symbol", "swaps.py",
+           "    match = SYMBOL_BEFORE.search(text[-40:]) or CODE_NAME_BEFORE.search(text[-40:])",
+           "    match = SYMBOL_BEFORE.search(text[-40:])", T_DIRECTION),
     # direction: changes and comparisons
     mutant("claims: a change reads no direction", "direction.py",
            "            if not way or (second.value > first.value) == (way == \"up\"):",

@@ -92,3 +92,18 @@ def test_a_symbol_takes_a_number_printed_unnamed_only_with_its_partner_in_the_se
     # the partner is itself written N = w: two settings, not a swap
     assert not any("with no symbol" in m for _n, m in messages(
         r"At \(N=0.01449\) and \(N=1{,}000\) it is small (output [3])." + "\n"))
+
+
+def test_a_setting_named_in_inline_code_is_a_symbol() -> None:
+    from explainer_tools.claims.swaps import _symbol_before
+    assert _symbol_before("with `lora_alpha` ") == "lora_alpha"
+    assert _symbol_before("`block_size` = ") == "block_size"
+    assert _symbol_before("the `lora_alpha` of ") == ""
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] LoRA (r = 4, lora_alpha = 32, "
+                                   "lora_dropout = 0.1)\n"})
+    good = "It uses `lora_alpha` 32 and `lora_dropout` 0.1 (output [1]).\n"
+    page = "---\nscripts: [probe.py]\n---\n"
+    assert check_page(page + good, "docs/chapters/x.md", outputs).errors == []
+    bad = "It uses `lora_alpha` 0.1 and `lora_dropout` 32 (output [1]).\n"
+    found = check_page(page + bad, "docs/chapters/x.md", outputs).errors
+    assert [e.number for e in found if "lora_alpha = 0.1" in e.message] == ["0.1"]

@@ -258,14 +258,17 @@ def _check_column_places(entries: list[tuple[int, tuple[str, int, int, int], Tok
 
 SYMBOL_BEFORE = re.compile(r"(?<![A-Za-z0-9_\\/*}])(?P<symbol>\\?[A-Za-z][A-Za-z0-9]*"
                            r"(?:_\{?[A-Za-z0-9]+\}?)?)\s*(?:=|\\approx|≈)\s*$")
+# a setting named in inline code right before its value ("`lora_alpha` 32", "`block_size` = 1,024")
+CODE_NAME_BEFORE = re.compile(r"`(?P<symbol>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)?)`\s*=?\s*$")
 _SYMBOL_NAMES = {"varepsilon": "eps", "epsilon": "eps", "\u03b5": "eps", "\u03b1": "alpha"}
 
 
 def _symbol_before(text: str, fold: bool = True) -> str:
     """The symbol a number is assigned to, from the text just before it ("N = ", "\\alpha=",
-    "n_{layer} = "; not a ratio's "/r = "), normalised (with `fold`, to lower case, as outputs
-    may write N as n: "alpha", "n_layer"), or ""."""
-    match = SYMBOL_BEFORE.search(text[-40:])
+    "n_{layer} = "; not a ratio's "/r = "; a name in inline code, "`lora_alpha` 32"),
+    normalised (with `fold`, to lower case, as outputs may write N as n: "alpha", "n_layer"),
+    or ""."""
+    match = SYMBOL_BEFORE.search(text[-40:]) or CODE_NAME_BEFORE.search(text[-40:])
     if not match:
         return ""
     symbol = match.group("symbol").lstrip("\\").replace("{", "").replace("}", "")
