@@ -50,6 +50,20 @@ def test_a_change_goes_the_way_its_verb_says() -> None:
                                "3,756 (swapped numbers?)")]
 
 
+def test_a_change_after_a_colon_or_sharing_the_verb_before_it_is_read() -> None:
+    assert _direction("It only shrinks the loss: ") == ("down", "shrinks")
+    good = ("Training lowered the loss from 2.824 to 2.445 bits and the message from 3,756 to "
+            "2,948 (output [1]).\n")
+    assert messages(good) == []
+    bad = good.replace("3,756 to 2,948", "2,948 to 3,756")
+    assert [(n, m) for n, m in messages(bad) if "other way" in m] == [
+        ("3,756", "'lowered from 2,948 to 3,756' goes the other way: 3,756 is above 2,948 "
+                  "(swapped numbers?)")]
+    # another clause after the first change: its verb is not shared
+    assert not any("other way" in m for _n, m in messages(good.replace(
+        "bits and the message", "bits; the message").replace("3,756 to 2,948", "2,948 to 3,756")))
+
+
 def test_a_change_without_a_verb_of_direction_is_not_read() -> None:
     assert not any("other way" in m for _n, m in messages(
         "The message ranges from 3,756 to 2,948 bits (output [1]).\n"))

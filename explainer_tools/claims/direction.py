@@ -30,15 +30,18 @@ BREAKS = frozenset(("when", "while", "whereas", "where", "as", "if", "and", "but
                     "not", "never", "nor", "which", "that", "because", "since", "so", "until"))
 NEGATIONS = frozenset(("not", "never", "nor", "hardly", "cannot"))
 VERB_GAP = 3  # words between the verb and "from" ("lowers the loss from", "raises its argument")
+# what may stand between one change and the next that shares its verb: the first's noun, "and",
+# the second's subject ("106,240 weights and the LoRA entries from 768 to 2,432")
+ELIDED = re.compile(r"\s*(?:[A-Za-z%]+\s*)?,?\s*and(?:\s+[A-Za-z'-]+){1,4}\s*")
 FROM = re.compile(r"(?:\s|\\[()]|[{}$])*\bfrom(?:\s|\\[()]|[{}$])*$", re.I)
 TO = re.compile(r"\bto(?:\s|\\[()]|[{}$])*$", re.I)
 
 
 def _direction(before: str) -> tuple[str, str]:
     """The direction ("up", "down" or "") of the verb right before a "from" whose text precedes
-    it (at most VERB_GAP words between them, no clause mark but a comma right before "from"),
-    and the verb."""
-    text = re.sub(r",\s*$", " ", before)
+    it (at most VERB_GAP words between them, no clause mark but a comma or a colon right before
+    "from"), and the verb."""
+    text = re.sub(r"[,:]\s*$", " ", before)
     clause = re.split(r"[,;:()\[\]=0-9]|\.\s|\\\(|\\\)", text)[-1]
     words = [w.lower() for w in re.findall(r"[A-Za-z]+(?:'[a-z]+)?", clause)]
     for index in range(len(words) - 1, max(-1, len(words) - VERB_GAP - 2), -1):
@@ -56,14 +59,16 @@ def check_direction(units: list[_Unit], page: str, outputs: Outputs, report: Pag
     """The direction rule: two neighbouring numbers of a sentence written "from a to b" right
     after a verb of change with its direction (`UP`: grows, rises, lengthens, ...; `DOWN`:
     falls, drops, lowers, ...; at most VERB_GAP words between, "lowers the loss from") must go
-    that way: b above a after a verb of `UP`, below it after one of `DOWN`. Numbers the cited
-    block(s) do not print are left to the value check; an error on the second."""
+    that way: b above a after a verb of `UP`, below it after one of `DOWN`. A change joined to
+    the one before by "and" and its subject alone shares that one's verb (`ELIDED`). An error
+    on the second, unless a rule before has reported it."""
     flagged = {(e.line, e.number) for e in report.errors}
     for unit in units:
         element = unit.element
         if element.kind == "row" or not unit.citations:
             continue
         text = element.text
+        carried = ("", "", unit.end)  # the last change's direction, verb and end
         for first, second in itertools.pairwise(unit.numbers):
             if first.value is None or second.value is None or first.value == second.value:
                 continue
@@ -73,7 +78,12 @@ def check_direction(units: list[_Unit], page: str, outputs: Outputs, report: Pag
                     r"[,;:()\[\]=]|\.\s", text[first.end:second.start]):
                 continue
             way, verb = _direction(before[:match.start()])
-            if not way or (second.value > first.value) == (way == "up"):
+            if not way and ELIDED.fullmatch(text, carried[2], unit.start + match.start()):
+                way, verb = carried[:2]  # "grows from a to b and the entries from c to d"
+            if not way:
+                continue
+            carried = (way, verb, second.end)
+            if (second.value > first.value) == (way == "up"):
                 continue
             line = element.line + text.count("\n", 0, second.start)
             _report_once(report, flagged, page, line, second.text, (
