@@ -121,3 +121,23 @@ def test_a_setting_named_in_inline_code_is_a_symbol() -> None:
     bad = "It uses `lora_alpha` 0.1 and `lora_dropout` 32 (output [1]).\n"
     found = check_page(page + bad, "docs/chapters/x.md", outputs).errors
     assert [e.number for e in found if "lora_alpha = 0.1" in e.message] == ["0.1"]
+
+
+def test_a_part_is_no_more_than_its_whole() -> None:
+    from explainer_tools.claims.direction import _count
+    assert [_count(t) for t in ("3,773", "50{,}000", "4", "0.95", "-3", "1e5")] == [
+        True, True, True, False, False, False]
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] covered in 3,773 of 4,000 runs\n"
+                                   "    one draw in 8, 1 case\n"})
+    page = "---\nscripts: [probe.py]\n---\n"
+    good = "It held in 3,773 of the 4,000 runs, and in 1 out of 8 (output [1]).\n"
+    assert check_page(page + good, "docs/chapters/x.md", outputs).errors == []
+    bad = good.replace("1 out of 8", "8 out of 1")
+    found = check_page(page + bad, "docs/chapters/x.md", outputs).errors
+    assert [(e.number, e.message) for e in found if "part of a whole" in e.message] == [
+        ("1", "'8 of 1' counts a part of a whole, but 8 is more than 1 (swapped numbers?)")]
+    # not counts, or not joined by "of" alone: nothing to say
+    for text in ("It held in 8 of 1.5 runs (output [1]).\n",
+                 "It held in 8 runs of 1 case (output [1]).\n"):
+        assert not any("part of a whole" in e.message
+                       for e in check_page(page + text, "docs/chapters/x.md", outputs).errors)

@@ -81,12 +81,11 @@ the word rule, `context.check_context`: two
 neighbouring numbers each next to words of the other's printings; the joiner rule,
 `context.check_joined`: two numbers joined as a line joins them keep its order; the list rule,
 `context.check_lists`; the direction rule, `direction.check_direction`: "falls from a to b"
-goes down; the comparison rule, `direction.check_comparison`: "a, below b" is below; the tuple
-rule; the connective order rule,
-`arithmetic.check_connected_order`: two numbers joined by a bare "and", "against", "±", ... in
-the order a line prints them; the arithmetic rule, `check.check_arithmetic`); a bad waiver; a
-page
-that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
+goes down; the comparison rule, `direction.check_comparison`: "a, below b" is below; the part
+rule, `direction.check_parts`: in "a of b" a is at most b; the tuple rule; the connective
+order rule, `arithmetic.check_connected_order`: two numbers joined by a bare "and", "against",
+"±", ... in the order a line prints them; the arithmetic rule, `check.check_arithmetic`); a bad
+waiver; a page that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
 page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page
 cites.
 

@@ -17,7 +17,7 @@ from explainer_tools.claims.arithmetic import (
     check_tuples,
 )
 from explainer_tools.claims.context import check_context, check_joined, check_lists
-from explainer_tools.claims.direction import check_comparison, check_direction
+from explainer_tools.claims.direction import check_comparison, check_direction, check_parts
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
 from explainer_tools.claims.numbers import (
     Token,
@@ -140,6 +140,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     check_lists(units, page, outputs, report)
     check_direction(units, page, outputs, report)
     check_comparison(units, page, outputs, report)
+    check_parts(units, page, outputs, report)
     for unit in units:
         check_tuples(unit, page, outputs, report)
         check_connected_order(unit, page, outputs, report)

@@ -1,7 +1,8 @@
-"""The direction rule against numbers swapped in a sentence (issue 31): a change written with its
-direction, "the loss falls from 2.824 to 2.445", "the message grows from 2,948 to 3,756", must go
-that way. A swap of its two numbers turns it round; the words alone say so, whatever the block
-prints."""
+"""Rules that read what prose says about two numbers' order (issue 31), against numbers swapped in
+a sentence: a change written with its direction, "the loss falls from 2.824 to 2.445", must go
+that way; a comparison, "0.9433, below the nominal 0.95", must hold; a part, "3,773 of 4,000",
+is at most its whole. A swap of the two numbers turns each round: the words alone say so,
+whatever the block prints."""
 
 from __future__ import annotations
 
@@ -132,3 +133,35 @@ def check_comparison(units: list[_Unit], page: str, outputs: Outputs,
             _report_once(report, flagged, page, line, second.text, (
                 f"{first.text} stands '{way}' {second.text}, but it is "
                 f"{'below' if above else 'above'} it (swapped numbers?)"))
+
+
+# a count and its whole: "3,773 of 4,000 experiments", "1 out of 8", "95 of its 271 columns"
+PART_OF = re.compile(r"(?:\s|\\[()]|[{}$])*(?:out\s+)?of(?:\s+(?:the|all|its|their))?"
+                     r"(?:\s|\\[()]|[{}$])*")
+
+
+def _count(text: str) -> bool:
+    """Whether a written number is a plain count: digits and thousands marks, no sign, no point,
+    no exponent."""
+    return re.fullmatch(r"[0-9]+(?:(?:,|\{,\}|\s)[0-9]{3})*", text) is not None
+
+
+def check_parts(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
+    """The part rule: two neighbouring counts of a sentence joined by "of" alone ("17 of 9,999
+    documents", "1 out of 8", "95 of its 271 columns") are a part and its whole, so the first
+    is at most the second; an error on the second when it is below the first."""
+    flagged = {(e.line, e.number) for e in report.errors}
+    for unit in units:
+        element = unit.element
+        if element.kind == "row" or not unit.citations:
+            continue
+        text = element.text
+        for first, second in itertools.pairwise(unit.numbers):
+            if first.value is None or second.value is None or first.value <= second.value or not (
+                    _count(first.text) and _count(second.text)) or not PART_OF.fullmatch(
+                    text, first.end, second.start):
+                continue
+            line = element.line + text.count("\n", 0, second.start)
+            _report_once(report, flagged, page, line, second.text, (
+                f"'{first.text} of {second.text}' counts a part of a whole, but {first.text} is "
+                f"more than {second.text} (swapped numbers?)"))
