@@ -85,9 +85,9 @@ goes down; the comparison rule, `direction.check_comparison`: "a, below b" is be
 rule, `direction.check_parts`: in "a of b" a is at most b; the tuple rule; the connective
 order rule, `arithmetic.check_connected_order`: two numbers joined by a bare "and", "against",
 "±", ... in the order a line prints them; the arithmetic rule, `check.check_arithmetic`); a bad
-waiver; a page that is not UTF-8; an unclosed code fence (it would hide every later number). The report lists per
-page the numbers checked, skipped by rule, waived and uncited (with lines), then the blocks no page
-cites.
+waiver; a page that is not UTF-8; an unclosed code fence (it would hide every later number).
+The report lists per page the numbers checked, skipped by rule, waived and uncited (with
+lines), then the blocks no page cites.
 
 Pages: every `docs/**/*.md` except those under a `fixtures/` folder (test pages of other
 tools); notebooks (`.ipynb`) are not read. An erratum's prose lives in its front matter
