@@ -85,6 +85,13 @@ def test_two_numbers_compared_compare_that_way() -> None:
     assert [n for n, m in messages(bad) if "stands 'exceeds'" in m] == ["1.5"]
 
 
+def test_a_comparison_may_follow_a_unit_and_say_under() -> None:
+    good = "The share is 0.9433 bits per token, under 0.95 (output [2]).\n"
+    assert messages(good) == []
+    bad = "The share is 0.95 bits per token, under 0.9433 (output [2]).\n"
+    assert [n for n, m in messages(bad) if "stands 'under'" in m] == ["0.9433"]
+
+
 def test_a_comparison_needs_the_numbers_joined_by_it_alone() -> None:
     # a noun after the first number: "documents above 100 tokens" compares no two numbers
     assert not any("stands" in m for _n, m in messages(

@@ -98,8 +98,9 @@ def check_direction(units: list[_Unit], page: str, outputs: Outputs, report: Pag
 _LINK = (r"(?:,|\s|\\[()]|[{}$]|"
          r"\b(?:is|are|was|were|stays|stay|lies|lie|still|far|well|just|all)\b)*")
 COMPARED = re.compile(
-    r"(?:\s*(?:bits?|nats?|%|ppm)\b)?" + _LINK
-    + r"\b(?P<way>below|above|exceeds|exceed|(?:less|more|greater|larger|smaller|higher|lower)"
+    r"(?:\s*(?:(?:bits?|nats?)(?:\s+per\s+[A-Za-z]+)?|\\?%|ppm)(?![A-Za-z]))?" + _LINK
+    + r"\b(?P<way>below|under|above|exceeds|exceed|"
+    r"(?:less|more|greater|larger|smaller|higher|lower)"
     r"\s+than)\b(?P<rest>(?:[\s,]+[A-Za-z][A-Za-z'-]*){0,4})[\s,]*(?:\\\()?\s*$", re.I)
 # words that make the second number a multiple or a count of the first, not its rival
 _SCALE = frozenset(("twice", "thrice", "half", "times", "double", "triple"))
