@@ -278,6 +278,8 @@ MUTANTS = [
     mutant("claims: a negated change read", "direction.py",
            "                return \"\", \"\"  # \"does not fall\"", "                pass",
            T_DIRECTION),
+    mutant("claims: a change's amount hides its verb", "direction.py",
+           "    text = re.sub(r\"\\bby\\b[^,;:]*$\", \" \", text)", "    pass", T_DIRECTION),
     mutant("claims: a change after a colon has no verb", "direction.py",
            "    text = re.sub(r\"[,:]\\s*$\", \" \", before)", "    text = re.sub(r\",\\s*$\", \" \", before)",
            T_DIRECTION),

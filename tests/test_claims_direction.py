@@ -35,7 +35,10 @@ def test_a_verb_of_change_gives_its_direction() -> None:
     assert _direction("the loss falls when N goes ") == ("", "")  # another clause
     assert _direction("the loss does not fall ") == ("", "")
     assert _direction("the weights range ") == ("", "")
-    assert _direction("the loss falls by 3 bits ") == ("", "")  # a number between
+    assert _direction("the loss falls by 3 bits, ") == ("down", "falls")  # its amount
+    assert _direction("it shrinks by thirty orders of magnitude, ") == ("down", "shrinks")
+    assert _direction(r"so \(T_1\) grows by \(\sqrt{1/\ln 2}\), ") == ("up", "grows")
+    assert _direction("the loss falls to 3 bits ") == ("", "")  # a number between
 
 
 def test_a_change_goes_the_way_its_verb_says() -> None:

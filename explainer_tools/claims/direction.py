@@ -43,6 +43,7 @@ def _direction(before: str) -> tuple[str, str]:
     it (at most VERB_GAP words between them, no clause mark but a comma or a colon right before
     "from"), and the verb."""
     text = re.sub(r"[,:]\s*$", " ", before)
+    text = re.sub(r"\bby\b[^,;:]*$", " ", text)  # its amount: "shrinks by a factor of 4, from"
     clause = re.split(r"[,;:()\[\]=0-9]|\.\s|\\\(|\\\)", text)[-1]
     words = [w.lower() for w in re.findall(r"[A-Za-z]+(?:'[a-z]+)?", clause)]
     for index in range(len(words) - 1, max(-1, len(words) - VERB_GAP - 2), -1):
