@@ -265,6 +265,9 @@ MUTANTS = [
     mutant("claims: a name in inline code is no symbol", "swaps.py",
            "    match = SYMBOL_BEFORE.search(text[-40:]) or CODE_NAME_BEFORE.search(text[-40:])",
            "    match = SYMBOL_BEFORE.search(text[-40:])", T_DIRECTION),
+    mutant("claims: a correction joins as nothing else", "context.py",
+           "    if joined in CORRECTIONS:\n        return \"instead of\"",
+           "    if False:\n        return \"instead of\"", T_DIRECTION),
     # direction: changes and comparisons
     mutant("claims: a change reads no direction", "direction.py",
            "            if (second.value > first.value) == (way == \"up\"):",

@@ -151,3 +151,16 @@ def test_a_part_is_no_more_than_its_whole() -> None:
                  "It held in 8 runs of 1 case (output [1]).\n"):
         assert not any("part of a whole" in e.message
                        for e in check_page(page + text, "docs/chapters/x.md", outputs).errors)
+
+
+def test_a_correction_joins_as_the_block_s_correction_does() -> None:
+    from explainer_tools.claims.context import joiner
+    assert joiner(" instead of ") == joiner(", not ") == joiner(" rather than ") == "instead of"
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] it holds with probability 0.949960, not "
+                                   "0.95\n"})
+    page = "---\nscripts: [probe.py]\n---\n"
+    good = "It holds with probability 0.949960 instead of 0.95 (output [1]).\n"
+    assert check_page(page + good, "docs/chapters/x.md", outputs).errors == []
+    bad = "It holds with probability 0.95 instead of 0.949960 (output [1]).\n"
+    found = check_page(page + bad, "docs/chapters/x.md", outputs).errors
+    assert [e.number for e in found if "joined by 'instead of'" in e.message] == ["0.949960"]

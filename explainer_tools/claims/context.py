@@ -312,6 +312,10 @@ def check_context(units: list[_Unit], page: str, outputs: Outputs, report: PageR
                 "not its own (if not, name each number in the block's words)"))
 
 
+# words that set a number against the one it corrects or replaces
+CORRECTIONS = frozenset(("instead of", "rather than", "not", ", not", "and not", "but not"))
+
+
 _JOIN_NOISE = re.compile(r"\\[()\[\],;!]|[{}$]|\\text|\\mathrm")
 _JOIN_SAME = ((r"->|→|\\to\b|\\rightarrow", " to "), (r"\\times|×|\*|\\cdot|·", " x "),
               (r"\\pm|±|\+-|\+/-", " ± "), (r"−", "-"), (r"\\approx|≈", " ~ "),
@@ -331,6 +335,8 @@ def joiner(between: str) -> str:
         text = re.sub(pattern, replacement, text)
     joined = " ".join(w for w in re.findall(r"[A-Za-z]+|[^\sA-Za-z]", text.lower())
                       if stem(w) not in UNIT_WORDS and w not in ("per", "%"))
+    if joined in CORRECTIONS:
+        return "instead of"  # "0.949960 instead of 0.95" is "0.949960, not 0.95"
     return "x" if joined == "by" else joined  # "95 by 271" is "95 x 271"
 
 
