@@ -268,6 +268,13 @@ MUTANTS = [
     mutant("claims: a correction joins as nothing else", "context.py",
            "    if joined in CORRECTIONS:\n        return \"instead of\"",
            "    if False:\n        return \"instead of\"", T_DIRECTION),
+    mutant("claims: a symbol in math takes no value after it", "swaps.py",
+           "                           r\"(?:_\\{?[A-Za-z0-9]+\\}?)?)(?:\\\\\\))?\\s*(?:=|\\\\approx|≈)\\s*$\")",
+           "                           r\"(?:_\\{?[A-Za-z0-9]+\\}?)?)\\s*(?:=|\\\\approx|≈)\\s*$\")",
+           T_DIRECTION),
+    mutant("claims: an operand is the value of the symbol before it", "swaps.py",
+           "                    named = \"\" if OPERAND_AFTER.match(line_text, t.end) else _symbol_before(",
+           "                    named = \"\" if False else _symbol_before(", T_DIRECTION),
     # direction: changes and comparisons
     mutant("claims: a change reads no direction", "direction.py",
            "            if (second.value > first.value) == (way == \"up\"):",

@@ -164,3 +164,22 @@ def test_a_correction_joins_as_the_block_s_correction_does() -> None:
     bad = "It holds with probability 0.95 instead of 0.949960 (output [1]).\n"
     found = check_page(page + bad, "docs/chapters/x.md", outputs).errors
     assert [e.number for e in found if "joined by 'instead of'" in e.message] == ["0.949960"]
+
+
+def test_a_symbol_in_math_takes_the_value_after_it_in_prose() -> None:
+    from explainer_tools.claims.swaps import _symbol_before
+    assert _symbol_before(r"At \(N\) = ") == "n"
+    assert _symbol_before(r"with \(\epsilon\) = ") == "eps"
+    good = r"At \(N\) = 1,000 the standard deviation of the mean is 0.01449 (output [3])." + "\n"
+    assert messages(good) == []
+    bad = r"At \(N\) = 0.01449 the standard deviation of the mean is 1,000 (output [3])." + "\n"
+    assert any(n == "0.01449" and "N = 1,000" in m for n, m in messages(bad))
+
+
+def test_an_operand_is_not_the_value_of_the_symbol_before_it() -> None:
+    outputs = Outputs({"probe.py": "P (probe.py)\n[1] L = 115,474 + 176 = 115,650 bits, "
+                                   "K = 115,700\n"})
+    page = "---\nscripts: [probe.py]\n---\n"
+    good = (r"The message is \(L\) = 115,650 bits, of which 115,474 code symbols "
+            "(output [1]).\n")
+    assert check_page(page + good, "docs/chapters/x.md", outputs).errors == []

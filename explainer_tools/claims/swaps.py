@@ -257,7 +257,8 @@ def _check_column_places(entries: list[tuple[int, tuple[str, int, int, int], Tok
 
 
 SYMBOL_BEFORE = re.compile(r"(?<![A-Za-z0-9_\\/*}])(?P<symbol>\\?[A-Za-z][A-Za-z0-9]*"
-                           r"(?:_\{?[A-Za-z0-9]+\}?)?)\s*(?:=|\\approx|≈)\s*$")
+                           r"(?:_\{?[A-Za-z0-9]+\}?)?)(?:\\\))?\s*(?:=|\\approx|≈)\s*$")
+OPERAND_AFTER = re.compile(r"\s*(?:[-+*/×−]|x\s|\\times)\s*[0-9(]")
 # a setting named in inline code right before its value ("`lora_alpha` 32", "`block_size` = 1,024")
 CODE_NAME_BEFORE = re.compile(r"`(?P<symbol>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)?)`\s*=?\s*$")
 _SYMBOL_NAMES = {"varepsilon": "eps", "epsilon": "eps", "\u03b5": "eps", "\u03b1": "alpha"}
@@ -265,9 +266,9 @@ _SYMBOL_NAMES = {"varepsilon": "eps", "epsilon": "eps", "\u03b5": "eps", "\u03b1
 
 def _symbol_before(text: str, fold: bool = True) -> str:
     """The symbol a number is assigned to, from the text just before it ("N = ", "\\alpha=",
-    "n_{layer} = "; not a ratio's "/r = "; a name in inline code, "`lora_alpha` 32"),
-    normalised (with `fold`, to lower case, as outputs may write N as n: "alpha", "n_layer"),
-    or ""."""
+    "n_{layer} = ", "\\(N\\) = "; not a ratio's "/r = "; a name in inline code,
+    "`lora_alpha` 32"), normalised (with `fold`, to lower case, as outputs may write N as n:
+    "alpha", "n_layer"), or ""."""
     match = SYMBOL_BEFORE.search(text[-40:]) or CODE_NAME_BEFORE.search(text[-40:])
     if not match:
         return ""
@@ -291,7 +292,8 @@ def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
         for number in citation.blocks:
             for line_text, _words, printed in outputs.line_words(citation.script, number):
                 for t in printed:
-                    named = _symbol_before(line_text[:t.start])
+                    named = "" if OPERAND_AFTER.match(line_text, t.end) else _symbol_before(
+                        line_text[:t.start])  # "L = 115,474 + 176 = ...": L is no 115,474
                     if t.value == token.value:
                         own.append(named)
                     elif named == symbol:
