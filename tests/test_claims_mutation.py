@@ -336,4 +336,4 @@ def test_the_harness_on_every_page_keeps_its_catch_rates() -> None:
     assert result.rate("unit") == 1.0
     assert result.rate("row swap") >= 0.88  # 138/156
     assert result.rate("between rows") >= 0.89  # 136/152
-    assert result.rate("sentence swap") >= 0.60  # 193/316
+    assert result.rate("sentence swap") >= 0.62  # 197/316
