@@ -231,14 +231,33 @@
   }
 
   // A box that scrolls sideways (a wide table, a long display formula, a notebook cell) gets a
-  // tab stop, so the keyboard can scroll it; checked again when the width changes.
+  // tab stop, so the keyboard can scroll it; checked again when the width changes. Whether a box
+  // scrolls is read from its layout, and a long chapter lays out its blocks only as they come
+  // near the screen (explainer.css): reading every box at load would lay out the whole page
+  // first (on Chapter 5 the longest task of the load on a throttled phone). So each box holds a
+  // provisional tab stop (data-scroll-stop="pending": reachable whatever its width) until it
+  // comes within a screen of the viewport, where it keeps the stop if it scrolls ("scrolls") and
+  // loses it if it fits ("fits"). A tab stop the box had of its own is left alone.
   const SCROLLERS = ".md-typeset__scrollwrap, .katex-display, .jp-Cell .highlight-ipynb, " +
                     ".jp-OutputArea-output pre";
+  function settleTabStop(box) {
+    const scrolls = box.scrollWidth > box.clientWidth;
+    if (scrolls) box.setAttribute("tabindex", "0");
+    else box.removeAttribute("tabindex");
+    box.dataset.scrollStop = scrolls ? "scrolls" : "fits";
+  }
+  const nearScreen = new IntersectionObserver((entries) => {
+    entries.filter((entry) => entry.isIntersecting).forEach((entry) => {
+      nearScreen.unobserve(entry.target);
+      settleTabStop(entry.target);
+    });
+  }, {rootMargin: "100% 0px"});
   function focusableScrollers() {
     document.querySelectorAll(SCROLLERS).forEach((box) => {
-      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) {
-        box.setAttribute("tabindex", "0");
-      }
+      if (box.hasAttribute("tabindex") && !box.dataset.scrollStop) return;
+      box.dataset.scrollStop = "pending";
+      box.setAttribute("tabindex", "0");
+      nearScreen.observe(box);
     });
   }
   window.addEventListener("resize", focusableScrollers);

@@ -27,6 +27,7 @@ from browser_kit import (
     CARD,
     DESKTOP,
     MATHJAX_TIMEOUT_MS,
+    PHONE,
     StaticServer,
     build_site,
     discover_pages,
@@ -320,3 +321,34 @@ def test_the_print_check_finds_a_dangling_in_book_link(browser: Any, server: Sta
         page.close()
     assert summary["internal_links"] > 0
     assert summary["dangling_links"] == ["no-such-anchor"], summary["dangling_links"]
+
+
+SCROLL_STOPS_JS = """() => Array.from(document.querySelectorAll('[data-scroll-stop]'), (box) => {
+  const r = box.getBoundingClientRect();
+  return {state: box.dataset.scrollStop, stop: box.getAttribute('tabindex') === '0',
+          far: r.top > 2 * innerHeight + scrollY, hidden: !box.checkVisibility(),
+          scrolls: box.scrollWidth > box.clientWidth}; })"""
+
+
+def test_a_box_that_scrolls_sideways_keeps_its_tab_stop_and_one_that_fits_loses_it(
+        browser: Any, server: StaticServer) -> None:
+    """reader.js: each box that may scroll sideways (display formula, table, notebook cell) holds a
+    tab stop until it comes near the screen, where the stop stays only if the box scrolls; boxes
+    far below are not measured at load (measuring them would lay out the whole chapter). On a
+    phone, Chapter 5 has boxes of both kinds; after a scroll through the page every box in view
+    has a tab stop exactly when it scrolls."""
+    context, page = open_page(browser, server, "chapters/05-transformers-gpt2/", PHONE)
+    try:
+        at_load = page.evaluate(SCROLL_STOPS_JS)
+        far = [box for box in at_load if box["far"] and not box["hidden"]]
+        assert far and all(box["state"] == "pending" and box["stop"] for box in far), at_load
+        # the page grows as its blocks are laid out near the screen: scroll until the end stays
+        while page.evaluate("scrollY + innerHeight < document.documentElement.scrollHeight - 1"):
+            page.evaluate("window.scrollBy(0, 500)")
+            page.wait_for_timeout(20)
+        page.wait_for_timeout(200)
+        boxes = [box for box in page.evaluate(SCROLL_STOPS_JS) if not box["hidden"]]
+        assert {box["state"] for box in boxes} == {"scrolls", "fits"}, boxes
+        assert all(box["stop"] == box["scrolls"] for box in boxes), boxes
+    finally:
+        context.close()
