@@ -163,7 +163,9 @@ def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str
 def on_post_page(output: str, page: Any, config: Any) -> str:
     notebook_page.copy_source(page)
     output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
-    return mkdocs_hooks.on_post_page(output, page, config)
+    output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them
+    output = site_speed.own_palette(site_speed.out_of_tab_order(output))
+    return site_speed.head_links_resolved(output)
 
 
 def on_post_build(config: Any) -> None:

@@ -18,6 +18,7 @@ from explainer_tools import (
     glossary,
     number_links,
     reader_hook,
+    site_speed,
     verified,
 )
 from explainer_tools.layout import Layout
@@ -423,3 +424,19 @@ def test_a_finished_page_gets_its_figures_sizes(tmp_path: Path) -> None:
     out = site_plugin.on_post_page('<img src="../assets/fig/ch01_a.png">',
                                    _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
     assert 'width="825" height="1110"' in out
+
+
+def test_a_finished_page_is_ready_for_the_browser_as_built(tmp_path: Path) -> None:
+    """What the page's start-up would otherwise do, written by the build: number links out of
+    the tab order (those inside formulas too, rendered by then), the head's links made absolute
+    before the first style, and the palette switch handed to the reader's script."""
+    from explainer_tools import site_plugin
+
+    page = ('<head><link rel="stylesheet" href="a.css"></head><body>'
+            '<form class="md-header__option" data-md-component="palette"></form>'
+            '<p><a class="num" href="#out-a-L1">2</a> <span class="arithmatex">'
+            '\\(x = {\\href{#out-a-L2}{3}}\\)</span></p></body>')
+    out = site_plugin.on_post_page(page, _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
+    assert out.count('tabindex="-1"') == 2, out
+    assert site_speed.RESOLVE_HEAD_LINKS + "</head>" in out
+    assert 'data-reader-palette' in out and 'data-md-component="palette"' not in out

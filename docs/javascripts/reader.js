@@ -172,13 +172,17 @@
 
   // Accessibility of the page around the reader's marks (axe-core's rules):
   // - numbers and links inside formulas leave the tab order (a chapter holds hundreds); they
-  //   stay links, so a screen reader lists them and reads them with their description;
+  //   stay links, so a screen reader lists them and reads them with their description (the
+  //   build writes it into the page, explainer_tools/site_speed.py; setting it again at load
+  //   would restyle every link, so a link that has it is left alone);
   // - Material's search dialog gets a name, and a navigation section whose label holds only an
   //   icon (a section with an index page) gets its section's name;
   // - a region that scrolls sideways can be reached and scrolled from the keyboard.
   const OUT_OF_TAB_ORDER = "a.num, a[href*='#out-'], a[href*='-out-']";
   function accessible() {
-    document.querySelectorAll(OUT_OF_TAB_ORDER).forEach((el) => el.setAttribute("tabindex", "-1"));
+    document.querySelectorAll(OUT_OF_TAB_ORDER).forEach((el) => {
+      if (el.getAttribute("tabindex") !== "-1") el.setAttribute("tabindex", "-1");
+    });
     document.querySelectorAll(".md-search[role='dialog']:not([aria-label])").forEach((dialog) => {
       dialog.setAttribute("aria-label", "Search");
     });
@@ -230,16 +234,18 @@
     });
   }
 
-  // A box that scrolls sideways (a wide table, a long display formula, a notebook cell) gets a
-  // tab stop, so the keyboard can scroll it; checked again when the width changes. Whether a box
-  // scrolls is read from its layout, and a long chapter lays out its blocks only as they come
-  // near the screen (explainer.css): reading every box at load would lay out the whole page
-  // first (on Chapter 5 the longest task of the load on a throttled phone). So each box holds a
-  // provisional tab stop (data-scroll-stop="pending": reachable whatever its width) until it
-  // comes within a screen of the viewport, where it keeps the stop if it scrolls ("scrolls") and
-  // loses it if it fits ("fits"). A tab stop the box had of its own is left alone.
-  const SCROLLERS = ".md-typeset__scrollwrap, .katex-display, .jp-Cell .highlight-ipynb, " +
-                    ".jp-OutputArea-output pre";
+  // A box that scrolls sideways (a wide table, a long display formula, a code block, a notebook
+  // cell) gets a tab stop, so the keyboard can scroll it; checked again when the width changes.
+  // Whether a box scrolls is read from its layout, and a long chapter lays out its blocks only as
+  // they come near the screen (explainer.css): reading every box at load would lay out the whole
+  // page first (on Chapter 5 the longest task of the load on a throttled phone). So each box
+  // holds a provisional tab stop (data-scroll-stop="pending": reachable whatever its width) until
+  // it comes within a screen of the viewport, where it keeps the stop if it scrolls ("scrolls")
+  // and loses it if it fits ("fits"). A tab stop the box had of its own is left alone. Material
+  // mounts a code block only when it comes into view (content.lazy) and then sets the block's
+  // stop itself, the same way on a device with a mouse; until then the stop is ours.
+  const SCROLLERS = ".md-typeset__scrollwrap, .katex-display, .md-typeset pre > code, " +
+                    ".jp-Cell .highlight-ipynb, .jp-OutputArea-output pre";
   function settleTabStop(box) {
     const scrolls = box.scrollWidth > box.clientWidth;
     if (scrolls) box.setAttribute("tabindex", "0");
@@ -378,5 +384,79 @@
     image.src = figure.currentSrc || figure.src;
     image.alt = figure.alt;
     box.showModal();
+  });
+})();
+
+// The light and dark switch in the header. Material's own (its palette component) sets the
+// palette again when it starts, restyling the whole page each time it marks the switch and
+// reads the header's colours (on Chapter 5, Lighthouse's total blocking time on a phone was
+// 520 ms with it and 445 ms without, median of 3). The build hands the switch to this script
+// (explainer_tools/site_speed.py, `own_palette`), which behaves as Material's does: the first
+// visit follows the device's preference, a choice is stored where Material's script at the top
+// of every page reads it (`__palette`), the switch shows the other palette's icon, Enter
+// switches too. At load it changes only what differs, and it reads the header's colours once
+// the page is drawn, when reading them costs nothing.
+(function () {
+  const form = document.querySelector("form[data-reader-palette]");
+  if (!form) return;
+  const inputs = Array.from(form.querySelectorAll("input"));
+  const palette = (index) => ({index, color: {
+    media: inputs[index].getAttribute("data-md-color-media"),
+    scheme: inputs[index].getAttribute("data-md-color-scheme"),
+    primary: inputs[index].getAttribute("data-md-color-primary"),
+    accent: inputs[index].getAttribute("data-md-color-accent"),
+  }});
+  function meta(name) {
+    let tag = document.head.querySelector(`meta[name="${name}"]`);
+    if (!tag) {
+      tag = document.createElement("meta");
+      tag.name = name;
+      document.head.append(tag);
+    }
+    return tag;
+  }
+  function headerColours() {
+    const header = document.querySelector("[data-md-component=header]");
+    if (!header) return;
+    const style = getComputedStyle(header);
+    meta("color-scheme").content = style.colorScheme;
+    meta("theme-color").content = "#" + (style.backgroundColor.match(/\d+/g) || [])
+      .slice(0, 3).map((value) => (+value).toString(16).padStart(2, "0")).join("");
+  }
+  let current = -1;
+  function apply(index, switching) {
+    const chosen = palette(index);
+    if (switching) document.body.setAttribute("data-md-color-switching", "");
+    for (const [key, value] of Object.entries(chosen.color)) {
+      const name = "data-md-color-" + key;
+      if (value !== null && document.body.getAttribute(name) !== value) {
+        document.body.setAttribute(name, value);
+      }
+    }
+    inputs.forEach((input, at) => {
+      const label = input.nextElementSibling;
+      if (label instanceof HTMLElement && label.hidden !== (at !== index)) {
+        label.hidden = at !== index;
+      }
+    });
+    current = index;
+    __md_set("__palette", chosen);
+    if (switching) {
+      headerColours();
+      setTimeout(() => document.body.removeAttribute("data-md-color-switching"));
+    }
+  }
+  const stored = __md_get("__palette");
+  const preferred = inputs.findIndex((input) => (
+    matchMedia(input.getAttribute("data-md-color-media") || "not all").matches));
+  const first = stored && Number.isInteger(stored.index) ? stored.index : Math.max(0, preferred);
+  apply(Math.max(0, Math.min(first, inputs.length - 1)), false);
+  requestAnimationFrame(() => setTimeout(headerColours));
+  inputs.forEach((input, index) => input.addEventListener("change", () => apply(index, true)));
+  form.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter") return;
+    const next = inputs[(current + 1) % inputs.length];
+    next.click();
+    next.focus();
   });
 })();

@@ -110,20 +110,67 @@ def scheme_and_background(tab: Any) -> tuple[str, float]:
 
 def test_palette_toggle_switches_to_dark_and_back(tab: Any, server: StaticServer) -> None:
     goto(tab, server, "")
-    toggle = tab.locator("form[data-md-component=palette] label:visible")
+    toggle = tab.locator("form[data-reader-palette] label:visible")
     scheme, light = scheme_and_background(tab)
     assert scheme == "default" and light > 0.8, f"/: starts as {scheme} (luminance {light:.2f})"
     toggle.click()
     tab.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'", timeout=WAIT_MS)
     scheme, dark = scheme_and_background(tab)
     assert dark < 0.3, f"/: dark mode ({scheme}) but the background's luminance is {dark:.2f}"
-    tab.locator("form[data-md-component=palette] label:visible").click()
+    tab.locator("form[data-reader-palette] label:visible").click()
     tab.wait_for_function(
         "() => document.body.dataset.mdColorScheme === 'default'", timeout=WAIT_MS
     )
     scheme, back = scheme_and_background(tab)
     assert back > 0.8, f"/: back to {scheme} but the background's luminance is {back:.2f}"
     assert not tab.errors, f"/: console errors while toggling: {tab.errors}"
+
+
+def header_metas(tab: Any) -> tuple[str, str]:
+    """The page's colour-scheme and theme-color metas, once the switch has read the header."""
+    tab.wait_for_function("() => document.querySelector('meta[name=theme-color]')", timeout=WAIT_MS)
+    return tab.evaluate("""() => ['color-scheme', 'theme-color'].map(
+        (n) => document.querySelector(`meta[name="${n}"]`).content)""")
+
+
+def test_the_palette_choice_holds_on_the_next_page_and_enter_switches(
+        tab: Any, server: StaticServer) -> None:
+    """The switch is the reader's script's (site_speed.own_palette): Material's palette component
+    is not started, the choice is stored where Material's script at the top of a page reads it,
+    the metas follow the header, and Enter on the switch switches back."""
+    goto(tab, server, "")
+    assert header_metas(tab)[0] == "light", f"/: color-scheme meta {header_metas(tab)}"
+    tab.locator("form[data-reader-palette] label:visible").click()
+    tab.wait_for_function("() => document.body.dataset.mdColorScheme === 'slate'", timeout=WAIT_MS)
+    assert header_metas(tab)[0] == "dark", f"/: in dark mode the metas are {header_metas(tab)}"
+    tab.wait_for_function(
+        "() => !document.body.hasAttribute('data-md-color-switching')", timeout=WAIT_MS)
+    goto(tab, server, CHAPTER_5)
+    scheme, dark = scheme_and_background(tab)
+    assert scheme == "slate" and dark < 0.3, f"/{CHAPTER_5}: after choosing dark, {scheme}"
+    visible = tab.locator("form[data-reader-palette] label:visible")
+    assert visible.count() == 1 and visible.get_attribute("for") == "__palette_0", (
+        f"/{CHAPTER_5}: in dark mode the switch should offer light (__palette_0)")
+    tab.locator("form[data-reader-palette] input").nth(1).focus()
+    tab.keyboard.press("Enter")
+    tab.wait_for_function(
+        "() => document.body.dataset.mdColorScheme === 'default'", timeout=WAIT_MS)
+    assert tab.locator("[data-md-component=palette]").count() == 0
+    assert not tab.errors, f"console errors: {tab.errors}"
+
+
+def test_a_first_visit_follows_the_devices_dark_preference(browser: Any,
+                                                          server: StaticServer) -> None:
+    context = browser.new_context(viewport=DESKTOP, color_scheme="dark", locale="en-US")
+    try:
+        page = context.new_page()
+        goto(page, server, CHAPTER_5)
+        page.wait_for_function(
+            "() => document.body.dataset.mdColorScheme === 'slate'", timeout=WAIT_MS)
+        stored = page.evaluate("() => __md_get('__palette')")
+        assert stored["index"] == 1 and stored["color"]["scheme"] == "slate", stored
+    finally:
+        context.close()
 
 
 def check_math_after_swap(tab: Any, label: str, title: str, expected: int) -> None:
