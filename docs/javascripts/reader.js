@@ -258,12 +258,27 @@
       settleTabStop(entry.target);
     });
   }, {rootMargin: "100% 0px"});
+  // A settled box is settled again when its size changes (a table stacked on a phone, a block
+  // drawn for the first time, fonts arriving). And its stop is kept while it scrolls or is
+  // pending: Material, mounting a code block as it comes into view, removes the block's stop on
+  // a device without a mouse, scrolling or not.
+  const resized = new ResizeObserver((entries) => entries.forEach(({target}) => {
+    if (target.dataset.scrollStop === "scrolls" || target.dataset.scrollStop === "fits") {
+      settleTabStop(target);
+    }
+  }));
+  new MutationObserver((records) => records.forEach(({target}) => {
+    const keep = target.dataset && ["scrolls", "pending"].includes(target.dataset.scrollStop);
+    if (keep && target.getAttribute("tabindex") !== "0") target.setAttribute("tabindex", "0");
+  })).observe(document.documentElement, {attributes: true, attributeFilter: ["tabindex"],
+                                          subtree: true});
   function focusableScrollers() {
     document.querySelectorAll(SCROLLERS).forEach((box) => {
       if (box.hasAttribute("tabindex") && !box.dataset.scrollStop) return;
       box.dataset.scrollStop = "pending";
       box.setAttribute("tabindex", "0");
       nearScreen.observe(box);
+      resized.observe(box);
     });
   }
   window.addEventListener("resize", focusableScrollers);

@@ -329,6 +329,18 @@ SCROLL_STOPS_JS = """() => Array.from(document.querySelectorAll('[data-scroll-st
           far: r.top > 2 * innerHeight + scrollY, hidden: !box.checkVisibility(),
           scrolls: box.scrollWidth > box.clientWidth}; })"""
 
+SCROLL_STOPS_IN_VIEW_JS = """async () => {
+  const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+  const seen = [];
+  for (const box of document.querySelectorAll('[data-scroll-stop]')) {
+    box.scrollIntoView({block: 'center'});
+    await frame(); await frame();
+    seen.push({state: box.dataset.scrollStop, stop: box.getAttribute('tabindex') === '0',
+               hidden: !box.checkVisibility(), scrolls: box.scrollWidth > box.clientWidth,
+               box: box.tagName + '.' + box.className});
+  }
+  return seen; }"""
+
 
 def test_a_box_that_scrolls_sideways_keeps_its_tab_stop_and_one_that_fits_loses_it(
         browser: Any, server: StaticServer) -> None:
@@ -347,8 +359,41 @@ def test_a_box_that_scrolls_sideways_keeps_its_tab_stop_and_one_that_fits_loses_
             page.evaluate("window.scrollBy(0, 500)")
             page.wait_for_timeout(20)
         page.wait_for_timeout(200)
-        boxes = [box for box in page.evaluate(SCROLL_STOPS_JS) if not box["hidden"]]
+        # each box measured in view: a block far from the screen is not drawn
+        # (content-visibility), and a box not drawn measures as fitting
+        boxes = [box for box in page.evaluate(SCROLL_STOPS_IN_VIEW_JS) if not box["hidden"]]
         assert {box["state"] for box in boxes} == {"scrolls", "fits"}, boxes
         assert all(box["stop"] == box["scrolls"] for box in boxes), boxes
+    finally:
+        context.close()
+
+
+def test_a_settled_box_follows_its_size_and_keeps_its_stop_while_it_scrolls(
+        browser: Any, server: StaticServer) -> None:
+    """reader.js: a box settled as fitting that grows wide is settled again (a table stacked,
+    fonts arriving); a box that scrolls keeps its stop when something removes it (Material,
+    mounting a code block on a device without a mouse, removes the block's stop)."""
+    context, page = open_page(browser, server, "chapters/05-transformers-gpt2/")
+    try:
+        result = page.evaluate("""async () => {
+          const frame = () => new Promise((done) => requestAnimationFrame(() => done()));
+          let box = null;
+          for (const b of document.querySelectorAll('[data-scroll-stop]')) {
+            if (!['auto', 'scroll'].includes(getComputedStyle(b).overflowX)) continue;
+            b.scrollIntoView({block: 'center'});
+            await frame(); await frame();
+            if (b.dataset.scrollStop === 'fits') { box = b; break; }
+          }
+          if (!box) return 'no scrolling box settled as fitting';
+          const wide = document.createElement('span');
+          wide.style.cssText = 'display: inline-block; width: 3000px; height: 50px';
+          box.append(wide);
+          for (let i = 0; i < 5 && box.dataset.scrollStop !== 'scrolls'; i++) await frame();
+          const grown = [box.dataset.scrollStop, box.getAttribute('tabindex')];
+          box.removeAttribute('tabindex');
+          await Promise.resolve(); await frame();
+          return {grown, kept: box.getAttribute('tabindex')};
+        }""")
+        assert result == {"grown": ["scrolls", "0"], "kept": "0"}, result
     finally:
         context.close()
