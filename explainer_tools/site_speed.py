@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 from explainer_tools import build_cache
+from explainer_tools.html_text import CLASS_ATTR  # the class attribute, either quote
 
 # An element marked for exclusion whose content holds no element of its own kind (the embedded
 # sources: `<div class="highlight" data-search-exclude><pre>..</pre></div>`): the content goes.
@@ -365,7 +366,6 @@ def lazy_figures(page_html: str, figure_dir: Path) -> str:
 
 # An <a> tag, its attributes read whole (a quoted value may hold ">").
 A_TAG = re.compile(r"""<a\b(?P<attrs>(?:[^>"']|"[^"]*"|'[^']*')*)>""")
-CLASS_ATTR = re.compile(r"""\sclass=(?:"([^"]*)"|'([^']*)')""")
 HREF_ATTR = re.compile(r"""\shref=(?:"([^"]*)"|'([^']*)')""")
 
 
