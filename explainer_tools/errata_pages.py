@@ -23,7 +23,7 @@ from explainer_tools.errata import (
     erratum_page,
     split_erratum_front_matter,
 )
-from explainer_tools.markdown import FRONT_MATTER
+from explainer_tools.markdown import FRONT_MATTER, YAML_LOADER
 
 Span = tuple[int, int]  # first and last line (1-based) of the source file; (0, 0): generated
 
@@ -56,7 +56,7 @@ def field_spans(source: str) -> dict[str, Span]:
     if not match or not match.group("yaml"):
         return {}
     try:
-        root = yaml.compose(match.group("yaml"))
+        root = yaml.compose(match.group("yaml"), Loader=YAML_LOADER)
     except yaml.YAMLError:
         return {}
     if not isinstance(root, yaml.MappingNode):

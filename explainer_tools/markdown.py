@@ -31,6 +31,9 @@ from typing import Any
 
 import yaml
 
+# libyaml's parser when PyYAML has it (about 10x faster), with the same constructor and resolver
+YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?\r?\n)??---[ \t]*(?:\r?\n|\Z)", re.S)
 QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+")
 FENCE = re.compile(r"^(?P<indent>[ \t]*(?:>[ \t]?)*[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -99,7 +102,7 @@ def _parse_front_matter(text: str) -> FrontMatter:
         return FrontMatter(False, None, "", "", 0, 0, 0)
     yaml_text = match.group("yaml") or ""
     try:
-        data, error = yaml.safe_load(yaml_text), ""
+        data, error = yaml.load(yaml_text, Loader=YAML_LOADER), ""
     except yaml.YAMLError as problem:
         data, error = None, str(problem)
     start = match.start("yaml") if match.group("yaml") is not None else match.end()
