@@ -20,7 +20,8 @@ parses the imports and fails otherwise):
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
    figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
-   unchanged. `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
+   unchanged. `build_helper`: a cold build's second process, reading pages from the end.
+   `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
    the outputs (make check's last line; make numerics).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
@@ -54,6 +55,7 @@ LAYERS: dict[str, int] = {
     "site_speed": 1,
     "figure_zoom": 1,
     "render_cache": 1,
+    "build_helper": 1,
     "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,

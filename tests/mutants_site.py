@@ -48,6 +48,8 @@ CACHE = "explainer_tools/build_cache.py"
 NOTEBOOK = "explainer_tools/notebook_page.py"
 CONFIG = "explainer_tools/site_config.py"
 BENCH = "explainer_tools/site_bench.py"
+HELPER = "explainer_tools/build_helper.py"
+T_HELPER = "tests/test_build_helper.py"
 PDF = "explainer_tools/pdf.py"
 
 MUTANTS = [
@@ -194,8 +196,8 @@ MUTANTS = [
            "number_links.NumberLink(start - body, end - body, n.text",
            "number_links.NumberLink(start, end, n.text", T_READER),
     mutant("reader hook: a page's check cached whatever its text", READER,
-           "    key_of = {src: [STATE.tools_digest, outputs, src, text]",
-           "    key_of = {src: [STATE.tools_digest, outputs, src]", T_SITE),
+           "    return {src: [STATE.tools_digest, outputs, src, text]",
+           "    return {src: [STATE.tools_digest, outputs, src]", T_SITE),
     mutant("reader hook: a page's check cached whatever the outputs", READER,
            "    outputs = build_cache.digest(sorted(STATE.outputs.items()))", '    outputs = ""',
            T_SITE),
@@ -339,7 +341,8 @@ MUTANTS = [
            "hashlib.sha256(KATEX_JS.read_bytes() + _RENDER_JS.encode())",
            "hashlib.sha256(_RENDER_JS.encode())", T_BUILD),
     mutant("math: new formulas not saved", MATH,
-           "        _disk_dirty = True", "        pass", T_BUILD),
+           '            _MEMO[item] = result["html"]\n        _disk_dirty = True',
+           '            _MEMO[item] = result["html"]', T_BUILD),
     mutant("math: the cache file not read", MATH,
            "        _MEMO.setdefault((tex, bool(display)), rendered)", "        pass", T_BUILD),
     # site_speed
@@ -448,8 +451,8 @@ MUTANTS = [
     mutant("cache: the version not in the file name", CACHE,
            'f"{name}-{digest(version)[:16]}.json"', 'f"{name}.json"', T_MATH),
     mutant("cache: a new entry never saved", CACHE,
-           "        self._used[digest(key)] = value\n        self._dirty = True",
-           "        self._used[digest(key)] = value", T_MATH),
+           "        self._added[digest(key)] = value\n        self._dirty = True",
+           "        self._added[digest(key)] = value", T_MATH),
     mutant("cache: stale entries kept on save", CACHE,
            "json.dumps(self._used, sort_keys=True)",
            "json.dumps({**self._load(), **self._used}, sort_keys=True)", T_BUILD),
@@ -600,4 +603,18 @@ MUTANTS = [
            '    if summary["dangling_links"]:', "    if False:", T_BUILD),
     mutant("pdf: a link check that checks nothing accepted", PDF,
            '    if summary.get("internal_links", 1) == 0:', "    if False:", T_BUILD),
+    mutant("helper: the child's log not silenced", HELPER, "        os.dup2(quiet, 2)\n",
+           "", T_HELPER),
+    mutant("helper: a memo of one build saved in .cache/ where it is merged", CACHE,
+           "        memo(name, version, keep).merge(added)",
+           "        memo(name, version).merge(added)", T_HELPER),
+    mutant("helper: the shared page HTML not given to the print page", PLUGIN,
+           "    page.html = html_text\n", "", T_HELPER),
+    mutant("helper: the shared results keyed without the page", PLUGIN,
+           '    key = [page.file.src_uri, html_text, page.meta.get("scripts")]',
+           '    key = [html_text, page.meta.get("scripts")]', T_HELPER),
+    mutant("helper: the parent does not wait for the page the child is reading", HELPER,
+           "        time.sleep(POLL_S)", "        return", T_HELPER),
+    mutant("helper: the child's formulas lost", HELPER,
+           '    math_render.add_formulas(payload.get("formulas", []))', "", T_HELPER),
 ]
