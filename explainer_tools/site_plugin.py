@@ -203,7 +203,7 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
     output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them
     output = site_speed.own_palette(site_speed.out_of_tab_order(output))
-    return site_speed.head_links_resolved(output)
+    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))
 
 
 def on_post_build(config: Any) -> None:

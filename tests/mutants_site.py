@@ -280,12 +280,16 @@ MUTANTS = [
     mutant("site plugin: links in formulas left in the tab order", PLUGIN,
            "    output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them\n"
            "    output = site_speed.own_palette(site_speed.out_of_tab_order(output))\n"
-           "    return site_speed.head_links_resolved(output)",
+           "    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
            "    output = site_speed.own_palette(site_speed.out_of_tab_order(output))\n"
            "    output = mkdocs_hooks.on_post_page(output, page, config)\n"
-           "    return site_speed.head_links_resolved(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
+           "    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: the head's links left relative", PLUGIN,
-           "    return site_speed.head_links_resolved(output)", "    return output", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
+           "site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
+           "site_speed.search_index_after_load(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
+    mutant("site plugin: the search index asked for as Material starts", PLUGIN,
+           "site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
+           "site_speed.head_links_resolved(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: the palette left to Material", PLUGIN,
            "    output = site_speed.own_palette(site_speed.out_of_tab_order(output))",
            "    output = site_speed.out_of_tab_order(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
@@ -401,8 +405,17 @@ MUTANTS = [
            """A_TAG = re.compile(r\"\"\"<a\\b(?P<attrs>(?:[^>"']|"[^"]*"|'[^']*')*)>\"\"\")""",
            """A_TAG = re.compile(r\"\"\"<a\\b(?P<attrs>[^>]*)>\"\"\")""", doc("site_speed")),
     mutant("speed: the head script added twice", SPEED,
-           "    if end < 0 or RESOLVE_HEAD_LINKS in page_html[:end]:", "    if end < 0:",
+           "    if end < 0 or script in page_html[:end]:", "    if end < 0:",
            doc("site_speed")),
+    mutant("speed: the search index held even once the page has loaded", SPEED,
+           """    'if (document.readyState === "complete" || '""",
+           """    'if (false || '""", "tests/browser/test_browser_reader.py::"
+           "test_the_search_index_is_asked_for_once_the_page_has_loaded"),
+    mutant("speed: the search index never asked for", SPEED,
+           '    "if (request.readyState === 1) { send.apply(request, args); } }, 0); }, '
+           '{once: true}); "',
+           '    "}, 0); }, {once: true}); "', "tests/browser/test_browser_reader.py::"
+           "test_the_search_index_is_asked_for_once_the_page_has_loaded"),
     mutant("speed: the palette form not handed over", SPEED,
            "    return page_html.replace(MATERIAL_PALETTE,", "    return page_html.replace(MATERIAL_PALETTE + 'x',",
            doc("site_speed")),

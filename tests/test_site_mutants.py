@@ -438,5 +438,5 @@ def test_a_finished_page_is_ready_for_the_browser_as_built(tmp_path: Path) -> No
             '\\(x = {\\href{#out-a-L2}{3}}\\)</span></p></body>')
     out = site_plugin.on_post_page(page, _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
     assert out.count('tabindex="-1"') == 2, out
-    assert site_speed.RESOLVE_HEAD_LINKS + "</head>" in out
+    assert site_speed.RESOLVE_HEAD_LINKS + site_speed.SEARCH_INDEX_AFTER_LOAD + "</head>" in out
     assert 'data-reader-palette' in out and 'data-md-component="palette"' not in out

@@ -303,11 +303,7 @@
       link.addEventListener("mouseleave", closeCard);
       link.addEventListener("blur", closeCard);
     });
-    accessible();
-    // Links inside formulas exist once the formulas are typeset (MathJax typesets after load).
-    if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
-      MathJax.startup.promise.then(accessible);
-    }
+    accessible();  // formulas are rendered at build time: their links are in the page already
     document.querySelectorAll("a.xref").forEach((link) => {
       link.addEventListener("mouseenter", () => openCard(link));
       link.addEventListener("focus", () => openCard(link));

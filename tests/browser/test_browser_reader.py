@@ -97,6 +97,34 @@ def test_search_finds_chapter_5(tab: Any, server: StaticServer, built_site: Path
     assert not tab.errors, f"/: console errors while searching: {tab.errors}"
 
 
+INDEX_AND_LOAD_JS = """() => {
+  const index = performance.getEntriesByType("resource")
+    .find(entry => entry.name.endsWith("/search/search_index.json"));
+  const navigation = performance.getEntriesByType("navigation")[0];
+  return index && navigation.loadEventEnd > 0 ? [index.startTime, navigation.loadEventStart]
+                                              : null;
+}"""
+
+
+@pytest.mark.parametrize("url_path", ["", "chapters/22-miniature/"])
+def test_the_search_index_is_asked_for_once_the_page_has_loaded(
+        tab: Any, server: StaticServer, url_path: str) -> None:
+    """Not while the page is first painted (site_speed.search_index_after_load): Material
+    asked for it about 0.1 s before the load event here."""
+    tab.goto(server.url(url_path), wait_until="load")
+    asked, loaded = tab.wait_for_function(INDEX_AND_LOAD_JS, timeout=WAIT_MS).json_value()
+    assert asked >= loaded, f"/{url_path}: index asked for at {asked:.0f} ms, load at {loaded:.0f}"
+    status = tab.evaluate("""() => new Promise(done => {
+      const request = new XMLHttpRequest();  // asked for after the load: sent at once
+      request.open("GET", "/search/search_index.json");
+      request.onload = () => done(request.status);
+      setTimeout(() => done("not sent"), 5000);
+      request.send();
+    })""")
+    assert status == 200, f"/{url_path}: the index asked for after the load: {status}"
+    assert not tab.errors, f"/{url_path}: console errors: {tab.errors}"
+
+
 def scheme_and_background(tab: Any) -> tuple[str, float]:
     """Material's colour scheme attribute and the page background's luminance (0 black, 1 white)."""
     return tab.evaluate(
