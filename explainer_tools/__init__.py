@@ -20,7 +20,7 @@ parses the imports and fails otherwise):
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
    figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
-   unchanged. `build_helper`: a cold build's second process, reading pages from the end.
+   unchanged. `build_helper`: the build's second process, reading pages from the end.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
    the outputs (make check's last line; make numerics).

@@ -8,7 +8,7 @@ either starts a fresh file. `save()` writes only what this process used, so the 
 grow with every edit; a read-only checkout builds without it. `memo(name, version)` gives the
 one Memo of that name in this process (MkDocs loads hook files afresh on every rebuild of
 `make serve`; this module stays), and `save_all()` saves them all. `added_entries()` and
-`merge()` carry the entries one process added to another (a cold build's helper process,
+`merge()` carry the entries one process added to another (the build's helper process,
 build_helper.py).
 
     >>> memo = Memo("doctest", "v1", directory=None)

@@ -153,13 +153,13 @@ def _child(config: Any, files: Any, mine: list[tuple[int, Any]], folder: Path,
         quiet = os.open(os.devnull, os.O_WRONLY)  # the parent reports; the child's log is noise
         os.dup2(quiet, 1)
         os.dup2(quiet, 2)
-        _KNOWN["formulas"] = math_render.known_formulas()
+        known = math_render.known_formulas()  # handed over: only what comes after
         for position, file in reversed(mine):
             _write(shared, _CHILD, position)
             if _read(shared, _PARENT) >= position:
                 break
             _read_page(config, files, file, populate)
-            _write_added(folder / f"{position}.json")
+            _write_added(folder / f"{position}.json", known)
         _write(shared, _CHILD, -1)
         status = 0
     except BaseException:  # the child must never return into the build
@@ -199,12 +199,9 @@ def prefill(page: Any, html_text: str, config: Any) -> None:
                 type(index)(**index.config).add_entry_from_context(page)
 
 
-_KNOWN: dict[str, set[tuple[str, bool]]] = {}  # the child's formulas already handed over
-
-
-def _write_added(path: Path) -> None:
-    """The memo entries and formulas added since the last page, written whole or not at all."""
-    known = _KNOWN.setdefault("formulas", set())
+def _write_added(path: Path, known: set[tuple[str, bool]]) -> None:
+    """The memo entries and formulas added since the last page (formulas not in `known`, which
+    then holds them too), written whole or not at all."""
     formulas = math_render.formulas_since(known)
     known.update((tex, bool(display)) for tex, display, _ in formulas)
     partial = path.with_name(path.name + ".partial")

@@ -124,22 +124,14 @@ def _last_verified(scripts: list[str]) -> verified.Verified:
     return verified.Verified(*cached)
 
 
-NUMBERS_MEMO = ("numbers", "claims api v1")
-
-
-def _numbers_keys(sources: dict[str, str]) -> dict[str, list[str]]:
-    """Each page's key in the numbers memo (a generated page, no file under docs/, has none)."""
-    outputs = build_cache.digest(sorted(STATE.outputs.items()))
-    return {src: [STATE.tools_digest, outputs, src, text]
-            for src, text in sources.items() if (STATE.layout.docs_dir / src).is_file()}
-
-
 def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
     """The claim check's verified numbers per page, as offsets into the page's source, each page
     checked only when it, the outputs or the tools changed (`make serve` re-checks the edited
     page alone)."""
-    key_of = _numbers_keys(sources)
-    memo = build_cache.memo(*NUMBERS_MEMO)
+    outputs = build_cache.digest(sorted(STATE.outputs.items()))
+    key_of = {src: [STATE.tools_digest, outputs, src, text]
+              for src, text in sources.items() if (STATE.layout.docs_dir / src).is_file()}
+    memo = build_cache.memo("numbers", "claims api v1")
     result: dict[str, list[number_links.NumberLink]] = {}
     missing = []
     for src, key in key_of.items():
@@ -178,8 +170,9 @@ def _load_outputs() -> None:
 def check_numbers(pages: list[str]) -> None:
     """The claim check's verified numbers of these pages (by src_uri), as offsets into each
     page's Markdown body, cached or checked now in one batch. A page not asked for is checked
-    when it is linked (`_link_numbers`); the site plugin asks for them all before the first page
-    is read, or for its share when a helper process checks the rest (build_helper.py)."""
+    when it is linked (`_link_numbers`): so it is in a build with a helper process
+    (build_helper.py), each process checking the pages it reads; without one, the site plugin
+    asks for them all before the first page is read."""
     wanted = {src: STATE.sources[src] for src in pages
               if src in STATE.sources and src not in STATE.numbers_checked}
     if wanted:
