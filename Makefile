@@ -133,8 +133,11 @@ miniature-long: $(INSTALLED) ## Chapter 22's longer CPU tier (the recorded reduc
 	cd explainer_code && ../$(PY) -m miniature.tiers long
 
 SEEDS_DATA = data/ch22_seeds
+# Each call of a seeds tier records the kernel id of the machine it ran on (make numerics):
+# a chapter script that compares its run with the file needs it.
+KERNELS = export EXPLAINER_KERNELS=$$($(PY) -m explainer_tools.numerics --id)
 miniature-seeds: $(INSTALLED) ## Chapter 22's seeds tier: 4 CPU processes side by side (35 runs of about 30 CPU-s each); writes explainer_code/data/ch22_seeds_*.json
-	cd explainer_code && \
+	$(KERNELS) && cd explainer_code && \
 	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=sublora,lora ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_tier.json & \
 	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=subspace ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_more.json & \
 	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=full ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_full.json & \
@@ -144,10 +147,10 @@ miniature-seeds: $(INSTALLED) ## Chapter 22's seeds tier: 4 CPU processes side b
 OUT ?= build/miniature-gpu
 TORCHRUN ?= $(if $(wildcard $(VENV)/bin/torchrun),$(CURDIR)/$(VENV)/bin/torchrun,torchrun)
 miniature-seeds-d: $(INSTALLED) ## Chapter 22's d sweep over five seeds (d = 250, 500, 2,000; 15 runs of about 1 CPU-min, one process): writes explainer_code/data/ch22_seeds_dsweep.json
-	cd explainer_code && ../$(PY) -m miniature.tiers seeds-d
+	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers seeds-d
 
 miniature-seeds-wordnet: $(INSTALLED) ## Chapter 22's WordNet run over five seeds (5 runs of about 2 CPU-min, one process): writes explainer_code/data/ch22_seeds_wordnet.json
-	cd explainer_code && ../$(PY) -m miniature.tiers seeds-wordnet
+	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers seeds-wordnet
 
 miniature-gpu: ## Chapter 22's GPU tier under torchrun on every visible GPU (any Python with torch + numpy): writes $(OUT)/ch22_gpu_tier.json
 	mkdir -p $(OUT)

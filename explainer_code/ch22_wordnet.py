@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -70,11 +71,18 @@ def block4(table_bound: float, table_order: int, default_bound: float) -> None:
           f"(2 SE {2 * se:.3f}): {verdict}")
     seed0 = next((r for r in rows if r["seed"] == 0), None)
     assert len(rows) >= 2 and all(r["true_smoothed"] < r["bound_bits"] for r in rows)
-    assert seed0 is None or abs(seed0["bound_bits"] - default_bound) < 5e-4, (
+    # Seed 0 is the run of [2]: to the last digit the file keeps where this machine's kernels
+    # are those that wrote it (each call records their id; the pipeline passes this machine's);
+    # elsewhere (another CPU vendor's vector math) within 1 %, the tolerance `make check` allows
+    # products made on other kernels (explainer_tools/numerics.py).
+    here = os.environ.get("EXPLAINER_KERNELS")
+    same = here is not None and all(c.get("kernels") == here for c in rec["calls"])
+    tolerance = 5e-4 if same else 0.01 * default_bound
+    assert seed0 is None or abs(seed0["bound_bits"] - default_bound) < tolerance, (
         f"seed 0 of {SEEDS_FILE.name} (bound {seed0['bound_bits']}) is the run of [2], which "
-        f"gives {default_bound:.4f} here: the file was written on a machine whose kernels compute "
-        "other bits (make numerics names them) or with other code; rerun "
-        "make miniature-seeds-wordnet where the outputs are regenerated")
+        f"gives {default_bound:.4f} here, beyond {tolerance:.4f}: the file was written with "
+        "other code, or on kernels that compute other bits (make numerics names them); rerun "
+        "make miniature-seeds-wordnet")
 
 
 def main() -> None:

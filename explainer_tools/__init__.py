@@ -29,7 +29,9 @@ parses the imports and fails otherwise):
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
    the book-wide checks (status phrases, outside references, tag budget, structure,
    bibliography). `raw_tex` (layer 0): raw TeX left as text. `run_costs`: the recorded run
-   time of each script, so that the longest start first.
+   time of each script, so that the longest start first. `other_kernels`: which committed
+   products were made on kernels that compute other bits than this machine's, and how check
+   compares them there (within the tolerance `numerics` states).
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
 4. `scaffold`: `make chapter`. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
@@ -75,6 +77,7 @@ LAYERS: dict[str, int] = {
     "book_checks": 2,
     "verified": 2,
     "run_costs": 2,
+    "other_kernels": 2,
     "numerics": 1,
     "pipeline": 3,
     "errata_pages": 3,

@@ -12,8 +12,10 @@ A CPU that cannot take those paths -- an ARM laptop (Apple silicon, Graviton), o
 without AVX2 -- computes slightly different numbers, and a comparison would print a wall of diffs
 that says nothing about the reader's change. There `make check` still executes the notebook (so a
 broken cell or a claim of its prose that no longer holds still fails, see `gpt_lab/checks.py`),
-but does not compare its outputs, and says so in one message. Chapter scripts are compared
-everywhere: they print values rounded to survive such differences.
+but does not compare its outputs, and says so in one message; so it does where the notebook was
+made on kernels that compute other bits than this machine's (another vendor's CPU,
+`other_kernels.py`). Chapter scripts are compared everywhere: byte for byte where their kernels
+made them, elsewhere within the tolerance `numerics.py` states.
 """
 
 from __future__ import annotations
@@ -59,10 +61,7 @@ def not_compared_message(notebook: str, reason: str) -> str:
     """The one message `make check` prints instead of a notebook comparison."""
     return (
         f"{notebook}: executed, claims checked, outputs NOT compared: {reason}.\n"
-        "  The stored outputs were computed with x86 AVX2 code paths (PyTorch, oneDNN; MKL's\n"
-        "  COMPATIBLE branch),\n"
-        "  which this CPU cannot take; its last-bit differences grow, through training, into\n"
-        "  different "
-        "printed numbers, so a comparison would only list those. CI compares on x86-64.\n"
-        "  (explainer_tools/cpu_paths.py)"
+        "  The notebook trains its model; training grows last-bit differences into other\n"
+        "  printed losses and other sampled text, so a comparison would only list those. It is\n"
+        "  compared on a machine whose kernels made it (make numerics; the stamp names them)."
     )

@@ -22,12 +22,15 @@ where to look when the outputs differ.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from explainer_tools.layout import DEFAULT, Layout, run_environment
 
@@ -161,6 +164,18 @@ class Fingerprint:
         return json.dumps({"cpu": self.cpu, "torch": self.torch, "numpy": self.numpy,
                            "probes": self.probes}, indent=1, sort_keys=True) + "\n"
 
+    @property
+    def kernels(self) -> dict[str, str]:
+        """What a stamp records of the machine that ran a script: `id`, the first 12 hex digits
+        of the SHA-256 of the probes (two machines with one id compute the same bits in every
+        probe), and the CPU's name for a reader.
+
+        >>> Fingerprint("AMD Y", "2", "2", {"gelu": "ff"}).kernels
+        {'id': 'bb943cf91acb', 'cpu': 'AMD Y'}
+        """
+        digest = hashlib.sha256(json.dumps(self.probes, sort_keys=True).encode("utf-8"))
+        return {"id": digest.hexdigest()[:12], "cpu": self.cpu}
+
 
 def parse_fingerprint(text: str, source: str) -> Fingerprint:
     """A fingerprint from its JSON; `source` names the file (or the probe) in errors.
@@ -218,8 +233,131 @@ def report(reference: Fingerprint | None, current: Fingerprint) -> str:
                 f"computes in all {len(reference.probes)} probes{versions}")
     return (f"numerics: this machine ({current.cpu}) differs from the reference machine "
             f"({reference.cpu}) in {len(different)} of {len(reference.probes)} probes: "
-            f"{', '.join(different)}; outputs of scripts that train cannot match here until "
-            f"those kernels agree{versions}")
+            f"{', '.join(different)}; check compares outputs made there within the tolerance "
+            f"for other kernels{versions}")
+
+
+# ----------------------------------------------------------------- products of other kernels
+#
+# A script whose inputs are unchanged but whose committed products were made on kernels that
+# compute other bits (another CPU vendor: MKL's vector math, which torch calls for sqrt, exp,
+# sin and the like, takes a vendor's own code path whatever MKL_CBWR says) prints the same text
+# with other last digits wherever training amplifies those bits. `make check` then compares its
+# output number by number: the words must be identical, and each number within
+# `RELATIVE_TOLERANCE` of the committed one (plus `LAST_DIGIT_UNITS` units of its last printed
+# digit, for values near zero); its figures must have the same size and differ in at most
+# `FIGURE_PIXEL_SHARE` of their pixels.
+# The variable through which the pipeline tells a script this machine's kernel id (a test checks
+# that explainer_code/script_io.py uses the same name).
+KERNELS_ENV = "EXPLAINER_KERNELS"
+RELATIVE_TOLERANCE = 0.01
+LAST_DIGIT_UNITS = 20
+FIGURE_PIXEL_SHARE = 0.01
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _value(text: str) -> tuple[float, float]:
+    """A printed number's value and one unit of its last printed digit."""
+    mantissa, _, exponent = text.replace(",", "").lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    scale = 10.0 ** int(exponent or 0)
+    return float(mantissa) * scale, 10.0 ** -decimals * scale
+
+
+def numbers_close(committed: str, fresh: str) -> bool:
+    """Whether two printed numbers agree within the tolerance for other kernels.
+
+    >>> numbers_close("4.541", "4.566"), numbers_close("2,809", "2,802")
+    (True, True)
+    >>> numbers_close("0.012", "0.019"), numbers_close("4.541", "4.741")
+    (True, False)
+    """
+    if committed == fresh:
+        return True
+    (a, unit), (b, _) = _value(committed), _value(fresh)
+    return abs(a - b) <= RELATIVE_TOLERANCE * max(abs(a), abs(b)) + LAST_DIGIT_UNITS * unit
+
+
+def text_mismatch(committed: str, fresh: str) -> str:
+    r"""'' when `fresh` is `committed` up to numbers that each agree within the tolerance for
+    other kernels; else the first line that does not, both versions.
+
+    >>> text_mismatch("bound 4.541 (L = 2,809)\n", "bound 4.566 (L = 2,802)\n")
+    ''
+    >>> text_mismatch("bound 4.541, tie\n", "bound 4.566, lower\n")
+    'line 1: words differ\n  committed: bound 4.541, tie\n  here:      bound 4.566, lower'
+    """
+    old, new = committed.splitlines(), fresh.splitlines()
+    if len(old) != len(new):
+        return f"{len(old)} lines committed, {len(new)} here"
+    for number, (a, b) in enumerate(zip(old, new, strict=True), start=1):
+        if a == b:
+            continue
+        both = f"\n  committed: {a}\n  here:      {b}"
+        if _NUMBER.split(a) != _NUMBER.split(b):
+            return f"line {number}: words differ{both}"
+        for x, y in zip(_NUMBER.findall(a), _NUMBER.findall(b), strict=True):
+            if not numbers_close(x, y):
+                return f"line {number}: {x} committed, {y} here, beyond the tolerance{both}"
+    return ""
+
+
+def _pixels(png: bytes) -> Any:
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(png)).convert("RGBA"))
+
+
+def pixel_difference(committed: bytes, fresh: bytes) -> str:
+    """How two PNGs differ, in words: size, or how many pixels and where.
+
+    >>> import io; from PIL import Image
+    >>> def png(value):
+    ...     out = io.BytesIO(); Image.new("RGB", (4, 2), value).save(out, "PNG")
+    ...     return out.getvalue()
+    >>> pixel_difference(png((0, 0, 0)), png((9, 9, 9)))
+    '8 of 8 pixels differ (100.00 %), within x 0-3, y 0-1'
+    """
+    try:
+        old, new = _pixels(committed), _pixels(fresh)
+    except Exception as error:  # a committed file that is not a PNG at all
+        return f"committed file is not a readable PNG ({error})"
+    if old.shape != new.shape:
+        return (f"size {old.shape[1]}x{old.shape[0]} committed, "
+                f"{new.shape[1]}x{new.shape[0]} regenerated")
+    changed = (old != new).any(axis=-1)
+    count = int(changed.sum())
+    if not count:
+        return "same pixels, different encoding or metadata"
+    rows, cols = changed.nonzero()
+    return (f"{count:,} of {changed.size:,} pixels differ ({100 * count / changed.size:.2f} %), "
+            f"within x {cols.min()}-{cols.max()}, y {rows.min()}-{rows.max()}")
+
+
+def figure_mismatch(committed: bytes, fresh: bytes) -> str:
+    """'' when two PNGs have the same size and differ in at most `FIGURE_PIXEL_SHARE` of their
+    pixels; else how they differ."""
+    try:
+        old, new = _pixels(committed), _pixels(fresh)
+    except Exception:
+        return pixel_difference(committed, fresh)
+    if old.shape != new.shape or (old != new).any(axis=-1).mean() > FIGURE_PIXEL_SHARE:
+        return (pixel_difference(committed, fresh)
+                + f" (at most {100 * FIGURE_PIXEL_SHARE:g} % may differ)")
+    return ""
+
+
+_THIS_MACHINE: dict[str, Fingerprint] = {}
+
+
+def this_machine() -> Fingerprint:
+    """This machine's fingerprint, probed once per process."""
+    if "fingerprint" not in _THIS_MACHINE:
+        _THIS_MACHINE["fingerprint"] = probe()
+    return _THIS_MACHINE["fingerprint"]
 
 
 def probe(python: str = sys.executable, env: dict[str, str] | None = None) -> Fingerprint:
@@ -257,9 +395,14 @@ def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--record", action="store_true",
                         help=f"write this machine's probes to {REFERENCE_PATH}")
+    parser.add_argument("--id", action="store_true",
+                        help="print this machine's kernel id (what stamps and data files record)")
     args = parser.parse_args(argv)
     try:
         current = probe()
+        if args.id:
+            print(current.kernels["id"])
+            return 0
         if args.record:
             path: Path = layout.root / REFERENCE_PATH
             path.write_text(current.to_json(), encoding="utf-8")

@@ -46,7 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explainer_tools import cpu_paths, notebooks, run_costs, runner
+from explainer_tools import cpu_paths, notebooks, numerics, run_costs, runner
 from explainer_tools.layout import (
     DEFAULT,
     FIG_DIR_ENV,
@@ -56,6 +56,7 @@ from explainer_tools.layout import (
 )
 from explainer_tools.markers import MarkerError, embed, resolver
 from explainer_tools.notebooks import stop_executions  # `check`'s flag is named notebooks
+from explainer_tools.other_kernels import machine_kernels, other_kernels, settle_other_kernels
 from explainer_tools.stamps import (
     is_fresh,
     read_stamp,
@@ -76,9 +77,11 @@ class ScriptRun:
     inputs: list[str]  # repository-relative paths it read
     seconds: float = 0.0  # wall time of its child process
     script_seconds: float = 0.0  # the script's own run time (runner.Result.script_seconds)
+    kernels: dict[str, str] | None = None  # the machine's (numerics.Fingerprint.kernels)
 
     def stamp(self, layout: Layout) -> str:
-        return render_stamp(self.script, self.inputs, self.output, self.figures, layout)
+        return render_stamp(self.script, self.inputs, self.output, self.figures, layout,
+                            kernels=self.kernels)
 
 
 @dataclass
@@ -89,6 +92,8 @@ class Plan:
     remove: list[Path] = field(default_factory=list)  # products nothing makes any more
     ran: list[str] = field(default_factory=list)
     runs: dict[str, ScriptRun] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # check: scripts made on other kernels
+    beyond: list[str] = field(default_factory=list)  # ... whose products differ too much
 
 
 # --------------------------------------------------------------------------- running scripts
@@ -119,10 +124,13 @@ def _limits() -> tuple[float, float]:
 def run_scripts(scripts: list[str], scratch: Path, jobs: int,
                 layout: Layout) -> dict[str, ScriptRun]:
     """Run the layout's scripts through the runner; every failure is collected, then raised
-    together."""
+    together. Each script sees this machine's kernel id in `$EXPLAINER_KERNELS` (a script that
+    compares its run with a data file written elsewhere needs it; see ch22_wordnet.py)."""
     if not scripts:
         return {}
     timeout, cpu_limit = _limits()
+    kernels = machine_kernels(layout)
+    extra = {numerics.KERNELS_ENV: kernels["id"]} if kernels else {}
     requests = []
     for script in scripts:
         stem = Path(script).stem
@@ -130,7 +138,7 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
         fig_dir.mkdir(parents=True)
         requests.append(runner.Request(
             script=str(layout.code_dir / script), cwd=str(scratch), stem=stem,
-            env={FIG_DIR_ENV: str(fig_dir)}, timeout=timeout, cpu_limit=cpu_limit,
+            env={FIG_DIR_ENV: str(fig_dir), **extra}, timeout=timeout, cpu_limit=cpu_limit,
             writable=(str(fig_dir), str(scratch / f"{stem}.tmp")), root=str(layout.root)))
     by_script = dict(zip(scripts, requests, strict=True))
     order = run_costs.start_order(scripts, run_costs.read_costs(layout))  # the longest first
@@ -151,7 +159,7 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
         fig_dir = scratch / "fig" / request.stem
         figures = {path.name: path.read_bytes() for path in sorted(fig_dir.glob("*.png"))}
         runs[script] = ScriptRun(script, output, figures, result.inputs, result.seconds,
-                                 result.script_seconds)
+                                 result.script_seconds, kernels)
     if errors:
         raise PipelineError("regenerate: " + "\n".join(errors))
     return runs
@@ -281,11 +289,15 @@ def orphans(scripts: list[str], layout: Layout) -> list[Path]:
 def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
          checking: bool = False) -> Plan:
     """Run `to_run` and compute every file the layout's tree should hold for `scripts`
-    (`checking`: for check, which puts back whatever changed in the tree meanwhile)."""
+    (`checking`: for check, which puts back whatever changed in the tree meanwhile, and compares
+    the products of scripts recorded on other kernels within a tolerance: `Plan.notes`)."""
     result = Plan(ran=list(to_run))
+    recorded = other_kernels(to_run, layout) if checking else {}
     guard = TreeGuard(layout.root, restore=checking)
     with guard, tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
         runs = run_scripts(to_run, Path(scratch), jobs, layout)
+    result.notes = settle_other_kernels(runs, recorded, layout)
+    result.beyond = [s for s in recorded if s in runs and runs[s].kernels != recorded[s]]
     result.runs = runs
     owners = figure_owners(scripts, runs, layout)
     outputs = {script: committed_output(script, layout) for script in scripts}
@@ -325,36 +337,8 @@ def figure_diff(path: Path, expected: bytes, layout: Layout) -> str:
     if not path.is_file():
         return f"{name}: figure missing from the tree (the script draws it)\n"
     committed = path.read_bytes()
-    lines = [f"{name}: figure differs ({len(committed):,} bytes committed, "
-             f"{len(expected):,} regenerated)"]
-    try:
-        import io
-
-        import numpy as np
-        from PIL import Image
-
-        old = np.asarray(Image.open(io.BytesIO(committed)).convert("RGBA"))
-        new = np.asarray(Image.open(io.BytesIO(expected)).convert("RGBA"))
-        if old.shape != new.shape:
-            lines.append(
-                f"  size {old.shape[1]}x{old.shape[0]} committed, "
-                f"{new.shape[1]}x{new.shape[0]} regenerated"
-            )
-        else:
-            changed = np.any(old != new, axis=-1)
-            count = int(changed.sum())
-            if count:
-                rows, cols = np.nonzero(changed)
-                lines.append(
-                    f"  {count:,} of {changed.size:,} pixels differ "
-                    f"({100 * count / changed.size:.2f} %), within x {cols.min()}-{cols.max()}, "
-                    f"y {rows.min()}-{rows.max()}"
-                )
-            else:
-                lines.append("  same pixels, different encoding or metadata")
-    except Exception as error:  # a committed file that is not a PNG at all
-        lines.append(f"  committed file is not a readable PNG ({error})")
-    return "\n".join(lines) + "\n"
+    return (f"{name}: figure differs ({len(committed):,} bytes committed, {len(expected):,} "
+            f"regenerated)\n  {numerics.pixel_difference(committed, expected)}\n")
 
 
 @dataclass(frozen=True)
@@ -400,7 +384,8 @@ def nondeterminism(first: dict[Path, bytes], second: dict[Path, bytes],
 # --------------------------------------------------------------------------- notebooks
 
 
-def render_notebook_stamp(source: Path, notebook: bytes, layout: Layout) -> str:
+def render_notebook_stamp(source: Path, notebook: bytes, layout: Layout,
+                          kernels: dict[str, str] | None = None) -> str:
     return render_stamp(
         layout.relative(source),
         notebooks.notebook_inputs(source, layout),
@@ -409,7 +394,14 @@ def render_notebook_stamp(source: Path, notebook: bytes, layout: Layout) -> str:
         layout,
         environment=stamp_environment(notebooks.KERNEL_ENV),
         runner_code=notebooks.NOTEBOOK_RUNNER_CODE,
+        kernels=kernels,
     )
+
+
+def notebook_kernels(target: Path, layout: Layout) -> dict[str, str] | None:
+    """The kernels the committed stamp of the notebook `target` records (None: none)."""
+    stamp = read_stamp(layout.notebook_stamp_path(target))
+    return stamp.get("kernels") if stamp else None
 
 
 def notebook_is_fresh(source: Path, target: Path, layout: Layout) -> bool:
@@ -417,7 +409,7 @@ def notebook_is_fresh(source: Path, target: Path, layout: Layout) -> bool:
     if not stamp.is_file() or not target.is_file():
         return False
     return stamp.read_text(encoding="utf-8") == render_notebook_stamp(
-        source, target.read_bytes(), layout)
+        source, target.read_bytes(), layout, notebook_kernels(target, layout))
 
 
 def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
@@ -438,20 +430,27 @@ def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
                 f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
                 f"{error}"
             ) from None
-        stamp = render_notebook_stamp(source, notebook, layout).encode("utf-8")
+        stamp = render_notebook_stamp(source, notebook, layout,
+                                      machine_kernels(layout)).encode("utf-8")
         written += apply({target: notebook, layout.notebook_stamp_path(target): stamp}, layout)
     return written
 
 
 def notebook_differences(layout: Layout) -> list[Difference]:
-    """Re-execute every notebook in memory and report drift from the committed copies."""
+    """Re-execute every notebook in memory and report drift from the committed copies (a fresh
+    one made on other kernels: executed and its claims checked, its outputs not compared)."""
     found = []
     relative = layout.relative
     unavailable = cpu_paths.pinned_paths_unavailable()  # '' on x86-64 with AVX2
+    here = machine_kernels(layout)
+    reference = numerics.read_reference(layout) if here else None
     for source, target in layout.notebook_targets().items():
         if not target.is_file():
             found.append(Difference(f"{relative(target)}: missing\n", REGENERATE))
             continue
+        recorded = notebook_kernels(target, layout) or (reference.kernels if reference else None)
+        other = (here is not None and recorded is not None and recorded.get("id") != here["id"]
+                 and notebook_is_fresh(source, target, layout))
         try:
             with TreeGuard(layout.root):
                 fresh = notebooks.execute_notebook(source, layout)
@@ -462,12 +461,20 @@ def notebook_differences(layout: Layout) -> list[Difference]:
         if unavailable:  # an ARM laptop: it ran and its claims hold; outputs not comparable
             print(cpu_paths.not_compared_message(relative(target), unavailable))
             continue
-        diff = notebooks.diff_notebooks(target.read_bytes(), fresh, relative(target))
+        committed = target.read_bytes()
+        kernels = here
+        if other:  # training carries the other last bits into other losses and sampled text
+            if notebooks.comparable_text(committed) != notebooks.comparable_text(fresh):
+                print(cpu_paths.not_compared_message(relative(target), (
+                    f"it was made on {recorded.get('cpu', '?')} (kernels {recorded.get('id')}), "
+                    "whose vector math computes other bits than this machine's")))
+            fresh, kernels = committed, recorded
+        diff = notebooks.diff_notebooks(committed, fresh, relative(target))
         if diff:
             found.append(Difference(
                 diff + f"{relative(target)}: differs from a fresh execution\n", REGENERATE))
         stamp = layout.notebook_stamp_path(target)
-        expected = render_notebook_stamp(source, fresh, layout).encode("utf-8")
+        expected = render_notebook_stamp(source, fresh, layout, kernels).encode("utf-8")
         if not stamp.is_file() or stamp.read_bytes() != expected:
             found.append(Difference(
                 text_diff(stamp, expected, layout) or f"{relative(stamp)}: differs\n",
@@ -518,13 +525,22 @@ def script_differences(scripts: list[str], jobs: int,
     """Run every script into scratch and compare what it makes with the committed files; the
     differences, and how many files were compared."""
     result = plan(scripts, scripts, jobs, layout, checking=True)
+    for note in result.notes:
+        print(note)
     found = differences(result.files, scripts, layout)
+    if result.beyond:
+        found.insert(0, Difference(
+            "made on other kernels, and beyond the tolerance for them here: "
+            + ", ".join(result.beyond) + "\n",
+            "regenerate those scripts on a machine whose kernels made them (`make numerics` "
+            "says whether this one does), or here, and then update every number the claim "
+            "check flags"))
     if found:
         # Is it the committed files, or the scripts? Run the differing scripts once more: if the
         # second run differs from the first, no regenerate can fix it.
         # Only scripts whose stamp is fresh: their inputs did not change since the committed
         # run, so a different output means the script (or the machine) is not deterministic.
-        suspects = [s for s in scripts if is_fresh(s, layout) and any(
+        suspects = [s for s in scripts if s not in result.beyond and is_fresh(s, layout) and any(
             d.report.startswith(f"--- {layout.relative(layout.output_path(s))}") for d in found)]
         if suspects:
             again = plan(scripts, suspects, jobs, layout, checking=True)

@@ -28,9 +28,12 @@ def render_stamp(
     layout: Layout,
     environment: dict[str, str] | None = None,
     runner_code: Iterable[str] = RUNNER_CODE,
+    kernels: dict[str, str] | None = None,
 ) -> str:
     """The stamp of a run: hashes of everything it read and produced (paths relative to the
-    layout's root), the run environment and the code that ran it."""
+    layout's root), the run environment, the code that ran it and, when known, the kernels of
+    the machine it ran on (`numerics.Fingerprint.kernels`: not an input, so no part of the
+    freshness rule; `make check` compares products made on other kernels within a tolerance)."""
     paths = {*inputs, layout.relative(layout.lock_file), *runner_code}
     hashed = {path: input_hash(path, layout) for path in sorted(paths)}
     hashed = {path: digest for path, digest in hashed.items() if digest is not None}
@@ -41,6 +44,8 @@ def render_stamp(
         "output": sha256(output.encode("utf-8")),
         "figures": {name: sha256(data) for name, data in sorted(figures.items())},
     }
+    if kernels is not None:
+        stamp["kernels"] = dict(kernels)
     return json.dumps(stamp, indent=1, sort_keys=False) + "\n"
 
 
@@ -65,7 +70,16 @@ def read_stamp(path: Path) -> dict | None:
     shapes = {"inputs": dict, "figures": dict, "environment": dict, "output": str}
     if not all(isinstance(stamp.get(key), kind) for key, kind in shapes.items()):
         return None
+    if "kernels" in stamp and not isinstance(stamp["kernels"], dict):
+        return None
     return stamp
+
+
+def recorded_kernels(script: str, layout: Layout) -> dict[str, str] | None:
+    """The kernels the committed stamp of `script` says its products were made on (None when
+    the stamp records none)."""
+    stamp = read_stamp(layout.stamp_path(script))
+    return stamp.get("kernels") if stamp else None
 
 
 def is_fresh(script: str, layout: Layout) -> bool:

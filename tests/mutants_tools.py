@@ -22,6 +22,7 @@ T_ERRATA = ("tests/test_errata.py", "-k", "not mkdocs_build")  # the site builds
 T_NEW = "tests/test_tools_mutants.py"
 T_COSTS = "tests/test_run_costs.py"
 T_NUM = "tests/test_numerics.py"
+T_KERNELS = "tests/test_other_kernels.py"
 T_BOOK = ("tests/test_book.py", "-k", "not repository")  # the whole book: 25 s
 T_NBPIPE = ("tests/test_notebook_pipeline.py", "-k", "comparable_text or inline_png or stream")
 
@@ -405,4 +406,14 @@ MUTANTS = [
            "    if layout != DEFAULT:\n        return None\n", "", T_NUM),
     mutant("numerics: a difference reported as agreement", "explainer_tools/numerics.py",
            "    if not different:\n", "    if True:\n", T_NUM),
+    mutant("other kernels: a changed script compared within the tolerance", "explainer_tools/other_kernels.py",
+           ' and is_fresh(script, layout):', ":", T_KERNELS),
+    mutant("other kernels: a run beyond the tolerance accepted", "explainer_tools/other_kernels.py",
+           "        if mismatch:\n            notes.append(", "        if False:\n            notes.append(", T_KERNELS),
+    mutant("other kernels: a stamp without kernels never compared within the tolerance", "explainer_tools/other_kernels.py",
+           ' or (reference.kernels if reference else None)', "", T_KERNELS),
+    mutant("other kernels: the words of a line not compared", "explainer_tools/numerics.py",
+           "        if _NUMBER.split(a) != _NUMBER.split(b):", "        if False:", T_KERNELS),
+    mutant("other kernels: the script not told this machine's kernels", "explainer_tools/pipeline.py",
+           '    extra = {numerics.KERNELS_ENV: kernels["id"]} if kernels else {}', "    extra = {}", T_KERNELS),
 ]

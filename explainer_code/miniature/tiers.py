@@ -242,7 +242,7 @@ def run_seeds(out: Path, tier: str = "seeds") -> None:
                       "started": "2026-12-01 19:50 UTC", "seconds": old["seconds_this_call"]}]
     calls.append({"sources": only or "all", "kinds": kinds or "all",
                   "seeds": os.environ.get("CH22_SEEDS", "all"), "commit": git_commit(),
-                  "machine": machine(),
+                  "machine": machine(), "kernels": os.environ.get("EXPLAINER_KERNELS", "unknown"),
                   "started": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "seconds": 0})
     done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
     seeds = [int(x) for x in os.environ.get("CH22_SEEDS", "").split(",") if x] or SEEDS
