@@ -21,6 +21,9 @@ Claims, numbered as the output blocks:
       the book's prefix code L + 2 log2 L + 1 adds one bit, under 1e-4 bits per token; extra
       bits at the full eps would lift each bound to its union bound only by the thousand (the same
       number for every weight: the loss and Delta cancel).
+  [6] One weight fixed before the data and every document scored: Chapter 11's Occam bound at
+      a = 0.1 on the toy model of [4], with the book's prefix code for the 100,000-bit message
+      and the 7 base extra bits, no bits for a choice of weight; non-vacuous (below log2 V).
 Deterministic: numpy only, seed 12, float64; printed values rounded to 4 decimals at most.
 The figure ch12_smoothed_loss.png plots raw and smoothed loss against p.
 """
@@ -46,6 +49,7 @@ BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 N_DOCS = 8_009_762  # OpenWebText training documents (Chapter 13)
 N_SAMPLE = 10_000  # documents scored
 EPS = 0.05
+FIXED_ALPHA = 0.1  # the weight of [6], fixed before the data
 FIGURE_NAME = "ch12_smoothed_loss.png"
 
 
@@ -228,6 +232,26 @@ def block5_union(means: list[float], best: int) -> None:
     assert max(needed) - min(needed) < 1 and min(needed) > 100 * code_bits[-1]
 
 
+def block6_fixed_alpha(means: list[float]) -> None:
+    alpha = FIXED_ALPHA
+    j = pb.ALPHA_GRID.index(alpha)
+    delta = pb.loss_range(alpha, V)
+    k_bits = pb.prefix_code_bits(MESSAGE_BITS) + BASE_EXTRA_BITS
+    root = math.sqrt((k_bits * math.log(2) + math.log(1 / EPS)) / (2 * N_DOCS))
+    occam = pb.occam_bound(means[j], complexity_bits=k_bits, n=N_DOCS, eps=EPS, loss_range=delta)
+    print("[6] One weight fixed before the data, every document scored: the Occam bound of "
+          "Chapter 11")  # fmt: skip
+    print(f"    a = {alpha:g}, chosen in advance, so no bits for a choice; K = L + 2 log2 L + 1 + "
+          f"{BASE_EXTRA_BITS} = {k_bits:,.2f} bits; N = {N_DOCS:,}; eps = {EPS}")  # fmt: skip
+    print(f"    empirical risk (the toy's mean smoothed loss) {means[j]:.4f} bits; "
+          f"Delta {delta:.4f} bits")  # fmt: skip
+    print(f"    root sqrt((K ln 2 + ln(1/eps)) / (2 N)) = {root:.6f}; "
+          f"bound = {means[j]:.4f} + {delta:.4f} x {root:.6f} = {occam:.4f} "
+          "bits per token")  # fmt: skip
+    print(f"    a uniform guess costs log2 V = {math.log2(V):.4f} bits: the bound is non-vacuous")
+    assert abs(occam - (means[j] + delta * root)) < 1e-12 and occam < math.log2(V)
+
+
 def draw_figure() -> None:
     p = np.logspace(-12, 0, 600)
     colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]  # Okabe-Ito
@@ -265,6 +289,7 @@ def main() -> None:
     p = toy_probabilities(np.random.default_rng(SEED), N_TOY)
     means, best = block4_toy_model(p)
     block5_union(means, best)
+    block6_fixed_alpha(means)
     draw_figure()
     print(f"Figure: {FIGURE_NAME}")
     print("All assertions passed.")
