@@ -200,8 +200,8 @@ def block3_lengths() -> None:
         assert gamma == 1 - Fraction(1, 2**big_j)
     limit = math.pi**2 / 6
     print(
-        f"    the authors' sum tends to pi^2/6 = {limit:.4f}: as a prior it overspends by "
-        f"log2(pi^2/6) = {math.log2(limit):.3f} bits; one more bit per message gives "
+        f"    the authors' sum tends to pi^2/6 = {limit:.4f}: as a prior over all bit strings it "
+        f"overspends by log2(pi^2/6) = {math.log2(limit):.3f} bits; one more bit per message gives "
         f"{limit / 2:.4f} <= 1"
     )
     assert 0.5 < math.log2(limit) < 1.0

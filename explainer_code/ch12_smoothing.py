@@ -11,13 +11,19 @@ Claims, numbered as the output blocks:
   [4] A toy model (100,000 true-token probabilities drawn from a fixed mixture, seed 12): mean
       raw and smoothed losses, and three bounds per a with the message length of Chapter 14's
       worked example and the real N: "half" (3 extra bits, full eps), "code" (the cumulative
-      15..71 bits, full eps) and "union" (3 bits and eps / 8, valid). The mean loss is lowest at
+      15..71 bits, full eps) and "union" (the base bits and eps / 8 in both roots, valid; eps / 8
+      in the Occam root is the log2 8 = 3 bits of "half", paid once). The mean loss is lowest at
       a middle a, every bound lowest at a larger a, because Delta shrinks as a grows;
       half < code < union at every a.
   [5] The minimum over the grid must be paid for: log2 8 = 3 bits in the Occam term and ln 8
       inside the Hoeffding root (a union bound over 8 candidates), against the code's cumulative
       15, 23, ..., 71 bits and nothing in the Hoeffding root; pacbound.union_over_grid agrees;
-      the valid prefix code adds one bit, under 1e-4 bits per token.
+      the book's prefix code L + 2 log2 L + 1 adds one bit, under 1e-4 bits per token; extra
+      bits at the full eps would lift each bound to its union bound only by the thousand (the same
+      number for every weight: the loss and Delta cancel).
+  [6] One weight fixed before the data and every document scored: Chapter 11's Occam bound at
+      a = 0.1 on the toy model of [4], with the book's prefix code for the 100,000-bit message
+      and the 7 base extra bits, no bits for a choice of weight; non-vacuous (below log2 V).
 Deterministic: numpy only, seed 12, float64; printed values rounded to 4 decimals at most.
 The figure ch12_smoothed_loss.png plots raw and smoothed loss against p.
 """
@@ -43,6 +49,7 @@ BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 N_DOCS = 8_009_762  # OpenWebText training documents (Chapter 13)
 N_SAMPLE = 10_000  # documents scored
 EPS = 0.05
+FIXED_ALPHA = 0.1  # the weight of [6], fixed before the data
 FIGURE_NAME = "ch12_smoothed_loss.png"
 
 
@@ -81,6 +88,15 @@ def bound(train_error: float, alpha: float, extra_bits: float, eps: float = EPS)
         n_sample=N_SAMPLE,
         eps=eps,
     )
+
+
+def bits_to_reach(train_error: float, alpha: float, target: float) -> float:
+    """Extra bits (base bits included) at the full eps for which the bound reaches `target`."""
+    lo, hi = 0.0, 1e7
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if bound(train_error, alpha, mid) < target else (lo, mid)
+    return hi
 
 
 def block1_unbounded() -> None:
@@ -142,7 +158,8 @@ def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
     )
     print(f"    N = {N_DOCS:,} documents, n = {N_SAMPLE:,} scored, eps = {EPS}")
     print("    half: + 3 bits (log2 8), full eps; code: cumulative 15..71 bits, full eps;")
-    print("    union: + 3 bits and eps / 8 in both roots (the valid price of the minimum)")
+    print("    union: no bits for a, eps / 8 in both roots (the valid price of the minimum;")
+    print("    eps / 8 in the Occam root is the 3 bits of half, paid once)")
     print("    a        mean loss   Delta      half      code     union")
     means, half, code, union = [], [], [], []
     grid = len(pb.ALPHA_GRID)
@@ -179,7 +196,7 @@ def block5_union(means: list[float], best: int) -> None:
     rho = N_SAMPLE / (N_SAMPLE + N_DOCS)
     plain = -math.log((1 - rho) * EPS)
     print("    union bound: each a at confidence eps / 8;")
-    print(f"    Occam term: + log2 8 = {math.log2(grid):g} bits of complexity")
+    print(f"    Occam term: eps / 8 there costs log2 8 = {math.log2(grid):g} bits of complexity")
     print(
         f"    Hoeffding root: -ln((1 - rho) eps) = {plain:.4f} becomes {plain + math.log(grid):.4f}"
     )
@@ -201,10 +218,38 @@ def block5_union(means: list[float], best: int) -> None:
     valid = bound(means[best], alpha, BASE_EXTRA_BITS + 1, eps=EPS / grid)
     print(f"    pacbound.union_over_grid gives the same minimum: {paid:.4f}")
     print(
-        f"    with the valid prefix code L + 2 log2 L + 1 (one bit more): {valid:.4f}"
+        f"    with the book's prefix code L + 2 log2 L + 1 (one bit more): {valid:.4f}"
         f" (+{valid - paid:.6f})"
     )
     assert abs(valid - paid) < 1e-4 and valid > paid
+    needed = [bits_to_reach(m, a, bound(m, a, BASE_EXTRA_BITS, eps=EPS / grid))
+              for m, a in zip(means, pb.ALPHA_GRID, strict=True)]  # fmt: skip
+    print(
+        f"    extra bits at the full eps that would lift a weight's bound to its union bound: "
+        f"{max(needed):,.0f}, the same for every weight; the code charges {code_bits[0]} to "
+        f"{code_bits[-1]}"
+    )
+    assert max(needed) - min(needed) < 1 and min(needed) > 100 * code_bits[-1]
+
+
+def block6_fixed_alpha(means: list[float]) -> None:
+    alpha = FIXED_ALPHA
+    j = pb.ALPHA_GRID.index(alpha)
+    delta = pb.loss_range(alpha, V)
+    k_bits = pb.prefix_code_bits(MESSAGE_BITS) + BASE_EXTRA_BITS
+    root = math.sqrt((k_bits * math.log(2) + math.log(1 / EPS)) / (2 * N_DOCS))
+    occam = pb.occam_bound(means[j], complexity_bits=k_bits, n=N_DOCS, eps=EPS, loss_range=delta)
+    print("[6] One weight fixed before the data, every document scored: the Occam bound of "
+          "Chapter 11")  # fmt: skip
+    print(f"    a = {alpha:g}, chosen in advance, so no bits for a choice; K = L + 2 log2 L + 1 + "
+          f"{BASE_EXTRA_BITS} = {k_bits:,.2f} bits; N = {N_DOCS:,}; eps = {EPS}")  # fmt: skip
+    print(f"    empirical risk (the toy's mean smoothed loss) {means[j]:.4f} bits; "
+          f"Delta {delta:.4f} bits")  # fmt: skip
+    print(f"    root sqrt((K ln 2 + ln(1/eps)) / (2 N)) = {root:.6f}; "
+          f"bound = {means[j]:.4f} + {delta:.4f} x {root:.6f} = {occam:.4f} "
+          "bits per token")  # fmt: skip
+    print(f"    a uniform guess costs log2 V = {math.log2(V):.4f} bits: the bound is non-vacuous")
+    assert abs(occam - (means[j] + delta * root)) < 1e-12 and occam < math.log2(V)
 
 
 def draw_figure() -> None:
@@ -244,6 +289,7 @@ def main() -> None:
     p = toy_probabilities(np.random.default_rng(SEED), N_TOY)
     means, best = block4_toy_model(p)
     block5_union(means, best)
+    block6_fixed_alpha(means)
     draw_figure()
     print(f"Figure: {FIGURE_NAME}")
     print("All assertions passed.")

@@ -8,14 +8,16 @@ the re-implementation reproduces it to 4 decimals.
 
 Claims, numbered as the output blocks:
   [1] Inputs and the split of eps: the authors' K = L + 2 log2 L = 100,033.22 bits (the book's
-      valid prefix code: one bit more); rho = n / (n + N) = 1.24844e-3; rho eps = 6.2422e-5;
-      (1 - rho) eps = 0.049938.
+      prefix code: one bit more; erratum C9 shows the message needs neither header);
+      rho = n / (n + N) = 1.24844e-3; rho eps = 6.2422e-5; (1 - rho) eps = 0.049938.
   [2] First alpha (15 extra bits): div = 69,348.14 nats; term 1 = 0.065840; term 2 = 0.012241;
       complexity = 0.078081; units: nats inside the roots, bits per token outside.
   [3] Every row of the table: alpha, extra bits (cumulative), Delta, the code's bound (matching
-      the authors' function to 4 decimals), the same with the valid prefix code (one bit more),
-      and the union bound over the grid (7 + 3 bits, eps / 8 in both roots); the reported value
-      is the minimum, 6.2197 at alpha = 0.5; the union-bound minimum is 6.2770 (erratum C3).
+      the authors' function to 4 decimals), the same with the book's prefix code (one bit more),
+      and the union bound over the grid (the base 7 bits and eps / 8 in both roots; eps / 8 in
+      the Occam root is the log2 8 = 3 bits of the choice, so no bits are added for it); the
+      reported value is the minimum, 6.2197 at alpha = 0.5; the union-bound minimum is 6.2770
+      (erratum C3).
   [4] With N = 8,009,762 (the real document count) and alpha = 0.1: 6.4664 with the 55 bits the
       loop charges there, 6.4662 with 15 bits.
   [5] Top-1 analogue: train error 0.9, Delta 1, 7 extra bits: 0.97808.
@@ -64,17 +66,17 @@ FIGURE_NAME = "ch14_bound_terms.png"
 def prefix_bits(message_bits: float) -> float:
     """K = L + 2 log2 L: the length the code charges (bound_utils.py:222).
 
-    One bit short of a valid prefix code (erratum C9).
+    The message delimits itself, so the header is more than it needs (erratum C9).
     """
     return pb.authors_prefix_code_bits(message_bits)
 
 
-def div_nats(extra_bits: float, valid_code: bool = False) -> float:
+def div_nats(extra_bits: float, book_code: bool = False) -> float:
     """The code's divergence: (K + extra bits) ln 2 nats (sublora_pipeline.py:638).
 
-    With valid_code, K is the book's prefix code L + 2 log2 L + 1 (Chapter 11).
+    With book_code, K is the book's prefix code L + 2 log2 L + 1 (Chapter 11).
     """
-    k = pb.prefix_code_bits(MESSAGE_BITS) if valid_code else prefix_bits(MESSAGE_BITS)
+    k = pb.prefix_code_bits(MESSAGE_BITS) if book_code else prefix_bits(MESSAGE_BITS)
     return (k + extra_bits) * math.log(2)
 
 
@@ -98,15 +100,15 @@ def block1_inputs() -> None:
         f"N = {N_POP:,}; n = {N_SAMPLE:,}; eps = {EPS}; V = {V:,}"
     )
     k = prefix_bits(MESSAGE_BITS)
-    valid = pb.prefix_code_bits(MESSAGE_BITS)
+    book = pb.prefix_code_bits(MESSAGE_BITS)
     rho = N_SAMPLE / (N_SAMPLE + N_POP)
     print(f"    the authors' K = L + 2 log2 L = {k:,.2f} bits")
-    print(f"    the book's valid prefix code L + 2 log2 L + 1 = {valid:,.2f} bits")
+    print(f"    the book's prefix code L + 2 log2 L + 1 = {book:,.2f} bits")
     print(
         f"    rho = n / (n + N) = {rho:.5e}; rho eps = {rho * EPS:.4e} (Occam part); "
         f"(1 - rho) eps = {(1 - rho) * EPS:.6f} (Hoeffding part)"
     )
-    assert round(k, 2) == 100_033.22 and f"{rho:.5e}" == "1.24844e-03" and valid == k + 1
+    assert round(k, 2) == 100_033.22 and f"{rho:.5e}" == "1.24844e-03" and book == k + 1
     assert f"{rho * EPS:.4e}" == "6.2422e-05" and round((1 - rho) * EPS, 6) == 0.049938
 
 
@@ -146,16 +148,17 @@ def toy_bound(delta: float, div: float, eps: float = EPS) -> float:
 
 def block3_table() -> None:
     grid = len(pb.ALPHA_GRID)
-    print("[3] Every alpha of the grid: the code's loop, the valid prefix code, the union bound")
-    print("    code: cumulative extra bits, the authors' K, full eps; valid code: the same, K + 1;")
-    print(f"    union: {BASE_EXTRA_BITS} + log2 8 = 10 bits and eps / 8 in both roots, the "
-          "authors' K")
-    print("    alpha    extra bits   Delta (bits)    code   valid code    union")
+    print("[3] Every alpha of the grid: the code's loop, the book's prefix code, the union bound")
+    print("    code: cumulative extra bits, the authors' K, full eps; "
+          "book's code: the same, K + 1;")  # fmt: skip
+    print(f"    union: {BASE_EXTRA_BITS} extra bits and eps / 8 in both roots, the authors' K "
+          "(eps / 8 in the Occam root is the log2 8 = 3 bits of the choice)")  # fmt: skip
+    print("    alpha    extra bits   Delta (bits)    code  book's code   union")
     rows = []
     for alpha, extra in zip(pb.ALPHA_GRID, code_extra_bits(), strict=True):
         delta = pb.loss_range(alpha, V)
         code = toy_bound(delta, div_nats(extra))
-        valid = toy_bound(delta, div_nats(extra, valid_code=True))
+        valid = toy_bound(delta, div_nats(extra, book_code=True))
         union = toy_bound(delta, div_nats(BASE_EXTRA_BITS), eps=EPS / grid)
         rows.append((alpha, code, valid, union))
         print(
@@ -175,7 +178,7 @@ def block3_table() -> None:
           "with alpha)")
     rises = [valid - code for _, code, valid, _ in rows]
     print(
-        f"    the valid code raises every bound by {min(rises):.1e} to {max(rises):.1e} bits per"
+        f"    the book's code raises every bound by {min(rises):.1e} to {max(rises):.1e} bits per"
         f" token; its minimum is {min(row[2] for row in rows):.4f}"
     )
     print(

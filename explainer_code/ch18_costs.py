@@ -5,7 +5,8 @@ Claims, numbered as the output blocks:
       1.76e10 entries, 70.35 GB as float32: more than most accelerators hold, less than the
       largest (80 GB and more). The authors' dense operator never stores it: it regenerates P
       from its seed in row chunks of at most 2e8 entries [SOURCE: sublora/nn/projectors.py:
-      233-251 @c606ea6], about 0.8 GB each. Its real cost is compute: D d multiply-adds and as
+      233-251 @c606ea6], about 0.8 GB each (88 computed, 89 drawn: the loop adds one for the
+      remaining rows). Its real cost is compute: D d multiply-adds and as
       many Gaussian draws for P w, and again for P^T g in the backward pass.
   [2] Directions of w in the null space of P get zero gradient. Under plain SGD they never
       move; under AdamW, the authors' optimizer [SOURCE: sublora/nn/projectors.py:188
@@ -74,11 +75,15 @@ def main() -> None:
     chunk_rows = D_LORA // chunks
     print(f"[1] Dense P for D = {D_LORA:,}, d = {D_SUB:,}: {entries:.3g} entries, "
           f"{entries * 4 / 1e9:.2f} GB as float32")  # fmt: skip
-    print(f"    the authors' dense operator draws it in {chunks} chunks of {chunk_rows:,} rows, "
-          f"{chunk_rows * D_SUB * 4 / 1e9:.2f} GB each, and never stores the whole")  # fmt: skip
+    drawn = math.ceil(D_LORA / chunk_rows)  # the loop runs until every row is drawn
+    last_rows = D_LORA - (drawn - 1) * chunk_rows
+    print(f"    the authors' dense operator computes {chunks} chunks of {chunk_rows:,} rows, "
+          f"{chunk_rows * D_SUB * 4 / 1e9:.2f} GB each, and its loop draws {drawn}: "
+          f"{drawn - 1} of them and a last of {last_rows} rows; "
+          "it never stores the whole")  # fmt: skip
     print(f"    per product P w: {entries:.3g} multiply-adds and {entries:.3g} Gaussian draws; "
           "the backward pass repeats both for P^T g")  # fmt: skip
-    assert 70e9 < entries * 4 < 80e9 and chunk_rows * D_SUB <= CHUNK_MAX
+    assert 70e9 < entries * 4 < 80e9 and chunk_rows * D_SUB <= CHUNK_MAX and drawn == chunks + 1
 
     # [2]
     sgd, adamw = drift("SGD"), drift("AdamW")
