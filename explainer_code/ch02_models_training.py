@@ -21,8 +21,8 @@ Claims, numbered as the output blocks (all of them the book's own computations):
   [6] Luck and fitting, separated: over 1,000 fresh samples of N = 200 points (seeds 1000 to
       1999), the training loss at the true parameters minus their population risk averages to
       zero within 2 standard errors (luck has no direction), while the minimum of the training
-      loss lies below the true parameters' training loss by about d / (2 N ln 2) bits with
-      d = 2 parameters (the classical optimism of a maximum-likelihood fit), within 2 standard
+      loss lies below the true parameters' training loss by about D / (2 N ln 2) bits with
+      D = 2 parameters (the classical optimism of a maximum-likelihood fit), within 2 standard
       errors.
 Figure: ch02_training.png (descent paths on the loss surface; train and population error
 against degree).
@@ -263,7 +263,7 @@ def main() -> None:
           f"{luck.mean():+.4f} +- {se_luck:.4f} (zero within 2 standard errors)")
     print(f"    fitting, how far the minimum of the training loss lies below the loss at the "
           f"true (a, b): {-fitting.mean():.4f} +- {se_fit:.4f}")
-    print(f"    theory for d = 2 parameters, d / (2 N ln 2): {theory:.4f} "
+    print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} "
           f"(within 2 standard errors)")
     assert abs(luck.mean()) < 2 * se_luck
     assert abs(fitting.mean() + theory) < 2 * se_fit
