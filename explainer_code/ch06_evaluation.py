@@ -20,11 +20,11 @@ Claims, numbered as the output blocks:
       mean estimate agrees with the exact value, the standard error computed from one sample
       matches the spread across repetitions, and mean +- 2 SE covers the exact value about 95 %
       of the time.
-  [5] Windows: a model that reads at most T_max = 16 tokens scores 64-token documents in independent
-      blocks, or in sliding windows with stride s (the scheme of the authors' compute_bound_scores,
-      sublora/bounds/bound_utils.py:40-87 @c606ea6, with T_max = 1,024 and s = 100 there); exact bits
-      per token and top-1 error of each scheme, the tokens each scores, the positions it runs the
-      model on, and a Monte Carlo check (n = 100, M = 200).
+  [5] Windows: a model that reads at most T_max = 16 tokens scores 64-token documents in
+      independent blocks, or in sliding windows with stride s (the scheme of the authors'
+      compute_bound_scores, sublora/bounds/bound_utils.py:40-87 @c606ea6, with T_max = 1,024 and
+      s = 100 there); exact bits per token and top-1 error of each scheme, the tokens each
+      scores, the positions it runs the model on, and a Monte Carlo check (n = 100, M = 200).
 Deterministic: numpy default_rng(6), float64; values printed to 4 decimals at most.
 The figure ch06_windows.png draws the context each scheme gives every position, and its loss.
 """
