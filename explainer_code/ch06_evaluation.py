@@ -20,11 +20,11 @@ Claims, numbered as the output blocks:
       mean estimate agrees with the exact value, the standard error computed from one sample
       matches the spread across repetitions, and mean +- 2 SE covers the exact value about 95 %
       of the time.
-  [5] Windows: a model that reads at most B = 16 tokens scores 64-token documents in independent
-      blocks, or in sliding windows with stride s (the scheme of the authors' compute_bound_scores,
-      sublora/bounds/bound_utils.py:40-87 @c606ea6, with B = 1,024 and s = 100 there); exact bits
-      per token and top-1 error of each scheme, the tokens each scores, the positions it runs the
-      model on, and a Monte Carlo check (n = 100, M = 200).
+  [5] Windows: a model that reads at most T_max = 16 tokens scores 64-token documents in
+      independent blocks, or in sliding windows with stride s (the scheme of the authors'
+      compute_bound_scores, sublora/bounds/bound_utils.py:40-87 @c606ea6, with T_max = 1,024 and
+      s = 100 there); exact bits per token and top-1 error of each scheme, the tokens each
+      scores, the positions it runs the model on, and a Monte Carlo check (n = 100, M = 200).
 Deterministic: numpy default_rng(6), float64; values printed to 4 decimals at most.
 The figure ch06_windows.png draws the context each scheme gives every position, and its loss.
 """
@@ -45,7 +45,7 @@ V, LAG, COPY = 16, 8, 0.9  # vocabulary, copy distance, copy probability
 T = 64  # tokens per document
 TOP_K = 3
 N_DOCS, M_REPS = 100, 200  # documents per estimate; Monte Carlo repetitions
-BLOCK = 16  # the model's context window B in [5]
+BLOCK = 16  # the model's context window T_max in [5]
 STRIDES = (12, 4)
 GPT2_V = 50_257
 FIGURE_NAME = "ch06_windows.png"
@@ -235,7 +235,7 @@ def main() -> None:
     ]
     schemes += [(f"sliding, stride {s}", "sliding", s) for s in STRIDES]
     print(
-        f"[5] a model that reads at most B = {BLOCK} tokens, {T}-token documents "
+        f"[5] a model that reads at most T_max = {BLOCK} tokens, {T}-token documents "
         f"(exact values; Monte Carlo n = {N_DOCS}, M = {M_REPS}):"
     )
     print(
@@ -306,7 +306,7 @@ def draw_figure(ctx: dict, exact_by: dict, pi: np.ndarray, scores: dict) -> None
     )
     ax.set_xlabel("position in the document")
     ax.set_ylabel(f"tokens of context (capped at {BLOCK + 2})")
-    ax.set_title(f"How much context each position gets, model window B = {BLOCK}", fontsize=10)
+    ax.set_title(f"How much context each position gets, model window T_max = {BLOCK}", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(-0.16, -0.15), frameon=False)
     fig.tight_layout()
     save_figure(fig, FIGURE_NAME, dpi=150)

@@ -18,12 +18,13 @@ Claims, numbered as the output blocks:
       |P w| / |w| of random w stay far inside that range.
   [6] The rdkronqr projector of Chapter 18 at D = 2,384, d = 128: its 121 Kronecker directions
       have singular value 1; its 7 remainder directions do not.
-  [7] Johnson-Lindenstrauss: 50 Gaussian points in R^2,384 mapped by a k x D matrix with N(0, 1/k)
-      entries; the largest distortion of a squared pairwise distance against k (M = 20 draws,
-      seed 8, mean and standard error), how many draws keep every pair within eta = 0.5 (the
-      distortion, not the failure probability epsilon), the share of pairs beyond it against the
-      Chernoff bound per pair, and Dasgupta and Gupta's sufficient k (where that bound is 2 / J^2
-      for J points).
+  [7] Johnson-Lindenstrauss: 50 Gaussian points in R^2,384 mapped by an m x D matrix with
+      N(0, 1/m) entries; the largest distortion of a squared pairwise distance against m (M = 20
+      draws, seed 8, mean and standard error), how many draws keep every pair within gamma = 0.5
+      (the distortion, not the failure probability epsilon), the share of pairs beyond it against
+      the Chernoff bound per pair, and Dasgupta and Gupta's sufficient m (where that bound is
+      2 / J^2 for J points). (m and gamma, not k and eta: the book's notation keeps k for top-k
+      and eta for the learning rate.)
 Deterministic: numpy's default_rng with fixed seeds, float64; every printed value is rounded to
 four significant digits at most, and values at rounding level are printed as bounds.
 The figure ch08_singular_values.png draws [5], [6] and [7].
@@ -109,7 +110,7 @@ def singular_values(M: np.ndarray) -> np.ndarray:
 
 
 def jl_distortions(rng: np.random.Generator, points: np.ndarray, k: int) -> np.ndarray:
-    """| |F u - F v|^2 / |u - v|^2 - 1 | for every pair, F k x D with N(0, 1/k) entries."""
+    """| |F u - F v|^2 / |u - v|^2 - 1 | for every pair, F m x D with N(0, 1/m) entries (m = k)."""
     F = rng.standard_normal((k, points.shape[1])) / math.sqrt(k)
     Y = points @ F.T
     i, j = np.triu_indices(len(points), 1)
@@ -118,17 +119,18 @@ def jl_distortions(rng: np.random.Generator, points: np.ndarray, k: int) -> np.n
 
 
 def pair_failure_bound(k: int, eta: float) -> float:
-    """Chernoff bound on P(| |F u|^2 / |u|^2 - 1 | > eta) for one pair.
+    """Chernoff bound on P(| |F u|^2 / |u|^2 - 1 | > gamma) for one pair (m = k, gamma = eta).
 
-    The bound is 2 exp(-k (eta^2/2 - eta^3/3) / 2).
+    The bound is 2 exp(-m (gamma^2/2 - gamma^3/3) / 2).
 
-    At k = 4 ln J / (eta^2/2 - eta^3/3) it equals 2 / J^2, the step of Dasgupta and Gupta's proof.
+    At m = 4 ln J / (gamma^2/2 - gamma^3/3) it equals 2 / J^2, the step of Dasgupta and Gupta's
+    proof.
     """
     return 2 * math.exp(-k * (eta**2 / 2 - eta**3 / 3) / 2)
 
 
 def dasgupta_gupta_k(n_points: int, eta: float) -> int:
-    """Smallest k >= 4 ln J / (eta^2 / 2 - eta^3 / 3) for J points (Dasgupta and Gupta, 2003)."""
+    """Smallest m >= 4 ln J / (gamma^2 / 2 - gamma^3 / 3) for J points (Dasgupta, Gupta 2003)."""
     return math.ceil(4 * math.log(n_points) / (eta**2 / 2 - eta**3 / 3))
 
 
@@ -276,14 +278,14 @@ def main() -> None:
     print(
         f"[7] {JL_POINTS} Gaussian points in R^{D_SMALL:,} ({JL_POINTS * (JL_POINTS - 1) // 2:,} "
         "pairs), "
-        f"mapped by k x D matrices with N(0, 1/k) entries, M = {JL_DRAWS} draws per k:"
+        f"mapped by m x D matrices with N(0, 1/m) entries, M = {JL_DRAWS} draws per m:"
     )
     print(
-        f"    Dasgupta-Gupta sufficient k for eta = {JL_ETA}: 4 ln {JL_POINTS} / "
-        f"(eta^2/2 - eta^3/3) -> k = {k_dg}"
+        f"    Dasgupta-Gupta sufficient m for gamma = {JL_ETA}: 4 ln {JL_POINTS} / "
+        f"(gamma^2/2 - gamma^3/3) -> m = {k_dg}"
     )
     print(
-        "        k   largest distortion: mean +- SE   draws within eta   pairs beyond eta   "
+        "        m   largest distortion: mean +- SE   draws within gamma   pairs beyond gamma   "
         "bound per pair"
     )
     jl = {}
@@ -297,8 +299,8 @@ def main() -> None:
         beyond_txt = f"{beyond:.2e}" if beyond > 0 else "0"
         bound_txt = f"{bound:.2e}" if bound < 1 else "above 1"
         print(
-            f"    {k:>5}   {m:.3f} +- {se:.3f}   {within:>2} of {JL_DRAWS}   {beyond_txt:>9}   "
-            f"{bound_txt}"
+            f"    {k:>5}   {m:.3f} +- {se:.3f}     {within:>2} of {JL_DRAWS}       "
+            f"{beyond_txt:>9}   {bound_txt}"
         )
         assert beyond <= bound
     assert k_dg == 188 and abs(pair_failure_bound(k_dg, JL_ETA) * JL_POINTS**2 / 2 - 1) < 0.02
@@ -345,12 +347,12 @@ def draw_figure(spectra: dict, sk: np.ndarray, jl: dict, k_dg: int) -> None:
         capsize=3,
         label="largest distortion, mean of 20 draws (+-2 SE)",
     )
-    ax2.axhline(JL_ETA, color="#D55E00", ls="--", lw=1, label=f"eta = {JL_ETA}")
-    ax2.axvline(k_dg, color="#999999", ls=":", lw=1.5, label=f"Dasgupta-Gupta k = {k_dg}")
+    ax2.axhline(JL_ETA, color="#D55E00", ls="--", lw=1, label=f"gamma = {JL_ETA}")
+    ax2.axvline(k_dg, color="#999999", ls=":", lw=1.5, label=f"Dasgupta-Gupta m = {k_dg}")
     ax2.set_xscale("log")
     ax2.set_xticks(ks, [str(k) for k in ks])
     ax2.minorticks_off()
-    ax2.set_xlabel("target dimension k")
+    ax2.set_xlabel("target dimension m")
     ax2.set_ylabel("max |ratio of squared distances - 1|")
     ax2.set_title(f"Johnson-Lindenstrauss: {JL_POINTS} points in R^{D_SMALL:,}", fontsize=10)
     ax2.legend(loc="upper right")
