@@ -20,7 +20,8 @@
 # printed here by $\ln 2$ to compare it with a chapter. Entropies of the next-token distribution
 # (section 3) are printed in bits.
 #
-# **Which models you are looking at.** GPT-2 small (124M parameters,
+# **Which models you are looking at.** GPT-2 small ("124M" parameters: the exact count depends on
+# what is counted, see Chapter 5's [table of counts](../../chapters/05-transformers-gpt2/#gpt-2-counts);
 # $n_{\text{layer}} = 12$, $n_{\text{head}} = 12$, $n_{\text{embd}} = 768$) cannot be downloaded
 # on the machines that build this site, and no package ships its weights. The notebook therefore
 # trains its own models, on the CPU, as it runs:
@@ -357,9 +358,9 @@ print(f"small GPT: {small.num_params():,} parameters; {STEPS} steps of {BATCH} x
 # %% [markdown]
 # **The architecture, printed.** PyTorch prints a model as the tree of its modules. Below is the
 # small GPT's tree, then its parameters counted module by module and checked against
-# [Chapter 5](../../chapters/05-transformers-gpt2/)'s formula: with width $c = n_{\text{embd}}$,
-# the token table holds $Vc$ numbers, the position table $T_{\max} c$, each block $12c^2 + 13c$
-# (two layer norms $4c$, attention $4c^2 + 4c$, MLP $8c^2 + 5c$), the final layer norm $2c$, and
+# [Chapter 5](../../chapters/05-transformers-gpt2/)'s formula: with width $n_e = n_{\text{embd}}$,
+# the token table holds $V n_e$ numbers, the position table $T_{\max} n_e$, each block $12n_e^2 + 13n_e$
+# (two layer norms $4n_e$, attention $4n_e^2 + 4n_e$, MLP $8n_e^2 + 5n_e$), the final layer norm $2n_e$, and
 # the unembedding nothing extra, because it is the token table used a second time (tied).
 # Section 7 does the same for a model of GPT-2 small's shape.
 
@@ -453,8 +454,9 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # [MY EXPLANATION] That gap between training and held-out loss is what generalisation bounds, the
 # subject of the paper this site explains, are about: a bound is a guarantee, computed from the
 # training loss and the size of the model's description, that the loss on unseen text cannot be
-# much worse. A real language model sees each of its billions of training tokens about once, so
-# it rarely gets the chance to memorise like this; the paper asks what can still be *proved*.
+# much worse. A real language model also reads its text many times over (nanoGPT's recipe for
+# GPT-2 small passes over OpenWebText's nine billion tokens about 33 times, Chapter 7), yet its
+# held-out loss stays near its training loss; the paper asks whether that can be *proved*.
 #
 # A sample from the small model at temperature 0.8, 120 tokens, after the
 # heading "## Attention" (the context window is 64 tokens, so for a longer sample the window
@@ -502,6 +504,12 @@ cfg = lm.net.config
 print(f"GPT-2 weights found: {'yes, in ' + str(weights) if weights else 'no'}")
 print(f"sections 3, 5 and 6 use {lm.name}: {cfg.n_layer} layers, {cfg.n_head} heads, "
       f"width {cfg.n_embd}, vocabulary {cfg.vocab_size:,}")
+
+# %% [markdown]
+# [MY ANALYSIS] Without GPT-2's weights (the site's copy of this notebook is executed without
+# them), the model of sections 3, 5 and 6 is the small GPT as it stands after step 500: past its
+# best, with a validation loss above the best bigram model's (both printed in section 2). Those
+# sections show *how* a GPT computes its next-token distribution, not a good one.
 
 # %% [markdown]
 # ## 3. The next token
@@ -807,8 +815,10 @@ for r, row in enumerate(rows):
 
 # %% [markdown]
 # [MY ANALYSIS] Read the "embed" column first: it mostly predicts the input token itself. The
-# unembedding is the embedding matrix (tied), and a token's vector has its largest dot product
-# with itself, so before any block has added anything the readout just echoes the input. The
+# unembedding is the embedding matrix (tied), and a token's vector usually has its largest dot
+# product with itself (not always: a longer vector can score higher against it; the printed share
+# says how often the echo wins), so before any block has added anything the readout mostly
+# echoes the input. The
 # blocks then move the prediction towards plausible next tokens; the last table shows, row by
 # row, how much probability lands on the word that really comes next. GPT-2 small ties its
 # embedding too, so exercise 4 can ask the same question of its twelve blocks.
@@ -1009,8 +1019,8 @@ show_figure(fig, alt=(
 # waits on memory. An uncached step reads the same weights once but uses each of them for every
 # position in the sequence, hundreds of operations per byte, and that keeps the arithmetic units
 # busy instead. Compare, in the timings, the cached step (one position) with the first uncached
-# point (eight positions): the extra positions cost little, and the cache saves far less time
-# than it saves arithmetic. The same reason makes servers batch many users' requests into
+# point (eight positions): eight times the positions take only a few times as long, and the
+# cache saves far less time than it saves arithmetic. The same reason makes servers batch many users' requests into
 # one step: the weights are read once for all of them.
 #
 # The price of the cache is memory that grows with every token (per token, the
@@ -1241,9 +1251,9 @@ print(f"validation loss: {mask_rows['with the mask']['all']:.3f} with the positi
 #    (Hint: what must the key at position $j$ contain for the query at a later copy to find
 #    it?) With GPT-2 weights, compute the same two scores for its 144 heads and look for
 #    4.11 and 5.5.
-# 6. Parameters. Count the small GPT's parameters by hand, writing $c$ for its width
-#    $n_{\text{embd}}$: the embeddings $V c$ and $64 c$; per block two layer norms $2 \cdot 2c$,
-#    attention $4c^2 + 4c$, MLP $8c^2 + 5c$; the final layer norm $2c$; the head costs nothing
+# 6. Parameters. Count the small GPT's parameters by hand, writing $n_e$ for its width
+#    $n_{\text{embd}}$: the embeddings $V n_e$ and $64 n_e$; per block two layer norms $2 \cdot 2n_e$,
+#    attention $4n_e^2 + 4n_e$, MLP $8n_e^2 + 5n_e$; the final layer norm $2n_e$; the head costs nothing
 #    extra (tied). Your total must match the count printed in section 2.
 # 7. The cache. Change `N_NEW` and `LENGTHS` and watch the ratio of the totals. At what length
 #    would the cache of one sequence take as much memory as the weights?

@@ -75,6 +75,10 @@ def _gpt_beats_bigram(ns: Namespace) -> bool:
     return ns["best"]["validation"] < ns["bigram_val"] - 0.05
 
 
+def _final_model_past_the_bigram(ns: Namespace) -> bool:
+    return ns["final_val"] > ns["bigram_val"] + 0.05
+
+
 def _losses_fall_together_first(ns: Namespace) -> bool:
     train, val = ns["train_curve"], ns["val_curve"]
     return train[1] < train[0] - 1.0 and val[1] < val[0] - 1.0
@@ -173,6 +177,8 @@ CLAIMS: dict[str, tuple[str, Callable[[Namespace], bool]]] = {
     "bpe": ("section 1: the printed merges end in tiktoken's tokens", _bpe_replay),
     "bigram": ("section 2: the less the bigram smooths, the wider its gap", _bigram_gap_widens),
     "beats bigram": ("section 2: the small GPT passes the best bigram model", _gpt_beats_bigram),
+    "final model": ("section 2: after step 500 the validation loss is above the bigram's",
+                    _final_model_past_the_bigram),
     "fall together": ("section 2: at first both losses fall together", _losses_fall_together_first),
     "turns up": ("section 2: validation turns up before the last step", _validation_turns_up),
     "train falls": ("section 2: the training loss keeps falling", _training_keeps_falling),
