@@ -1,6 +1,7 @@
 // The bound explorer: a reader sets the inputs of the book's bound and watches it and its terms
 // move. Plain JavaScript, no framework, no network; works from a folder (file://) as well as
-// from a server, and after Material's instant navigation (document$).
+// from a server (tests/browser/test_offline_site.py opens the offline copy's), and after
+// Material's instant navigation (document$).
 //
 // The formula is the book's (Chapter 14, with the valid prefix code of Chapter 11):
 //   K     = L + 2 log2 L + 1                      prefix-code length of an L-bit message, bits
@@ -204,16 +205,25 @@
     bar.append(line);
   }
 
+  // Builds every explorer of the page not yet built; a page swapped in by instant navigation
+  // brings fresh ones. Called when the document is ready AND on each document$ emission:
+  // opened from a folder (file://) Material's document$ never emits, so waiting for it alone
+  // left the explorer an empty box in the offline copy.
+  let built = 0;
   function setUp() {
-    document.querySelectorAll(".bound-explorer").forEach((root, i) => build(root, i));
+    document.querySelectorAll(".bound-explorer:not([data-bx-built])").forEach((root) => {
+      root.setAttribute("data-bx-built", "");
+      build(root, built++);
+    });
   }
 
   window.BoundExplorer = { compute, prefixCodeBits, lossRange, FIELDS };
-  if (typeof document$ !== "undefined") {
-    document$.subscribe(setUp); // eslint-disable-line no-undef
-  } else if (document.readyState === "loading") {
+  if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", setUp);
   } else {
     setUp();
+  }
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(setUp); // eslint-disable-line no-undef
   }
 })();
