@@ -38,6 +38,13 @@
       unit: "", min: 1e-12, max: 0.5, log: true, value: 0.05 },
   ];
   const SLIDER_STEPS = 1000;
+  // The bar's parts, in its order, and the random-guess line.
+  const LEGEND = [
+    ["bx-risk", "empirical risk R\u0302"],
+    ["bx-occam", "Occam term"],
+    ["bx-hoeff", "Hoeffding term"],
+    ["bx-guess-key", "random guess, log2 V"],
+  ];
 
   function prefixCodeBits(messageBits) {
     if (!(messageBits >= 1)) throw new RangeError("L must be at least 1 bit");
@@ -150,7 +157,15 @@
     const status = el("p", { class: "bx-status", role: "status", "aria-live": "polite" });
     const terms = el("dl", { class: "bx-terms" });
     const bar = el("div", { class: "bx-bar", "aria-hidden": "true" });
-    out.append(status, bar, terms);
+    // The bar's colours named on screen, for a reader with no pointer to hover a segment. The
+    // bar and its legend are hidden from screen readers: the term list says the same in words.
+    const legend = el("ul", { class: "bx-legend", "aria-hidden": "true" });
+    LEGEND.forEach(([cls, name]) => {
+      const item = el("li", {});
+      item.append(el("span", { class: "bx-key " + cls }), document.createTextNode(name));
+      legend.append(item);
+    });
+    out.append(status, bar, legend, terms);
     root.append(form, out);
 
     function update() {
@@ -183,7 +198,11 @@
         ["Occam term", format(r.occam) + " bits per token"],
         ["Hoeffding term (subsample)", format(r.hoeffding) + " bits per token"],
         ["bound", format(r.bound) + " bits per token"],
-      ].forEach(([name, value]) => terms.append(el("dt", {}, name), el("dd", {}, value)));
+      ].forEach(([name, value]) => {
+        // A formula is not broken across lines; a name in words is.
+        const dt = el("dt", /=/.test(name) ? { class: "bx-formula" } : {}, name);
+        terms.append(dt, el("dd", {}, value));
+      });
       drawBar(bar, values.trainError, r);
     }
     update();

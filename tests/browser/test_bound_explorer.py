@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pacbound
 import pytest
+from browser_kit import CLIP_JS
 from standalone_kit import write_page
 
 pytestmark = pytest.mark.browser
@@ -137,3 +138,106 @@ def test_explorer_widget_reads_defaults_announces_and_moves(browser_page, tmp_pa
     # A message of ten billion bits makes the bound vacuous, and the status says so.
     page.get_by_label("Message length of the model, L", exact=True).fill("10000000000")
     assert "vacuous" in status.inner_text() and "non-vacuous" not in status.inner_text()
+
+
+def _open_styled(browser: object, tmp_path: Path, width: int) -> tuple[object, object]:
+    """A page holding the ten-minute page's explorer with the site's styles: Material's own
+    stylesheet (from the installed theme; it strips inputs of their outline) and reader.css."""
+    import material
+
+    theme_css = sorted((Path(material.__file__).parent / "templates" / "assets" / "stylesheets")
+                       .glob("main.*.min.css"))[0]
+    url = write_page(tmp_path, "<div class='bound-explorer' data-n-train='8009762' "
+                     "data-message-bits='115826' data-alpha='0.1' data-extra-bits='55'></div>",
+                     ["javascripts/bound-explorer.js"], ["stylesheets/reader.css"])
+    html = Path(tmp_path / "page.html")
+    html.write_text(html.read_text(encoding="utf-8").replace(
+        "<head>", f"<head><link rel='stylesheet' href='{theme_css.as_uri()}'>"), encoding="utf-8")
+    context = browser.new_context(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_selector(".bx-status")
+    return context, page
+
+
+FOCUS_RING_JS = """() => {
+  const el = document.activeElement;
+  const s = getComputedStyle(el);
+  return {type: el.type || el.tagName, inExplorer: !!el.closest('.bound-explorer'),
+          style: s.outlineStyle, width: parseFloat(s.outlineWidth), colour: s.outlineColor,
+          shadow: s.boxShadow};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_explorer_shows_where_the_keyboard_is(browser, tmp_path, width) -> None:
+    """Tab reaches every number box and slider, and each shows a focus ring (2 px or more) while
+    it has the keyboard's focus, at desktop and phone width."""
+    context, page = _open_styled(browser, tmp_path, width)
+    try:
+        controls = page.locator(".bound-explorer input").count()
+        assert controls == 2 * 8
+        page.locator("body").focus()
+        rings = []
+        for _ in range(controls):
+            page.keyboard.press("Tab")
+            rings.append(page.evaluate(FOCUS_RING_JS))
+        assert all(r["inExplorer"] for r in rings), rings
+        assert {r["type"] for r in rings} == {"number", "range"}
+        bare = [r for r in rings if r["style"] in ("none", "hidden") or r["width"] < 2
+                or r["colour"] in ("transparent", "rgba(0, 0, 0, 0)")]
+        assert not bare, f"{len(bare)} controls show no focus ring: {bare[:2]}"
+    finally:
+        context.close()
+
+
+def test_explorer_names_the_bars_colours_on_screen(browser, tmp_path) -> None:
+    """The bar's colours are named in a visible legend, each swatch the colour of its part."""
+    context, page = _open_styled(browser, tmp_path, 375)
+    try:
+        legend = page.evaluate("""() => {
+          const items = Array.from(document.querySelectorAll('.bound-explorer .bx-legend li'));
+          const bg = (sel) => { const e = document.querySelector(sel);
+                                return e ? getComputedStyle(e).backgroundColor : null; };
+          return {shown: items.map((li) => li.checkVisibility() && li.offsetWidth > 0),
+                  text: items.map((li) => li.textContent.trim()),
+                  keys: items.map((li) => getComputedStyle(li.querySelector('.bx-key'))
+                                            .backgroundColor),
+                  parts: [bg('.bx-bar .bx-risk'), bg('.bx-bar .bx-occam'),
+                          bg('.bx-bar .bx-hoeff'), bg('.bx-bar .bx-guess')]};
+        }""")
+        assert legend["text"] == ["empirical risk R\u0302", "Occam term", "Hoeffding term",
+                                  "random guess, log2 V"]
+        assert all(legend["shown"])
+        assert legend["keys"] == legend["parts"]
+        assert len(set(legend["parts"])) == 4
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [375, 320])
+def test_explorer_on_a_phone_keeps_units_and_whole_formulas(browser, tmp_path, width) -> None:
+    """At 375 and 320 px every unit stays on screen beside its number box, no term's formula is
+    broken across lines, and nothing in the explorer is cut off or wider than it."""
+
+    context, page = _open_styled(browser, tmp_path, width)
+    try:
+        facts = page.evaluate("""() => {
+          const root = document.querySelector('.bound-explorer');
+          const units = Array.from(root.querySelectorAll('.bx-unit')).filter((u) => u.textContent);
+          const lines = (el) => { const r = document.createRange(); r.selectNodeContents(el);
+            return new Set(Array.from(r.getClientRects()).map((b) => Math.round(b.top))).size; };
+          return {
+            units: units.map((u) => [u.textContent, u.checkVisibility() && u.offsetWidth > 0]),
+            formulas: Array.from(root.querySelectorAll('.bx-terms dt.bx-formula'))
+              .map((dt) => [dt.textContent, lines(dt)]),
+            overflow: root.scrollWidth - root.clientWidth,
+          };
+        }""")
+        assert len(facts["units"]) == 6 and all(shown for _, shown in facts["units"]), facts
+        assert len(facts["formulas"]) == 3, facts["formulas"]
+        assert all(n == 1 for _, n in facts["formulas"]), facts["formulas"]
+        assert facts["overflow"] <= 0
+        assert page.evaluate(CLIP_JS, ".bound-explorer") == []
+    finally:
+        context.close()
