@@ -143,16 +143,9 @@ def test_explorer_widget_reads_defaults_announces_and_moves(browser_page, tmp_pa
 def _open_styled(browser: object, tmp_path: Path, width: int) -> tuple[object, object]:
     """A page holding the ten-minute page's explorer with the site's styles: Material's own
     stylesheet (from the installed theme; it strips inputs of their outline) and reader.css."""
-    import material
-
-    theme_css = sorted((Path(material.__file__).parent / "templates" / "assets" / "stylesheets")
-                       .glob("main.*.min.css"))[0]
     url = write_page(tmp_path, "<div class='bound-explorer' data-n-train='8009762' "
                      "data-message-bits='115826' data-alpha='0.1' data-extra-bits='55'></div>",
-                     ["javascripts/bound-explorer.js"], ["stylesheets/reader.css"])
-    html = Path(tmp_path / "page.html")
-    html.write_text(html.read_text(encoding="utf-8").replace(
-        "<head>", f"<head><link rel='stylesheet' href='{theme_css.as_uri()}'>"), encoding="utf-8")
+                     ["javascripts/bound-explorer.js"], ["stylesheets/reader.css"], theme=True)
     context = browser.new_context(viewport={"width": width, "height": 900})  # type: ignore[attr-defined]
     page = context.new_page()
     page.goto(url)

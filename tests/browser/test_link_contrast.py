@@ -10,8 +10,6 @@ site's, with the palette attributes Material writes on <body>; no site build nee
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from standalone_kit import write_page
 
@@ -47,22 +45,10 @@ CONTRAST_JS = r"""(id) => {
 }"""
 
 
-def _theme_css() -> list[str]:
-    import material
-
-    folder = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
-    return [sorted(folder.glob(f"{name}.*.min.css"))[0].as_uri() for name in ("main", "palette")]
-
-
 @pytest.mark.parametrize("scheme", ["default", "slate"])
 def test_links_keep_their_contrast(browser, tmp_path, scheme) -> None:
-    url = write_page(tmp_path, BODY, [], ["stylesheets/explainer.css", "stylesheets/reader.css"])
-    page_file = tmp_path / "page.html"
-    theme = "".join(f"<link rel='stylesheet' href='{href}'>" for href in _theme_css())
-    html = page_file.read_text(encoding="utf-8").replace("<head>", "<head>" + theme, 1)
-    html = html.replace("<body>", f"<body data-md-color-scheme='{scheme}' "
-                        "data-md-color-primary='indigo' data-md-color-accent='indigo'>", 1)
-    page_file.write_text(html, encoding="utf-8")
+    url = write_page(tmp_path, BODY, [], ["stylesheets/explainer.css", "stylesheets/reader.css"],
+                     theme=True, scheme=scheme)
     context = browser.new_context(viewport={"width": 800, "height": 600})  # type: ignore[attr-defined]
     try:
         page = context.new_page()

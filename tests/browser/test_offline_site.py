@@ -156,3 +156,16 @@ def test_offline_copy_explorer_computes_from_a_folder(offline_site, browser) -> 
     assert float(root.get_attribute("data-bound") or "nan") > shown  # fewer documents
     assert errors == []
     page.close()
+
+
+def test_offline_copy_sets_up_the_reader_from_a_folder(offline_site, browser) -> None:
+    """reader.js sets itself up from file:// too (it waited for document$ alone before): the
+    sideways-scrolling boxes get their keyboard stops settled, and an equation reference shows
+    its preview card under the pointer."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page.goto((offline_site / "chapters" / "14-subsampling-complete-bound.html").as_uri())
+    page.wait_for_function("document.querySelectorAll('[data-scroll-stop]').length > 0",
+                           timeout=10_000)
+    page.locator("article a.xref").first.hover()
+    page.locator(".xref-card").wait_for(timeout=5_000)
+    page.close()
