@@ -352,8 +352,9 @@ CLIP_JS = r"""
     }
     return false;
   };
-  const check = (box, from, what) => {
-    if ((box.width === 0 && box.height === 0) || hiddenOnPurpose(from)) return;
+  // The cut of one box (a badge, a line of a text), as a message, or null.
+  const cutOf = (box, from, what) => {
+    if ((box.width === 0 && box.height === 0) || hiddenOnPurpose(from)) return null;
     const rect = {top: box.top, bottom: box.bottom, left: box.left, right: box.right};
     for (let a = from; a && a !== document.documentElement; a = a.parentElement) {
       const s = getComputedStyle(a);
@@ -373,23 +374,33 @@ CLIP_JS = r"""
         const classes = typeof a.className === "string" ? a.className.trim() : "";
         const name = a.tagName.toLowerCase()
           + (classes ? "." + classes.split(/\s+/).join(".") : "");
-        out.push(`${JSON.stringify(what.replace(/\s+/g, " ").trim().slice(0, 40))} cut by `
-          + `<${name}> (${cut.join(", ")})`);
-        return;
+        return `${JSON.stringify(what.replace(/\s+/g, " ").trim().slice(0, 40))} cut by `
+          + `<${name}> (${cut.join(", ")})`;
       }
     }
+    return null;
   };
   for (const badge of scope.querySelectorAll(".prov, .prov-scope")) {
     if (!badge.checkVisibility()) continue;
-    check(badge.getBoundingClientRect(), badge.parentElement, badge.textContent);
+    const cut = cutOf(badge.getBoundingClientRect(), badge.parentElement, badge.textContent);
+    if (cut) out.push(cut);
   }
+  // A text's line boxes first; where one is cut, its words: the spaces that end a wrapped line
+  // hang past the box's edge, drawing nothing.
   const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
     if (!node.nodeValue.trim() || !parent || !parent.checkVisibility()) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
-    for (const box of range.getClientRects()) check(box, parent, node.nodeValue);
+    if (!Array.from(range.getClientRects()).some((box) => cutOf(box, parent, ""))) continue;
+    for (const word of node.nodeValue.matchAll(/\S+/g)) {
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const cut = Array.from(range.getClientRects()).map((box) => cutOf(box, parent, word[0]))
+        .find(Boolean);
+      if (cut) { out.push(cut); break; }
+    }
   }
   style.remove();
   marked.forEach((el) => el.removeAttribute("data-clip-cv"));
