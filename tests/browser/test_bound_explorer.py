@@ -234,3 +234,86 @@ def test_explorer_on_a_phone_keeps_units_and_whole_formulas(browser, tmp_path, w
         assert page.evaluate(CLIP_JS, ".bound-explorer") == []
     finally:
         context.close()
+
+
+def _bound(p: dict[str, float]) -> float:
+    """pacbound's bound, with N, n and L as given (not rounded: the charts move them freely)."""
+    k = pacbound.prefix_code_bits(p["messageBits"])
+    return pacbound.subsampling_bound(
+        train_error=p["trainError"], loss_range=pacbound.loss_range(p["alpha"], int(p["vocab"])),
+        complexity_nats=(k + p["extraBits"]) * math.log(2), n_population=p["nTrain"],
+        n_sample=p["nSample"], eps=p["eps"])
+
+
+RANGES = {"nTrain": (1.0, 1e11), "messageBits": (1.0, 1e10)}
+
+
+def _python_threshold(p: dict[str, float], key: str) -> float | str:
+    """Where pacbound's bound crosses log2 V as `key` moves over the explorer's slider range."""
+    guess = math.log2(p["vocab"])
+    lo, hi = RANGES[key]
+
+    def good(x: float) -> bool:
+        return _bound({**p, key: x}) < guess
+
+    good_end, bad_end = (lo, hi) if key == "messageBits" else (hi, lo)
+    if not good(good_end):
+        return "never"
+    if good(bad_end):
+        return "always"
+    a, b = math.log10(good_end), math.log10(bad_end)
+    for _ in range(200):
+        m = (a + b) / 2
+        a, b = (m, b) if good(10 ** m) else (a, m)
+    return 10 ** ((a + b) / 2)
+
+
+def test_explorer_charts_cross_the_random_guess_where_pacbound_does(browser_page, tmp_path):
+    """The charts' sentence says where the bound stops being vacuous as N grows, and up to which
+    L it stays non-vacuous: the crossing equals pacbound's (bisection in Python) on the page's
+    inputs and on random inputs, and agrees when it never or always crosses."""
+    _open(browser_page, tmp_path)
+    ten_minutes = {"trainError": 5.0, "messageBits": 115_826.0, "nTrain": 8_009_762.0,
+                   "nSample": 10_000.0, "alpha": 0.1, "vocab": 50_257.0, "extraBits": 55.0,
+                   "eps": 0.05}
+    huge_n = {**ten_minutes, "trainError": 1.0, "nTrain": 1e11, "nSample": 1e6}  # any L works
+    cases = [ten_minutes, huge_n, *_random_inputs(seed=7)[:40]]
+    kinds = set()
+    for case in cases:
+        for key in RANGES:
+            want = _python_threshold(case, key)
+            got = browser_page.evaluate(
+                "([c, k]) => { const t = BoundExplorer.threshold(c, k);"
+                " return t.kind === 'at' ? t.value : t.kind; }", [case, key])
+            kinds.add(want if isinstance(want, str) else "at")
+            if isinstance(want, str):
+                assert got == want, (key, case)
+            else:
+                assert got == pytest.approx(want, rel=1e-6), (key, case)
+    assert kinds == {"at", "never", "always"}, kinds
+
+
+def test_explorer_charts_follow_the_inputs(browser, tmp_path) -> None:
+    """Two charts (bound against N, against L) with the random-guess line and the current point;
+    their sentences name the crossing, and a longer message moves the N crossing up."""
+    context, page = _open_styled(browser, tmp_path, 1280)
+    try:
+        charts = page.locator(".bound-explorer figure.bx-plot")
+        assert charts.count() == 2
+        for i in range(2):
+            svg = charts.nth(i).locator("svg")
+            assert svg.get_attribute("role") == "img"
+            assert "random-guess line" in (svg.get_attribute("aria-label") or "")
+            assert svg.locator("polyline.bx-plot-curve").count() == 1
+            assert svg.locator("line.bx-plot-guess").count() == 1
+            assert svg.locator("circle.bx-plot-now").count() == 1
+        caption = charts.nth(0).locator("figcaption")
+        assert caption.inner_text().startswith("Non-vacuous once N exceeds 132,000 documents")
+        assert charts.nth(1).locator("figcaption").inner_text().startswith(
+            "Non-vacuous while L stays below 7,060,000 bits")
+        before = float(charts.nth(0).get_attribute("data-threshold") or "nan")
+        page.get_by_label("Message length of the model, L", exact=True).fill("1000000")
+        after = float(charts.nth(0).get_attribute("data-threshold") or "nan")
+        assert after > before
+    finally:
+        context.close()
