@@ -352,8 +352,11 @@ CLIP_JS = r"""
     }
     return false;
   };
-  // The cut of one box (a badge, a line of a text), as a message, or null.
-  const cutOf = (box, from, what) => {
+  // The cut of one box (a badge, a line of a text), as a message, or null. `slack`: how far a
+  // box may reach past a clipping edge above or below without being cut: a text's box is its
+  // font's ascent and descent, which reach past the ink (a formula's accents and superscripts,
+  // in KaTeX's fonts, by up to a fifth of the font size), so a quarter of the font size.
+  const cutOf = (box, from, what, slack = 0.5) => {
     if ((box.width === 0 && box.height === 0) || hiddenOnPurpose(from)) return null;
     const rect = {top: box.top, bottom: box.bottom, left: box.left, right: box.right};
     for (let a = from; a && a !== document.documentElement; a = a.parentElement) {
@@ -361,13 +364,14 @@ CLIP_JS = r"""
       const paint = /paint|strict|content/.test(s.contain || "");
       const b = a.getBoundingClientRect();
       const cut = [];
-      for (const [o, lo, hi] of [[s.overflowX, "left", "right"], [s.overflowY, "top", "bottom"]]) {
+      for (const [o, lo, hi, tol] of [[s.overflowX, "left", "right", 0.5],
+                                       [s.overflowY, "top", "bottom", slack]]) {
         if (o === "auto" || o === "scroll") {
           rect[lo] = Math.max(rect[lo], b[lo]);
           rect[hi] = Math.min(rect[hi], b[hi]);
         } else if (o === "hidden" || o === "clip" || paint) {
-          if (rect[lo] < b[lo] - 0.5) cut.push(`${lo} ${(b[lo] - rect[lo]).toFixed(1)} px`);
-          if (rect[hi] > b[hi] + 0.5) cut.push(`${hi} ${(rect[hi] - b[hi]).toFixed(1)} px`);
+          if (rect[lo] < b[lo] - tol) cut.push(`${lo} ${(b[lo] - rect[lo]).toFixed(1)} px`);
+          if (rect[hi] > b[hi] + tol) cut.push(`${hi} ${(rect[hi] - b[hi]).toFixed(1)} px`);
         }
       }
       if (cut.length) {
@@ -391,14 +395,17 @@ CLIP_JS = r"""
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const parent = node.parentElement;
     if (!node.nodeValue.trim() || !parent || !parent.checkVisibility()) continue;
+    const slack = Math.max(0.5, 0.25 * parseFloat(getComputedStyle(parent).fontSize));
     const range = document.createRange();
     range.selectNodeContents(node);
-    if (!Array.from(range.getClientRects()).some((box) => cutOf(box, parent, ""))) continue;
+    if (!Array.from(range.getClientRects()).some((box) => cutOf(box, parent, "", slack))) {
+      continue;
+    }
     for (const word of node.nodeValue.matchAll(/\S+/g)) {
       range.setStart(node, word.index);
       range.setEnd(node, word.index + word[0].length);
-      const cut = Array.from(range.getClientRects()).map((box) => cutOf(box, parent, word[0]))
-        .find(Boolean);
+      const cut = Array.from(range.getClientRects())
+        .map((box) => cutOf(box, parent, word[0], slack)).find(Boolean);
       if (cut) { out.push(cut); break; }
     }
   }
