@@ -116,11 +116,16 @@ mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a te
 mutate-claims: $(INSTALLED) ## Mutation harness of the claim check: catch rate per kind of wrong number, false errors (minutes; ARGS="-v --targets")
 	$(PY) -m explainer_tools.claims.mutate $(ARGS)
 
+# Jupyter refuses to start as root ("Running as root is not recommended") unless told it may: in a
+# container, or on a machine where everything runs as root, `make notebook` passes --allow-root.
+USER_ID ?= $(shell id -u)
+JUPYTER_AS_ROOT := $(if $(filter 0,$(USER_ID)),--allow-root)
+
 notebook: $(NOTEBOOK_INSTALLED) ## Open the companion notebook (notebooks/gpt2_under_the_hood.py) in Jupyter
 	@echo "Jupyter opens notebooks/gpt2_under_the_hood.py as a notebook (jupytext); saving writes"
 	@echo "the .py back. The site's copy, docs/notebooks/*.ipynb, is rewritten only by make regenerate."
 	PYTHONHASHSEED=0 OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 JUPYTER_PLATFORM_DIRS=1 \
-	  $(VENV)/bin/jupyter notebook \
+	  $(VENV)/bin/jupyter notebook $(JUPYTER_AS_ROOT) \
 	  --JupyterNotebookApp.default_url=/notebooks/notebooks/gpt2_under_the_hood.py
 
 corpus: $(INSTALLED) ## Rebuild the notebook's frozen training text from today's pages (on purpose only)

@@ -43,3 +43,30 @@ def test_the_page_server_counts_bytes_before_compression(site: Path) -> None:
 def test_no_build_without_a_site_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="holds no built site"):
         site_bench.main(["--no-build", "--site", str(tmp_path / "none")])
+
+
+def test_every_page_a_reader_opens_is_measured(tmp_path: Path) -> None:
+    for name in ("index.html", "404.html", "chapters/01-x/index.html", "code/ch01/index.html",
+                 "notebooks/gpt2-under-the-hood/index.html", "errata/c1/index.html",
+                 "assets/a.html", "search/s.html", "print_page/index.html"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("<html></html>")
+    assert site_bench.reader_pages(tmp_path) == [
+        "", "chapters/01-x/", "code/ch01/", "errata/c1/", "notebooks/gpt2-under-the-hood/"]
+    assert "notebooks/gpt2-under-the-hood/" in site_bench.NAMED  # and in Lighthouse's set
+
+
+def test_busy_loops_spin_and_stop() -> None:
+    with site_bench.busy_loops(2) as loops:
+        assert len(loops) == 2 and all(loop.poll() is None for loop in loops)
+    assert all(loop.poll() is not None for loop in loops)
+
+
+def test_print_pages_lists_every_page_with_its_verdict(capsys: pytest.CaptureFixture) -> None:
+    rows = dict.fromkeys(site_bench.NAMED, (0.3, 500_000))
+    rows["chapters/09-x/"] = (0.4, 400_000)
+    rows["notebooks/gpt2-under-the-hood/"] = (0.9, 1_200_000)
+    site_bench.print_pages(rows, 3)
+    out = capsys.readouterr().out
+    assert "/notebooks/gpt2-under-the-hood/" in out and "NO" in out
+    assert "no page over 1 MB: NOT met (1 of 6 over: notebooks/gpt2-under-the-hood/)" in out

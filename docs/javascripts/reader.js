@@ -245,6 +245,7 @@
   // mounts a code block only when it comes into view (content.lazy) and then sets the block's
   // stop itself, the same way on a device with a mouse; until then the stop is ours.
   const SCROLLERS = ".md-typeset__scrollwrap, .katex-display, .md-typeset pre > code, " +
+                    ".md-typeset div.arithmatex, " +  // a display formula's box (explainer.css)
                     ".jp-Cell .highlight-ipynb, .jp-OutputArea-output pre";
   function settleTabStop(box) {
     const scrolls = box.scrollWidth > box.clientWidth;
@@ -294,22 +295,22 @@
   new MutationObserver(nameCodeNavs).observe(document.documentElement,
                                              {childList: true, subtree: true});
 
+  // A link gets its card's listeners once, however often setUp runs.
+  const withCard = new WeakSet();
+  function cardOn(link, open) {
+    if (withCard.has(link)) return;
+    withCard.add(link);
+    link.addEventListener("mouseenter", () => open(link));
+    link.addEventListener("focus", () => open(link));
+    link.addEventListener("mouseleave", closeCard);
+    link.addEventListener("blur", closeCard);
+  }
   function setUp() {
     citations();
     nameCodeNavs();
-    document.querySelectorAll("a.cite[data-reference]").forEach((link) => {
-      link.addEventListener("mouseenter", () => openCiteCard(link));
-      link.addEventListener("focus", () => openCiteCard(link));
-      link.addEventListener("mouseleave", closeCard);
-      link.addEventListener("blur", closeCard);
-    });
+    document.querySelectorAll("a.cite[data-reference]").forEach((link) => cardOn(link, openCiteCard));
     accessible();  // formulas are rendered at build time: their links are in the page already
-    document.querySelectorAll("a.xref").forEach((link) => {
-      link.addEventListener("mouseenter", () => openCard(link));
-      link.addEventListener("focus", () => openCard(link));
-      link.addEventListener("mouseleave", closeCard);
-      link.addEventListener("blur", closeCard);
-    });
+    document.querySelectorAll("a.xref").forEach((link) => cardOn(link, openCard));
     openTarget();
   }
 
@@ -357,10 +358,24 @@
     if (event.key === "Escape") closeCard();
   });
   window.addEventListener("hashchange", openTarget);
-  if (typeof document$ !== "undefined") {
-    document$.subscribe(() => { closeCard(); setUp(); });
+  // When the document is ready, and after each instant navigation. Opened from a folder
+  // (file://, the offline copy) Material's document$ never emits: waiting for it alone left the
+  // reader's cards and the keyboard's scroll stops out of the offline copy.
+  // Material's instant navigation swaps in a new page container: one set-up per container.
+  let readyFor = null;
+  function setUpOnce() {
+    const page = document.querySelector(".md-content") || document.body;
+    if (page === readyFor) return;
+    readyFor = page;
+    setUp();
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setUpOnce);
   } else {
-    document.addEventListener("DOMContentLoaded", setUp);
+    setUpOnce();
+  }
+  if (typeof document$ !== "undefined") {
+    document$.subscribe(() => { closeCard(); setUpOnce(); });
   }
 })();
 

@@ -324,6 +324,98 @@ async ({timeoutMs, openAll}) => {
 }
 """
 
+# Text and badges drawn outside an ancestor that cuts them off: overflow hidden or clip on an axis,
+# or paint containment (`contain: paint`, and `content-visibility: auto`, which contains a block's
+# paint whenever it is on screen). A scrolling ancestor (overflow auto or scroll) shows what lies
+# outside it by scrolling, so only the part within it counts further up. Every block that
+# `content-visibility` may skip is measured as it is on screen (its containment, not its
+# placeholder size); elements of a box 1 px or less (screen-reader text) are hidden on purpose.
+CLIP_JS = r"""
+(scopeSelector) => {
+  const scope = document.querySelector(scopeSelector) || document.body;
+  const marked = [];
+  for (const el of scope.querySelectorAll("*")) {
+    if (getComputedStyle(el).contentVisibility !== "visible") {
+      el.setAttribute("data-clip-cv", "");
+      marked.push(el);
+    }
+  }
+  const style = document.createElement("style");
+  style.textContent = "[data-clip-cv] { content-visibility: visible !important;"
+    + " contain: layout style paint !important; }";
+  document.head.append(style);
+  const out = [];
+  const hiddenOnPurpose = (el) => {
+    for (let a = el; a && a !== document.documentElement; a = a.parentElement) {
+      const b = a.getBoundingClientRect();
+      if (b.width <= 1 || b.height <= 1) return true;
+    }
+    return false;
+  };
+  // The cut of one box (a badge, a line of a text), as a message, or null. `slack`: how far a
+  // box may reach past a clipping edge above or below without being cut: a text's box is its
+  // font's ascent and descent, which reach past the ink (a formula's accents and superscripts,
+  // in KaTeX's fonts, by up to a fifth of the font size), so a quarter of the font size.
+  const cutOf = (box, from, what, slack = 0.5) => {
+    if ((box.width === 0 && box.height === 0) || hiddenOnPurpose(from)) return null;
+    const rect = {top: box.top, bottom: box.bottom, left: box.left, right: box.right};
+    for (let a = from; a && a !== document.documentElement; a = a.parentElement) {
+      const s = getComputedStyle(a);
+      const paint = /paint|strict|content/.test(s.contain || "");
+      const b = a.getBoundingClientRect();
+      const cut = [];
+      for (const [o, lo, hi, tol] of [[s.overflowX, "left", "right", 0.5],
+                                       [s.overflowY, "top", "bottom", slack]]) {
+        if (o === "auto" || o === "scroll") {
+          rect[lo] = Math.max(rect[lo], b[lo]);
+          rect[hi] = Math.min(rect[hi], b[hi]);
+        } else if (o === "hidden" || o === "clip" || paint) {
+          if (rect[lo] < b[lo] - tol) cut.push(`${lo} ${(b[lo] - rect[lo]).toFixed(1)} px`);
+          if (rect[hi] > b[hi] + tol) cut.push(`${hi} ${(rect[hi] - b[hi]).toFixed(1)} px`);
+        }
+      }
+      if (cut.length) {
+        const classes = typeof a.className === "string" ? a.className.trim() : "";
+        const name = a.tagName.toLowerCase()
+          + (classes ? "." + classes.split(/\s+/).join(".") : "");
+        return `${JSON.stringify(what.replace(/\s+/g, " ").trim().slice(0, 40))} cut by `
+          + `<${name}> (${cut.join(", ")})`;
+      }
+    }
+    return null;
+  };
+  for (const badge of scope.querySelectorAll(".prov, .prov-scope")) {
+    if (!badge.checkVisibility()) continue;
+    const cut = cutOf(badge.getBoundingClientRect(), badge.parentElement, badge.textContent);
+    if (cut) out.push(cut);
+  }
+  // A text's line boxes first; where one is cut, its words: the spaces that end a wrapped line
+  // hang past the box's edge, drawing nothing.
+  const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (!node.nodeValue.trim() || !parent || !parent.checkVisibility()) continue;
+    const slack = Math.max(0.5, 0.25 * parseFloat(getComputedStyle(parent).fontSize));
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    if (!Array.from(range.getClientRects()).some((box) => cutOf(box, parent, "", slack))) {
+      continue;
+    }
+    for (const word of node.nodeValue.matchAll(/\S+/g)) {
+      range.setStart(node, word.index);
+      range.setEnd(node, word.index + word[0].length);
+      const cut = Array.from(range.getClientRects())
+        .map((box) => cutOf(box, parent, word[0], slack)).find(Boolean);
+      if (cut) { out.push(cut); break; }
+    }
+  }
+  style.remove();
+  marked.forEach((el) => el.removeAttribute("data-clip-cv"));
+  return Array.from(new Set(out));
+}
+"""
+
+
 OVERFLOW_JS = """
 () => {
   const width = document.documentElement.clientWidth;
@@ -750,6 +842,7 @@ def load_page(
         if self_test is not None:
             load.facts["selfTest"] = self_test
         load.facts["rawTexCommands"] = page.evaluate(RAW_TEX_JS)  # folded blocks included
+        load.facts["clipped"] = page.evaluate(CLIP_JS, ".md-content")
         if viewport["width"] < 600:  # a phone: measure horizontal overflow
             load.facts["overflow"] = page.evaluate(OVERFLOW_JS)
         if axe is not None:
@@ -764,6 +857,7 @@ def load_page(
             load.phone_facts = page.evaluate(
                 COLLECT_JS, {"timeoutMs": MATHJAX_TIMEOUT_MS, "openAll": open_all})
             load.phone_facts["overflow"] = page.evaluate(OVERFLOW_JS)
+            load.phone_facts["clipped"] = page.evaluate(CLIP_JS, ".md-content")
         page.wait_for_load_state("networkidle")
         load.served = server.log.take()
         for request in load.served:
@@ -980,6 +1074,13 @@ def figure_legibility_problems(load: PageLoad, site: Path) -> list[str]:
     return problems
 
 
+def clip_problems(load: PageLoad) -> list[str]:
+    """Text or a badge cut off by an ancestor that clips it (CLIP_JS): hidden, not scrollable."""
+    clipped = load.facts.get("clipped", [])
+    return [f"{load.label}: {len(clipped)} text(s) or badge(s) drawn outside a clipping box, "
+            f"cut off: " + "; ".join(clipped[:5])] if clipped else []
+
+
 def overflow_problems(load: PageLoad) -> list[str]:
     overflow = load.facts.get("overflow")
     if not overflow or overflow["scrollWidth"] <= overflow["clientWidth"] + 1:
@@ -1004,6 +1105,7 @@ PAGE_CHECKS = {
     "tab_stops": tab_stop_problems,
     "number_links": number_link_problems,
     "self_test": self_test_problems,
+    "clipped": clip_problems,
 }
 
 

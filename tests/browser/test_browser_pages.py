@@ -6,7 +6,8 @@ but the local server, every image loads and has alternative text, every formula 
 error-free with no raw TeX left (a notebook typesets as many formulas as its Markdown cells
 hold), headings in order, a language attribute, provenance tags shown as badges, and the page
 weight within its budget (2.5 MB, 4 MB for a notebook; the site-wide search index, loaded once
-per visit, has a budget of its own), the reader's marks out of the tab order, and no axe-core
+per visit, has a budget of its own), the reader's marks out of the tab order, no text or badge
+cut off by a box that clips it (`content-visibility`, overflow hidden), and no axe-core
 violation in the light or the dark colour scheme (the colour rules on one representative of each
 kind of highlighted code token; formula glyphs, which take the colour of their text, are checked
 to have no colours of their own).
@@ -26,6 +27,7 @@ from browser_kit import (
     PAGE_CHECKS,
     PageLoad,
     accessibility_problems,
+    clip_problems,
     colour_sampling_problems,
     figure_legibility_problems,
     overflow_problems,
@@ -52,10 +54,12 @@ def test_page_is_accessible(page: str, desktop_load: Callable[[str], PageLoad]) 
 def test_page_fits_a_phone(page: str, phone_load: Callable[[str], PageLoad],
                            built_site: Path) -> None:
     """At 360 px (the same load, resized) the page scrolls only vertically (wide code and math
-    scroll inside their box), its figures' text stays legible, and it shows no console errors
+    scroll inside their box), nothing is cut off by a clipping box, its figures' text stays
+    legible, and it shows no console errors
     or failed requests there either."""
     load = phone_load(page)
     problems = overflow_problems(load) + figure_legibility_problems(load, built_site)
+    problems += clip_problems(load)
     problems += PAGE_CHECKS["console"](load) + PAGE_CHECKS["requests"](load)
     problems += PAGE_CHECKS["math"](load)
     assert not problems, "\n".join(problems)

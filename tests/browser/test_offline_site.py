@@ -5,18 +5,21 @@ offline plugin: pages as .html files, the search index as a script, the vendored
 shim). Every relative link and source of every page must name a file that exists, so nothing
 opens a folder listing; in Chromium, from file:// with no server and no network, the home page's
 list reaches a chapter, a "Chapter N" link reaches another, the search box finds a word and its
-first result opens, and nothing is requested from outside. The offline copy's plugins are
+first result opens, the ten-minute page's bound explorer is built and computes, and nothing is
+requested from outside. The offline copy's plugins are
 mkdocs.yml's with `offline` added (INHERIT replaces lists, so they are written twice).
 """
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pacbound
 import pytest
 import yaml
 
@@ -115,4 +118,54 @@ def test_offline_copy_searches_from_a_folder(offline_site, browser) -> None:
     page.wait_for_load_state()
     assert page.url.split("?")[0].endswith("/chapters/10-hoeffding-union-bound.html")
     assert outside == []
+    page.close()
+
+
+def test_offline_copy_explorer_computes_from_a_folder(offline_site, browser) -> None:
+    """The ten-minute page's bound explorer, opened from file://, is built and computes: the
+    bound it shows is pacbound's for the inputs the page sets, and a slider moved by the
+    keyboard moves it. (Material's document$ never emits from a folder; an explorer that waited
+    for it stayed an empty box.)"""
+    from playwright.sync_api import expect  # the browser fixture skips when it is missing
+
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto((offline_site / "bound-in-ten-minutes.html").as_uri())
+    root = page.locator(".bound-explorer")
+    page.locator(".bound-explorer .bx-status").wait_for(timeout=10_000)
+    root.scroll_into_view_if_needed()
+    data = {key: float(value) for key, value in page.evaluate(
+        "() => Object.assign({}, document.querySelector('.bound-explorer').dataset)").items()
+        if key not in ("bxBuilt", "bound")}
+    inputs = {"vocab": 50_257.0, "extraBits": 7.0, "eps": 0.05, **data}
+    k = pacbound.prefix_code_bits(inputs["messageBits"])
+    want = pacbound.subsampling_bound(
+        train_error=inputs["trainError"],
+        loss_range=pacbound.loss_range(inputs["alpha"], int(inputs["vocab"])),
+        complexity_nats=(k + inputs["extraBits"]) * math.log(2),
+        n_population=int(inputs["nTrain"]), n_sample=int(inputs["nSample"]), eps=inputs["eps"])
+    shown = float(root.get_attribute("data-bound") or "nan")
+    assert shown == pytest.approx(want, rel=1e-9)
+    expect(page.locator(".bound-explorer .bx-status")).to_contain_text(  # as drawn on screen
+        "bits per token: non-vacuous", use_inner_text=True)
+    slider = page.get_by_label("Training documents, N (slider, logarithmic)")
+    slider.focus()
+    for _ in range(20):
+        page.keyboard.press("ArrowLeft")
+    assert float(root.get_attribute("data-bound") or "nan") > shown  # fewer documents
+    assert errors == []
+    page.close()
+
+
+def test_offline_copy_sets_up_the_reader_from_a_folder(offline_site, browser) -> None:
+    """reader.js sets itself up from file:// too (it waited for document$ alone before): the
+    sideways-scrolling boxes get their keyboard stops settled, and an equation reference shows
+    its preview card under the pointer."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})  # type: ignore[attr-defined]
+    page.goto((offline_site / "chapters" / "14-subsampling-complete-bound.html").as_uri())
+    page.wait_for_function("document.querySelectorAll('[data-scroll-stop]').length > 0",
+                           timeout=10_000)
+    page.locator("article a.xref").first.hover()
+    page.locator(".xref-card").wait_for(timeout=5_000)
     page.close()
