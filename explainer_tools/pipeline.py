@@ -124,8 +124,7 @@ def _limits() -> tuple[float, float]:
 def run_scripts(scripts: list[str], scratch: Path, jobs: int,
                 layout: Layout) -> dict[str, ScriptRun]:
     """Run the layout's scripts through the runner; every failure is collected, then raised
-    together. Each script sees this machine's kernel id in `$EXPLAINER_KERNELS` (a script that
-    compares its run with a data file written elsewhere needs it; see ch22_wordnet.py)."""
+    together. Each sees this machine's kernel id in `$EXPLAINER_KERNELS` (ch22_wordnet.py)."""
     if not scripts:
         return {}
     timeout, cpu_limit = _limits()
@@ -138,7 +137,9 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
         fig_dir.mkdir(parents=True)
         requests.append(runner.Request(
             script=str(layout.code_dir / script), cwd=str(scratch), stem=stem,
-            env={FIG_DIR_ENV: str(fig_dir), **extra}, timeout=timeout, cpu_limit=cpu_limit,
+            env={FIG_DIR_ENV: str(fig_dir), **extra,  # torch._dynamo's caches: its own folder
+                 "TORCHINDUCTOR_CACHE_DIR": str(scratch / f"{stem}.tmp" / "torchinductor")},
+            timeout=timeout, cpu_limit=cpu_limit,
             writable=(str(fig_dir), str(scratch / f"{stem}.tmp")), root=str(layout.root)))
     by_script = dict(zip(scripts, requests, strict=True))
     order = run_costs.start_order(scripts, run_costs.read_costs(layout))  # the longest first
@@ -530,8 +531,7 @@ def script_differences(scripts: list[str], jobs: int,
     found = differences(result.files, scripts, layout)
     if result.beyond:
         found.insert(0, Difference(
-            "made on other kernels, and beyond the tolerance for them here: "
-            + ", ".join(result.beyond) + "\n",
+            f"made on other kernels, beyond the tolerance here: {', '.join(result.beyond)}\n",
             "regenerate those scripts on a machine whose kernels made them (`make numerics` "
             "says whether this one does), or here, and then update every number the claim "
             "check flags"))

@@ -733,3 +733,18 @@ def test_probe08_advice_for_a_read_the_tracer_cannot_see(repo: Path) -> None:
     assert result.returncode == 1
     assert "its stamp records is unchanged" in result.stdout
     assert "regenerate --force" in result.stdout
+
+
+def test_a_caller_s_torch_cache_folder_does_not_reach_the_scripts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Importing torch._dynamo sets TORCHINDUCTOR_CACHE_DIR (the system's temporary folder) in
+    the importing process's environment, a test session's included; a script run from there that
+    imports it too would write that folder, and be refused. Each script gets its own."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_caller")
+    script = ('import os, tempfile\nprint("Fixture -- title line")\n'
+              'print("[1] inside:", os.environ["TORCHINDUCTOR_CACHE_DIR"].startswith('
+              'tempfile.gettempdir()))\n')
+    root = build_tree(tmp_path / "repo", {"explainer_code/ch01_fixture.py": script})
+    result = run(root, "regenerate")
+    assert result.returncode == 0, result.stderr
+    assert "[1] inside: True" in (root / "outputs" / "ch01_fixture.txt").read_text()
