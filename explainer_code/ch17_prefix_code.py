@@ -16,10 +16,10 @@ Claims, numbered as the output blocks:
       sum (the codebook's 48 bits cancel against its 2^48 values) is far below 1, with or without
       the authors' 2 log2 L header.
   [3] The general case: for d >= 2 the Kraft sum over all messages of the format is at most
-      T(d, Q) 2^-(Q ceil(log2 d) + 1), with T = C(d + Q - 1, Q - 1) the number of count vectors,
-      and T <= d^Q makes this at most 1/2. (When d is not a power of 2, each count, 0..d, fits
-      its ceil(log2 d) bits; when it is, the field must be read as an index into the T count
-      vectors, which fit as T <= d^Q.) Checked against exact sums for d = 2..9, Q = 2..4
+      J(d, Q) 2^-(Q ceil(log2 d) + 1), with J = C(d + Q - 1, Q - 1) the number of count vectors,
+      and J <= d^Q makes this at most 1/2. (When d is not a power of 2, each count, 0..d, fits
+      its ceil(log2 d) bits; when it is, the field must be read as an index into the J count
+      vectors, which fit as J <= d^Q.) Checked against exact sums for d = 2..9, Q = 2..4
       (enumerating count vectors); evaluated at the authors' d = 50,000, Q = 11.
   [4] What the header changes: the authors' prior is valid, so their bound holds with
       probability 1 - eps; the 2 log2 L bits make it looser, not valid. The subsampling bound
@@ -171,12 +171,12 @@ def exact_kraft(d: int, q: int) -> Fraction:
 
 
 def exact_bound(d: int, q: int) -> Fraction:
-    """T(d, Q) 2^-(Q ceil(log2 d) + 1), exactly."""
+    """J(d, Q) 2^-(Q ceil(log2 d) + 1), exactly."""
     return Fraction(type_count(d, q), 2 ** (q * math.ceil(math.log2(d)) + 1))
 
 
 def log2_bound(d: int, q: int) -> float:
-    """log2 of T(d, Q) 2^-(Q ceil(log2 d) + 1)."""
+    """log2 of J(d, Q) 2^-(Q ceil(log2 d) + 1)."""
     return math.log2(type_count(d, q)) - q * math.ceil(math.log2(d)) - 1
 
 
@@ -258,8 +258,8 @@ def main() -> None:
         for dd in GRID_D for qq in GRID_Q
     )  # fmt: skip
     largest = max((float(exact_kraft(dd, qq)), dd, qq) for dd in GRID_D for qq in GRID_Q)
-    print("[3] The general case, d >= 2: Kraft sum <= T(d, Q) 2^-(Q ceil(log2 d) + 1), "
-          "T = C(d + Q - 1, Q - 1) count vectors, and T <= d^Q makes it <= 1/2")  # fmt: skip
+    print("[3] The general case, d >= 2: Kraft sum <= J(d, Q) 2^-(Q ceil(log2 d) + 1), "
+          "J = C(d + Q - 1, Q - 1) count vectors, and J <= d^Q makes it <= 1/2")  # fmt: skip
     print(f"    exact sums for d = {GRID_D.start}..{GRID_D.stop - 1}, Q = {GRID_Q.start}.."
           f"{GRID_Q.stop - 1}: largest {largest[0]:.4f} (d = {largest[1]}, Q = {largest[2]}); "
           f"largest ratio sum / bound {float(worst[0]):.4f} "
@@ -269,7 +269,7 @@ def main() -> None:
     lb = log2_bound(AUTHORS_D, AUTHORS_Q)
     min_len = AUTHORS_Q * (math.ceil(math.log2(AUTHORS_D)) + CODEBOOK_BITS) + 1
     lb_k = lb - 2 * math.log2(min_len)
-    print(f"    the authors' d = {AUTHORS_D:,}, Q = {AUTHORS_Q}: log2 T = "
+    print(f"    the authors' d = {AUTHORS_D:,}, Q = {AUTHORS_Q}: log2 J = "
           f"{math.log2(type_count(AUTHORS_D, AUTHORS_Q)):.1f}, count bits "
           f"{AUTHORS_Q * math.ceil(math.log2(AUTHORS_D))}; Kraft sum <= 2^{lb:.1f} with K = L, "
           f"<= 2^{lb_k:.1f} with the authors' K (L >= {min_len})")  # fmt: skip
