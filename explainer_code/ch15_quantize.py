@@ -15,6 +15,10 @@ Claims, numbered as the output blocks:
       algorithm in 1-D) and quantization-aware training (straight-through gradient, as the
       authors' Quantize function [SOURCE: quantize_fns.py:150-161]) with SGD and momentum 0.9
       [SOURCE: sublora/bounds/bound_utils.py:167-169].
+  [5] How much [3] and [4] depend on the one network: eight more networks on the same chain, each
+      with its own training sample and initialisation, quantized with 11 levels; the loss
+      increase of uniform bins and what k-means and quantization-aware training recover, as
+      mean +- standard error over the eight, and the range.
 Figure: ch15_quantize.png (population loss and message length against the number of levels).
 Deterministic: seeded numpy draws, float64 arithmetic, 16 x 32 matrices; losses printed to 4
 significant digits.
@@ -46,6 +50,8 @@ HIDDEN = 32  # width of the network's hidden layer
 STEPS = 1_500  # full-batch Adam steps
 LR = 0.03
 SEED_CHAIN, SEED_DATA, SEED_INIT = 15, 16, 17
+N_NETWORKS = 8  # the spread of [5]
+SEED_DATA_SPREAD, SEED_INIT_SPREAD = 100, 200
 
 LEVEL_GRID = (3, 5, 7, 9, 11, 15, 21, 31, 63, 127, 255)
 RELEASED_LEVELS = 11  # [SOURCE: config/sublora_bounds.yaml:35]
@@ -283,6 +289,16 @@ def block3_levels(theta: np.ndarray, p: np.ndarray, pi: np.ndarray) -> dict[str,
         rows["levels"].append(levels)
         rows["loss"].append(loss)
         rows["message"].append(msg)
+    _, book5 = pb.quantize_uniform(theta, 5)
+    amax = float(np.abs(theta).max())
+    inner = book5[[1, 3]].astype(np.float64)
+    print(
+        f"    at 5 levels the codebook is {', '.join(f'{v:+.3f}' for v in book5)}; the entries "
+        f"beside the middle are {inner[0]:+.3f} and {inner[1]:+.3f}, "
+        f"{abs(inner[0]) / amax:.2f} and {inner[1] / amax:.2f} of max|w| (bin means, near "
+        f"max|w| / 3 = {amax / 3:.3f}, not the bins' centres at 2 max|w| / 5 = {0.4 * amax:.3f})"
+    )  # fmt: skip
+    assert all(0.28 < abs(v) / amax < 0.36 for v in inner)
     width11 = 2 * float(np.abs(theta).max()) / RELEASED_LEVELS
     print(
         f"    at {RELEASED_LEVELS} levels each bin is 2 max|w| / {RELEASED_LEVELS} = "
@@ -348,6 +364,50 @@ def block4_codebooks(
     return out
 
 
+def block5_seeds(p: np.ndarray, pi: np.ndarray) -> None:
+    levels = RELEASED_LEVELS
+    rows = []
+    for i in range(N_NETWORKS):
+        counts = sample_counts(p, pi, N_TRAIN, SEED_DATA_SPREAD + i)
+        theta = train(counts, SEED_INIT_SPREAD + i)
+        base = population_loss_bits(theta, p, pi)
+        codes_u, book_u = pb.quantize_uniform(theta, levels)
+        lu = population_loss_bits(pb.dequantize(codes_u, book_u), p, pi)
+        codes_k, book_k = kmeans_1d(theta, book_u.astype(np.float64))
+        lk = population_loss_bits(pb.dequantize(codes_k, book_k), p, pi)
+        codes_q, book_q = quantization_aware(theta, counts, levels)
+        lq = population_loss_bits(pb.dequantize(codes_q, book_q), p, pi)
+        rows.append((lu - base, lu - lk, lu - lq))
+    arr = np.array(rows)
+    mean = arr.mean(axis=0)
+    se = arr.std(axis=0, ddof=1) / math.sqrt(N_NETWORKS)
+    print(
+        f"[5] {N_NETWORKS} more networks on the same chain (training samples seeds "
+        f"{SEED_DATA_SPREAD}-{SEED_DATA_SPREAD + N_NETWORKS - 1}, initialisations seeds "
+        f"{SEED_INIT_SPREAD}-{SEED_INIT_SPREAD + N_NETWORKS - 1}), {levels} levels, "
+        "population loss in bits, mean +- standard error [range]:"
+    )  # fmt: skip
+    names = (
+        "loss increase of uniform bins",
+        "k-means lowers the loss by",
+        "quantization-aware training lowers the loss by",
+    )
+    for j, name in enumerate(names):
+        print(
+            f"    {name:<48} {mean[j]:.3f} +- {se[j]:.3f} "
+            f"[{arr[:, j].min():.3f}, {arr[:, j].max():.3f}]"
+        )
+    share = arr[:, 2] / arr[:, 0]
+    print(
+        f"    quantization-aware training recovers {100 * share.min():.0f} % to "
+        f"{100 * share.max():.0f} % of the uniform increase; k-means lowers the loss on "
+        f"{int(np.sum(arr[:, 1] > 0))} of {N_NETWORKS} networks"
+    )  # fmt: skip
+    assert mean[2] - 2 * se[2] > mean[1] + 2 * se[1]  # QAT gains more than k-means, beyond 2 SE
+    assert mean[1] - 2 * se[1] > 0  # k-means helps on average, beyond 2 SE
+    assert share.min() > 0.5  # QAT recovers most of the damage on every network
+
+
 # --------------------------------------------------------------------------------- figure
 def draw_figure(rows: dict[str, list[float]], base: float, naive: int,
                 extra: dict[str, tuple[float, int]]) -> None:  # fmt: skip
@@ -390,6 +450,7 @@ def main() -> None:
     rows = block3_levels(theta, p, pi)
     extra = block4_codebooks(theta, counts, p, pi)
     draw_figure(rows, population_loss_bits(theta, p, pi), 32 * theta.size, extra)
+    block5_seeds(p, pi)
     print("All assertions passed.")
 
 

@@ -13,7 +13,9 @@ Claims, numbered as the output blocks:
       if they had to be sent as float32.
   [3] GPT-2 small stored naively (float32, float16, 8 bits per weight with a 256-entry codebook),
       all 124,475,904 weights a receiver needs (nanoGPT's count plus the 786,432 position
-      weights), and the unquantized SubLoRA vector (float32, float16) against the SubLoRA message.
+      weights), and the unquantized SubLoRA vector (float32, float16) against the SubLoRA message;
+      how many times more numbers a subspace over all those weights rebuilds than one over the
+      351,744 LoRA numbers (Chapter 20), with and without the position weights.
   [4] The bound each message length allows with the worked numbers of Chapter 14
       (train error 5.0 bits per token held fixed, alpha = 0.1,
       N = 8,009,762 documents, n = 10,000, eps = 0.05, 55 extra bits), computed with
@@ -184,7 +186,13 @@ def block3_naive(sublora_bits: float) -> list[tuple[str, float]]:
         f"    training {D_SUB:,} numbers instead of {d:,}: a factor {d / D_SUB:,.0f}; quantizing "
         f"and coding them instead of float32: a further factor {32 * D_SUB / sublora_bits:.2f}"
     )
-    assert d_count == 123_689_472 and d - d_count == 786_432
+    d_lora = pb.gpt2_lora_params(N_LAYER, N_EMBD, LORA_R)
+    print(
+        f"    a subspace over all {d:,} weights rebuilds {d / d_lora:.1f} times as many numbers "
+        f"per step as one over the {d_lora:,} LoRA numbers ({d_count / d_lora:.1f} times "
+        f"without the position weights)"
+    )
+    assert d_count == 123_689_472 and d - d_count == 786_432 and d_lora == 351_744
     assert rows[2][1] / sublora_bits > 8_000
     return rows
 

@@ -16,10 +16,10 @@ Claims, numbered as the output blocks:
       sum (the codebook's 48 bits cancel against its 2^48 values) is far below 1, with or without
       the authors' 2 log2 L header.
   [3] The general case: for d >= 2 the Kraft sum over all messages of the format is at most
-      T(d, Q) 2^-(Q ceil(log2 d) + 1), with T = C(d + Q - 1, Q - 1) the number of count vectors,
-      and T <= d^Q makes this at most 1/2. (When d is not a power of 2, each count, 0..d, fits
-      its ceil(log2 d) bits; when it is, the field must be read as an index into the T count
-      vectors, which fit as T <= d^Q.) Checked against exact sums for d = 2..9, Q = 2..4
+      J(d, Q) 2^-(Q ceil(log2 d) + 1), with J = C(d + Q - 1, Q - 1) the number of count vectors,
+      and J <= d^Q makes this at most 1/2. (When d is not a power of 2, each count, 0..d, fits
+      its ceil(log2 d) bits; when it is, the field must be read as an index into the J count
+      vectors, which fit as J <= d^Q.) Checked against exact sums for d = 2..9, Q = 2..4
       (enumerating count vectors); evaluated at the authors' d = 50,000, Q = 11.
   [4] What the header changes: the authors' prior is valid, so their bound holds with
       probability 1 - eps; the 2 log2 L bits make it looser, not valid. The subsampling bound
@@ -27,7 +27,14 @@ Claims, numbered as the output blocks:
       Chapter 17's message (L = 115,826 bits; alpha = 0.1, 55 extra bits, train error 5.0 bits
       per token, N = 8,009,762) and at Chapter 14's inputs (L = 10^5, N = 8,000,000, 15 extra
       bits at alpha = 0.0001).
-Deterministic: exact fractions, the authors' Decimal arithmetic, no randomness.
+  [5] The authors' coder at the Decimal precision its caller sets, int(1.1 log10(Q) d) digits, is
+      not exact for tiny d with few levels: on all 729 sequences of d = 6, Q = 3 it returns some
+      codewords whose value lies outside their sequence's interval (exact fractions of the
+      authors' float probabilities), so a decoder would return another sequence; so it does for
+      some seeded random sequences of d = 20, Q = 3, and for none tried with Q = 11. At d = 2,
+      Q = 2 the precision is 0 and Python's decimal raises ValueError. The lengths, all the
+      bound uses, are unaffected.
+Deterministic: exact fractions, the authors' Decimal arithmetic, numpy generator seed 0.
 """
 
 from __future__ import annotations
@@ -49,6 +56,8 @@ CODEBOOK_BITS = CODEBOOK_ENTRY_BITS  # float16 per level
 ENUM_D, ENUM_Q = 6, 3  # the exhaustive example of [2]
 GRID_D, GRID_Q = range(2, 10), range(2, 5)  # the exact sums of [3]
 AUTHORS_D, AUTHORS_Q = 50_000, 11  # [SOURCE: config/sublora_bounds.yaml:29, 35 @c606ea6]
+# (d, Q, number of seeded random sequences) for the precision check of [5]
+PRECISION_CASES = [(20, 3, 200), (6, 11, 200), (20, 11, 200), (100, 11, 100)]
 # (label, message bits L, N, smoothing weight alpha, extra bits charged at that alpha)
 CASES = [
     ("Chapter 17's message", 115_826, N_DOCS, 0.1, 55),
@@ -87,6 +96,23 @@ def authors_encode(sequence: Sequence[int], probs: np.ndarray) -> list[int]:
             width = width * decimal.Decimal(bin_size)
             bits_encoded -= np.log2(bin_size)
         return authors_decimal2bits(message_value + width / 2, np.ceil(bits_encoded) + 1)
+
+
+def codeword_inside(sequence: Sequence[int], probs: np.ndarray, code: Sequence[int]) -> bool:
+    """Whether the codeword's binary value lies in [low, low + width), the sequence's interval
+    under the authors' float probabilities, computed with exact fractions."""
+    cumulative = np.cumsum(probs)
+    low, width = Fraction(0), Fraction(1)
+    for s in sequence:
+        low += (Fraction(float(cumulative[s - 1])) if s > 0 else Fraction(0)) * width
+        width *= Fraction(float(probs[s]))
+    value = sum(Fraction(int(b), 2 ** (j + 1)) for j, b in enumerate(code))
+    return low <= value < low + width
+
+
+def sequence_probs(sequence: Sequence[int], q: int) -> np.ndarray:
+    symbols = np.array(sequence)
+    return np.array([np.mean(symbols == i) for i in range(q)])  # quantize_fns.py:182
 
 
 # --- the message format ---
@@ -145,12 +171,12 @@ def exact_kraft(d: int, q: int) -> Fraction:
 
 
 def exact_bound(d: int, q: int) -> Fraction:
-    """T(d, Q) 2^-(Q ceil(log2 d) + 1), exactly."""
+    """J(d, Q) 2^-(Q ceil(log2 d) + 1), exactly."""
     return Fraction(type_count(d, q), 2 ** (q * math.ceil(math.log2(d)) + 1))
 
 
 def log2_bound(d: int, q: int) -> float:
-    """log2 of T(d, Q) 2^-(Q ceil(log2 d) + 1)."""
+    """log2 of J(d, Q) 2^-(Q ceil(log2 d) + 1)."""
     return math.log2(type_count(d, q)) - q * math.ceil(math.log2(d)) - 1
 
 
@@ -232,8 +258,8 @@ def main() -> None:
         for dd in GRID_D for qq in GRID_Q
     )  # fmt: skip
     largest = max((float(exact_kraft(dd, qq)), dd, qq) for dd in GRID_D for qq in GRID_Q)
-    print("[3] The general case, d >= 2: Kraft sum <= T(d, Q) 2^-(Q ceil(log2 d) + 1), "
-          "T = C(d + Q - 1, Q - 1) count vectors, and T <= d^Q makes it <= 1/2")  # fmt: skip
+    print("[3] The general case, d >= 2: Kraft sum <= J(d, Q) 2^-(Q ceil(log2 d) + 1), "
+          "J = C(d + Q - 1, Q - 1) count vectors, and J <= d^Q makes it <= 1/2")  # fmt: skip
     print(f"    exact sums for d = {GRID_D.start}..{GRID_D.stop - 1}, Q = {GRID_Q.start}.."
           f"{GRID_Q.stop - 1}: largest {largest[0]:.4f} (d = {largest[1]}, Q = {largest[2]}); "
           f"largest ratio sum / bound {float(worst[0]):.4f} "
@@ -243,7 +269,7 @@ def main() -> None:
     lb = log2_bound(AUTHORS_D, AUTHORS_Q)
     min_len = AUTHORS_Q * (math.ceil(math.log2(AUTHORS_D)) + CODEBOOK_BITS) + 1
     lb_k = lb - 2 * math.log2(min_len)
-    print(f"    the authors' d = {AUTHORS_D:,}, Q = {AUTHORS_Q}: log2 T = "
+    print(f"    the authors' d = {AUTHORS_D:,}, Q = {AUTHORS_Q}: log2 J = "
           f"{math.log2(type_count(AUTHORS_D, AUTHORS_Q)):.1f}, count bits "
           f"{AUTHORS_Q * math.ceil(math.log2(AUTHORS_D))}; Kraft sum <= 2^{lb:.1f} with K = L, "
           f"<= 2^{lb_k:.1f} with the authors' K (L >= {min_len})")  # fmt: skip
@@ -264,6 +290,39 @@ def main() -> None:
         assert plain < theirs < ours < plain + 1e-3
     print("    the header is redundant, not insufficient: dropping it lowers the bound by less "
           "than 1e-3 bits per token")  # fmt: skip
+
+    # [5] the authors' Decimal precision
+    print("[5] The authors' encode at the precision do_arithmetic_encoding sets, "
+          "int(1.1 log10(Q) d) digits: codewords whose value lies outside their sequence's "
+          "interval (a decoder returns another sequence)")  # fmt: skip
+    outside = sum(
+        not codeword_inside(seq, p, authors_encode(seq, p))
+        for seq in itertools.product(range(ENUM_Q), repeat=ENUM_D)
+        for p in [sequence_probs(seq, ENUM_Q)]
+    )
+    print(f"    d = {ENUM_D}, Q = {ENUM_Q}, all {ENUM_Q**ENUM_D} sequences "
+          f"(precision {int(1.1 * np.log10(ENUM_Q) * ENUM_D)} digits): {outside} outside")
+    assert outside > 0
+    rng = np.random.default_rng(0)
+    for d, q, n_seq in PRECISION_CASES:
+        bad = 0
+        for _ in range(n_seq):
+            seq = tuple(int(x) for x in rng.integers(0, q, d))
+            p = sequence_probs(seq, q)
+            bad += not codeword_inside(seq, p, authors_encode(seq, p))
+        print(f"    d = {d}, Q = {q}, {n_seq} random sequences (numpy seed 0; precision "
+              f"{int(1.1 * np.log10(q) * d)} digits): {bad} outside")  # fmt: skip
+        assert (bad > 0) == (q == ENUM_Q)
+    try:
+        authors_encode((0, 1), np.array([0.5, 0.5]))
+        raised = "nothing"
+    except ValueError:
+        raised = "ValueError"
+    print(f"    d = 2, Q = 2: precision {int(1.1 * np.log10(2) * 2)} digits, Python's decimal "
+          f"raises {raised}")  # fmt: skip
+    assert raised == "ValueError"
+    print("    the codewords' lengths, all that get_message_len and the bound use, are those of "
+          "[2] whatever the precision")  # fmt: skip
     print("All assertions passed.")
 
 
