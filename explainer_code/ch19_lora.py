@@ -317,7 +317,8 @@ def main() -> None:
         drop_layer.merge()
         merge_gap = float((drop_layer(h) - unmerged).abs().max())
     print(
-        f"[4] a LoRA layer with dropout {LORA_DROPOUT} and B != 0 (after training, B is not zero):"
+        f"[4] a LoRA layer with dropout {LORA_DROPOUT} and B set to standard Gaussian entries "
+        "(a stand-in for a trained, nonzero B):"
     )
     print(f"    training mode, two passes on the same input: max difference {train_gap:.2f}")
     print(f"    eval mode, two passes: max difference {eval_gap:g}")
