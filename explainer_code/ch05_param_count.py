@@ -9,7 +9,8 @@ Claims, numbered as the output blocks:
   [3] The paper's sizes 354M, 458M, 773M, 849M (PAPER §6.4, Table 3) follow the same count. The
       shapes of 458M and 849M are INFERRED from the sizes; their head counts (20, 25) come from the
       authors' code [SOURCE: sublora/utils.py, get_model_config], since heads do not change the
-      count. OpenAI's checkpoint convention for comparison.
+      count. With a GPT-2 width exactly one shape rounds to each of the five labels. OpenAI's
+      checkpoint convention for comparison.
   [4] Figure 3's x-positions, as recorded in data/fig3_x_positions.json (copied from a secondary
       source), match the authors' count: all parameter tensors of the bias-free LoRA model with a
       fused c_attn [SOURCE: sublora/nn/model.py].
@@ -17,7 +18,8 @@ Claims, numbered as the output blocks:
   [6] The eight gaps between Figure 3's x-positions and the authors' count, in parameters: all
       positive (+10 to +141), which a symmetric reading error would give with probability 2^-8.
   [7] Other LoRA layouts (W_K or W_O as well, or no head) change the count by far more than
-      the gaps: only LoRA on W_Q, W_V and the head fits Figure 3 (the E44 question, shown).
+      the gaps: only LoRA on two attention matrices per block and the head fits Figure 3; which
+      two, the code says (query and value; the E44 question, shown).
   [8] The shape tables: the authors' get_model_config [SOURCE: sublora/utils.py:140-178] knows
       seven sizes and only one Figure 3 shape; nanoGPT's from_pretrained table [SOURCE: nanoGPT
       model.py:216-221] gives GPT-2 XL as 48 layers, 25 heads, n_embd 1,600.
@@ -26,7 +28,8 @@ Claims, numbered as the output blocks:
       embedding added), OpenAI's released checkpoint (V = 50,257 rows, position embedding
       included), and the authors' code's count of its LoRA model in the fused layout (position
       embedding, c_attn bias and LoRA factors added), the count Figure 3's recovered x-positions
-      fit (block [4]; which layout the figure's runs used is inferred, not known).
+      fit (block [4]; which layout the figure's runs used is inferred, not known), and in the
+      separate layout (the pipeline's default, no c_attn bias); each rounded to millions.
 Figure: ch05_param_shares.png (parameter shares of the 8 sweep shapes and the 4 larger variants).
 Deterministic; pure integer arithmetic apart from the figure; no randomness.
 """
@@ -264,6 +267,15 @@ def block3_paper_sizes() -> None:
     assert pb.gpt2_params(36, 1280, bias=False) == 772_271_360
     assert millions(pb.gpt2_params(36, 1280, bias=False)) == "772M"
     print("    every row has heads of 64 numbers (n_embd / n_head = 64)")
+    unique = {label: shapes_with_label(label, GPT2_WIDTHS) for label, *_ in VARIANTS}
+    print(
+        "    with a GPT-2 width (768/1,024/1,280/1,600), exactly one shape rounds to each label: "
+        + "; ".join(f"{label} {nl} x {d:,}" for label, ((nl, d),) in unique.items())
+    )
+    assert all(
+        shapes == [(n_layer, d)]
+        for (label, n_layer, d, *_), shapes in zip(VARIANTS, unique.values(), strict=True)
+    )
 
     # Heads do not enter the count: an attention layer of width 768 has the same parameters
     # whether it is split into 12 heads or 6 (torch's own module, shapes only).
@@ -480,8 +492,13 @@ def block7_lora_layouts() -> None:
     assert lora_layout_count(12, 768, 2, True) == pb.gpt2_lora_params(12, 768, LORA_R) == 351_744
     assert worst_by_layout[0] < 1e-5 and min(worst_by_layout[1:]) > 1e-4
     print(
-        "    only LoRA on W_Q, W_V and the head fits; adding W_K or dropping the head misses by "
-        "more than 100 ppm"
+        "    only LoRA on two n_embd x n_embd attention matrices per block and the head fits; "
+        "a third matrix or dropping the head misses by more than 100 ppm"
+    )
+    print(
+        "    the count cannot tell which two (W_Q, W_K, W_V, W_O are all n_embd x n_embd); the "
+        "code names them: enable_lora=[True, False, True], query and value "
+        "[SOURCE: sublora/nn/model.py:71-84]"
     )
 
 
@@ -519,6 +536,7 @@ def block9_conventions() -> None:
     with_pos = pb.gpt2_params(nl, d, include_pos=True)
     released = pb.gpt2_params(nl, d, vocab=V, include_pos=True)
     authors = pb.authors_num_params(nl, d, LORA_R)
+    authors_sep = pb.authors_num_params(nl, d, LORA_R, use_mergedlinear=False)
     # by hand, OpenAI's checkpoint: token table (V rows, tied head), positions, blocks, ln_f
     by_hand = V * d + CTX * d + nl * (12 * d * d + 13 * d) + 2 * d
     print("[9] GPT-2 small (12 layers, 12 heads, n_embd 768) counted by each convention the book "
@@ -533,11 +551,17 @@ def block9_conventions() -> None:
          "the name '124M'"),
         (f"the authors' code, fused layout: + positions, c_attn bias, rank-{LORA_R} LoRA",
          authors, "fits Figure 3 (inferred)"),
+        ("the authors' code, separate layout (default): the same, no c_attn bias",
+         authors_sep, ""),
     ]
     for label, value, note in rows:
         print(f"    {label:<72} {value:>13,}" + (f"   {note}" if note else ""))
     print(f"    {with_pos:,} - {released:,} = {with_pos - released:,}: the "
           f"{V_PAD - V} padding rows x {d}")
+    print("    rounded to millions, in the order above: "
+          + ", ".join(millions(value) for _, value, _ in rows))
+    assert [millions(value) for _, value, _ in rows] == ["124M"] * 4 + ["125M", "125M"]
+    assert authors - authors_sep == nl * 3 * d and authors_sep == 124_725_504
     assert nanogpt == 123_689_472 and bias_free == 123_587_328 and authors == 124_753_152
     assert with_pos == nanogpt + CTX * d == 124_475_904
     assert released == by_hand == 124_439_808 == with_pos - (V_PAD - V) * d

@@ -22,7 +22,8 @@ Claims, numbered as the output blocks:
       N(0, 1/m) entries; the largest distortion of a squared pairwise distance against m (M = 20
       draws, seed 8, mean and standard error), how many draws keep every pair within gamma = 0.5
       (the distortion, not the failure probability epsilon), the share of pairs beyond it against
-      the Chernoff bound per pair, and Dasgupta and Gupta's sufficient m (where that bound is
+      the Chernoff bound per pair and the exact chi-square tail per pair (regularized incomplete
+      gamma function, computed here), and Dasgupta and Gupta's sufficient m (where that bound is
       2 / J^2 for J points). (m and gamma, not k and eta: the book's notation keeps k for top-k
       and eta for the learning rate.)
 Deterministic: numpy's default_rng with fixed seeds, float64; every printed value is rounded to
@@ -127,6 +128,49 @@ def pair_failure_bound(k: int, eta: float) -> float:
     proof.
     """
     return 2 * math.exp(-k * (eta**2 / 2 - eta**3 / 3) / 2)
+
+
+def reg_gamma_lower(a: float, x: float) -> float:
+    """Regularized lower incomplete gamma P(a, x) by its power series (use for x < a + 1)."""
+    term = total = 1.0 / a
+    n = 0
+    while term > total * 1e-17:
+        n += 1
+        term *= x / (a + n)
+        total += term
+    return math.exp(a * math.log(x) - x - math.lgamma(a)) * total
+
+
+def reg_gamma_upper(a: float, x: float) -> float:
+    """Regularized upper incomplete gamma Q(a, x) by Lentz's continued fraction (x > a + 1)."""
+    tiny = 1e-300
+    b = x + 1 - a
+    c, d = 1 / tiny, 1 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = tiny if abs(d) < tiny else d
+        c = b + an / c
+        c = tiny if abs(c) < tiny else c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return math.exp(a * math.log(x) - x - math.lgamma(a)) * h
+
+
+def pair_failure_exact(k: int, eta: float) -> float:
+    """Exact P(| |F u|^2 / |u|^2 - 1 | > gamma) for one pair (m = k, gamma = eta).
+
+    m |F u|^2 / |u|^2 is chi-square with m degrees of freedom, Gamma(m/2, scale 2), so the
+    tail is P(m/2, m (1 - gamma) / 2) + Q(m/2, m (1 + gamma) / 2).
+    """
+    a = k / 2
+    lo, hi = k * (1 - eta) / 2, k * (1 + eta) / 2
+    assert lo < a + 1 < hi
+    return reg_gamma_lower(a, lo) + reg_gamma_upper(a, hi)
 
 
 def dasgupta_gupta_k(n_points: int, eta: float) -> int:
@@ -286,9 +330,10 @@ def main() -> None:
     )
     print(
         "        m   largest distortion: mean +- SE   draws within gamma   pairs beyond gamma   "
-        "bound per pair"
+        "bound per pair   exact per pair"
     )
     jl = {}
+    exact = {}
     for k in JL_K:
         dist = np.array([jl_distortions(rng, points, k) for _ in range(JL_DRAWS)])  # (draws, pairs)
         m, se = mean_se(dist.max(1))
@@ -298,11 +343,21 @@ def main() -> None:
         bound = pair_failure_bound(k, JL_ETA)
         beyond_txt = f"{beyond:.2e}" if beyond > 0 else "0"
         bound_txt = f"{bound:.2e}" if bound < 1 else "above 1"
+        exact[k] = pair_failure_exact(k, JL_ETA)
         print(
             f"    {k:>5}   {m:.3f} +- {se:.3f}     {within:>2} of {JL_DRAWS}       "
-            f"{beyond_txt:>9}   {bound_txt}"
+            f"{beyond_txt:>9}   {bound_txt:>14}   {exact[k]:.2e}"
         )
-        assert beyond <= bound
+        assert beyond <= bound and exact[k] < bound
+    n_pairs = JL_POINTS * (JL_POINTS - 1) // 2
+    slack = pair_failure_bound(k_dg, JL_ETA) / exact[k_dg]
+    print(
+        f"    at m = {k_dg}: Chernoff's bound per pair is {slack:.0f} times the exact chi-square "
+        f"tail; the union bound on exact tails, {n_pairs:,} x {exact[k_dg]:.2e} = "
+        f"{n_pairs * exact[k_dg]:.3f}, allows at most {100 * n_pairs * exact[k_dg]:.1f} % of draws "
+        "to fail"
+    )
+    assert 70 < slack < 80 and n_pairs * exact[k_dg] < 0.02
     assert k_dg == 188 and abs(pair_failure_bound(k_dg, JL_ETA) * JL_POINTS**2 / 2 - 1) < 0.02
     assert jl[25][0] > 2 * jl[400][0] and jl[400][0] + 2 * jl[400][1] < JL_ETA
 
