@@ -28,7 +28,7 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       errors.
 Figure: ch02_training.png (descent paths on the loss surface; train and population error
 against degree).
-Runs in about 2 s.
+Runs in a few seconds.
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ Claims, numbered as the output blocks:
       tokens; a document's probability is the product, its surprisal the sum, its loss in bits
       per token the mean of its tokens' surprisals.
 Figure: ch04_softmax_chain.png (softmax at four temperatures; one document's token surprisals).
-Runs in about 2 s.
+Runs in about 20 s.
 """
 
 from __future__ import annotations
