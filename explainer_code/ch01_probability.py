@@ -14,14 +14,14 @@ Claims, numbered as the output blocks (all of them the book's own computations):
   [4] Monte Carlo check of [3]: M = 20,000 repetitions per N (seed 1), the observed frequency
       with its standard error sqrt(f(1 - f) / M); every estimate within 3 standard errors of
       the exact value.
-  [5] The normal CDF Phi(z) = (1 + erf(z / sqrt 2)) / 2 (Phi(1.96) = 0.9750) and the normal
+  [5] The normal CDF Phi(u) = (1 + erf(u / sqrt 2)) / 2 (Phi(1.96) = 0.9750) and the normal
       approximation of the tail in [3]: below the exact tail at every N, by a factor
       0.777 at N = 100 and 0.012 at N = 4,000: an approximation, not a bound.
   [6] Monte Carlo error, used: the 95 % interval mean +- 1.96 SE from M = 100 draws covers the
       true expectation in 3,773 of 4,000 repeated experiments (seed 2); the exact coverage,
       summed over the binomial counts, is 0.9502, and the simulation is within 2 SE of it.
 Figure: ch01_concentration.png (exact distribution of the mean for three N; tail against N).
-Runs in about a second.
+Runs in a few seconds.
 """
 
 from __future__ import annotations
@@ -80,15 +80,15 @@ def kl_bernoulli(a: Fraction, b: Fraction) -> float:
     return a_f * math.log(a_f / b_f) + (1 - a_f) * math.log((1 - a_f) / (1 - b_f))
 
 
-def normal_cdf(z: float) -> float:
-    """Phi(z) = (1 + erf(z / sqrt 2)) / 2, the standard normal distribution function."""
-    return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+def normal_cdf(u: float) -> float:
+    """Phi(u) = (1 + erf(u / sqrt 2)) / 2, the standard normal distribution function."""
+    return 0.5 * (1.0 + math.erf(u / math.sqrt(2.0)))
 
 
 def normal_tail(n: int, p: float, t: float) -> float:
     """Normal approximation of P(|mean - p| >= t): 2 (1 - Phi(t / sd)), sd = sqrt(p(1-p)/n)."""
-    z = t / math.sqrt(p * (1.0 - p) / n)
-    return math.erfc(z / math.sqrt(2.0))  # = 2 (1 - Phi(z)), without cancellation for large z
+    u = t / math.sqrt(p * (1.0 - p) / n)
+    return math.erfc(u / math.sqrt(2.0))  # = 2 (1 - Phi(u)), without cancellation for large u
 
 
 def monte_carlo_tail(n: int, p: Fraction, t: Fraction, m: int, rng: np.random.Generator
@@ -241,7 +241,7 @@ def main() -> None:
     normal = {n: normal_tail(n, p, float(MARGIN)) for n in SIZES}
     for n in SIZES:
         ratio = normal[n] / float(tails[n])
-        print(f"    N = {n:>5,}: z = 0.1 / sd = {float(MARGIN) / sds[n]:.3f}, normal tail "
+        print(f"    N = {n:>5,}: u = 0.1 / sd = {float(MARGIN) / sds[n]:.3f}, normal tail "
               f"{normal[n]:.4e}, exact {float(tails[n]):.4e}, ratio {ratio:.3f}")
     assert abs(normal_cdf(Z95) - 0.975) < 1e-3
     assert 0.7 < normal[100] / float(tails[100]) < 1.3
@@ -253,8 +253,8 @@ def main() -> None:
     share = covered / EXPERIMENTS
     share_se = math.sqrt(share * (1 - share) / EXPERIMENTS)
     one_se = math.sqrt(var01 / M_SMALL)
-    print(f"[6] Monte Carlo error: M = {M_SMALL} draws estimate E = {p} with SE "
-          f"sqrt(p(1-p)/M) = {one_se:.4f}")
+    print(f"[6] Monte Carlo error: M = {M_SMALL} draws estimate E = {p}; their mean has "
+          f"standard deviation sqrt(p(1-p)/M) = {one_se:.4f}")
     print(f"    interval mean +- 1.96 SE (nominal 0.95) covered the truth in {covered:,} of "
           f"{EXPERIMENTS:,} experiments (seed {SEED_COVERAGE}) = {share:.4f} +- "
           f"{share_se:.4f}")

