@@ -740,7 +740,7 @@ def test_a_caller_s_torch_cache_folder_does_not_reach_the_scripts(
     """Importing torch._dynamo sets TORCHINDUCTOR_CACHE_DIR (the system's temporary folder) in
     the importing process's environment, a test session's included; a script run from there that
     imports it too would write that folder, and be refused. Each script gets its own."""
-    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", "/tmp/torchinductor_caller")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "caller-cache"))
     script = ('import os, tempfile\nprint("Fixture -- title line")\n'
               'print("[1] inside:", os.environ["TORCHINDUCTOR_CACHE_DIR"].startswith('
               'tempfile.gettempdir()))\n')
