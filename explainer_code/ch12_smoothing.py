@@ -299,7 +299,7 @@ def draw_figure() -> None:
     ax.set_ylim(0, 40)
     ax.set_xlabel("probability q the model gives the true token")
     ax.set_ylabel("loss (bits)")
-    ax.set_title("Smoothing caps the loss at log2(V / a);\nabove p = 1/V it adds a little")
+    ax.set_title("Smoothing caps the loss at log2(V / $\\alpha$);\nabove q = 1/V it adds a little")
     ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(-0.1, -0.14))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
