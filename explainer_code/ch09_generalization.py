@@ -8,9 +8,9 @@ Claims, numbered as the output blocks:
   [1] The source: the per-token entropy of a 32-token document (the best possible bits per
       token on these documents), the chain's stationary entropy rate (the limit for long
       documents), the random-guess rate log2 V and the best possible top-1 error, all exact.
-  [2] Overfitting: an add-k bigram model trained on N documents. With k = 0.01 and few documents
-      the training loss is far below the population loss; the gap closes as N grows. k = 1
-      has a smaller gap, yet no lower population loss: a small gap is not a good model.
+  [2] Overfitting: an add-kappa bigram model trained on N documents. With kappa = 0.01 and few
+      documents the training loss is far below the population loss; the gap closes as N grows.
+      kappa = 1 has a smaller gap, yet no lower population loss: a small gap is not a good model.
   [3] The exact population risk agrees with a Monte Carlo estimate on fresh documents (within
       4 standard errors).
   [4] "With probability at least 1 - eps over the draw of the training set": a predictor fixed
@@ -45,7 +45,8 @@ PILOT_SEED = 900009  # the pilot documents that fix block [4]'s predictor
 
 TRAIN_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 1024, 4096)  # documents
 SMALL_M = 256  # up to here one sample shows the gap clearly
-SMOOTHING = (0.01, 1.0)  # add-k constants
+KAPPA = "$\\kappa$"  # the add-kappa constant, in figure labels
+SMOOTHING = (0.01, 1.0)  # add-kappa constants
 MC_DOCS = 20_000
 N_DOCS = 100  # training set of block [4]
 PILOT_DOCS = 50
@@ -56,12 +57,12 @@ FIGURE_NAME = "ch09_overfitting.png"
 
 
 def add_k_model(counts: np.ndarray, k: float) -> np.ndarray:
-    """q(x | s) = (c[s, x] + k) / (c[s] + k V): the add-k (Laplace for k = 1) bigram model."""
+    """q(x | s) = (c[s, x] + kappa) / (c[s] + kappa V): the add-kappa bigram model."""
     return (counts + k) / (counts.sum(axis=1, keepdims=True) + k * counts.shape[1])
 
 
 def train_and_population_bits(chain: np.ndarray, docs: np.ndarray, k: float) -> tuple[float, float]:
-    """Bits per token of the add-k model fitted to `docs`: on `docs` and on the population."""
+    """Bits per token of the add-kappa model fitted to `docs`: on `docs` and on the population."""
     q = add_k_model(markov.transition_counts(docs, VOCAB), k)
     surprisal = -np.log2(q)
     train = float(markov.per_document_loss(docs, surprisal).mean())
@@ -102,11 +103,12 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
     pool = markov.sample_documents(chain, max(TRAIN_SIZES), DOC_LENGTH, rng)
     rows: dict[float, list[tuple]] = {k: [] for k in SMOOTHING}
     print(
-        "[2] Overfitting: add-k bigram models trained on the first N documents of one sample "
+        "[2] Overfitting: add-kappa bigram models trained on the first N documents of one sample "
         f"(seed {DATA_SEED}); bits per token"
     )
     print(
-        "         N   tokens  |  k = 0.01: train  population       gap  |  k = 1: train  population"
+        "         N   tokens  |  kappa = 0.01: train  population       gap  "
+        "|  kappa = 1: train  population"
     )
     for m in TRAIN_SIZES:
         docs = pool[:m]
@@ -122,17 +124,17 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
         )
     small, big = rows[0.01][0], rows[0.01][-1]
     print(
-        f"    k = 0.01, N = {small[0]}: training loss {sig4(small[1])} bits, population loss "
+        f"    kappa = 0.01, N = {small[0]}: training loss {sig4(small[1])} bits, population loss "
         f"{sig4(small[2])} bits, {small[2] / small[1]:.1f} times as much"
     )
     print(
-        f"    k = 0.01, N = {big[0]:,}: population loss {sig4(big[2])} vs document entropy "
+        f"    kappa = 0.01, N = {big[0]:,}: population loss {sig4(big[2])} vs document entropy "
         f"{entropy:.3f}; train and population agree to {abs(big[2] - big[1]):.1g} bits"
     )
     gaps = {k: [pop - train for m, train, pop in rows[k] if m <= SMALL_M] for k in SMOOTHING}
     print(
-        f"    for N <= {SMALL_M}: training loss below population loss for both k; k = 1 has the "
-        "smaller gap at every N, yet never the lower population loss"
+        f"    for N <= {SMALL_M}: training loss below population loss for both kappa; "
+        "kappa = 1 has the smaller gap at every N, yet never the lower population loss"
     )
     for k in SMOOTHING:
         assert all(g > 0 for g in gaps[k]), "training loss is optimistic on small samples"
@@ -156,7 +158,7 @@ def block3_monte_carlo(chain: np.ndarray) -> None:
     se = float(per_doc.std(ddof=1) / math.sqrt(MC_DOCS))
     z = (mean - exact) / se
     print(
-        f"[3] The N = 8, k = 0.01 model on {MC_DOCS:,} fresh documents (seed {MC_SEED}): "
+        f"[3] The N = 8, kappa = 0.01 model on {MC_DOCS:,} fresh documents (seed {MC_SEED}): "
         f"{sig4(mean)} bits per token, standard error {se:.2g}"
     )
     print(f"    exact population loss {sig4(exact)}; difference {abs(z):.2g} standard errors")
@@ -216,6 +218,14 @@ def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
         f"(std. error {se_half:.4f}); training error + one standard error "
         f"({doc_sd / math.sqrt(N_DOCS):.4f}) in {one_se:.4f}"
     )
+    phi1 = 0.5 * (1 + math.erf(1 / math.sqrt(2)))
+    se_one = math.sqrt(one_se * (1 - one_se) / REPEATS)
+    print(
+        f"    a normal approximation predicts Phi(1) = {phi1:.4f} for one standard error; the "
+        f"frequency {one_se:.4f} has standard error {se_one:.4f}: a difference of "
+        f"{abs(one_se - phi1) / se_one:.1f} standard errors"
+    )
+    assert abs(one_se - phi1) < 2 * se_one, "one standard error holds about as often as Phi(1)"
     print(
         f"    why Hoeffding never failed here: it must cover any loss in [0, 1], whose standard "
         f"deviation can reach 0.5; this one's is {doc_sd:.3f}"
@@ -237,7 +247,10 @@ def block5_vacuous(bayes_err: float, sim: dict[str, object]) -> None:
     b_big = pb.hoeffding_bound(typical, n=N_DOCS, eps=EPS)
     print("[5] Yardsticks: a bound at or above these says nothing")
     print(f"    GPT-2: random guess log2 50,257 = {gpt2_guess:.3f} bits per token; top-1 error 1")
-    print(f"    toy source: log2 V = {math.log2(VOCAB):.0f} bits per token; top-1 error 1")
+    print(
+        f"    toy source: log2 V = {math.log2(VOCAB):.0f} bits per token; top-1 error "
+        f"1 - 1/V = {1 - 1 / VOCAB:.4f} (a uniform guess), and 1 (any predictor)"
+    )
     print(
         f"    the median training error of block [4], {typical:.4f}, at eps = {EPS}: "
         f"bound {b_small:.4f} with N = {n_small} documents (vacuous, above 1), "
@@ -262,8 +275,9 @@ def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, o
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.8))
     for k, colour in zip(SMOOTHING, (blue, orange), strict=True):
         m = [r[0] for r in rows[k]]
-        ax1.plot(m, [r[1] for r in rows[k]], "o--", color=colour, label=f"training, k = {k:g}")
-        ax1.plot(m, [r[2] for r in rows[k]], "s-", color=colour, label=f"population, k = {k:g}")
+        lab = f"{KAPPA} = {k:g}"
+        ax1.plot(m, [r[1] for r in rows[k]], "o--", color=colour, label=f"training, {lab}")
+        ax1.plot(m, [r[2] for r in rows[k]], "s-", color=colour, label=f"population, {lab}")
     ax1.axhline(entropy, color=grey, lw=1)
     ax1.text(4000, entropy - 0.08, f"document entropy {entropy:.2f}", color=grey, ha="right",
              va="top")
@@ -273,7 +287,7 @@ def draw_figure(rows: dict[float, list[tuple]], entropy: float, sim: dict[str, o
     ax1.set_xscale("log")
     ax1.set_xlabel("training documents N")
     ax1.set_ylabel("bits per token")
-    ax1.set_title("Add-k bigram model: training vs population loss", fontsize=10)
+    ax1.set_title("Add-$\\kappa$ bigram model: training vs population loss", fontsize=10)
     ax1.legend(loc="upper right", bbox_to_anchor=(1.0, 0.93))
 
     true_risk = float(sim["true_risk"])  # type: ignore[arg-type]

@@ -1,31 +1,34 @@
 """Chapter 12: bits per token as a bounded loss, by mixing the model with the uniform distribution.
 
 Claims, numbered as the output blocks:
-  [1] The raw surprisal -log2 p has no upper limit: it grows without end as p shrinks.
-  [2] The smoothed surprisal -log2((1 - a) p + a / V) lies between -log2(1 - a + a / V) (at p = 1)
-      and log2(V / a) (at p = 0); the width is Delta(a) = log2(1 + (1 - a) V / a), printed for the
-      eight a of the authors' grid [SOURCE: sublora/sublora_pipeline.py:556, :641 @c606ea6]: 28.90
-      bits at 1e-4 down to 15.62 at 0.5. A scan of p in [0, 1] finds the same width.
-  [3] What smoothing costs: at p = 1 about a / ln 2 bits; smoothing lowers the loss exactly when
-      p < 1 / V; raw and smoothed losses side by side for a few p.
+  [1] The raw surprisal -log2 q has no upper limit: it grows without end as q shrinks.
+  [2] The smoothed surprisal -log2((1 - alpha) q + alpha / V) lies between
+      -log2(1 - alpha + alpha / V) (at q = 1) and log2(V / alpha) (at q = 0); the width is
+      Delta(alpha) = log2(1 + (1 - alpha) V / alpha), printed for the eight alpha of the authors'
+      grid [SOURCE: sublora/sublora_pipeline.py:556, :641 @c606ea6]: 28.90 bits at 1e-4 down to
+      15.62 at 0.5. A scan of q in [0, 1] finds the same width.
+  [3] What smoothing costs: at q = 1 about alpha / ln 2 bits; smoothing lowers the loss exactly when
+      q < 1 / V; raw and smoothed losses side by side for a few q.
   [4] A toy model (100,000 true-token probabilities drawn from a fixed mixture, seed 12): mean
-      raw and smoothed losses, and three bounds per a with the message length of Chapter 14's
+      raw and smoothed losses, and three bounds per alpha with the message length of Chapter 14's
       worked example and the real N: "half" (3 extra bits, full eps), "code" (the cumulative
       15..71 bits, full eps) and "union" (the base bits and eps / 8 in both roots, valid; eps / 8
       in the Occam root is the log2 8 = 3 bits of "half", paid once). The mean loss is lowest at
-      a middle a, every bound lowest at a larger a, because Delta shrinks as a grows;
-      half < code < union at every a.
+      a middle alpha of the grid, every bound lowest at a larger alpha, because Delta shrinks as
+      alpha grows;
+      half < code < union at every alpha.
   [5] The minimum over the grid must be paid for: log2 8 = 3 bits in the Occam term and ln 8
       inside the Hoeffding root (a union bound over 8 candidates), against the code's cumulative
-      15, 23, ..., 71 bits and nothing in the Hoeffding root; pacbound.union_over_grid agrees;
+      15, 23, ..., 71 bits (7 base bits plus 8 to 64 for alpha) and nothing in the Hoeffding
+      root; N / n = 801; pacbound.union_over_grid agrees;
       the book's prefix code L + 2 log2 L + 1 adds one bit, under 1e-4 bits per token; extra
       bits at the full eps would lift each bound to its union bound only by the thousand (the same
       number for every weight: the loss and Delta cancel).
   [6] One weight fixed before the data and every document scored: Chapter 11's Occam bound at
-      a = 0.1 on the toy model of [4], with the book's prefix code for the 100,000-bit message
+      alpha = 0.1 on the toy model of [4], with the book's prefix code for the 100,000-bit message
       and the 7 base extra bits, no bits for a choice of weight; non-vacuous (below log2 V).
 Deterministic: numpy only, seed 12, float64; printed values rounded to 4 decimals at most.
-The figure ch12_smoothed_loss.png plots raw and smoothed loss against p.
+The figure ch12_smoothed_loss.png plots raw and smoothed loss against q.
 """
 
 from __future__ import annotations
@@ -100,18 +103,22 @@ def bits_to_reach(train_error: float, alpha: float, target: float) -> float:
 
 
 def block1_unbounded() -> None:
-    print("[1] Raw surprisal -log2 p grows without limit as p shrinks")
+    print("[1] Raw surprisal -log2 q grows without limit as q shrinks")
     for p in (0.5, 1e-2, 1e-6, 1e-12, 1e-30, 1e-300):
-        print(f"    p = {p:.0e}:  {raw_bits(p):9.4f} bits")
+        print(f"    q = {p:.0e}:  {raw_bits(p):9.4f} bits")
     assert raw_bits(1e-300) > 996 and raw_bits(1e-12) > 39.86
     print("    any bound of the form 'loss in [0, Delta]' fails: there is no finite Delta")
 
 
 def block2_ranges() -> None:
     print(
-        f"[2] Smoothed surprisal -log2((1 - a) p + a / V), V = {V:,}: its range for the code's grid"
+        f"[2] Smoothed surprisal -log2((1 - alpha) q + alpha / V), V = {V:,}: its range for the "
+        "code's grid"
     )
-    print("    a        min (p = 1)  max (p = 0)   Delta = max - min   log2(1 + (1 - a) V / a)")
+    print(
+        "    alpha    min (q = 1)  max (q = 0)   Delta = max - min   "
+        "log2(1 + (1 - alpha) V / alpha)"
+    )
     p_scan = np.linspace(0.0, 1.0, 200_001)
     for alpha in pb.ALPHA_GRID:
         lo = pb.smoothed_nll_bits(1.0, alpha, V)
@@ -122,7 +129,7 @@ def block2_ranges() -> None:
         assert abs((scan.max() - scan.min()) - delta) < 1e-9
         print(f"    {alpha:<8g} {lo:10.4f}   {hi:10.4f}   {hi - lo:12.4f}   {delta:18.4f}")
     assert round(pb.loss_range(1e-4, V), 2) == 28.90 and round(pb.loss_range(0.5, V), 2) == 15.62
-    print(f"    a scan of {p_scan.size:,} values of p in [0, 1] gives the same widths (to 1e-9)")
+    print(f"    a scan of {p_scan.size:,} values of q in [0, 1] gives the same widths (to 1e-9)")
     print(f"    for comparison, log2 V = {math.log2(V):.4f} bits: a uniform guess")
 
 
@@ -131,10 +138,13 @@ def block3_cost() -> None:
     for alpha in (0.01, 0.1, 0.5):
         at_one = pb.smoothed_nll_bits(1.0, alpha, V)
         approx = alpha / math.log(2)
-        print(f"    a = {alpha:<4g}: loss at p = 1 is {at_one:.4f} bits (a / ln 2 = {approx:.4f})")
+        print(
+            f"    alpha = {alpha:<4g}: loss at q = 1 is {at_one:.4f} bits "
+            f"(alpha / ln 2 = {approx:.4f})"
+        )
     assert abs(pb.smoothed_nll_bits(1.0, 0.01, V) - 0.01 / math.log(2)) < 1e-4
-    print(f"    smoothing lowers the loss exactly when p < 1 / V = {1 / V:.3e}:")
-    print("    p          raw      a = 0.01   a = 0.1   a = 0.5")
+    print(f"    smoothing lowers the loss exactly when q < 1 / V = {1 / V:.3e}:")
+    print("    q          raw   alpha=0.01 alpha=0.1 alpha=0.5")
     for p in (0.99, 0.9, 0.5, 0.1, 1e-3, 1 / V, 1e-6, 1e-9):
         row = [pb.smoothed_nll_bits(p, a, V) for a in (0.01, 0.1, 0.5)]
         name = "1/V" if p == 1 / V else f"{p:.0e}" if p < 0.01 else f"{p:g}"
@@ -149,7 +159,10 @@ def block3_cost() -> None:
 
 
 def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
-    print(f"[4] A toy model: {N_TOY:,} true-token probabilities (seed {SEED}), three bounds per a")
+    print(
+        f"[4] A toy model: {N_TOY:,} true-token probabilities (seed {SEED}), three bounds per "
+        "alpha"
+    )
     raw = -np.log2(p)
     print(f"    raw mean surprisal {raw.mean():.4f} bits, largest {raw.max():.4f} bits")
     print(
@@ -158,9 +171,9 @@ def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
     )
     print(f"    N = {N_DOCS:,} documents, n = {N_SAMPLE:,} scored, eps = {EPS}")
     print("    half: + 3 bits (log2 8), full eps; code: cumulative 15..71 bits, full eps;")
-    print("    union: no bits for a, eps / 8 in both roots (the valid price of the minimum;")
+    print("    union: no bits for alpha, eps / 8 in both roots (the valid price of the minimum;")
     print("    eps / 8 in the Occam root is the 3 bits of half, paid once)")
-    print("    a        mean loss   Delta      half      code     union")
+    print("    alpha    mean loss   Delta      half      code     union")
     means, half, code, union = [], [], [], []
     grid = len(pb.ALPHA_GRID)
     for j, alpha in enumerate(pb.ALPHA_GRID):
@@ -177,10 +190,16 @@ def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
     assert 0 < lowest_loss < best < len(union) - 1  # both minima inside the grid, in this order
     assert all(h < c for h, c in zip(half, code, strict=True))
     assert all(c < u for c, u in zip(code, union, strict=True))
-    print(f"    lowest mean loss at a = {pb.ALPHA_GRID[lowest_loss]:g} (capping the badly wrong")
+    most = max(c - h for h, c in zip(half, code, strict=True))
+    print(f"    code - half: at most {most:.4f} bits per token (the code's extra bits cost little)")
+    assert most < 1e-3
+    print(
+        f"    lowest mean loss of the {grid} weights at alpha = {pb.ALPHA_GRID[lowest_loss]:g} "
+        "(capping the badly wrong"
+    )
     print("    tokens helps until the cost on the confident ones takes over);")
-    print(f"    lowest bound at a = {pb.ALPHA_GRID[best]:g} in every column, since Delta keeps")
-    print("    falling as a grows and multiplies the complexity term")
+    print(f"    lowest bound at alpha = {pb.ALPHA_GRID[best]:g} in every column, since Delta keeps")
+    print("    falling as alpha grows and multiplies the complexity term")
     print(
         f"    minima: half {min(half):.4f}, code {min(code):.4f}, union {min(union):.4f}"
         f" (union - code {min(union) - min(code):+.4f} bits per token)"
@@ -191,20 +210,27 @@ def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
 
 
 def block5_union(means: list[float], best: int) -> None:
-    print("[5] Paying for the minimum over the grid of 8 values of a")
+    print("[5] Paying for the minimum over the grid of 8 values of alpha")
     grid = len(pb.ALPHA_GRID)
     rho = N_SAMPLE / (N_SAMPLE + N_DOCS)
     plain = -math.log((1 - rho) * EPS)
-    print("    union bound: each a at confidence eps / 8;")
+    print("    union bound: each alpha at confidence eps / 8;")
     print(f"    Occam term: eps / 8 there costs log2 8 = {math.log2(grid):g} bits of complexity")
     print(
         f"    Hoeffding root: -ln((1 - rho) eps) = {plain:.4f} becomes {plain + math.log(grid):.4f}"
     )
     code_bits = [BASE_EXTRA_BITS + 8 * (j + 1) for j in range(grid)]
     print(
-        "    the code's charge for a (cumulative, sublora_pipeline.py:637): "
+        "    the code's extra bits (cumulative, sublora_pipeline.py:637): "
         + ", ".join(str(b) for b in code_bits)
-        + " bits"
+        + f" bits: the {BASE_EXTRA_BITS} base bits for the other hyperparameters "
+        f"(config/sublora_bounds.yaml:39) plus {code_bits[0] - BASE_EXTRA_BITS} to "
+        f"{code_bits[-1] - BASE_EXTRA_BITS} for alpha, where log2 {grid} = {math.log2(grid):g} "
+        "would pay the Occam half"
+    )
+    print(
+        f"    the Occam root divides by N = {N_DOCS:,}, the Hoeffding root by n = {N_SAMPLE:,}: "
+        f"N / n = {N_DOCS / N_SAMPLE:.0f}"
     )
     paid = pb.union_over_grid(
         train_errors=means,
@@ -227,7 +253,7 @@ def block5_union(means: list[float], best: int) -> None:
     print(
         f"    extra bits at the full eps that would lift a weight's bound to its union bound: "
         f"{max(needed):,.0f}, the same for every weight; the code charges {code_bits[0]} to "
-        f"{code_bits[-1]}"
+        f"{code_bits[-1]} in all"
     )
     assert max(needed) - min(needed) < 1 and min(needed) > 100 * code_bits[-1]
 
@@ -241,8 +267,9 @@ def block6_fixed_alpha(means: list[float]) -> None:
     occam = pb.occam_bound(means[j], complexity_bits=k_bits, n=N_DOCS, eps=EPS, loss_range=delta)
     print("[6] One weight fixed before the data, every document scored: the Occam bound of "
           "Chapter 11")  # fmt: skip
-    print(f"    a = {alpha:g}, chosen in advance, so no bits for a choice; K = L + 2 log2 L + 1 + "
-          f"{BASE_EXTRA_BITS} = {k_bits:,.2f} bits; N = {N_DOCS:,}; eps = {EPS}")  # fmt: skip
+    print(f"    alpha = {alpha:g}, chosen in advance, so no bits for a choice; "
+          f"K = L + 2 log2 L + 1 + {BASE_EXTRA_BITS} = {k_bits:,.2f} bits; "
+          f"N = {N_DOCS:,}; eps = {EPS}")  # fmt: skip
     print(f"    empirical risk (the toy's mean smoothed loss) {means[j]:.4f} bits; "
           f"Delta {delta:.4f} bits")  # fmt: skip
     print(f"    root sqrt((K ln 2 + ln(1/eps)) / (2 N)) = {root:.6f}; "
@@ -256,7 +283,7 @@ def draw_figure() -> None:
     p = np.logspace(-12, 0, 600)
     colours = ["#0072B2", "#E69F00", "#009E73", "#CC79A7"]  # Okabe-Ito
     fig, ax = plt.subplots(figsize=(5.5, 6.4))
-    ax.plot(p, -np.log2(p), color="#000000", lw=2.0, label="raw: -log2 p (no upper limit)")
+    ax.plot(p, -np.log2(p), color="#000000", lw=2.0, label="raw: -log2 q (no upper limit)")
     for colour, alpha in zip(colours, (1e-4, 0.01, 0.1, 0.5), strict=True):
         ax.plot(
             p,
@@ -264,15 +291,15 @@ def draw_figure() -> None:
             color=colour,
             lw=1.8,
             ls="--",
-            label=f"smoothed, a = {alpha:g} (cap {math.log2(V / alpha):.1f} bits)",
+            label=f"smoothed, $\\alpha$ = {alpha:g} (cap {math.log2(V / alpha):.1f} bits)",
         )
     ax.axvline(1 / V, color="#777777", lw=0.8, ls=":")
-    ax.text(1.3 / V, 36, "p = 1/V", color="#555555")
+    ax.text(1.3 / V, 36, "q = 1/V", color="#555555")
     ax.set_xscale("log")
     ax.set_ylim(0, 40)
-    ax.set_xlabel("probability p the model gives the true token")
+    ax.set_xlabel("probability q the model gives the true token")
     ax.set_ylabel("loss (bits)")
-    ax.set_title("Smoothing caps the loss at log2(V / a);\nabove p = 1/V it adds a little")
+    ax.set_title("Smoothing caps the loss at log2(V / $\\alpha$);\nabove q = 1/V it adds a little")
     ax.legend(frameon=False, loc="upper left", bbox_to_anchor=(-0.1, -0.14))
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
