@@ -211,6 +211,12 @@ def block3_spread() -> None:
         f"to {hs_a.max():.4f} bits per symbol; coded bits from {coded_a.min():,} to "
         f"{coded_a.max():,}"
     )
+    spread = int(coded_a.max() - coded_a.min())
+    print(
+        f"    coded bits per weight from {coded_a.min() / D:.2f} to {coded_a.max() / D:.2f}; "
+        f"spread {spread:,} bits, {spread / D:.2f} bits per weight"
+    )
+    assert 0.2 < spread / D < 0.3
     print(
         "    H is set by m = max|w| / sigma: the entropy of 11 uniform bins over [-m, m] under "
         f"a normal law matches every draw to within {math.ceil(gap * 1000) / 1000:.3f} bits"

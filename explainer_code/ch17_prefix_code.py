@@ -8,7 +8,8 @@ Claims, numbered as the output blocks:
       length its own first bits fix.
   [2] The authors' message for d codes over Q levels [SOURCE: sublora/bounds/quantize_fns.py:
       172-199, 225-232, 252-297 @c606ea6]: Q counts of ceil(log2 d) bits each, Q float16 codebook
-      entries, then the arithmetic code, ceil(d H) + 1 bits, a length the counts fix. Running the
+      entries, then the arithmetic code, ceil(d H) + 1 bits, a length the counts fix (for
+      d <= 10^4 up to a float64 tie, [6]). Running the
       authors' own `encode` (transcribed below, with the Decimal precision
       `do_arithmetic_encoding` sets) on all 3^6 = 729 sequences for d = 6, Q = 3: each codeword
       has the formula's length, the 729 messages are distinct and prefix-free, a parser that
@@ -33,7 +34,14 @@ Claims, numbered as the output blocks:
       authors' float probabilities), so a decoder would return another sequence; so it does for
       some seeded random sequences of d = 20, Q = 3, and for none tried with Q = 11. At d = 2,
       Q = 2 the precision is 0 and Python's decimal raises ValueError. The lengths, all the
-      bound uses, are unaffected.
+      bound uses, are unaffected. Against the exact intervals of the counts (fractions n_k / d
+      instead of the authors' float64 cumulative sums) Q = 11 fails too: a decoder must rebuild
+      the identical float64 model.
+  [6] For d <= 10^4 the length is ceil(float64 sum of -log2 f in sequence order) + 1, so when
+      d H is an integer the summation order can add a bit: d = 24, Q = 4, counts (1, 6, 8, 9)
+      have d H = 42 exactly (formula: 43 bits), and 2,000 seeded random orders of the same
+      counts give 43 or 44 bits. Lengths that are longer only lower the Kraft sum; a parser
+      told only d and Q would mis-split these messages.
 Deterministic: exact fractions, the authors' Decimal arithmetic, numpy generator seed 0.
 """
 
@@ -58,6 +66,7 @@ GRID_D, GRID_Q = range(2, 10), range(2, 5)  # the exact sums of [3]
 AUTHORS_D, AUTHORS_Q = 50_000, 11  # [SOURCE: config/sublora_bounds.yaml:29, 35 @c606ea6]
 # (d, Q, number of seeded random sequences) for the precision check of [5]
 PRECISION_CASES = [(20, 3, 200), (6, 11, 200), (20, 11, 200), (100, 11, 100)]
+TIE_COUNTS, TIE_ORDERS = (1, 6, 8, 9), 2_000  # [6]: d = 24, Q = 4, d H = 42 exactly
 # (label, message bits L, N, smoothing weight alpha, extra bits charged at that alpha)
 CASES = [
     ("Chapter 17's message", 115_826, N_DOCS, 0.1, 55),
@@ -106,6 +115,20 @@ def codeword_inside(sequence: Sequence[int], probs: np.ndarray, code: Sequence[i
     for s in sequence:
         low += (Fraction(float(cumulative[s - 1])) if s > 0 else Fraction(0)) * width
         width *= Fraction(float(probs[s]))
+    value = sum(Fraction(int(b), 2 ** (j + 1)) for j, b in enumerate(code))
+    return low <= value < low + width
+
+
+def codeword_inside_exact(sequence: Sequence[int], q: int, code: Sequence[int]) -> bool:
+    """Whether the codeword's value lies in the sequence's interval under the exact fractions
+    n_k / d of its counts (no float64 rounding)."""
+    d = len(sequence)
+    counts = [sequence.count(k) for k in range(q)]
+    below = [Fraction(sum(counts[:k]), d) for k in range(q)]
+    low, width = Fraction(0), Fraction(1)
+    for s in sequence:
+        low += below[s] * width
+        width *= Fraction(counts[s], d)
     value = sum(Fraction(int(b), 2 ** (j + 1)) for j, b in enumerate(code))
     return low <= value < low + width
 
@@ -305,14 +328,18 @@ def main() -> None:
     assert outside > 0
     rng = np.random.default_rng(0)
     for d, q, n_seq in PRECISION_CASES:
-        bad = 0
+        bad = bad_exact = 0
         for _ in range(n_seq):
             seq = tuple(int(x) for x in rng.integers(0, q, d))
             p = sequence_probs(seq, q)
-            bad += not codeword_inside(seq, p, authors_encode(seq, p))
+            code = authors_encode(seq, p)
+            bad += not codeword_inside(seq, p, code)
+            bad_exact += not codeword_inside_exact(seq, q, code)
         print(f"    d = {d}, Q = {q}, {n_seq} random sequences (numpy seed 0; precision "
-              f"{int(1.1 * np.log10(q) * d)} digits): {bad} outside")  # fmt: skip
+              f"{int(1.1 * np.log10(q) * d)} digits): {bad} outside; against the exact "
+              f"fractions n_k / d: {bad_exact} outside")  # fmt: skip
         assert (bad > 0) == (q == ENUM_Q)
+        assert bad_exact > 0 or d < 20
     try:
         authors_encode((0, 1), np.array([0.5, 0.5]))
         raised = "nothing"
@@ -321,8 +348,31 @@ def main() -> None:
     print(f"    d = 2, Q = 2: precision {int(1.1 * np.log10(2) * 2)} digits, Python's decimal "
           f"raises {raised}")  # fmt: skip
     assert raised == "ValueError"
-    print("    the codewords' lengths, all that get_message_len and the bound use, are those of "
-          "[2] whatever the precision")  # fmt: skip
+    print("    the codewords' lengths, all that get_message_len and the bound use, do not depend "
+          "on the precision (they are summed in float64)")  # fmt: skip
+    print("    so a decoder must rebuild the identical float64 model (the authors' cumulative "
+          "sums), not the exact fractions")  # fmt: skip
+
+    # [6] the float sum of the small-d path
+    base = [k for k, c in enumerate(TIE_COUNTS) for _ in range(c)]
+    d_tie, q_tie = len(base), len(TIE_COUNTS)
+    d_h = d_tie * math.log2(d_tie) - sum(c * math.log2(c) for c in TIE_COUNTS)
+    lengths: dict[int, int] = {}
+    rng = np.random.default_rng(0)
+    for _ in range(TIE_ORDERS):
+        seq = tuple(int(x) for x in rng.permutation(base))
+        n_bits = len(authors_encode(seq, sequence_probs(seq, q_tie)))
+        lengths[n_bits] = lengths.get(n_bits, 0) + 1
+    formula = coded_length(TIE_COUNTS)
+    print(f"[6] The small-d path's length, ceil(float64 sum of -log2 f in sequence order) + 1, "
+          f"when d H is an integer: d = {d_tie}, Q = {q_tie}, counts {TIE_COUNTS}, "
+          f"d H = {d_h:.0f} exactly, formula ceil(d H) + 1 = {formula} bits")  # fmt: skip
+    print(f"    {TIE_ORDERS:,} random orders of these counts (numpy seed 0): "
+          + ", ".join(f"{n:,} orders give {b} bits" for b, n in sorted(lengths.items())))
+    print("    the extra bit only lowers the Kraft sum (the prior stays valid), but a parser told "
+          "only d and Q would mis-split these messages")  # fmt: skip
+    assert abs(d_h - 42) < 1e-12 and formula == 43
+    assert sorted(lengths) == [43, 44] and min(lengths.values()) > TIE_ORDERS // 10
     print("All assertions passed.")
 
 
