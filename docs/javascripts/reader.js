@@ -259,15 +259,26 @@
       settleTabStop(entry.target);
     });
   }, {rootMargin: "100% 0px"});
-  // A settled box is settled again when its size changes (a table stacked on a phone, a block
-  // drawn for the first time, fonts arriving). And its stop is kept while it scrolls or is
-  // pending: Material, mounting a code block as it comes into view, removes the block's stop on
-  // a device without a mouse, scrolling or not.
+  // A settled box is settled again when its size changes (a table stacked on a phone, fonts
+  // arriving). And its stop is kept while it scrolls or is pending: Material, mounting a code
+  // block as it comes into view, removes the block's stop on a device without a mouse,
+  // scrolling or not.
   const resized = new ResizeObserver((entries) => entries.forEach(({target}) => {
     if (target.dataset.scrollStop === "scrolls" || target.dataset.scrollStop === "fits") {
       settleTabStop(target);
     }
   }));
+  // A top-level block is laid out only when drawn (content-visibility), and a box measured
+  // before its block was drawn measures as fitting; its size may not change when the block is
+  // drawn, so the boxes in a block are settled again each time the block is drawn.
+  document.addEventListener("contentvisibilityautostatechange", (event) => {
+    if (event.skipped) return;
+    [event.target, ...event.target.querySelectorAll("[data-scroll-stop]")].forEach((box) => {
+      if (box.dataset.scrollStop === "scrolls" || box.dataset.scrollStop === "fits") {
+        settleTabStop(box);
+      }
+    });
+  }, true);
   new MutationObserver((records) => records.forEach(({target}) => {
     const keep = target.dataset && ["scrolls", "pending"].includes(target.dataset.scrollStop);
     if (keep && target.getAttribute("tabindex") !== "0") target.setAttribute("tabindex", "0");

@@ -251,7 +251,8 @@ async ({timeoutMs, openAll}) => {
     const style = document.createElement("style");
     style.textContent = ".tabbed-content > .tabbed-block { display: block !important; }";
     document.head.appendChild(style);
-    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    await settle(new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
+                 timeoutMs, "two frames");
   }
   const describe = (el) => {
     const text = (el.getAttribute("aria-label") || el.textContent || "").trim();

@@ -337,7 +337,7 @@ SCROLL_STOPS_IN_VIEW_JS = """async () => {
     await frame(); await frame();
     seen.push({state: box.dataset.scrollStop, stop: box.getAttribute('tabindex') === '0',
                hidden: !box.checkVisibility(), scrolls: box.scrollWidth > box.clientWidth,
-               box: box.tagName + '.' + box.className});
+               box: box.tagName + '.' + box.className, text: box.textContent.slice(0, 40)});
   }
   return seen; }"""
 
@@ -363,7 +363,9 @@ def test_a_box_that_scrolls_sideways_keeps_its_tab_stop_and_one_that_fits_loses_
         # (content-visibility), and a box not drawn measures as fitting
         boxes = [box for box in page.evaluate(SCROLL_STOPS_IN_VIEW_JS) if not box["hidden"]]
         assert {box["state"] for box in boxes} == {"scrolls", "fits"}, boxes
-        assert all(box["stop"] == box["scrolls"] for box in boxes), boxes
+        # a box measured before its block was drawn is measured again when the block is drawn
+        wrong = [box for box in boxes if box["stop"] != box["scrolls"]]
+        assert not wrong, wrong
     finally:
         context.close()
 
