@@ -85,6 +85,45 @@
     return x.toLocaleString("en-US", { maximumSignificantDigits: 5 });
   }
 
+  // The presets the site build wrote into data-presets (explainer_tools/explorer_presets.py,
+  // read from the scripts' outputs): one button each; pressing one sets every input it names and
+  // says what it is and which bound its chapter printed. Null when the page gave none.
+  function presetButtons(root, apply) {
+    if (!root.dataset.presets) return null;
+    let list;
+    try {
+      list = JSON.parse(root.dataset.presets);
+    } catch (error) {
+      return null;
+    }
+    if (!Array.isArray(list) || list.length === 0) return null;
+    const group = el("div", { class: "bx-presets", role: "group", "aria-label": "Start from a preset" });
+    const row = el("div", { class: "bx-preset-row" });
+    row.append(el("span", { class: "bx-preset-title" }, "Start from:"));
+    const note = el("p", { class: "bx-preset-note" });
+    const buttons = list.map((preset) => {
+      const button = el("button", { type: "button", class: "bx-preset", "aria-pressed": "false",
+        "data-preset": preset.key }, preset.label);
+      button.addEventListener("click", () => {
+        apply(preset);
+        choose(preset);
+      });
+      row.append(button);
+      return [preset, button];
+    });
+    function choose(chosen) {
+      buttons.forEach(([preset, button]) =>
+        button.setAttribute("aria-pressed", String(preset === chosen)));
+      note.textContent = chosen
+        ? chosen.note + " Its chapter prints a bound of " + String(chosen.printed)
+          + " bits per token (" + chosen.cite + "); from these printed, rounded inputs the "
+          + "explorer's formula gives the bound below."
+        : "";
+    }
+    group.append(row, note);
+    return { group, choose };
+  }
+
   function toSlider(field, value) {
     const lo = field.log ? Math.log10(field.min) : field.min;
     const hi = field.log ? Math.log10(field.max) : field.max;
@@ -142,6 +181,7 @@
       slider.addEventListener("input", () => {
         values[field.key] = fromSlider(field, Number(slider.value));
         number.value = String(values[field.key]);
+        choose(null);
         update();
       });
       number.addEventListener("input", () => {
@@ -149,9 +189,10 @@
         if (number.value === "" || !Number.isFinite(v)) return;
         values[field.key] = v;
         slider.value = String(toSlider(field, Math.min(field.max, Math.max(field.min, v))));
+        choose(null);
         update();
       });
-      widgets[field.key] = { slider, field };
+      widgets[field.key] = { slider, number, field };
       row.append(label, number, unit, slider);
       form.append(row);
     });
@@ -175,6 +216,19 @@
     const plotL = plot("messageBits", "Message length, L (bits)");
     plots.append(plotN.figure, plotL.figure);
     out.append(status, bar, legend, plots, terms);
+    const presets = presetButtons(root, (preset) => {
+      Object.entries(preset.inputs).forEach(([key, value]) => {
+        const widget = widgets[key];
+        if (!widget) return;
+        values[key] = value;
+        widget.number.value = String(value);
+        widget.slider.value = String(toSlider(widget.field,
+          Math.min(widget.field.max, Math.max(widget.field.min, value))));
+      });
+      update();
+    });
+    const choose = presets ? presets.choose : () => {};
+    if (presets) root.append(presets.group);
     root.append(form, out);
 
     function update() {

@@ -12,6 +12,8 @@ its path: these tests need Chromium but not a site build.
 
 from __future__ import annotations
 
+import html
+import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,10 +24,13 @@ import pytest
 from browser_kit import CLIP_JS
 from standalone_kit import write_page
 
+from explainer_tools import explorer_presets
+
 pytestmark = pytest.mark.browser
 
 CASES = 1_000
 REL_TOL = 1e-9
+ROOT = Path(__file__).resolve().parents[2]
 
 
 
@@ -315,5 +320,51 @@ def test_explorer_charts_follow_the_inputs(browser, tmp_path) -> None:
         page.get_by_label("Message length of the model, L", exact=True).fill("1000000")
         after = float(charts.nth(0).get_attribute("data-threshold") or "nan")
         assert after > before
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_explorer_presets_give_the_books_bounds(browser, tmp_path, width) -> None:
+    """The four presets the site build writes from the scripts' outputs: each button sets every
+    input it names, and the bound shown is pacbound's on those inputs (1e-9 relative) and the
+    bound its chapter printed (to the rounding of the printed inputs, 1e-3); the pressed button
+    is marked, the note cites the block, a moved slider releases it; each button has a focus
+    ring, and nothing is cut at a phone's width."""
+    data = html.escape(json.dumps(explorer_presets.presets(ROOT / "outputs")), quote=True)
+    url = write_page(tmp_path, f'<div class="bound-explorer" data-presets="{data}"></div>',
+                     ["javascripts/bound-explorer.js"], ["stylesheets/reader.css"], theme=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(url)
+        page.wait_for_selector(".bx-status")
+        presets = explorer_presets.presets(ROOT / "outputs")
+        buttons = page.locator(".bound-explorer button.bx-preset")
+        assert buttons.count() == len(presets) == 4
+        vacuous = []
+        for i, preset in enumerate(presets):
+            buttons.nth(i).focus()
+            ring = page.evaluate(FOCUS_RING_JS)
+            assert ring["width"] >= 2 and ring["style"] not in ("none", "hidden"), ring
+            page.keyboard.press("Enter")
+            assert buttons.nth(i).get_attribute("aria-pressed") == "true"
+            assert page.locator(".bx-preset[aria-pressed='true']").count() == 1
+            shown = float(page.locator(".bound-explorer").get_attribute("data-bound"))
+            inputs = preset["inputs"]
+            assert shown == pytest.approx(_bound(inputs), rel=REL_TOL), preset["key"]
+            assert abs(shown - preset["printed"]) <= 1e-3, (preset["key"], shown)
+            for key, value in inputs.items():
+                box = page.locator(f"#bx0-{key}")
+                assert float(box.input_value()) == value, (preset["key"], key)
+            note = page.locator(".bx-preset-note").inner_text()
+            assert preset["cite"] in note and str(preset["printed"]) in note, note
+            vacuous.append("non-vacuous" not in page.locator(".bx-status").inner_text())
+            assert page.evaluate(CLIP_JS, ".bound-explorer") == []
+        assert vacuous == [True, False, False, False]
+        page.get_by_label("Training documents, N (slider, logarithmic)").focus()
+        page.keyboard.press("ArrowRight")
+        assert page.locator(".bx-preset[aria-pressed='true']").count() == 0
+        assert page.locator(".bx-preset-note").inner_text() == ""
     finally:
         context.close()
