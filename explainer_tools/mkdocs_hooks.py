@@ -15,7 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
 from explainer_tools import build_cache, math_render, render_cache
-from explainer_tools.explorer_presets import PresetError, expand
+from explainer_tools.explorer_presets import REQUEST, PresetError, expand
 from explainer_tools.provenance import ProvenanceError, render_tags, render_tags_in_html
 from explainer_tools.site_speed import patch_plugins, update_anchor_ids  # noqa: F401
 
@@ -54,9 +54,10 @@ def on_config(config: Any) -> Any:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
     """Badge the provenance tags; give a bound explorer that asks for them the presets read
     from the scripts' outputs (explainer_tools/explorer_presets.py)."""
-    outputs = Path(config["config_file_path"]).resolve().parent / "outputs"
     try:
-        markdown = expand(markdown, outputs)
+        if REQUEST in markdown:
+            outputs = Path(config["config_file_path"]).resolve().parent / "outputs"
+            markdown = expand(markdown, outputs)
         rendered, _tags = render_tags(markdown, page=f"docs/{page.file.src_uri}")
     except (ProvenanceError, PresetError) as error:
         raise PluginError(str(error)) from None
