@@ -13,7 +13,11 @@ of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default
   conversion (seconds, most of them imports) starts in a process of its own as soon as the
   build lists its files (`start_conversions`), so that a fresh clone's build does the rest of
   the book meanwhile, on the other core;
-- the `.ipynb` is copied beside the page (the notebook's download link).
+- the `.ipynb` is copied beside the page (the notebook's download link);
+- the page is made lighter once, when converted (`notebook_slim`: the stylesheet cut to what the
+  cells use, the copy buttons' duplicate sources dropped, figures as lazily loaded files beside
+  the page); `SLIM` enters the cache key, so a page cached before a change of it is converted
+  again.
 
     >>> cache_key(b"{}")[:12]
     'bcb2943e5ccf'
@@ -21,6 +25,7 @@ of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -33,6 +38,7 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
+from explainer_tools import notebook_slim
 from explainer_tools.build_cache import CACHE_ROOT
 
 NOTEBOOK_GLOB = "*.ipynb"  # anywhere under docs/, as mkdocs-jupyter's `include: ["*.ipynb"]`
@@ -43,6 +49,7 @@ OPTIONS: dict[str, Any] = {
     "no_prompt": False, "remove_tag_config": {}, "highlight_extra_classes": "",
     "include_requirejs": False, "custom_mathjax_url": "", "toc_depth": 6,
 }  # fmt: skip
+SLIM = "slim=2"  # the version of notebook_slim's changes, in the cache key
 
 
 class NotebookFile(File):
@@ -63,12 +70,13 @@ def as_pages(files: Files) -> Files:
 
 
 def cache_key(notebook: bytes) -> str:
-    """mkdocs-jupyter's cache key: the notebook's bytes and the conversion options."""
+    """mkdocs-jupyter's cache key (the notebook's bytes and the conversion options) and SLIM."""
     hasher = hashlib.sha256()
     hasher.update(notebook)
     hasher.update(b"execute=False")
     for key, value in OPTIONS.items():
         hasher.update(f"{key}={value!r}".encode())
+    hasher.update(SLIM.encode())
     return hasher.hexdigest()
 
 
@@ -78,8 +86,10 @@ def _convert(path: str) -> dict[str, Any]:
 
     options = {k: v for k, v in OPTIONS.items() if k != "toc_depth"}
     content = convert.nb2html(path, execute=False, **options)
+    content, figures = notebook_slim.images(notebook_slim.slim(content))
     toc_tokens, title = plugin._get_nb_toc_tokens(path, OPTIONS["toc_depth"])
-    return {"content": content, "toc_tokens": toc_tokens, "title": title}
+    return {"content": content, "toc_tokens": toc_tokens, "title": title,
+            "images": {name: base64.b64encode(data).decode() for name, data in figures.items()}}
 
 
 def _cache_file(path: str) -> Path:
@@ -160,11 +170,13 @@ def prepare(page: Any) -> None:
 
 
 def copy_source(page: Any) -> None:
-    """The `.ipynb` beside its page (the page's download link)."""
+    """The `.ipynb` beside its page (the page's download link), and the page's figures."""
     if is_notebook(page.file):
         target = Path(page.file.abs_dest_path).parent / Path(page.file.abs_src_path).name
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(page.file.abs_src_path, target)
+        for name, data in rendered(page.file.abs_src_path).get("images", {}).items():
+            (target.parent / name).write_bytes(base64.b64decode(data))
 
 
 if __name__ == "__main__":  # the conversion in a process of its own (`start_conversions`)

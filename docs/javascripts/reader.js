@@ -7,9 +7,14 @@
 // The card has one id, CARD_ID; the element it describes points at it with aria-describedby,
 // so a screen reader reads the number's own text as its name and the card as its description.
 // On a touch screen the first tap on a number shows its card and the second follows the link.
+// - the bound explorer's script (bound-explorer.js, beside this one) is loaded on the first page
+//   that holds an explorer, not on every page (20 kB; one page has one).
 // Works after Material's instant navigation (document$), with no network.
 (function () {
   const CARD_ID = "reader-card";
+  const EXPLORER_SRC = document.currentScript
+    ? document.currentScript.src.replace(/reader\.js(\?.*)?$/, "bound-explorer.js")
+    : null;
   let card = null;
   let described = null;   // the element whose aria-describedby points at the card
   let lastPointer = "mouse";
@@ -323,6 +328,17 @@
     accessible();  // formulas are rendered at build time: their links are in the page already
     document.querySelectorAll("a.xref").forEach((link) => cardOn(link, openCard));
     openTarget();
+    loadExplorer();
+  }
+
+  // Once loaded, the explorer's script builds every explorer itself, after each navigation too.
+  function loadExplorer() {
+    if (!EXPLORER_SRC || window.BoundExplorer || document.getElementById("bx-script")) return;
+    if (!document.querySelector(".bound-explorer")) return;
+    const script = document.createElement("script");
+    script.id = "bx-script";
+    script.src = EXPLORER_SRC;
+    document.head.append(script);
   }
 
   function numberAt(target) {

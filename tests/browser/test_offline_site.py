@@ -137,7 +137,7 @@ def test_offline_copy_explorer_computes_from_a_folder(offline_site, browser) -> 
     root.scroll_into_view_if_needed()
     data = {key: float(value) for key, value in page.evaluate(
         "() => Object.assign({}, document.querySelector('.bound-explorer').dataset)").items()
-        if key not in ("bxBuilt", "bound")}
+        if key not in ("bxBuilt", "bound", "presets")}
     inputs = {"vocab": 50_257.0, "extraBits": 7.0, "eps": 0.05, **data}
     k = pacbound.prefix_code_bits(inputs["messageBits"])
     want = pacbound.subsampling_bound(
@@ -154,6 +154,18 @@ def test_offline_copy_explorer_computes_from_a_folder(offline_site, browser) -> 
     for _ in range(20):
         page.keyboard.press("ArrowLeft")
     assert float(root.get_attribute("data-bound") or "nan") > shown  # fewer documents
+    # the presets the build wrote from the outputs work from a folder too: the miniature's
+    page.locator(".bound-explorer button.bx-preset[data-preset='miniature']").click()
+    assert float(root.get_attribute("data-bound") or "nan") == pytest.approx(4.541, abs=1e-3)
+    # reader.js loaded the explorer's script because the page holds an explorer; a page with
+    # none loads it not
+    assert page.locator("script#bx-script").count() == 1
+    other = browser.new_page()  # type: ignore[attr-defined]
+    other.goto((offline_site / "chapters" / "14-subsampling-complete-bound.html").as_uri())
+    other.wait_for_function("document.querySelectorAll('[data-scroll-stop]').length > 0",
+                            timeout=10_000)
+    assert other.evaluate("typeof window.BoundExplorer") == "undefined"
+    other.close()
     assert errors == []
     page.close()
 

@@ -1,0 +1,184 @@
+"""The notebook page made light enough for a phone: its stylesheet cut to what its cells use.
+
+nbconvert writes the whole of JupyterLab's stylesheet into every notebook page: 0.57 MB, most of
+it for widgets a static page never shows (Blueprint's `bp3-` classes, Lumino's `lm-`, the
+editor's `CodeMirror`, `cm-`), and 40 kB of colour variables. It made the companion notebook's
+page the one page of the site over the 1-MB budget. `slim` keeps the page as it looks:
+
+- a selector is dropped only when it names a class of those libraries (`PRUNED_PREFIXES`) that
+  no element of the page carries (classes inside `:not(...)` do not count: `.a:not(.b)` matches
+  without `.b`); a rule goes when none of its selectors is left, an `@media` block when none of
+  its rules is;
+- a custom property (`--name: ...`) is dropped when nothing left (rules, the page's own `style`
+  attributes, other kept properties) reads it with `var(--name`;
+- the loader of Mermaid's diagram library goes (it fetches the library from a CDN when a page
+  holds a diagram; these pages hold none, and the site loads nothing from other hosts), and so
+  do copies of one stylesheet written twice;
+- each code cell's source, written a second time into a hidden block for its copy button
+  (38 kB), is not: the button copies the text of the cell's `<pre>` instead (`for=` names it),
+  which is the same text;
+- whitespace between two tags shrinks to one line break (outside `<pre>`, scripts and styles);
+- `images`: a figure written into the page as a `data:` URL (the notebook's own cells emit them)
+  becomes a file beside the page, loaded lazily, with its width and height (no layout shift), so
+  that a reader who opens the page loads the figures near the screen, not all of them.
+
+Only the page's `<style>` blocks before its first cell are touched; a cell's output is never
+changed. tests/test_notebook_slim.py checks the rules; tests/browser/test_notebook_slim.py that
+the page draws the same pixels as nbconvert's and that a copy button copies the cell's source.
+
+    >>> slim('<style>.jp-A{color:red}.jp-B{color:blue}.x{--u:1;--v:2}.jp-A{width:var(--u)}'
+    ...      '</style><div class="jp-Cell jp-A x">')
+    '<style>.jp-A{color:red}.x{--u:1;}.jp-A{width:var(--u)}</style><div class="jp-Cell jp-A x">'
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import struct
+
+import tinycss2
+from tinycss2.ast import AtRule, Declaration, QualifiedRule
+
+PRUNED_PREFIXES = ("bp3-", "jp-", "lm-", "p-", "CodeMirror", "cm-", "ansi-")
+STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
+CLASS_ATTR = re.compile(r"""class=(?:"([^"]*)"|'([^']*)')""")
+STYLE_ATTR = re.compile(r'style="([^"]*)"')
+CLASS_IN_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+NOT = re.compile(r":not\([^()]*\)")
+VAR = re.compile(r"var\(\s*(--[\w-]+)")
+MERMAID_LOADER = re.compile(r'<script type="module">\s*document\.addEventListener\('
+                            r'"DOMContentLoaded", async \(\) => \{\s*const diagrams = '
+                            r'document\.querySelectorAll\("\.jp-Mermaid.*?</script>', re.S)
+FIRST_CELL = '<div class="jp-Cell '
+COPY_SOURCE = re.compile(r'<pre>(?P<code>(?:(?!</pre>).)*</pre>\s*</div>\s*)'
+                         r'<div class="clipboard-copy-txt" id="(?P<id>cell-\d+)">(?:(?!</div>).)*'
+                         r'</div>', re.S)
+SPACES = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>|"
+                    r"<style\b.*?</style>)|>\s{2,}(?=<)", re.S)
+
+
+def _split_selectors(prelude: str) -> list[str]:
+    """`a, b:not(c, d)` -> ['a', 'b:not(c, d)']: commas at the top level only."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(prelude):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(prelude[start:i].strip())
+            start = i + 1
+    parts.append(prelude[start:].strip())
+    return [p for p in parts if p]
+
+
+def _selector_used(selector: str, used: set[str]) -> bool:
+    names = CLASS_IN_SELECTOR.findall(NOT.sub("", selector))
+    return all(name in used or not name.startswith(PRUNED_PREFIXES) for name in names)
+
+
+def _prune_rules(rules: list, used: set[str]) -> list:
+    kept = []
+    for rule in rules:
+        if isinstance(rule, QualifiedRule):
+            selectors = [s for s in _split_selectors(tinycss2.serialize(rule.prelude))
+                         if _selector_used(s, used)]
+            if selectors:
+                rule.prelude = tinycss2.parse_component_value_list(", ".join(selectors))
+                kept.append(rule)
+        elif isinstance(rule, AtRule) and rule.lower_at_keyword == "media" and rule.content:
+            inner = _prune_rules(tinycss2.parse_rule_list(rule.content, True, True), used)
+            if inner:
+                rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
+                kept.append(rule)
+        elif not isinstance(rule, tinycss2.ast.ParseError):
+            kept.append(rule)
+    return kept
+
+
+def _declarations(rule: QualifiedRule) -> list:
+    return tinycss2.parse_blocks_contents(rule.content, skip_whitespace=True, skip_comments=True)
+
+
+def _prune_properties(sheets: list[list], page_styles: str) -> None:
+    """Drop, in place, each custom property that nothing kept reads (to a fixed point)."""
+    rules = [r for sheet in sheets for r in sheet if isinstance(r, QualifiedRule)]
+    while True:
+        read = set(VAR.findall(page_styles))
+        for rule in rules:
+            read.update(VAR.findall(tinycss2.serialize(rule.content)))
+        changed = False
+        for rule in rules:
+            declarations = _declarations(rule)
+            kept = [d for d in declarations if not (isinstance(d, Declaration)
+                    and d.name.startswith("--") and d.name not in read)]
+            if len(kept) != len(declarations):
+                changed = True
+                rule.content = tinycss2.parse_component_value_list(
+                    ";".join(tinycss2.serialize([d]) for d in kept))
+        if not changed:
+            return
+
+
+def slim(page: str) -> str:
+    """`page` (a notebook page's HTML) with its stylesheets cut to what it uses."""
+    head_end = page.find(FIRST_CELL)
+    head, body = (page, "") if head_end < 0 else (page[:head_end], page[head_end:])
+    head = MERMAID_LOADER.sub("", head)
+    used = {name for pair in CLASS_ATTR.findall(page) for name in "".join(pair).split()}
+    blocks = list(STYLE.finditer(head))
+    sheets, seen = [], set()
+    for block in blocks:
+        text = block.group(1)
+        if text.strip() in seen:
+            sheets.append(None)  # a copy of a stylesheet already kept
+            continue
+        seen.add(text.strip())
+        parsed = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
+        sheets.append(_prune_rules(parsed, used))
+    _prune_media_properties(sheets, " ".join(STYLE_ATTR.findall(page)))
+    out, last = [], 0
+    for block, sheet in zip(blocks, sheets, strict=True):
+        out.append(head[last:block.start()])
+        if sheet:
+            open_tag = head[block.start():block.start(1)]
+            out.append(f"{open_tag}{tinycss2.serialize(sheet)}</style>")
+        last = block.end()
+    out.append(head[last:])
+    page = "".join(out) + COPY_SOURCE.sub(r'<pre id="\g<id>">\g<code>', body)
+    return SPACES.sub(lambda m: m[1] or ">\n", page)
+
+
+def _prune_media_properties(sheets: list, page_styles: str) -> None:
+    """Custom properties are pruned on the top-level rules and on those of each @media block,
+    whose content is re-serialized from the pruned rules."""
+    live = [s for s in sheets if s is not None]
+    media: list[tuple[AtRule, list]] = []
+    for sheet in live:
+        for rule in sheet:
+            if isinstance(rule, AtRule) and rule.lower_at_keyword == "media" and rule.content:
+                media.append((rule, tinycss2.parse_rule_list(rule.content, True, True)))
+    _prune_properties(live + [inner for _, inner in media], page_styles)
+    for rule, inner in media:
+        rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
+
+
+DATA_IMAGE = re.compile(r'<img\b(?P<before>[^>]*?)src="data:image/png;base64,'
+                        r'(?P<data>[A-Za-z0-9+/=]+)"(?P<after>[^>]*)>')
+
+
+def images(page: str) -> tuple[str, dict[str, bytes]]:
+    """`page` with each PNG `data:` image a lazily loaded file `figure-<hash>.png` beside it,
+    and those files' bytes by name."""
+    files: dict[str, bytes] = {}
+
+    def external(match: re.Match) -> str:
+        data = base64.b64decode(match["data"])
+        if data[:8] != b"\x89PNG\r\n\x1a\n":
+            return match[0]
+        width, height = struct.unpack(">II", data[16:24])
+        name = f"figure-{hashlib.sha256(data).hexdigest()[:12]}.png"
+        files[name] = data
+        return (f'<img{match["before"]}src="{name}" loading="lazy" width="{width}" '
+                f'height="{height}"{match["after"]}>')
+
+    return DATA_IMAGE.sub(external, page), files

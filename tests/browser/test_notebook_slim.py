@@ -1,0 +1,81 @@
+"""The lighter notebook page (explainer_tools/notebook_slim.py) looks as nbconvert's page does:
+the companion notebook converted by mkdocs-jupyter's converter, once as converted and once
+slimmed, each in a page with the site's stylesheets, gives every element the same box and the
+same computed style (at a phone's width, where the notebook's rules for narrow screens
+apply too); and a cell's copy button, whose hidden copy of
+the source is gone, still copies the cell's source."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+import pytest
+from standalone_kit import write_page
+
+from explainer_tools.notebook_slim import slim
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = next((ROOT / "docs" / "notebooks").glob("*.ipynb"))
+STYLES = ["stylesheets/explainer.css", "stylesheets/reader.css", "notebooks/notebook.css"]
+PROPS = ["display", "position", "color", "background-color", "font-family", "font-size",
+         "font-weight", "line-height", "margin", "padding", "border", "white-space", "overflow-x",
+         "visibility", "opacity", "text-align"]
+LAYOUT_JS = """(props) => Array.from(document.querySelectorAll('main *'))
+  .filter((el) => !el.closest('.clipboard-copy-txt, script, style'))
+  .map((el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
+    return [el.tagName, Math.round(r.x), Math.round(r.y), Math.round(r.width),
+            Math.round(r.height), ...props.map((p) => s.getPropertyValue(p))]; })"""
+
+
+@pytest.fixture(scope="module")
+def converted() -> str:
+    convert = pytest.importorskip("mkdocs_jupyter.convert")
+    return convert.nb2html(str(NOTEBOOK), execute=False, kernel_name="", theme="",
+                           allow_errors=True, show_input=True, no_input=False, no_prompt=False,
+                           remove_tag_config={}, highlight_extra_classes="",
+                           include_requirejs=False, custom_mathjax_url="")
+
+
+def _layout(browser, folder: Path, html: str, width: int) -> list:
+    folder.mkdir()
+    url = write_page(folder, html, [], STYLES, theme=True)
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(url)
+        return page.evaluate(LAYOUT_JS, PROPS)
+    finally:
+        context.close()
+
+
+@pytest.mark.slow
+def test_the_slim_page_lays_out_and_styles_every_element_as_nbconvert_does(
+        browser, tmp_path, converted, width=375) -> None:
+    thin = slim(converted)
+    assert len(thin) < 0.6 * len(converted)
+    before = _layout(browser, tmp_path / "before", converted, width)
+    after = _layout(browser, tmp_path / "after", thin, width)
+    assert len(before) == len(after) > 5_000
+    differ = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    assert not differ, f"{len(differ)} elements differ, first: {differ[0]}"
+
+
+@pytest.mark.slow
+def test_a_copy_button_copies_its_cells_source(browser, tmp_path, converted) -> None:
+    sources = dict(re.findall(r'<div class="clipboard-copy-txt" id="(cell-\d+)">(.*?)</div>',
+                              converted, re.S))
+    url = write_page(tmp_path, slim(converted), [], STYLES, theme=True)
+    context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+    try:
+        page = context.new_page()
+        page.goto(url)
+        cell, source = next(iter(sources.items()))
+        page.locator(f'clipboard-copy[for="{cell}"]').click()
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied.rstrip("\n") == html.unescape(source).rstrip("\n")
+    finally:
+        context.close()
