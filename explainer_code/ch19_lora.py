@@ -159,7 +159,7 @@ def _arrow(ax, a: tuple[float, float], b: tuple[float, float]) -> None:
 
 
 def draw_figure(per_block: int, head: int, total: int, base: int) -> None:
-    """Top: where LoRA sits in GPT-2 small. Bottom: what one LoRA layer adds to W x."""
+    """Top: where LoRA sits in GPT-2 small. Bottom: what one LoRA layer adds to W u, u its input."""
     frozen, lora = "#DDDDDD", "#E69F00"
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 8.4),
                                       gridspec_kw={"height_ratios": [1.1, 1.0]})  # fmt: skip
@@ -185,8 +185,9 @@ def draw_figure(per_block: int, head: int, total: int, base: int) -> None:
     top.text(0.5, 0.93, f"LoRA on W_Q, W_V: {N_LAYER} x {per_block:,}; head {head:,}\n"
              f"total {total:,} numbers, {total / base:.3%} of {base:,}", ha="center",
              fontsize=10)  # fmt: skip
-    # bottom: one layer; x splits into the frozen path (above) and the trained path (below)
-    _box(bottom, 0.0, 0.42, 0.09, 0.12, "x", "#FFFFFF")
+    # bottom: one layer; its input u (a hidden vector) splits into the frozen path (above) and
+    # the trained path (below)
+    _box(bottom, 0.0, 0.42, 0.09, 0.12, "u", "#FFFFFF")
     _box(bottom, 0.3, 0.56, 0.34, 0.14, f"W  {N_EMBD} x {N_EMBD}\nfrozen", frozen)
     _box(bottom, 0.04, 0.06, 0.17, 0.2, "dropout\n(training\nonly)", "#FFFFFF")
     _box(bottom, 0.28, 0.06, 0.14, 0.2, f"A\n{R} x {N_EMBD}", lora)
@@ -201,7 +202,7 @@ def draw_figure(per_block: int, head: int, total: int, base: int) -> None:
     _arrow(bottom, (0.85, 0.28), (0.85, 0.40))
     _arrow(bottom, (0.64, 0.63), (0.82, 0.52))
     bottom.text(0.93, 0.47, "y", ha="left", va="center", fontsize=10)
-    bottom.text(0.5, 0.78, "y = W x + (lora_alpha / r) B A dropout(x)", ha="center",
+    bottom.text(0.5, 0.78, "y = W u + (lora_alpha / r) B A dropout(u)", ha="center",
                 fontsize=10)  # fmt: skip
     bottom.text(0.5, 0.88, f"one LoRA layer: {R} x ({N_EMBD} + {N_EMBD}) = {R * 2 * N_EMBD:,} "
                 f"trained\nnumbers beside {N_EMBD * N_EMBD:,} frozen", ha="center",
