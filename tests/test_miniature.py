@@ -119,6 +119,29 @@ def test_seed_tiers_reuse_the_default_data_and_plan() -> None:
         planned = {(s, k, d) for s, k, d in runs}
         assert all((r["source"], r["kind"], r["d"]) in planned for r in rec["runs"])
         assert all(r["seed"] in tiers.SEEDS for r in rec["runs"])
+        # the metadata is what ran: each file's sizes and V agree with its source's data
+        for sizes in rec["sizes"].values():
+            assert [rec["n_docs"], rec["n_sample"], rec["n_fresh"]] == sizes
+        assert rec["config"]["vocab_size"] == (48 if name == "seeds-wordnet" else 32)
+
+
+def test_write_seeds_records_the_sizes_and_vocabulary_of_its_data(tmp_path) -> None:
+    """`write_seeds` reads N, n, the held-out count and V from the data it ran on."""
+    import dataclasses
+    import json
+    from types import SimpleNamespace
+
+    from miniature import tiers
+
+    cfg = dataclasses.replace(tiers.SEED_CFG, vocab_size=48)
+    data = {"wordnet": (SimpleNamespace(n_docs=112_659), list(range(10_000)),
+                        SimpleNamespace(n_docs=5_000), cfg)}
+    out = tmp_path / "seeds.json"
+    tiers.write_seeds(out, [], [], tiers.WORDNET_RUNS, "seeds-wordnet", data)
+    rec = json.loads(out.read_text(encoding="utf-8"))
+    assert (rec["n_docs"], rec["n_sample"], rec["n_fresh"]) == (112_659, 10_000, 5_000)
+    assert rec["config"]["vocab_size"] == 48
+    assert rec["sizes"] == {"wordnet": [112_659, 10_000, 5_000]}
 
 
 def test_bench_miniature_selects_the_default_tier_and_judges_cpu_time() -> None:

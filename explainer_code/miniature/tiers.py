@@ -268,19 +268,27 @@ def write_seeds(out: Path, rows: list[dict], calls: list[dict], runs: list[tuple
     done = {(r["source"], r["kind"], r["d"], r["seed"]) for r in rows}
     make = {"seeds": "miniature-seeds", "seeds-d": "miniature-seeds-d",
             "seeds-wordnet": "miniature-seeds-wordnet"}[tier]
+    # What ran, read from the data: N, n and the held-out documents of each source, and the
+    # model shape (V differs between sources: 32 for the Markov and copying sources, 48 for
+    # WordNet). The top-level sizes and shape are those every source of this call shares.
     sizes = {src: [int(v[0].n_docs), len(v[1]), int(v[2].n_docs)]
              for src, v in (data or {}).items()}
+    shapes = {v[3].vocab_size for v in (data or {}).values()}
+    assert len({tuple(s) for s in sizes.values()}) <= 1 and len(shapes) <= 1, (
+        f"one seeds file per data size and vocabulary: {sizes}, V in {shapes}")
+    n_docs, n_sample, n_fresh = next(iter(sizes.values()), [100_000, 5_000, 5_000])
+    cfg = next(iter((data or {}).values()), (None, None, None, SEED_CFG))[3]
     record = {"tier": tier, "command": f"make {make} (python -m miniature.tiers {tier};"
               " CH22_SEED_SOURCES=markov or repeat and CH22_SEED_KINDS=subspace,full run a part,"
               " resuming the file named by --out)",
               "calls": calls, "processes": 1, "device": "cpu", "threads": 1,
               "peak_rss_mib": round(peak, 1),
-              "config": {**dataclasses.asdict(SEED_CFG),
+              "config": {**dataclasses.asdict(cfg),
                          "lora_rank": "4 for sublora and lora (Parametrization), 0 otherwise"},
               "train": {"steps": 800, "qat_steps": 100, "lr": SEED_LR,
                                         "batch_size": TrainConfig().batch_size},
               "seeds": list(SEEDS), "seed_rule": "model s, projector 137 + s, batches 1337 + s",
-              "n_docs": 100_000, "n_sample": 5_000, "n_fresh": 5_000,
+              "n_docs": n_docs, "n_sample": n_sample, "n_fresh": n_fresh,
               "complete": planned <= done, "runs": rows}
     if tier != "seeds":  # the sizes of each source's data: N, n, held-out documents
         record["sizes"] = sizes
