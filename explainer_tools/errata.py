@@ -229,8 +229,9 @@ def check_fields(erratum: Erratum) -> list[str]:
         kinds = {m.group("tag").split()[0].rstrip(":") for m in TAG_PATTERN.finditer(text)}
         if not kinds:
             problems.append(f"{label}: field '{field}' carries no provenance tag")
-        elif field == "paper_says" and "PAPER" not in kinds:
-            problems.append(f"{label}: field 'paper_says' needs a [PAPER <location>] tag")
+        elif field == "paper_says" and not kinds & {"PAPER", "SECONDARY"}:
+            problems.append(f"{label}: field 'paper_says' needs a [PAPER <location>] or "
+                            f"[SECONDARY: paper <location>] tag")
         elif field == "code_does" and "SOURCE" not in kinds:
             problems.append(f"{label}: field 'code_does' needs a [SOURCE: ...] tag")
     return problems

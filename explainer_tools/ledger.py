@@ -34,6 +34,7 @@ from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, read_output_blocks
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.tags import paper_tag_problem
 from explainer_tools.yaml_input import yaml_entries
 
 LEDGER_PATH = Path("docs") / "_data" / "claims_ledger.yml"
@@ -171,11 +172,18 @@ def ledger_markdown(entries: list[dict]) -> str:
             found.append("Evidence: " + "; ".join(links) + ".")
         lines.append(
             f'| <span id="{entry["id"].lower()}">{entry["id"]}</span> '
-            f"| [PAPER {entry['paper']}] {_cell(entry['claim'])} "
+            f"| [{_paper_tag(entry['paper'])}] {_cell(entry['claim'])} "
             f'| <span class="ledger-status ledger-{status}">{STATUSES[status]}</span> '
             f"| {' '.join(found)} |"
         )
     return "\n".join(lines) + "\n"
+
+
+def _paper_tag(location: str) -> str:
+    """`PAPER <location>` for a part of the paper the book has read, else `SECONDARY: paper
+    <location>` (tags.paper_tag_problem)."""
+    tag = f"PAPER {location}"
+    return tag if paper_tag_problem(tag) is None else f"SECONDARY: paper {location}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,9 +1,11 @@
-"""Provenance tags: `[PAPER App. E, p. 16]`, `[SOURCE: nanoGPT model.py]`, `[MY EXPLANATION]`,
-`[MY ANALYSIS]`, `[INFERRED]` in Markdown become badges on the site.
+"""Provenance tags: `[PAPER abstract, v3]`, `[SECONDARY: paper App. E, p. 16]`,
+`[SOURCE: nanoGPT model.py]`, `[MY EXPLANATION]`, `[MY ANALYSIS]`, `[INFERRED]` in Markdown
+become badges on the site.
 
 Tags inside fenced code, inline code, front matter and HTML comments are left alone. The tag
 grammar is `tags.py`'s; the Markdown structure is `markdown.scan`'s. A `[PAPER]` without a
-location is an error: the book never cites the paper without saying where.
+location is an error: the book never cites the paper without saying where; nor with a location
+in a part of the paper it has not read (`tags.paper_tag_problem`).
 
 A run of paragraphs of one kind is tagged once: a line holding only `[SECTION: MY EXPLANATION]`
 (any tag after `SECTION:`), right under a heading or at the top of an admonition, renders as a
@@ -19,7 +21,7 @@ import re
 from dataclasses import dataclass
 
 from explainer_tools.markdown import scan
-from explainer_tools.tags import KIND_CLASSES, TAG_PATTERN, kind_of
+from explainer_tools.tags import KIND_CLASSES, TAG_PATTERN, kind_of, paper_tag_problem
 
 INLINE_SKIP_PATTERN = re.compile(r"(`+)(?:.+?)\1|<!--.*?-->", re.S)
 
@@ -60,10 +62,8 @@ def _scope_badge(line: str, page: str, line_no: int, tags: list[Tag]) -> str | N
             "[SECTION: MY EXPLANATION]"
         )
     tag_text = " ".join(match.group("tag").split())
-    if tag_text == "PAPER":
-        raise ProvenanceError(
-            f"{page}:{line_no}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]"
-        )
+    if problem := paper_tag_problem(tag_text):
+        raise ProvenanceError(f"{page}:{line_no}: {problem}")
     tags.append(Tag(_kind_of(tag_text), tag_text, line_no, scope=True))
     indent = scope.group("indent")
     note = SCOPE_NOTES[bool(indent)]
@@ -94,10 +94,8 @@ def _replace_in_prose(text: str, page: str, line_no: int, tags: list[Tag]) -> st
                 "heading or at the top of an admonition"
             )
         tag_text = " ".join(match.group("tag").split())
-        if tag_text == "PAPER":
-            raise ProvenanceError(
-                f"{page}:{line_no}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]"
-            )
+        if problem := paper_tag_problem(tag_text):
+            raise ProvenanceError(f"{page}:{line_no}: {problem}")
         tags.append(Tag(_kind_of(tag_text), tag_text, line_no))
         return _badge(tag_text)
 
@@ -154,8 +152,8 @@ def _replace_in_prose_html(text: str, page: str, tags: list[Tag]) -> str:
     last = 0
     for match in TAG_PATTERN.finditer(text):
         tag_text = " ".join(match.group("tag").split())  # a SECTION: prefix renders as a badge
-        if tag_text == "PAPER":
-            raise ProvenanceError(f"{page}: [PAPER] needs a location, e.g. [PAPER App. E, p. 16]")
+        if problem := paper_tag_problem(tag_text):
+            raise ProvenanceError(f"{page}: {problem}")
         tags.append(Tag(_kind_of(tag_text), tag_text, 0))
         out.append(html.escape(text[last : match.start()], quote=False))
         out.append(_badge(tag_text))

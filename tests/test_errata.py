@@ -23,7 +23,7 @@ FRONT = {
     "id": "E7",
     "title": "A fixture erratum",
     "paper_locations": ["§1, p. 1"],
-    "paper_says": "[PAPER §1, p. 1] The paper says a = 1.",
+    "paper_says": "[PAPER abstract, v1] The paper says a = 1.",
     "problem": "[MY ANALYSIS] It should say b = 2 (output [2] of ch01_demo.py).",
     "consequences": "[MY ANALYSIS] No bound changes.",
     "correction": "[MY ANALYSIS] Say b = 2.",
@@ -246,7 +246,7 @@ def test_index_without_marker_fails(tmp_path: Path) -> None:
         ({"id": "E8"}, "E8: id 'E8' does not match the file name e7.md"),
         ({"problem": "It is wrong."}, "E7: field 'problem' carries no provenance tag"),
         ({"paper_says": "[MY ANALYSIS] It says so."},
-         "E7: field 'paper_says' needs a [PAPER <location>] tag"),
+         "E7: field 'paper_says' needs a [PAPER <location>] or [SECONDARY: paper <location>] tag"),
         ({"chapters": "chapters/01-demo.md"}, "E7: field 'chapters' must be a list"),
     ],
 )
@@ -284,7 +284,7 @@ def test_page_renders_every_field_around_the_body(tmp_path: Path) -> None:
     order = [
         "**Paper locations**: §1, p. 1",
         "[Chapter 1: Demo](../chapters/01-demo.md)",
-        "## What the paper says\n\n[PAPER §1, p. 1] The paper says a = 1.",
+        "## What the paper says\n\n[PAPER abstract, v1] The paper says a = 1.",
         "## What is wrong, missing or ambiguous\n\n[MY ANALYSIS] It should say b = 2",
         "## Evidence",
         "- Output [2] of `ch01_demo.py` (embedded below): b",
@@ -342,7 +342,7 @@ def test_mkdocs_build_renders_pages_and_index(tmp_path: Path, caplog) -> None:
     page = (tmp_path / "site" / "errata" / "e7" / "index.html").read_text("utf-8")
     assert "<title>E7: A fixture erratum" in page
     assert "What the paper says" in page and "Suggested correction" in page
-    assert '<span class="prov prov--paper">PAPER §1, p. 1</span> The paper says a = 1.' in page
+    assert '<span class="prov prov--paper">PAPER abstract, v1</span> The paper says a = 1.' in page
     index = (tmp_path / "site" / "errata" / "index.html").read_text("utf-8")
     assert '<a href="e7/">E7</a>' in index
     assert errata.INDEX_MARKER not in index

@@ -10,8 +10,9 @@ from explainer_tools.provenance import ProvenanceError, render_tags
 @pytest.mark.parametrize(
     ("tag", "css_class"),
     [
-        ("[PAPER App. E, p. 16]", "prov--paper"),
-        ("[PAPER §6.4, Table 3]", "prov--paper"),
+        ("[PAPER abstract, v3]", "prov--paper"),
+        ("[PAPER introduction, p. 1]", "prov--paper"),
+        ("[SECONDARY: paper App. E, p. 16]", "prov--secondary"),
         ("[SOURCE: nanoGPT model.py]", "prov--source"),
         ("[MY EXPLANATION]", "prov--explanation"),
         ("[MY ANALYSIS]", "prov--analysis"),
@@ -48,6 +49,18 @@ def test_tags_in_code_comments_links_and_fences_are_left_alone() -> None:
 def test_paper_tag_without_location_is_an_error_naming_page_and_line() -> None:
     with pytest.raises(ProvenanceError, match=r"docs/x\.md:2: \[PAPER\] needs a location"):
         render_tags("fine\nBad [PAPER] claim.", page="docs/x.md")
+
+
+@pytest.mark.parametrize("where", ["App. E, p. 16", "§6.4, Table 3", "Fig. 3"])
+def test_paper_tag_for_a_part_the_book_has_not_read_is_an_error(where: str) -> None:
+    """The book has read the abstracts and the introduction's opening; a PAPER tag elsewhere
+    claims a reading it has not done, and the error says how to tag it instead."""
+    for page in (f"Ok.\nA claim [PAPER {where}].", f"## H\n\n[SECTION: PAPER {where}]\n\nText."):
+        with pytest.raises(ProvenanceError, match=r"docs/x\.md:\d: \[PAPER .*has not read.*"
+                           r"\[SECONDARY: paper "):
+            render_tags(page, page="docs/x.md")
+    _, tags = render_tags(f"A claim [SECONDARY: paper {where}].")
+    assert tags[0].kind == "SECONDARY"
 
 
 def test_badge_text_is_html_escaped() -> None:
@@ -90,9 +103,9 @@ def test_section_tag_renders_one_badge_with_a_scope_note() -> None:
 
 def test_indented_section_tag_scopes_its_admonition_block() -> None:
     rendered, tags = render_tags(
-        '??? note "Proof"\n\n    [SECTION: PAPER App. E, p. 16]\n\n    Text.'
+        '??? note "Proof"\n\n    [SECTION: PAPER abstract, v1]\n\n    Text.'
     )
-    assert tags[0].scope and tags[0].kind == "PAPER" and tags[0].text == "PAPER App. E, p. 16"
+    assert tags[0].scope and tags[0].kind == "PAPER" and tags[0].text == "PAPER abstract, v1"
     assert rendered.split("\n")[2].startswith('    <span class="prov-scope"')
     assert "this block unless marked" in rendered
 
