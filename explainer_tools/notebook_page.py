@@ -20,7 +20,7 @@ of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default
   again.
 
     >>> cache_key(b"{}")[:12]
-    'bcb2943e5ccf'
+    '7af1515dcf3e'
 """
 
 from __future__ import annotations
@@ -69,14 +69,16 @@ def as_pages(files: Files) -> Files:
                   if is_notebook(f) and f.src_dir else f for f in files])
 
 
-def cache_key(notebook: bytes) -> str:
-    """mkdocs-jupyter's cache key (the notebook's bytes and the conversion options) and SLIM."""
+def cache_key(notebook: bytes, slim: str | None = SLIM) -> str:
+    """mkdocs-jupyter's cache key (the notebook's bytes and the conversion options), extended
+    with `slim` (None: mkdocs-jupyter's key itself)."""
     hasher = hashlib.sha256()
     hasher.update(notebook)
     hasher.update(b"execute=False")
     for key, value in OPTIONS.items():
         hasher.update(f"{key}={value!r}".encode())
-    hasher.update(SLIM.encode())
+    if slim is not None:
+        hasher.update(slim.encode())
     return hasher.hexdigest()
 
 

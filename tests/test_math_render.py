@@ -146,5 +146,8 @@ def test_the_notebook_page_uses_mkdocs_jupyters_own_cache_key() -> None:
 
     path = REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"
     config = {**notebook_page.OPTIONS, "execute": False}
-    assert notebook_page.cache_key(path.read_bytes()) == plugin._compute_cache_key(
-        str(path), config, False)
+    own = plugin._compute_cache_key(str(path), config, False)
+    assert notebook_page.cache_key(path.read_bytes(), slim=None) == own
+    # the slimmed page (notebook_slim) is cached under a key of its own, changed with SLIM
+    assert notebook_page.cache_key(path.read_bytes()) not in (own, notebook_page.cache_key(
+        path.read_bytes(), slim="another version"))
