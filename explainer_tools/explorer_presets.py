@@ -8,7 +8,8 @@ block whose wording changed stops the build with the file, block and pattern tha
 
 The four presets and where their inputs come from:
 
-- GPT-2 small sent as float32 weights, and the authors' SubLoRA message: Chapter 17
+- GPT-2 small sent as float32 weights, and Chapter 17's stand-in for a SubLoRA message of the
+  authors' size: Chapter 17
   (ch17_message.py [1], [3], [4]; its empirical risk is Chapter 17's stand-in, held fixed).
 - The book's miniature (SubLoRA on the Markov source) and the best count table on the same data:
   Chapter 22 (ch22_markov.py [1]-[6]), with the failure probability of ch22_coverage.py [1]
@@ -83,9 +84,10 @@ PRESETS = (
            (Pick(CH17, 3, rf"float32, 32 bits per weight\s+{_n('messageBits')} bits"),
             Pick(CH17, 4, rf"float32, 32 bits per weight\s+bound\s+{_n('bound')}"),
             *CH17_SETTING)),
-    Preset("sublora-authors", "The authors' SubLoRA",
-           "The authors' setting: their document count and subsample, and Chapter 17's SubLoRA "
-           "message (d = 50,000 numbers at 11 levels); the empirical risk is the same stand-in.",
+    Preset("sublora-stand-in", "A SubLoRA-sized message",
+           "Chapter 17's stand-in for a SubLoRA message of the authors' size: d = 50,000 random "
+           "numbers (not the authors' trained vector) coded at 11 levels, with the authors' "
+           "document count and subsample; the empirical risk is the same stand-in.",
            "output [4] of ch17_message.py",
            (Pick(CH17, 1, rf"message L\s+{_n('messageBits')} bits"),
             Pick(CH17, 4, rf"SubLoRA message of \[1\]\s+bound\s+{_n('bound')}"),

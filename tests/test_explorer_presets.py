@@ -31,7 +31,7 @@ def _bound(p: dict[str, float]) -> float:
 
 def test_each_preset_gives_the_bound_its_chapter_printed() -> None:
     got = presets(OUTPUTS)
-    assert [p["key"] for p in got] == ["gpt2-float32", "sublora-authors", "miniature",
+    assert [p["key"] for p in got] == ["gpt2-float32", "sublora-stand-in", "miniature",
                                        "count-table"]
     for preset in got:
         inputs = preset["inputs"]
