@@ -11,21 +11,27 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       to better than 1e-6.
   [3] Gradient descent (learning rate 1.0, bits): the first steps printed one by one, then steps
       10, 20, 50, 100, 500; the empirical risk falls at every one of the first 50 steps and
-      never rises; after 500 steps the gradient is below 1e-3.
+      never rises; after 500 steps the gradient is below 1e-3. The fitted model's gap,
+      population risk minus training loss, is the sum of three parts: the sample's luck, the
+      fitting, and the fitted parameters' excess population risk over the true parameters'.
   [4] Stochastic gradient descent (batches of 10, seed 12): the same number of steps, noisier,
       ending close to gradient descent's risk at a twentieth of the work per step; at equal work
       (500 x 10 points = 25 full-batch steps) gradient descent is lower, and SGD's final risk
       over 100 seeds (3000 to 3099) lies more than 2 standard errors above it.
-  [5] Overfitting: polynomials of degree 0 to 11 fitted by least squares to N = 12 evenly spaced
-      noisy points (noise seed 13) of sin(pi x); the training error falls to zero at degree 11
-      while the exact population error (a finite sum over the 201-point population) is
+  [5] Overfitting: polynomials of degree 0 to 11 fitted by least squares to N = 12 nearly evenly
+      spaced noisy points (noise seed 13) of sin(pi x); the training error falls to zero at
+      degree 11 while the exact population error (a finite sum over the 201-point population) is
       smallest at degree 3 and 33.25 at the top.
   [6] Luck and fitting, separated: over 1,000 fresh samples of N = 200 points (seeds 1000 to
       1999), the training loss at the true parameters minus their population risk averages to
       zero within 2 standard errors (luck has no direction), while the minimum of the training
       loss lies below the true parameters' training loss by about D / (2 N ln 2) bits with
       D = 2 parameters (the classical optimism of a maximum-likelihood fit), within 2 standard
-      errors.
+      errors. The fitted parameters also lose on the population: their population risk exceeds
+      the true parameters' by more than 2 standard errors, and by a little more than the fitting
+      gain (paired, more than 2 standard errors), so the fitted model's whole gap,
+      population risk minus training loss, averages about D / (N ln 2), twice the in-sample
+      formula, within 2 standard errors.
 Figure: ch02_training.png (descent paths on the loss surface; train and population error
 against degree).
 Runs in a few seconds.
@@ -118,22 +124,26 @@ def fit_newton(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(theta[0]), float(theta[1])
 
 
-def luck_and_fitting() -> tuple[np.ndarray, np.ndarray]:
+def luck_and_fitting() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per fresh sample: (training loss at the true parameters - their population risk,
-    minimum of the training loss - training loss at the true parameters), in bits."""
+    minimum of the training loss - training loss at the true parameters, population risk of
+    the fitted parameters - population risk of the true parameters), in bits."""
     best = population_risk_bits(TRUE_A, TRUE_B)
-    luck, fitting = [], []
+    luck, fitting, excess = [], [], []
     for seed in range(SEED_REPEATS, SEED_REPEATS + REPEATS):
         x, y = draw_data(np.random.default_rng(seed))
         at_true = risk_bits(TRUE_A, TRUE_B, x, y)
+        fitted = fit_newton(x, y)
         luck.append(at_true - best)
-        fitting.append(risk_bits(*fit_newton(x, y), x, y) - at_true)
-    return np.array(luck), np.array(fitting)
+        fitting.append(risk_bits(*fitted, x, y) - at_true)
+        excess.append(population_risk_bits(*fitted) - best)
+    return np.array(luck), np.array(fitting), np.array(excess)
 
 
 def poly_errors(rng: np.random.Generator) -> tuple[list[tuple[int, float, float]], dict]:
     """(degree, train MSE, population MSE) for least-squares polynomials of degree 0..11."""
-    # evenly spaced inputs from the population grid, so no stretch is left unobserved
+    # nearly evenly spaced inputs from the population grid (index gaps of 17 or 18), so no
+    # stretch is left unobserved
     x = POLY_POPULATION[np.round(np.linspace(5, 195, POLY_N)).astype(int)]
     y = np.sin(np.pi * x) + NOISE_SD * rng.standard_normal(POLY_N)
     rows, fits = [], {}
@@ -227,6 +237,16 @@ def main() -> None:
           f"{population_risk_bits(TRUE_A, TRUE_B) - risks[-1]:.4f}-bit gap to the best "
           f"population risk")
     assert 0 < at_true - risks[-1] < 0.1 * (population_risk_bits(TRUE_A, TRUE_B) - risks[-1])
+    best = population_risk_bits(TRUE_A, TRUE_B)
+    fitted_population = population_risk_bits(*gd[-1])
+    gap, luck_here = fitted_population - risks[-1], best - at_true
+    excess_here = fitted_population - best
+    print(f"    the fitted model's gap, population risk {fitted_population:.4f} minus training "
+          f"loss {risks[-1]:.4f}: {gap:.4f} bits = luck {luck_here:.4f} + fitting "
+          f"{at_true - risks[-1]:.4f} + the fitted parameters' excess population risk "
+          f"{excess_here:.4f}")
+    assert abs(gap - (luck_here + (at_true - risks[-1]) + excess_here)) < 1e-12
+    assert excess_here > 0
 
     sgd = descend(x, y, np.random.default_rng(SEED_SGD))
     sgd_risks = [risk_bits(a, b, x, y) for a, b in sgd]
@@ -257,13 +277,14 @@ def main() -> None:
 
     rows, fit_data = poly_errors(np.random.default_rng(POLY_SEED))
     best_degree = min(rows, key=lambda r: r[2])[0]
-    print(f"[5] polynomials fitted to N = {POLY_N} evenly spaced points of sin(pi x) + noise "
-          f"(sd {NOISE_SD}, seed {POLY_SEED}); mean squared errors, population = "
+    print(f"[5] polynomials fitted to N = {POLY_N} nearly evenly spaced points of sin(pi x) + "
+          f"noise (sd {NOISE_SD}, seed {POLY_SEED}); mean squared errors, population = "
           f"{len(POLY_POPULATION)} grid points")
     for degree, train, population in rows:
         train_text = f"{train:.4f}" if train >= 1e-6 else "below 1e-6"
+        population_text = f"{population:.4f}" if population < 1 else f"{population:.4g}"
         print(f"    degree {degree:>2} ({degree + 1:>2} parameters): train {train_text:>10}, "
-              f"population {population:.4g}")
+              f"population {population_text}")
     print(f"    lowest population error at degree {best_degree}; noise floor "
           f"{NOISE_SD ** 2:.2f}")
     trains = [r[1] for r in rows]
@@ -271,10 +292,13 @@ def main() -> None:
     assert trains[-1] < 1e-6 and rows[-1][2] > 10 * rows[best_degree][2]
     assert 2 <= best_degree <= 8
 
-    luck, fitting = luck_and_fitting()
+    luck, fitting, excess = luck_and_fitting()
     theory = 2 / (2 * N_TRAIN * math.log(2))
     se_luck = float(luck.std(ddof=1) / math.sqrt(REPEATS))
     se_fit = float(fitting.std(ddof=1) / math.sqrt(REPEATS))
+    se_excess = float(excess.std(ddof=1) / math.sqrt(REPEATS))
+    gaps = excess - fitting - luck  # population risk minus training loss of the fitted model
+    se_gap = float(gaps.std(ddof=1) / math.sqrt(REPEATS))
     print(f"[6] {REPEATS:,} fresh samples of N = {N_TRAIN} points (seeds {SEED_REPEATS} to "
           f"{SEED_REPEATS + REPEATS - 1}), mean +- standard error, bits")
     print(f"    luck, training loss at the true (a, b) minus its population risk: "
@@ -283,9 +307,20 @@ def main() -> None:
           f"true (a, b): {-fitting.mean():.4f} +- {se_fit:.4f}")
     print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} "
           f"(within 2 standard errors)")
+    print(f"    excess, population risk of the fitted (a, b) minus that of the true (a, b): "
+          f"{excess.mean():.4f} +- {se_excess:.4f} (above zero by more than 2 standard errors)")
+    beyond = excess + fitting  # excess minus the fitting gain, paired per sample
+    se_beyond = float(beyond.std(ddof=1) / math.sqrt(REPEATS))
+    print(f"    excess minus fitting, paired per sample: {beyond.mean():+.4f} +- {se_beyond:.4f} "
+          f"(the excess is the larger, by more than 2 standard errors)")
+    print(f"    the fitted model's gap, population risk minus training loss: {gaps.mean():.4f} "
+          f"+- {se_gap:.4f}; D / (N ln 2) = {2 * theory:.4f} (within 2 standard errors)")
     assert abs(luck.mean()) < 2 * se_luck
     assert abs(fitting.mean() + theory) < 2 * se_fit
     assert (fitting <= 0).all()
+    assert excess.mean() > 2 * se_excess and (excess >= 0).all()
+    assert abs(gaps.mean() - 2 * theory) < 2 * se_gap
+    assert beyond.mean() > 2 * se_beyond
 
     draw_figure(x, y, gd, sgd, rows, risks[-1])
     del fit_data

@@ -18,6 +18,8 @@ Claims, numbered as the output blocks:
       formula overflows at +1,000.
   [5] Temperature: dividing the logits by 0.5, 1, 2, 100 moves the distribution from nearly
       one-hot to nearly uniform; its entropy rises from 0.6751 to 1.9999 bits (log2 4 = 2).
+      Cooling from 1 to 0.5 raises the surprisal of exactly the tokens whose logit lies below
+      the probability-weighted mean logit (here three of the four).
   [6] The chain rule on a toy autoregressive model (a bigram table over V = 4, seed 7): the
       product of next-token probabilities sums to 1 over all 4^5 = 1,024 documents of T = 5
       tokens; a document's probability is the product, its surprisal the sum, its loss in bits
@@ -249,6 +251,14 @@ def main() -> None:
     entropies = [entropy_bits(q) for q in probs_by_tau]
     assert all(a < b for a, b in itertools.pairwise(entropies)) and entropies[-1] < 2.0
     assert abs(entropies[-1] - 2.0) < 1e-3 and probs_by_tau[0][0] > 0.85
+    at_one, at_half = softmax(z), softmax(z / 0.5)
+    mean_logit = float(at_one @ z)  # the logits' mean, weighted by the probabilities at tau = 1
+    below = [int(i) for i in np.flatnonzero(z < mean_logit)]
+    raised = [int(i) for i in np.flatnonzero(at_half < at_one)]  # surprisal rises from 1 to 0.5
+    print(f"    probability-weighted mean logit at tau = 1: {mean_logit:.4f}; tokens whose logit "
+          f"lies below it: {len(below)} of {len(LOGITS)}; from tau = 1 to 0.5 the surprisal of "
+          f"exactly those {len(raised)} rises")
+    assert below == raised == [1, 2, 3]
 
     table = toy_model(np.random.default_rng(TOY_SEED))
     total = sum(math.prod(chain_rule_probability(doc, table))

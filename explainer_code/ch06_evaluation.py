@@ -19,7 +19,8 @@ Claims, numbered as the output blocks:
       errors, over the documents, of the exact one); the 0-1 loss is always in [0, 1].
   [4] Monte Carlo estimates: n = 100 documents per estimate, M = 200 repetitions (seed 6): the
       mean estimate agrees with the exact value within 2 standard errors of that mean (printed),
-      the standard error computed from one sample matches the spread across repetitions, and
+      the standard error computed from one sample matches the spread across repetitions (within
+      2 standard errors of that spread, printed), and
       mean +- 2 SE covers the exact value about 95 % of the time.
   [5] Windows: a model that reads at most T_max = 16 tokens scores 64-token documents in
       independent blocks, or in sliding windows with stride s (the scheme of the authors'
@@ -222,15 +223,19 @@ def main() -> None:
     for key, exact in (("bits", exact_bits), ("top1", exact_err)):
         e_arr, s_arr = np.array(est[key]), np.array(se[key])
         se_mean = e_arr.std(ddof=1) / math.sqrt(M_REPS)
+        # standard error of a standard deviation estimated from M normal draws
+        se_spread = e_arr.std(ddof=1) / math.sqrt(2 * (M_REPS - 1))
         cover = float((np.abs(e_arr - exact) <= 2 * s_arr).mean())
         label = "bits per token" if key == "bits" else "top-1 error   "
         print(
             f"    {label}: exact {exact:.4f}; mean of estimates {e_arr.mean():.4f} (SE of the mean "
             f"{se_mean:.4f}, {abs(e_arr.mean() - exact) / se_mean:.1f} SE from exact); typical SE "
-            f"{s_arr.mean():.4f}, spread of estimates {e_arr.std(ddof=1):.4f}; "
-            f"+-2 SE covers the exact value in {100 * cover:.1f}% of repetitions"
+            f"{s_arr.mean():.4f}, spread of estimates {e_arr.std(ddof=1):.4f} +- "
+            f"{se_spread:.4f} (SE); +-2 SE covers the exact value in {100 * cover:.1f}% of "
+            f"repetitions"
         )
         assert abs(e_arr.mean() - exact) < 2 * se_mean
+        assert abs(s_arr.mean() - e_arr.std(ddof=1)) < 2 * se_spread  # typical SE = spread
         assert abs(s_arr.mean() / e_arr.std(ddof=1) - 1) < 0.2 and 0.9 < cover <= 1.0
 
     schemes = [
