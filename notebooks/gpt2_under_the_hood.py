@@ -14,7 +14,7 @@
 # shape is $n_{\text{layer}}$ blocks, $n_{\text{head}}$ heads and width $n_{\text{embd}}$, as in
 # nanoGPT; $V$ is the vocabulary size, $T$ the number of tokens in a sequence, $\tau$ the sampling
 # temperature (as in [Chapter 4](../../chapters/04-tokens-softmax/)), and
-# $q_h(x_{t+1} \mid x_{\le t})$ the probability the model $h$ gives the next token (Chapter 3's
+# $q_h(x_t \mid x_{<t})$ the probability the model $h$ gives the next token (Chapter 3's
 # notation). **Losses here are in nats per token**, because PyTorch's cross-entropy uses $\ln$;
 # the book reports bits per token, and one nat is $1/\ln 2 \approx 1.443$ bits, so divide a loss
 # printed here by $\ln 2$ to compare it with a chapter. Entropies of the next-token distribution
@@ -23,7 +23,7 @@
 # **Which models you are looking at.** GPT-2 small ("124M" parameters: the exact count depends on
 # what is counted, see Chapter 5's [table of counts](../../chapters/05-transformers-gpt2/#gpt-2-counts);
 # $n_{\text{layer}} = 12$, $n_{\text{head}} = 12$, $n_{\text{embd}} = 768$) cannot be downloaded
-# on the machines that build this site, and no package ships its weights. The notebook therefore
+# on the machines that build this site, and no package in the project's pinned environment ships its weights. The notebook therefore
 # trains its own models, on the CPU, as it runs:
 # a small GPT with GPT-2's block structure and GPT-2's exact tokenizer, trained on a frozen
 # snapshot of this site's text (section 2), and a two-layer attention-only transformer trained
@@ -296,7 +296,7 @@ display(Code(inspect.getsource(model.Block.forward), language="python"))
 #
 # **Measuring the two losses fairly.** The validation loss is measured on the
 # whole validation split. For the training loss we use an interleaved sample, every fourth
-# 256-token chunk of the training split, as long as the validation split, so that both numbers
+# 256-token chunk of the training split, about as long as the validation split, so that both numbers
 # cover the same pages and cost the same; after training, we measure the whole training split
 # too. A batch is 8 random windows of 64 tokens from the training split.
 
@@ -444,9 +444,9 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # %% [markdown]
 # [MY ANALYSIS] Read the two panels together. At first both losses fall together, and the small
 # GPT passes the best bigram model on held-out text. Then the curves part: the training loss
-# keeps falling while the validation loss flattens, reaches its lowest point (the dotted line)
-# and turns up. From there on, the training loss keeps falling while the validation loss, after
-# a plateau, rises: the model gets better at *these* training pages and not at text it has not
+# keeps falling while the validation loss flattens, reaches its lowest point in this one run (the
+# dotted line; a plateau around it, so one seed cannot place the minimum to a step) and turns
+# up: the model gets better at *these* training pages and not at text it has not
 # seen: it memorises instead of learning. The bottom panel is that gap,
 # validation minus training, growing from there on; the printed numbers give its size at the
 # end, measured on the whole training split. The text is small (the model reads all of it more
@@ -457,8 +457,8 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # training loss and the size of the model's description, that holds with probability at least
 # $1-\varepsilon$: the loss on unseen text cannot be much worse. A real language model also reads
 # its text many times over (nanoGPT's recipe for GPT-2 small passes over OpenWebText's nine billion
-# tokens about 33 times, Chapter 7), and the paper asks whether a bound can *prove* that its loss on
-# unseen text is close to its training loss.
+# tokens about 33 times, Chapter 7), and the paper asks whether a bound can prove that a language
+# model, compressed, does well on text it has not seen.
 #
 # A sample from the small model at temperature 0.8, 120 tokens, after the
 # heading "## Attention" (the context window is 64 tokens, so for a longer sample the window
@@ -510,7 +510,8 @@ print(f"sections 3, 5 and 6 use {lm.name}: {cfg.n_layer} layers, {cfg.n_head} he
 # %% [markdown]
 # [MY ANALYSIS] Without GPT-2's weights (the site's copy of this notebook is executed without
 # them), the model of sections 3, 5 and 6 is the small GPT as it stands after step 500: past its
-# best, with a validation loss above the best bigram model's (both printed in section 2). Those
+# best, with a validation loss above the best bigram model's (both printed in section 2; one
+# seed). Those
 # sections show *how* a GPT computes its next-token distribution, not a good one.
 
 # %% [markdown]
@@ -625,9 +626,9 @@ print(f"--- 30 tokens at your tau = {TAU}\n{PROMPT}{lm.decode(tau_sample)}")
 # Induction heads form abruptly during training, in a "phase change" visible as a
 # bump in the training loss, and appear in large language models too.
 # [SOURCE: Wang et al. 2022, "Interpretability in the Wild", arXiv 2211.00593]
-# In GPT-2 small, layer.head 2.2 and 4.11 are
-# previous-token heads and 5.5 and 6.9 are induction heads (numbered from 0; the head numbers
-# as listed there, checked against a summary of the paper, not against its PDF).
+# According to a summary of that paper (the book has not read its PDF), in GPT-2 small,
+# layer.head 2.2 and 4.11 are previous-token heads and 5.5 and 6.9 are induction heads
+# (numbered from 0).
 #
 # Rather than search the small GPT of section 2 for such heads (its text is short and not
 # built to reward copying; size is not the obstacle, as the model below is smaller still), we
@@ -838,7 +839,7 @@ for r, row in enumerate(rows):
 # [MY EXPLANATION] Row $i$ of the token embedding matrix $W_E$ (vocabulary $\times$ width)
 # is the vector of token $i$. We compare vectors by cosine similarity. Tokens that the model
 # uses in similar ways end up with similar vectors, and in a large model some *differences*
-# between vectors carry meaning, which is what the arithmetic $b - a + c$ probes.
+# between vectors carry meaning, which is what the arithmetic $w_2 - w_1 + w_3$ probes.
 
 # %%
 W = lm.net.transformer.wte.weight
@@ -856,7 +857,7 @@ def nearest(vector, k=8, exclude=()):
     sims = W_unit @ (vector / vector.norm())
     sims[list(exclude)] = -2.0
     top = sims.topk(k)
-    return ", ".join(f"{lm.piece(int(i)).strip()!r} {s:.2f}"
+    return ", ".join(f"{lm.piece(int(i))!r} {s:.2f}"
                      for s, i in zip(top.values, top.indices, strict=True))
 
 
@@ -864,7 +865,7 @@ for word in ["layer", "matrix", "bound", "two", "token"]:
     i = single_token(word)
     print(f"nearest to {word!r}: {nearest(W[i], exclude=[i])}")
 
-# (a, b, c, hoped-for answer): is b - a + c closest to the answer?
+# (w1, w2, w3, hoped-for answer): is w2 - w1 + w3 closest to the answer?
 ANALOGIES = [("layer", "layers", "head", "heads"), ("one", "two", "three", "four")]
 for a, b, c, answer in ANALOGIES:
     ia, ib, ic, ians = (single_token(w) for w in (a, b, c, answer))
@@ -878,7 +879,9 @@ for a, b, c, answer in ANALOGIES:
 # %% [markdown]
 # [MY ANALYSIS] The small model's neighbours are a mix: some share a role in the text (words
 # used in the same kind of sentence, such as "layer" and "block"), others are accidents of a short
-# training run on a small corpus, where most rows of $W_E$ received few updates. Look at the
+# training run on a small corpus, where most tokens occur only a few times: their rows of $W_E$
+# (tied to the output head, so updated at every step) were shaped mostly by being pushed down as
+# wrong answers, not by the contexts they occur in. Look at the
 # ranks: an analogy counts only if the hoped-for answer comes first, and in a model this small
 # that is luck more than structure.
 # [SOURCE: Mikolov et al. 2013, "Linguistic Regularities in Continuous Space Word Representations"]
@@ -1014,8 +1017,9 @@ show_figure(fig, alt=(
 # [MY ANALYSIS] Without the cache the time per step grows with the length of the sequence, so
 # the total grows with its square; with the cache it stays nearly flat (attention still reads
 # all stored keys, but that is small next to the weight matrices at these lengths). Computing
-# only the last position's logits can save at most the unembedding's share of the uncached work
-# (printed above; how much of it a machine realises varies), and the gap to the cache stays
+# only the last position's logits saves about the unembedding's share of the uncached arithmetic
+# (printed above); the time saved can be a little larger, since writing all the logits also costs
+# memory traffic, and how much a machine realises varies. The gap to the cache stays
 # wide and widens as the sequence grows.
 #
 # [MY EXPLANATION] **Why is the gap far smaller than the count of positions?** The uncached run
@@ -1233,7 +1237,7 @@ print(f"validation loss: {mask_rows['with the mask']['all']:.3f} with the positi
 # does the causal mask: position 1 sees one token and position 2 sees two, so what the early
 # positions write into the residual stream depends on the order, and the last position reads it. The
 # model without `wpe` still learns: its validation loss, printed above, is far below the uniform
-# guess and within a few tenths of a nat of the full model's. Chapter 5 makes the same test on an
+# guess and close to the full model's. Chapter 5 makes the same test on an
 # untrained 4-layer, width-32 model in nanoGPT's layout. One seed per model is not enough to rank
 # two close losses; to do that, train each variant with several values of `seed` and compare the
 # mean difference with its standard error.
