@@ -178,7 +178,7 @@ def draw_figure(per_block: int, head: int, total: int, base: int) -> None:
         _box(top, 0.07 + 0.23 * i, 0.22, 0.17, 0.09, name, colour)
     top.text(0.5, 0.34, "attention (after a LayerNorm)", ha="center", fontsize=10)
     _box(top, 0.06, 0.46, 0.88, 0.1, "MLP (after a LayerNorm)", frozen)
-    _box(top, 0.06, 0.8, 0.88, 0.08, "head (the embedding table, transposed)", lora)
+    _box(top, 0.06, 0.8, 0.88, 0.08, "head (uses the embedding table)", lora)
     for a, b in [((0.5, 0.1), (0.5, 0.22)), ((0.5, 0.37), (0.5, 0.46)), ((0.5, 0.72),
                  (0.5, 0.8))]:  # fmt: skip
         _arrow(top, a, b)
