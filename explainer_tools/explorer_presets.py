@@ -78,7 +78,8 @@ CH22_SETTING = (
 
 PRESETS = (
     Preset("gpt2-float32", "GPT-2 small, raw",
-           "Every weight of GPT-2 small sent as a 32-bit float; the other inputs are Chapter 17's, "
+           "Every weight of nanoGPT's GPT-2 small (padded vocabulary included) sent as a 32-bit "
+           "float; the other inputs are Chapter 17's, "
            "its empirical risk a stand-in of 5 bits per token, not a measured risk.",
            "output [4] of ch17_message.py",
            (Pick(CH17, 3, rf"float32, 32 bits per weight\s+{_n('messageBits')} bits"),
@@ -102,8 +103,8 @@ PRESETS = (
                           rf"\s+bound {_n('bound')}"),
             *CH22_SETTING), grid_shares_eps=True),
     Preset("count-table", "A count table",
-           "The best count table on the same data (order 1): a fixed-width table of bigram "
-           "probabilities, with bits to say which of the tables was chosen.",
+           "The best count table on the same data (order 1): a fixed-width table of rounded bigram "
+           "log-probabilities, with bits to say which of the tables was chosen.",
            "output [6] of ch22_markov.py",
            (Pick(CH22, 6, r"best table: order 1,"),
             Pick(CH22, 6, rf"in the grid, {_n('extraBits')} bits for the choice"),
