@@ -11,8 +11,9 @@ Claims, numbered as the output blocks:
       twice.
   [2] C8, the shape. `model_size` (default "small") picks (n_layer, n_head, n_embd) from a fixed
       table [SOURCE: sublora/utils.py:140-178; sublora/sublora_pipeline.py:76, 195-197 @c606ea6]
-      and replaces whatever the YAML says; none of the eight Figure 3 sweep shapes is in the
-      table, so a sweep config that sets only n_layer, n_head, n_embd trains GPT-2 small.
+      and replaces whatever the YAML says; of the eight Figure 3 sweep shapes only GPT-2 small's
+      own (12, 12, 768) is in the table, so a sweep config that sets only n_layer, n_head, n_embd
+      trains GPT-2 small.
   [3] C8, the LoRA settings. At bound time (init_from = best_ckpt) thirteen settings, shape and
       LoRA ones included, are copied from the checkpoint over the bounds YAML
       [SOURCE: sublora/nn/create_model.py:76-79 @c606ea6]; intrinsic_dim is not among them.
@@ -48,7 +49,7 @@ MODEL_SIZES = {
     "vlarge": (48, 25, 1600),
 }
 DEFAULT_MODEL_SIZE = "small"  # [SOURCE: sublora/sublora_pipeline.py:76 @c606ea6]
-# Figure 3's sweep (n_layer, n_head, n_embd) [PAPER App. E, p. 17]
+# Figure 3's sweep (n_layer, n_head, n_embd) [SECONDARY: paper App. E, p. 17]
 SWEEP = [(4, 4, 32), (4, 4, 64), (4, 4, 128), (8, 8, 256), (8, 8, 384), (8, 8, 512),
          (10, 10, 640), (12, 12, 768)]  # fmt: skip
 # [SOURCE: sublora/nn/create_model.py:77-78 @c606ea6] keys copied from the checkpoint

@@ -455,8 +455,8 @@ print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}
 # [MY EXPLANATION] That gap between training and held-out loss is what generalisation bounds, the
 # subject of the paper this site explains, are about: a bound is a guarantee, computed from the
 # training loss and the size of the model's description, that holds with probability at least
-# $1-\varepsilon$: the loss on unseen text cannot be much worse. A real language model also reads
-# its text many times over (nanoGPT's recipe for GPT-2 small passes over OpenWebText's nine billion
+# $1-\varepsilon$: the loss on unseen text cannot be much worse. A language model trained by
+# nanoGPT's recipe also reads its text many times over (the recipe for GPT-2 small passes over OpenWebText's nine billion
 # tokens about 33 times, Chapter 7), and the paper asks whether a bound can prove that a language
 # model, compressed, does well on text it has not seen.
 #
@@ -609,23 +609,23 @@ print(f"--- 30 tokens at your tau = {TAU}\n{PROMPT}{lm.decode(tau_sample)}")
 # ## 4. Attention patterns: previous-token and induction heads
 #
 # [MY EXPLANATION] Each head of each layer computes
-# scores $Z_{ij} = q_i \cdot k_j / \sqrt{n_{\text{hs}}}$, masked to $-\infty$ for $j > i$ (as
-# in Chapter 5), so that a token sees only itself and the tokens before it, and
-# $A = \mathrm{softmax}(Z)$ row by row. Row $i$ of $A$ says how much position $i$ reads from
+# raw scores $Z_{ij} = q_i \cdot k_j$, scales them by $1/\sqrt{n_{\text{hs}}}$ and masks them to
+# $-\infty$ for $j > i$ (as in Chapter 5), so that a token sees only itself and the tokens before
+# it, and takes the softmax of each row: the attention matrix $A$. Row $i$ of $A$ says how much position $i$ reads from
 # every earlier position.
 #
 # Two kinds of heads are easy to recognise. A *previous-token head* puts its
 # weight on the token just before ($A_{t,t-1}$ large). An *induction head* completes patterns:
-# at the second occurrence of a token A, it looks at the token that *followed* the first A,
-# and copies it (`A B ... A -> B`). It needs help from an earlier layer: a previous-token head
-# first writes "the token before me was A" into the position of B, and the induction head's
-# query (the current A) then matches that key.
+# at the second occurrence of a token `x`, it looks at the token that *followed* the first `x`,
+# and copies it (`x y ... x -> y`). It needs help from an earlier layer: a previous-token head
+# first writes "the token before me was `x`" into the position of `y`, and the induction head's
+# query (the current `x`) then matches that key.
 # [SOURCE: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits"]
 # This two-head circuit was found in small attention-only transformers of two layers.
 # [SOURCE: Olsson et al. 2022, "In-context Learning and Induction Heads", arXiv 2209.11895]
 # Induction heads form abruptly during training, in a "phase change" visible as a
 # bump in the training loss, and appear in large language models too.
-# [SOURCE: Wang et al. 2022, "Interpretability in the Wild", arXiv 2211.00593]
+# [SECONDARY: Wang et al. 2022, "Interpretability in the Wild", arXiv 2211.00593, via a summary]
 # According to a summary of that paper (the book has not read its PDF), in GPT-2 small,
 # layer.head 2.2 and 4.11 are previous-token heads and 5.5 and 6.9 are induction heads
 # (numbered from 0).
@@ -829,8 +829,8 @@ for r, row in enumerate(rows):
 # product with itself (not always: a longer vector can score higher against it; the printed share
 # says how often the echo wins), so before any block has added anything the readout mostly
 # echoes the input. The
-# blocks then move the prediction towards plausible next tokens; the last table shows, row by
-# row, how much probability lands on the word that really comes next. GPT-2 small ties its
+# blocks then change the prediction; the last table shows, row by row, how much probability
+# lands on the word that really comes next (one sentence: read it as an example, not a trend). GPT-2 small ties its
 # embedding too, so exercise 4 can ask the same question of its twelve blocks.
 
 # %% [markdown]
@@ -839,7 +839,7 @@ for r, row in enumerate(rows):
 # [MY EXPLANATION] Row $i$ of the token embedding matrix $W_E$ (vocabulary $\times$ width)
 # is the vector of token $i$. We compare vectors by cosine similarity. Tokens that the model
 # uses in similar ways end up with similar vectors, and in a large model some *differences*
-# between vectors carry meaning, which is what the arithmetic $w_2 - w_1 + w_3$ probes.
+# between vectors carry meaning, which is what arithmetic such as "layers" − "layer" + "head" on their rows probes.
 
 # %%
 W = lm.net.transformer.wte.weight
@@ -865,7 +865,7 @@ for word in ["layer", "matrix", "bound", "two", "token"]:
     i = single_token(word)
     print(f"nearest to {word!r}: {nearest(W[i], exclude=[i])}")
 
-# (w1, w2, w3, hoped-for answer): is w2 - w1 + w3 closest to the answer?
+# (first, second, third word, hoped-for answer): is second - first + third closest to it?
 ANALOGIES = [("layer", "layers", "head", "heads"), ("one", "two", "three", "four")]
 for a, b, c, answer in ANALOGIES:
     ia, ib, ic, ians = (single_token(w) for w in (a, b, c, answer))
