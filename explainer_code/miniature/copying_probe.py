@@ -27,7 +27,7 @@ import torch.nn.functional as F
 import miniature  # noqa: F401  (pins CPU kernels first)
 from miniature.corpus import EOD, RepeatSource, repeat_docset
 from miniature.model import GPTConfig
-from miniature.subspace import Parametrization
+from miniature.theta_adam import OPTIMIZERS, ProbeParametrization, make_optimizer, train_step
 from miniature.train import TrainConfig
 
 BOOK_CFG = GPTConfig(vocab_size=32, block_size=64, n_layer=2, n_head=4, n_embd=64)
@@ -35,7 +35,7 @@ LN2 = math.log(2)
 
 
 @torch.no_grad()
-def copy_scores(param: Parametrization, docs: np.ndarray) -> dict[str, float]:
+def copy_scores(param: ProbeParametrization, docs: np.ndarray) -> dict[str, float]:
     """Bits per token by part of the document, for equal-length documents `docs` (n, 2B)."""
     n, two_b = docs.shape
     seq = np.zeros((n, two_b + 2), dtype=np.int64)
@@ -66,7 +66,7 @@ def main() -> None:
                     help="model s, projector 137 + s, batches 1337 + s")
     ap.add_argument("--proj-scale", type=float, default=1.0, help="theta0 + c P w")
     ap.add_argument("--projector", default="rdkronqr")
-    ap.add_argument("--optimizer", default="adamw", choices=("adamw", "theta-adam"))
+    ap.add_argument("--optimizer", default="adamw", choices=OPTIMIZERS)
     ap.add_argument("--eval-every", type=int, default=200)
     ap.add_argument("--n-eval", type=int, default=512)
     ap.add_argument("--n-docs", type=int, default=100_000)
@@ -74,7 +74,7 @@ def main() -> None:
     ap.add_argument("--qat", type=int, default=100, help="quantization-aware steps (--bound)")
     ap.add_argument("--bound", action="store_true",
                     help="the seeds tier's run instead: its data, 100 quantization-aware steps, "
-                         "coding and the bound (miniature.experiment.run_method)")
+                         "coding and the bound (miniature.experiment.finish)")
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.bound:
@@ -84,7 +84,7 @@ def main() -> None:
     S = repeat_docset(rep, args.n_docs, seed=1)
     fresh = np.stack(rep.sample(args.n_eval, seed=2))
     cfg = dataclasses.replace(BOOK_CFG, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha)
-    param = Parametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
+    param = ProbeParametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
                             lora_rank=args.rank, projector=args.projector,
                             proj_scale=args.proj_scale)
     print(f"kind {args.kind} D {param.D} d {param.d} rank {args.rank} everywhere {args.everywhere}"
@@ -100,9 +100,8 @@ def main() -> None:
         chunk = min(args.eval_every, args.steps - done)
         tcfg = TrainConfig(steps=args.steps, qat_steps=0, batch_size=args.batch, lr=args.lr,
                            warmup=args.warmup, min_lr_frac=args.min_lr_frac,
-                           seed=1337 + args.seed + done, log_every=chunk,
-                           optimizer=args.optimizer)
-        train_chunk(param, S.stream, tcfg, done, chunk)
+                           seed=1337 + args.seed + done, log_every=chunk)
+        train_chunk(param, S.stream, tcfg, args.optimizer, done, chunk)
         done += chunk
         s = copy_scores(param, fresh)
         trace.append({"step": done, "seconds": round(time.time() - t0, 1), **s})
@@ -115,20 +114,22 @@ def main() -> None:
 
 
 def bound_run(args: argparse.Namespace) -> None:
-    """One run of the seeds tier's copying row (tiers.seed_run) with this probe's options."""
-    from miniature.experiment import result_gap, run_method
+    """One run of the seeds tier's copying row (`tiers.seed_run`) with this probe's options: its
+    data, quantization-aware steps, coding, scoring and bound (`experiment.finish`)."""
+    from miniature import theta_adam
+    from miniature.experiment import finish, result_gap
     from miniature.tiers import seed_data, summary
 
+    t0 = time.time()
     S, sample, fresh, cfg = seed_data("repeat")
     cfg = dataclasses.replace(cfg, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha)
     tcfg = TrainConfig(steps=args.steps, qat_steps=args.qat, batch_size=args.batch, lr=args.lr,
-                       warmup=args.warmup, min_lr_frac=args.min_lr_frac, seed=1337 + args.seed,
-                       optimizer=args.optimizer)
-    if args.proj_scale != 1.0 or args.projector != "rdkronqr":
-        raise SystemExit("--bound runs Parametrization's default projector")
-    r = run_method(args.kind, S, cfg, tcfg, d=args.d, sample=sample, heldout=fresh,
-                   model_seed=args.seed, proj_seed=137 + args.seed, label=f"seed {args.seed}",
-                   lora_rank=args.rank)
+                       warmup=args.warmup, min_lr_frac=args.min_lr_frac, seed=1337 + args.seed)
+    param = ProbeParametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
+                                 lora_rank=args.rank, projector=args.projector,
+                                 proj_scale=args.proj_scale)
+    losses = theta_adam.train(param, S.stream, tcfg, args.optimizer)
+    r = finish(param, S, cfg, sample, fresh, "cpu", losses, t0)
     gap = result_gap(r, cfg.vocab_size, S.n_docs, len(sample))
     row = summary(r)
     row.update(seed=args.seed, true_smoothed_se=r.heldout_smoothed_se,
@@ -143,19 +144,19 @@ def bound_run(args: argparse.Namespace) -> None:
 _OPT: dict = {}
 
 
-def train_chunk(param: Parametrization, stream: np.ndarray, tcfg: TrainConfig, start: int,
-                n: int) -> None:
-    """Steps start .. start + n - 1 of one run (`miniature.train`'s optimizer, schedule and
-    step), keeping the optimizer's state between chunks; no quantization-aware steps."""
+def train_chunk(param: ProbeParametrization, stream: np.ndarray, tcfg: TrainConfig,
+                optimizer: str, start: int, n: int) -> None:
+    """Steps start .. start + n - 1 of one run (`miniature.train`'s schedule and batches, the
+    chosen optimizer), keeping the optimizer's state between chunks; no quantization-aware steps."""
     from miniature import train as tr
 
-    opt = _OPT.setdefault("opt", tr.make_optimizer(param, tcfg))
+    opt = _OPT.setdefault("opt", make_optimizer(param, tcfg, optimizer))
     rng = np.random.default_rng(tcfg.seed)
     block = param.cfg.block_size
     for step in range(start, start + n):
         x, y = tr.get_batch(stream, tr.batch_offsets(rng, len(stream), block, tcfg.batch_size),
                             block, param.w.device)
-        tr.train_step(param, param, opt, x, y, tr.lr_at(step, tcfg), tcfg)
+        train_step(param, opt, x, y, tr.lr_at(step, tcfg), tcfg)
 
 
 if __name__ == "__main__":

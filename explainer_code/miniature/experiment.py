@@ -91,12 +91,10 @@ def code_vector(w: np.ndarray) -> tuple[np.ndarray, np.ndarray, pacbound.Message
 
 def run_method(kind: str, S: DocSet, cfg: GPTConfig, tcfg: TrainConfig, *, d: int,
                sample: np.ndarray, heldout: DocSet | None = None, model_seed: int = 0,
-               proj_seed: int = 137, device: str = "cpu", label: str = "",
-               lora_rank: int = 4) -> Result:
+               proj_seed: int = 137, device: str = "cpu", label: str = "") -> Result:
     """Train `kind` on S, code it, and bound it on the documents `sample` of S."""
     t0 = time.time()
-    param = Parametrization(cfg, kind, d, model_seed, proj_seed, lora_rank=lora_rank,
-                            device=device)
+    param = Parametrization(cfg, kind, d, model_seed, proj_seed, device=device)
     losses = train(param, S.stream, tcfg, label=label or kind)
     return finish(param, S, cfg, sample, heldout, device, losses, t0)
 

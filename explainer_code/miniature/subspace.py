@@ -38,8 +38,7 @@ class Parametrization(nn.Module):
     """Holds theta_0, P and the trained vector `w`; `forward(idx)` runs the GPT at theta(w)."""
 
     def __init__(self, cfg: GPTConfig, kind: str, d: int, model_seed: int, proj_seed: int,
-                 lora_rank: int = 4, device: str | torch.device = "cpu",
-                 projector: str = "rdkronqr", proj_scale: float = 1.0) -> None:
+                 lora_rank: int = 4, device: str | torch.device = "cpu") -> None:
         super().__init__()
         if kind not in KINDS:
             raise ValueError(f"kind {kind!r} not in {KINDS}")
@@ -61,12 +60,11 @@ class Parametrization(nn.Module):
         if kind in ("sublora", "subspace"):
             import pacbound  # imported here: pacbound's projectors import torch
 
-            self.projector = _to_device(pacbound.make_projector(projector, self.D, d, proj_seed),
+            self.projector = _to_device(pacbound.make_projector("rdkronqr", self.D, d, proj_seed),
                                         torch.device(device))
             self.w = nn.Parameter(torch.zeros(d, device=device))
         else:
             self.w = nn.Parameter(self.theta0.clone())
-        self.proj_scale = proj_scale  # theta0 + proj_scale * P w (1: the authors' projector)
         self.override: torch.Tensor | None = None  # a quantized w, used in place of w
         self.ste = None  # during quantization-aware steps: w -> quantized w (see train.py)
 
@@ -75,35 +73,21 @@ class Parametrization(nn.Module):
         return self.w.numel()
 
     def theta(self, w: torch.Tensor) -> torch.Tensor:
-        if self.projector is None:
-            return w
-        return self.theta0 + self.proj_scale * self.projector.apply(w)
+        return self.theta0 + self.projector.apply(w) if self.projector is not None else w
 
     def params(self, w: torch.Tensor) -> dict[str, torch.Tensor]:
-        return self.params_of_theta(self.theta(w))
-
-    def params_of_theta(self, flat: torch.Tensor) -> dict[str, torch.Tensor]:
-        """The GPT's parameter dictionary with the trained group's numbers taken from `flat`."""
-        out, start = dict(self.fixed), 0
+        flat, out, start = self.theta(w), dict(self.fixed), 0
         for name, shape in zip(self.names, self.shapes, strict=True):
             n = shape.numel()
             out[name] = flat[start : start + n].view(shape)
             start += n
         return out
 
-    def current_w(self) -> torch.Tensor:
-        """The w the forward pass uses: `override`, or w (quantized straight-through in QAT)."""
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
         w = self.w if self.override is None else self.override
         if self.ste is not None:  # straight-through: forward at the quantized w, gradient to w
             w = w + (self.ste(w.detach()) - w).detach()
-        return w
-
-    def forward(self, idx: torch.Tensor) -> torch.Tensor:
-        return functional_call(self.gpt[0], self.params(self.current_w()), (idx,))
-
-    def forward_theta(self, idx: torch.Tensor, flat: torch.Tensor) -> torch.Tensor:
-        """The GPT at the trained group's numbers `flat` (a leaf of its own: see train.py)."""
-        return functional_call(self.gpt[0], self.params_of_theta(flat), (idx,))
+        return functional_call(self.gpt[0], self.params(w), (idx,))
 
 
 def count_params(cfg: GPTConfig, lora_rank: int = 4) -> dict[str, int]:

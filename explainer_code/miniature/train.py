@@ -8,14 +8,6 @@ weight decay 1e-2 [SOURCE: sublora-bounds-for-llms config/sublora_train.yaml:7-2
 Quantization-aware steps (the authors' config runs none, `max_quant_iters: 0`): the forward pass
 uses the 11-level quantized w, the gradient updates the real-valued w (straight-through).
 
-`optimizer="theta-adam"` (an option, not the book's default) keeps Adam's moments for each of
-the D numbers of theta instead of each of the d numbers of w, and moves w by the projection of
-Adam's step onto the subspace, P^T u. Adam in w normalizes each coordinate of w, and every
-coordinate of w mixes all D numbers of theta, so a group of theta whose gradient is small (LoRA's
-query matrices at initialization on the copying source: 100 to 300 times smaller than the value
-matrices' and the head's) moves that much more slowly than under Adam on theta itself; the
-coded message (w) is the same either way.
-
 Batches come from one numpy generator per run, drawn for the global batch; under
 DistributedDataParallel each process takes its slice, so 1 process and k processes see the same
 tokens and, with DDP's gradient average, take the same steps (tests/test_miniature_ddp.py).
@@ -50,7 +42,6 @@ class TrainConfig:
     grad_clip: float = 1.0
     seed: int = 1337
     log_every: int = 100
-    optimizer: str = "adamw"  # "adamw" on w (the authors'), or "theta-adam" (see the docstring)
 
 
 def lr_at(step: int, cfg: TrainConfig) -> float:
@@ -84,69 +75,6 @@ def quantizer(levels: int = LEVELS):
     return q
 
 
-class ThetaAdam:
-    """AdamW whose moments live on theta (D numbers) and whose step is projected onto w.
-
-    With g the gradient on theta and u = m_hat / (sqrt(v_hat) + eps) Adam's direction there,
-    w <- w (1 - lr wd) - lr P^T u / c for theta = theta_0 + c P w: apart from the weight decay,
-    theta moves by -lr P P^T u, close to the projection of Adam's step on theta onto the subspace
-    (P's columns are near orthonormal).
-    """
-
-    def __init__(self, param: Parametrization, cfg: TrainConfig,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-6) -> None:
-        if param.projector is None:
-            raise ValueError("theta-adam needs a projector (kind sublora or subspace)")
-        self.param, self.cfg, self.betas, self.eps, self.t = param, cfg, betas, eps, 0
-        self.m = torch.zeros_like(param.theta0)
-        self.v = torch.zeros_like(param.theta0)
-
-    @torch.no_grad()
-    def step(self, g: torch.Tensor, lr: float) -> None:
-        b1, b2 = self.betas
-        self.t += 1
-        self.m.mul_(b1).add_(g, alpha=1 - b1)
-        self.v.mul_(b2).addcmul_(g, g, value=1 - b2)
-        u = (self.m / (1 - b1**self.t)) / ((self.v / (1 - b2**self.t)).sqrt() + self.eps)
-        w = self.param.w
-        w.mul_(1 - lr * self.cfg.weight_decay)
-        w.sub_(lr * self.param.projector.apply_transpose(u) / self.param.proj_scale)
-
-
-def make_optimizer(param: Parametrization, cfg: TrainConfig):
-    if cfg.optimizer == "theta-adam":
-        return ThetaAdam(param, cfg)
-    if cfg.optimizer != "adamw":
-        raise ValueError(f"optimizer {cfg.optimizer!r}: adamw or theta-adam")
-    return torch.optim.AdamW([param.w], lr=cfg.lr, betas=(0.9, 0.999), eps=1e-6,
-                             weight_decay=cfg.weight_decay)
-
-
-def train_step(param: Parametrization, module: torch.nn.Module, opt, x: torch.Tensor,
-               y: torch.Tensor, lr: float, cfg: TrainConfig) -> float:
-    """One step on the batch (x, y) at learning rate lr; returns the loss in nats."""
-    if isinstance(opt, ThetaAdam):
-        flat = param.theta(param.current_w()).detach().requires_grad_(True)
-        logits = param.forward_theta(x, flat)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        loss.backward()
-        g = flat.grad
-        norm = float(g.norm())
-        if norm > cfg.grad_clip:
-            g = g * (cfg.grad_clip / norm)
-        opt.step(g, lr)
-        return loss.item()
-    for group in opt.param_groups:
-        group["lr"] = lr
-    logits = module(x)
-    loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-    opt.zero_grad(set_to_none=True)
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_([param.w], cfg.grad_clip)
-    opt.step()
-    return loss.item()
-
-
 def train(param: Parametrization, stream: np.ndarray, cfg: TrainConfig, *, rank: int = 0,
           world: int = 1, module: torch.nn.Module | None = None, label: str = "") -> list[float]:
     """Train `param.w` in place; returns the mean training loss (nats) of each logging interval.
@@ -161,18 +89,25 @@ def train(param: Parametrization, stream: np.ndarray, cfg: TrainConfig, *, rank:
         raise ValueError("batch_size must be a multiple of the number of processes")
     local = cfg.batch_size // world
     rng = np.random.default_rng(cfg.seed)
-    if cfg.optimizer != "adamw" and world > 1:
-        raise ValueError("theta-adam runs in one process")
-    opt = make_optimizer(param, cfg)
+    opt = torch.optim.AdamW([param.w], lr=cfg.lr, betas=(0.9, 0.999), eps=1e-6,
+                            weight_decay=cfg.weight_decay)
     total = cfg.steps + cfg.qat_steps
     losses, running, t0 = [], 0.0, time.time()
     for step in range(total):
         if step == cfg.steps and cfg.qat_steps:
             param.ste = quantizer()
         lr = lr_at(min(step, cfg.steps - 1), cfg) if step < cfg.steps else cfg.lr * cfg.min_lr_frac
+        for group in opt.param_groups:
+            group["lr"] = lr
         offsets = batch_offsets(rng, len(stream), block, cfg.batch_size)
         x, y = get_batch(stream, offsets[rank * local : (rank + 1) * local], block, device)
-        running += train_step(param, module, opt, x, y, lr, cfg)
+        logits = module(x)
+        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([param.w], cfg.grad_clip)
+        opt.step()
+        running += loss.item()
         if (step + 1) % cfg.log_every == 0:
             losses.append(running / cfg.log_every)
             running = 0.0
