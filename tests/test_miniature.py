@@ -163,3 +163,30 @@ def test_the_miniature_pins_the_pipeline_s_code_paths() -> None:
     from explainer_tools.layout import CPU_PINNING_ENV
 
     assert miniature.CPU_PIN == CPU_PINNING_ENV
+
+
+def test_theta_adam_steps_along_the_projected_adam_direction() -> None:
+    """The first ThetaAdam step: Adam's direction on theta is g / (|g| + eps), about sign(g), and
+    w moves by -lr P^T of it / c (no weight decay here)."""
+    from miniature.theta_adam import ProbeParametrization, ThetaAdam, make_optimizer, train_step
+    from miniature.train import TrainConfig
+
+    cfg = GPTConfig(vocab_size=8, block_size=16, n_layer=1, n_head=2, n_embd=16)
+    x = torch.randint(0, 8, (4, 16), generator=torch.Generator().manual_seed(0))
+    y = torch.roll(x, -1, dims=1)
+    tcfg = TrainConfig(weight_decay=0.0)
+    param = ProbeParametrization(cfg, "sublora", 20, 0, 137, proj_scale=2.0)
+    x0 = torch.zeros(1, 5, dtype=torch.long)  # w = 0: the same initial network as Parametrization
+    assert torch.equal(param(x0), Parametrization(cfg, "sublora", 20, 0, 137)(x0))
+    flat = param.theta(param.w).detach().requires_grad_(True)
+    torch.nn.functional.cross_entropy(param.forward_theta(x, flat).reshape(-1, 8),
+                                      y.reshape(-1)).backward()
+    g = flat.grad * min(1.0, tcfg.grad_clip / float(flat.grad.norm()))  # clipped as in train
+    opt = make_optimizer(param, tcfg, "theta-adam")
+    assert isinstance(opt, ThetaAdam)
+    train_step(param, opt, x, y, 0.1, tcfg)
+    u = g / (g.abs() + 1e-6)  # Adam's first direction
+    expect = -0.1 * param.projector.to_dense().T @ u / 2.0
+    assert torch.allclose(param.w.detach(), expect, atol=1e-5)
+    with pytest.raises(ValueError):
+        make_optimizer(ProbeParametrization(cfg, "lora", 20, 0, 137), tcfg, "theta-adam")
