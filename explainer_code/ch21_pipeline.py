@@ -14,9 +14,11 @@ Claims, numbered as the output blocks:
   [3] What is coded: 11 levels; the codebook costs 11 x 16 = 176 bits and the symbol counts
       11 x 16 = 176 bits; a Gaussian w of 50,000 numbers with standard deviation 0.01 codes in
       about 115,800 bits, about 2.3 bits per number; the authors' prefix code K = L + 2 log2 L,
-      one bit below the book's valid L + 2 log2 L + 1.
+      one bit below the book's L + 2 log2 L + 1, valid for bit strings of every length (over all
+      lengths the Kraft sum of the first is pi^2/6 > 1, because of L = 1 alone).
   [4] Extra bits: top-k errors pay 7; the loop over the eight smoothing weights adds 8 bits per
-      weight, cumulatively (15, 23, ..., 71), where a union over eight choices needs 3.
+      weight, cumulatively (15, 23, ..., 71), where a union over eight choices needs 3; the
+      surplus of 68 bits scales the Occam root by at most 1.0003.
   [5] The bound for a toy input (train error 5 bits per token, L = 100,000 bits, N = 8 x 10^6,
       n = 10,000): 7.2569 bits per token at alpha = 1e-4 down to 6.2197 at alpha = 0.5 with the
       code's rule; the top-1 analogue 0.97808.
@@ -80,7 +82,7 @@ def block2() -> None:
     assert D1 * D1 + De == D and d1 * d1 + de == INTRINSIC_DIM
 
 
-def block3() -> None:
+def block3() -> float:
     w = np.random.default_rng(0).normal(0.0, 0.01, INTRINSIC_DIM)
     codes, _ = pacbound.quantize_uniform(w, LEVELS)
     parts = pacbound.message_parts(codes, LEVELS)
@@ -94,15 +96,20 @@ def block3() -> None:
     authors_k = pacbound.authors_prefix_code_bits(parts.total)
     book_k = pacbound.prefix_code_bits(parts.total)
     print(f"    prefix code K = L + 2 log2 L = {authors_k:,.1f} bits (the authors'; the book's "
-          f"valid L + 2 log2 L + 1 = {book_k:,.1f})")
+          f"L + 2 log2 L + 1, valid for bit strings of every length, = {book_k:,.1f})")
+    kraft = math.pi ** 2 / 6  # sum over L >= 1 of 2^L strings x 2^-(L + 2 log2 L) = sum 1/L^2
+    print(f"    Kraft sum of L + 2 log2 L over every length L >= 1: pi^2/6 = {kraft:.3f}; "
+          f"without L = 1: {kraft - 1:.3f}; with the extra bit: {kraft / 2:.3f}")
     print(f"    "
           f"codebook + counts = {parts.codebook + parts.counts} bits, "
           f"{100 * (parts.codebook + parts.counts) / parts.total:.2f} % of L")
     assert parts.codebook == parts.counts == 176 and 2.2 < h < 2.4
     assert book_k - authors_k == 1.0
+    assert kraft > 1 > kraft - 1 and kraft / 2 < 1
+    return authors_k
 
 
-def block4() -> None:
+def block4(authors_k: float) -> None:
     extra, charged = MISC_EXTRA_BITS, []
     for _ in ALPHAS:
         extra += math.ceil(len(ALPHAS))  # the code's cumulative charge, once per alpha
@@ -110,7 +117,11 @@ def block4() -> None:
     print(f"[4] extra bits: top-k keys pay {MISC_EXTRA_BITS}; the alphas pay "
           f"{', '.join(str(c) for c in charged)}; a union over {len(ALPHAS)} alphas needs "
           f"log2 {len(ALPHAS)} = {math.log2(len(ALPHAS)):g}")
-    assert charged[0] == 15 and charged[-1] == 71
+    surplus = charged[-1] - math.log2(len(ALPHAS))
+    factor = math.sqrt(1 + surplus / authors_k)
+    print(f"    surplus at the last alpha: {surplus:g} bits; next to the K of block [3] it scales "
+          f"the Occam root by at most sqrt(1 + {surplus:g}/K) = {factor:.4f}")
+    assert charged[0] == 15 and charged[-1] == 71 and factor < 1.001
 
 
 def block5() -> None:
@@ -189,12 +200,12 @@ def figure() -> None:
         (xa, ya), (xb, yb) = pos[a], pos[b]
         ax.annotate("", xy=(xb + w / 2, yb + h + 0.06), xytext=(xa + w / 2, ya - 0.06),
                     arrowprops={"arrowstyle": "->", "lw": 1.2})
-    for src, label in (("code", "K"), ("rebuild", "the model,\nquantized")):
-        xs, ys = pos[src]
-        target = "bound" if src == "code" else "score"
-        ax.annotate("", xy=(pos[target][0] - 0.06, ys + h / 2), xytext=(xs + w + 0.06, ys + h / 2),
+    for src, target, label in (("code", "bound", "K"),
+                               ("quantize", "score", "the model,\nquantized")):
+        (xs, ys), yt = pos[src], pos[target][1]
+        ax.annotate("", xy=(pos[target][0] - 0.06, yt + h / 2), xytext=(xs + w + 0.06, ys + h / 2),
                     arrowprops={"arrowstyle": "->", "lw": 1.2})
-        ax.text(xs + w + 0.6, ys + h / 2 + 0.08, label, ha="center", va="bottom", fontsize=10)
+        ax.text(xs + w + 0.6, yt + h / 2 + 0.08, label, ha="center", va="bottom", fontsize=10)
     xd, yd = pos["data"]
     ax.annotate("", xy=(pos["sample"][0] + w / 2, pos["sample"][1] + h + 0.06),
                 xytext=(xd + w + 0.06, yd + h / 2),
@@ -209,8 +220,7 @@ def main() -> None:
     print("Chapter 21 -- the authors' pipeline, number by number (ch21_pipeline.py)")
     block1()
     block2()
-    block3()
-    block4()
+    block4(block3())
     block5()
     block6()
     print("All assertions passed.")

@@ -50,9 +50,9 @@ EPS = 0.05
 
 
 def occam_term(K: float, N: int, n: int) -> float:
-    """sqrt((K ln 2 - ln(r eps)) / (2 N)), r = n / (n + N): the first root of the bound."""
-    r = n / (n + N)
-    return math.sqrt((K * math.log(2) - math.log(r * EPS)) / (2 * N))
+    """sqrt((K ln 2 - ln(rho eps)) / (2 N)), rho = n / (n + N): the first root of the bound."""
+    rho = n / (n + N)
+    return math.sqrt((K * math.log(2) - math.log(rho * EPS)) / (2 * N))
 
 
 def hoeffding_part(alpha: float, N: int, n: int) -> float:
@@ -67,9 +67,9 @@ def prefix_shift(row: dict, n: int) -> float:
     """How much one more bit of K can raise a stored bound: the Occam root's growth times the
     loss range at the alpha the bound chose (V = 32). The minimum over the grid with the extra
     bit is at most the chosen alpha's bound with it, so this is an upper bound."""
-    N, r = row["n_docs"], n / (n + row["n_docs"])
+    N, rho = row["n_docs"], n / (n + row["n_docs"])
     alpha_range = pacbound.loss_range(row["best_alpha"], 32)
-    c = (row["prefix_bits"] + 7) * math.log(2) - math.log(r * EPS / 8)
+    c = (row["prefix_bits"] + 7) * math.log(2) - math.log(rho * EPS / 8)
     return alpha_range * (math.sqrt((c + math.log(2)) / (2 * N)) - math.sqrt(c / (2 * N)))
 
 
@@ -238,7 +238,7 @@ def main() -> None:
     K = pacbound.prefix_code_bits(ours["message_bits"])
     t_ours = occam_term(K, n0, rec["n_sample"])
     t_paper = occam_term(PAPER_K, PAPER_N, PAPER_n)
-    print(f"[4] Occam term sqrt((K ln 2 - ln(r eps)) / 2N): ours (K = {K:,.0f}, N = {n0:,}) "
+    print(f"[4] Occam term sqrt((K ln 2 - ln(rho eps)) / 2N): ours (K = {K:,.0f}, N = {n0:,}) "
           f"{t_ours:.4f}; GPT-2 setting (K = {PAPER_K:,}, N = {PAPER_N:,}) {t_paper:.4f}")
     print(f"    K / N: ours {K / n0:.4f} bits per document, GPT-2 setting "
           f"{PAPER_K / PAPER_N:.4f}")

@@ -93,6 +93,8 @@ def block1(rec: dict, rep: dict) -> None:
     print(f"    configuration: ch22_markov.py's ({rec['train']['steps']} + "
           f"{rec['train']['qat_steps']} steps, N = {rec['n_docs']:,}, n = {rec['n_sample']:,}), "
           f"fixed before any seed ran")
+    lrs = rec["train"]["lr"]
+    print("    learning rates: " + ", ".join(f"{k} {v:g}" for k, v in lrs.items()))
 
 
 def block2(rec: dict, best_table: ngram.TableBound) -> dict[str, list[float]]:
@@ -181,7 +183,8 @@ def block6(rep: dict) -> None:
     sample = np.random.default_rng(SEED_SAMPLE).integers(0, N_DOCS, size=N_SAMPLE)
     tables = tables_on(S, sample)
     best, guess = src.best_bits(), math.log2(VOCAB)
-    print(f"[6] copying source: B = {src.span} uniform symbols, then the same {src.span} again; "
+    print(f"[6] copying source: a span of {src.span} uniform symbols, then the same {src.span} "
+          f"again; "
           f"best possible {best:.3f} bits per token, random guess {guess:.3f}")
     for k, t in tables.items():
         print(f"    order-{k} table ({t.table.precision} bits per entry): bound "

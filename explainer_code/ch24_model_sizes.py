@@ -5,7 +5,8 @@ Claims, numbered as the output blocks:
       once for the tied head, biases in, position embedding out) of the shapes in the authors'
       get_model_config; the same shapes counted by other rules give other numbers (with the
       position embedding; bias-free, as the pipeline builds them; the authors' get_num_params,
-      which adds the position embedding and rank-4 LoRA).
+      which adds the position embedding and rank-4 LoRA). The table's two other shapes,
+      small-medium (253M) and vlarge (1,556M), are not among the paper's sizes.
   [2] What the 124M label holds, piece by piece: token table, blocks, final LayerNorm; what it
       leaves out (position embedding, LoRA factors, an untied head) and the padding of the
       vocabulary from 50,257 to 50,304.
@@ -82,10 +83,13 @@ def block1() -> dict[str, int]:
         assert label_of(nano) == label and n_embd // n_head == 64
         assert with_pos - nano == CONTEXT * n_embd and bias_free < nano < with_pos
     medium_small = gpt2_params(16, 1024, VOCAB)
+    vlarge = gpt2_params(48, 1600, VOCAB)  # get_model_config's last entry, sublora/utils.py:171-174
     print(f"    the table also holds 'small-medium' (16,16,1024): {medium_small:,} "
-          f"({label_of(medium_small)}), a size the paper's list does not contain")
-    print("    every shape has heads of 64 numbers (n_embd / n_head = 64); n_head enters no count")
-    assert label_of(medium_small) not in SIZES
+          f"({label_of(medium_small)}) and 'vlarge' (48,25,1600): {vlarge:,} ({label_of(vlarge)}), "
+          f"sizes the paper's list does not contain")
+    print("    every shape of the paper's list has heads of 64 numbers (n_embd / n_head = 64); "
+          "n_head enters no count")
+    assert label_of(medium_small) not in SIZES and label_of(vlarge) not in SIZES
     return counts
 
 
