@@ -620,15 +620,14 @@ print(f"--- 30 tokens at your tau = {TAU}\n{PROMPT}{lm.decode(tau_sample)}")
 # and copies it (`x y ... x -> y`). It needs help from an earlier layer: a previous-token head
 # first writes "the token before me was `x`" into the position of `y`, and the induction head's
 # query (the current `x`) then matches that key.
-# [SOURCE: Elhage et al. 2021, "A Mathematical Framework for Transformer Circuits"]
-# This two-head circuit was found in small attention-only transformers of two layers.
-# [SOURCE: Olsson et al. 2022, "In-context Learning and Induction Heads", arXiv 2209.11895]
-# Induction heads form abruptly during training, in a "phase change" visible as a
-# bump in the training loss, and appear in large language models too.
-# [SECONDARY: Wang et al. 2022, "Interpretability in the Wild", arXiv 2211.00593, via a summary]
-# According to a summary of that paper (the book has not read its PDF), in GPT-2 small,
-# layer.head 2.2 and 4.11 are previous-token heads and 5.5 and 6.9 are induction heads
-# (numbered from 0).
+# [SECONDARY: three interpretability papers, via summaries; the book has not read them] Elhage et
+# al. (2021, "A Mathematical Framework for Transformer Circuits") found this two-head circuit in
+# small attention-only transformers of two layers. Olsson et al. (2022, "In-context Learning and
+# Induction Heads", arXiv 2209.11895) report that induction heads form abruptly during training,
+# in a "phase change" visible as a bump in the training loss, and appear in large language models
+# too. Wang et al. (2022, "Interpretability in the Wild", arXiv 2211.00593) name, in GPT-2 small,
+# layer.head 2.2 and 4.11 as previous-token heads and 5.5 and 6.9 as induction heads (numbered
+# from 0).
 #
 # Rather than search the small GPT of section 2 for such heads (its text is short and not
 # built to reward copying; size is not the obstacle, as the model below is smaller still), we
@@ -755,11 +754,10 @@ show_figure(fig, alt=(
 
 # %% [markdown]
 # [MY ANALYSIS] The top panel is the point: on the first copy the loss stays at or above the
-# uniform guess, since random symbols cannot be predicted (it sits above it on average: compare the
-# printed first-copy mean with $\ln 64$; the excess shows even at the first positions, before
-# any repeat is possible, so it is partly overconfidence, not only an expectation of
-# repetition); on the second copy it falls far below
-# it from the second symbol on. The model predicts what it has never been trained on, a sequence
+# uniform guess, since random symbols cannot be predicted; on the second copy it falls far below
+# it from the second symbol on. On average the first copy sits a little above $\ln 64$ (compare
+# the printed mean), and the excess shows even at the first positions, before any repeat is
+# possible: it is partly overconfidence, not only an expectation of repetition. The model predicts what it has never been trained on, a sequence
 # it has never seen, by copying from context. The middle map is a layer-0 head that puts its
 # weight on the line just below the diagonal over the early positions: each position reads the
 # previous one; in the second copy its weight spreads over more positions. The bottom
@@ -826,9 +824,9 @@ for r, row in enumerate(rows):
 # %% [markdown]
 # [MY ANALYSIS] Read the "embed" column first: it mostly predicts the input token itself. The
 # unembedding is the embedding matrix (tied), and a token's vector usually has its largest dot
-# product with itself (not always: a longer vector can score higher against it; the printed share
-# says how often the echo wins), so before any block has added anything the readout mostly
-# echoes the input. The
+# product with itself, so before any block has added anything the readout mostly echoes the
+# input. Usually, not always: a longer vector can score higher against it, and the printed share
+# says how often the echo wins. The
 # blocks then change the prediction; the last table shows, row by row, how much probability
 # lands on the word that really comes next (one sentence: read it as an example, not a trend). GPT-2 small ties its
 # embedding too, so exercise 4 can ask the same question of its twelve blocks.
