@@ -12,7 +12,8 @@ parses the imports and fails otherwise):
    of mkdocs.yml outside MkDocs.
    `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
    `process_tree`: a process's descendants (/proc) and how to end them all. `containment`: the
-   audit hook that refuses a script's writes outside its folders.
+   audit hook that refuses a script's writes outside its folders. `notebook_slim`: the notebook
+   page's stylesheet cut to what its cells use, its figures as files.
 1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
    (warm fork parent, plain subprocess fallback), with time limits and dependency tracing.
    `notebooks`: executes and compares the companion notebooks. `stamps`: the stamp files and
@@ -22,6 +23,7 @@ parses the imports and fails otherwise):
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
    unchanged. `build_helper`: the build's second process, reading pages from the end.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
+   `explorer_presets`: the bound explorer's presets, read from the outputs at build time.
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
    the outputs (make check's last line; make numerics).
 2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
@@ -54,7 +56,9 @@ LAYERS: dict[str, int] = {
     "math_render": 0,
     "build_cache": 0,
     "site_config": 0,
+    "notebook_slim": 0,
     "site_speed": 1,
+    "explorer_presets": 1,
     "figure_zoom": 1,
     "render_cache": 1,
     "build_helper": 1,

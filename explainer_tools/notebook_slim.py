@@ -23,7 +23,7 @@ page the one page of the site over the 1-MB budget. `slim` keeps the page as it 
   that a reader who opens the page loads the figures near the screen, not all of them.
 
 Only the page's `<style>` blocks before its first cell are touched; a cell's output is never
-changed. tests/test_notebook_slim.py checks the rules; tests/browser/test_notebook_slim.py that
+changed. tests/test_notebook_slim.py checks the rules; tests/browser/test_notebook_page_slim.py that
 the page draws the same pixels as nbconvert's and that a copy button copies the cell's source.
 
     >>> slim('<style>.jp-A{color:red}.jp-B{color:blue}.x{--u:1;--v:2}.jp-A{width:var(--u)}'

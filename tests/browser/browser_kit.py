@@ -249,7 +249,11 @@ async ({timeoutMs, openAll}) => {
     // Show what a reader can reveal (collapsed answers, other tabs) so it can be measured.
     document.querySelectorAll("details").forEach((d) => { d.open = true; });
     const style = document.createElement("style");
-    style.textContent = ".tabbed-content > .tabbed-block { display: block !important; }";
+    // and lay out every block: one skipped by content-visibility (off the screen) has its
+    // contents unmeasured, so a formula inside an answer just opened there reads as width 0
+    // although a reader who scrolls to it sees it drawn.
+    style.textContent = ".tabbed-content > .tabbed-block { display: block !important; }"
+      + " .md-content__inner > * { content-visibility: visible !important; }";
     document.head.appendChild(style);
     await settle(new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))),
                  timeoutMs, "two frames");
