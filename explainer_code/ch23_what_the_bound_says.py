@@ -180,7 +180,8 @@ def block4(S, r: dict) -> None:
     term_store = math.sqrt((store * math.log(2) + math.log(1 / EPS)) / (2 * N_DOCS))
     print(f"[4] Memorization: S holds {tokens:,} tokens, {mean_len:.1f} a document; the chain's "
           f"stationary entropy rate is {rate:.3f} bits a token, used below as the cost of a token "
-          f"(a document's uniform first symbol costs a little more, so the counts are slightly low)")
+          f"(a document's uniform first symbol costs a little more, so the counts are slightly "
+          f"low)")
     print(f"    the table's K = {r['K']:,.1f} bits carry at most K bits about S: "
           f"{r['K'] / doc_bits:.1f} documents' worth at about {doc_bits:.0f} bits each, of "
           f"{S.n_docs:,}")
