@@ -147,9 +147,10 @@ def block5(r: Result, facts: dict[str, float]) -> None:
 
 def block6(tables: dict[int, ngram.TableBound], exact: dict[int, float], order2_true: float,
            sub: Result, facts: dict[str, float]) -> None:
-    print(f"[6] count tables ({len(ngram.ORDERS) * len(ngram.PRECISIONS)} in the grid, "
-          f"{ngram.SELECTION_BITS} bits for the choice): order, bits per entry (best for the "
-          f"bound), message L, bound, empirical and true risk at the bound's alpha, top-1 bound")
+    print(f"[6] count tables ({ngram.TABLES} in the grid, 0 extra bits: the choice is paid as "
+          f"eps / {ngram.TABLES * 8} for each table and alpha): order, bits per entry (best for "
+          "the bound), message L, bound, empirical and true risk at the bound's alpha, top-1 "
+          "bound")
     for k, t in tables.items():
         true = exact.get(k, order2_true)
         how = "exact" if k in exact else "fresh"
@@ -188,8 +189,8 @@ def block8(results: dict[str, Result], table: ngram.TableBound, table_true: floa
     gaps["table"] = gap_parts(sample_smoothed=table.smoothed[table.best_alpha],
                               true_smoothed=table_true, true_raw=table_raw,
                               alpha=table.best_alpha, vocab=VOCAB,
-                              charged_bits=table.charged_bits, n_population=N_DOCS,
-                              n_sample=N_SAMPLE)
+                              charged_bits=table.prefix_bits, n_population=N_DOCS,
+                              n_sample=N_SAMPLE, grid=table.grid)
     for name, g in gaps.items():
         label = f"order-{table.table.order} table" if name == "table" else name
         print(f"    {label:<15} Occam {g.occam:.3f}  Hoeffding {g.hoeffding:.3f}  sample - true "

@@ -141,7 +141,8 @@ def main() -> None:
     u = unigram_baseline(S, WORDNET_VOCAB, sample, test)
     _, grid = ngram.best_table(S, WORDNET_VOCAB, sample)
     print(f"[3] baselines: random guess log2 {WORDNET_VOCAB} = {guess:.3f} bits per token; count "
-          f"tables, best precision of each order ({ngram.SELECTION_BITS} bits for the choice):")
+          f"tables, best precision of each order (the choice paid as eps / {ngram.TABLES * 8} "
+          "for each table and alpha):")
     tests = {}
     for k in ngram.ORDERS:
         t = min((grid[(k, b)] for b in ngram.PRECISIONS), key=lambda t: t.bound_bits)

@@ -104,15 +104,16 @@ PRESETS = (
             *CH22_SETTING), grid_shares_eps=True),
     Preset("count-table", "A count table",
            "The best count table on the same data (order 1): a fixed-width table of rounded bigram "
-           "log-probabilities, with 5 bits to say which of 18 tables was chosen (paid in the Occam "
-           "term only, so this bound is a few hundredths too low: Chapter 22 says why).",
+           "log-probabilities, chosen among 18 tables after scoring them: the choice is paid by "
+           "bounding each table and weight at a share of the failure probability.",
            "output [6] of ch22_markov.py",
            (Pick(CH22, 6, r"best table: order 1,"),
-            Pick(CH22, 6, rf"in the grid, {_n('extraBits')} bits for the choice"),
+            *CH22_SETTING,
+            Pick(CH22, 6, rf"in the grid, {_n('extraBits')} extra bits: the choice is paid as "
+                          rf"eps / {_n('grid')} for each table"),
             Pick(CH22, 6, rf"order 1\s+\d+ bits\s+L =\s+{_n('messageBits')}\s+bound\s+"
                           rf"{_n('bound')}\s+empirical {_n('trainError')}\s.*?alpha = "
-                          rf"{_n('alpha')}\)"),
-            *CH22_SETTING), grid_shares_eps=True),
+                          rf"{_n('alpha')}\)")), grid_shares_eps=True),
 )
 
 

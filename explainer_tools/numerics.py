@@ -36,6 +36,10 @@ from explainer_tools.layout import DEFAULT, Layout, run_environment
 
 REFERENCE_PATH = "outputs/numerics_reference.json"
 PROBE_TIMEOUT_S = 120.0
+# The probes run on one thread whatever the caller's settings: a threaded BLAS splits its sums by
+# the thread count, so a caller's OMP_NUM_THREADS=1 gave another id on the same machine (seen: the
+# NumPy reductions probe on an AMD EPYC). The id names the kernels, not the caller's threads.
+PROBE_THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 # Run in a fresh interpreter (torch and numpy read the pinning variables when they load). Each
 # probe is deterministic on one machine; its value is the first 16 hex digits of the SHA-256 of
@@ -361,8 +365,9 @@ def this_machine() -> Fingerprint:
 
 
 def probe(python: str = sys.executable, env: dict[str, str] | None = None) -> Fingerprint:
-    """Run the probes in a fresh interpreter under the pinned run environment (or `env`)."""
-    environment = env if env is not None else {**os.environ, **run_environment()}
+    """Run the probes in a fresh interpreter under the pinned run environment, on one thread (or
+    under `env`)."""
+    environment = env if env is not None else {**os.environ, **run_environment(), **PROBE_THREADS}
     try:
         done = subprocess.run([python, "-c", PROBE_SOURCE], env=environment, capture_output=True,
                               text=True, timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL)

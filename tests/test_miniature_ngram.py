@@ -63,12 +63,15 @@ def test_table_bound_matches_the_formula(src) -> None:
     sample = np.random.default_rng(0).integers(0, S.n_docs, size=300)
     t = ngram.fit_table(S, src.vocab, 1, 5)
     b = ngram.bound_table(t, S, sample)
-    K = pacbound.prefix_code_bits(t.message_bits) + ngram.SELECTION_BITS
-    assert b.charged_bits == K
-    expect = pacbound.subsampling_bound(
+    K = pacbound.prefix_code_bits(t.message_bits)
+    assert b.prefix_bits == K and b.grid == 18 * 8
+    expect = pacbound.subsampling_bound(  # the choice among 18 tables paid in both roots
         train_error=b.smoothed[b.best_alpha], loss_range=pacbound.loss_range(b.best_alpha, 8),
-        complexity_nats=K * math.log(2), n_population=S.n_docs, n_sample=300, eps=0.05 / 8)
+        complexity_nats=K * math.log(2), n_population=S.n_docs, n_sample=300, eps=0.05 / 144)
     assert b.bound_bits == pytest.approx(expect, abs=1e-12)
+    assert b.bound_top1 == pytest.approx(pacbound.subsampling_bound(
+        train_error=b.sample_top1, loss_range=1.0, complexity_nats=K * math.log(2),
+        n_population=S.n_docs, n_sample=300, eps=0.05 / 18), abs=1e-12)
     best, grid = ngram.best_table(S, src.vocab, sample, orders=(0, 1))
     assert len(grid) == 12 and best.bound_bits == min(r.bound_bits for r in grid.values())
     # the fast path (tokens cut to the sample) agrees with scoring all of S

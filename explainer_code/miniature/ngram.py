@@ -11,10 +11,12 @@ added everywhere, give p(j | c) = (n(c, j) + 1/2) / (n(c) + V/2). Each entry is 
 the stored values. The message is the V^k x V entries of b bits each, in a fixed order:
 L = b V^(k+1) bits (no entry is left out, so no index is needed).
 
-What is paid for. The order k and the precision b are chosen after looking at the bound, from
-the fixed grid ORDERS x PRECISIONS (18 tables); the bound charges ceil(log2 18) = 5 bits for that
-choice on top of K = L + 2 log2 L + 1 (`pacbound.prefix_code_bits`), and the minimum over the
-eight smoothing weights is paid by the union bound, as for the models. No other bits are added.
+What is paid for. The order k and the precision b are chosen after scoring the sample, from the
+fixed grid ORDERS x PRECISIONS (18 tables), and the smoothing weight from the eight of the alpha
+grid. Both choices are paid by the union bound: each of the 18 x 8 (table, alpha) pairs gets
+confidence eps / 144, in the Occam root and in the sample's Hoeffding root alike (a choice made
+after scoring the sample must be paid in the sample's term too). The complexity is the table's
+message, K = L + 2 log2 L + 1 (`pacbound.prefix_code_bits`). No other bits are added.
 
     >>> table = fit_table(DocSet.from_docs([np.array([1, 2, 1, 2], dtype=np.uint8)]), 3, 1, 8)
     >>> table.message_bits
@@ -34,7 +36,9 @@ from miniature.corpus import EOD, DocSet
 ORDERS = (0, 1, 2)
 PRECISIONS = (3, 4, 5, 6, 7, 8)  # bits per entry
 RANGE_BITS = 32  # an entry covers -log2 p from 0 to 32 bits
-SELECTION_BITS = math.ceil(math.log2(len(ORDERS) * len(PRECISIONS)))  # = 5
+# The table is chosen among the grid's 18 after its sample is scored, so the choice is paid as the
+# alpha grid's is: eps is split over every (table, alpha) pair, in both roots of the bound.
+TABLES = len(ORDERS) * len(PRECISIONS)  # = 18
 EPS = 0.05
 
 
@@ -57,8 +61,8 @@ class TableBound:
     """A table's bound on the n sampled documents of S (bits per token and top-1 error)."""
 
     table: Table
-    prefix_bits: float  # K = L + 2 log2 L + 1
-    charged_bits: float  # K + SELECTION_BITS: what enters the bound
+    prefix_bits: float  # K = L + 2 log2 L + 1: what enters the bound's complexity
+    grid: int  # the (table, alpha) pairs eps is split over: TABLES x 8 (TABLES for top-1)
     smoothed: dict[float, float]  # alpha -> mean smoothed bits on the sample
     bound_bits: float
     best_alpha: float
@@ -135,33 +139,36 @@ def doc_losses(table: Table, docs: DocSet, only: np.ndarray | None = None,
     return bits, out[-1]
 
 
-def bound_table(table: Table, S: DocSet, sample: np.ndarray, *,
-                selection_bits: float = SELECTION_BITS, eps: float = EPS,
+def bound_table(table: Table, S: DocSet, sample: np.ndarray, *, tables: int = TABLES,
+                eps: float = EPS,
                 tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> TableBound:
-    """Bound `table` from the documents `sample` of S, exactly as `miniature.experiment.bounds`
-    bounds a model, with `selection_bits` in place of the model's hyperparameter bits.
-    `tokens`: `_contexts(S, order, vocab)` cut to the tokens of the sampled documents."""
+    """Bound `table` from the documents `sample` of S, as `miniature.experiment.bounds` bounds a
+    model, with confidence eps / (tables x 8) for each (table, alpha) pair (eps / tables for
+    top-1): a table picked among `tables` after scoring them on the sample pays for the choice in
+    both roots. `tokens`: `_contexts(S, order, vocab)` cut to the tokens of the sampled documents.
+    """
     only = None if tokens is not None else np.unique(sample)
     bits, top1 = doc_losses(table, S, only=only, tokens=tokens)
     smoothed = {a: float(bits[a][sample].mean()) for a in pacbound.ALPHA_GRID}
     prefix = pacbound.prefix_code_bits(table.message_bits)
-    charged = prefix + selection_bits
-    nats, n, N = charged * math.log(2), len(sample), S.n_docs
+    nats, n, N = prefix * math.log(2), len(sample), S.n_docs
+    grid = tables * len(pacbound.ALPHA_GRID)
     per_alpha = {a: pacbound.subsampling_bound(
         train_error=smoothed[a], loss_range=pacbound.loss_range(a, table.vocab),
-        complexity_nats=nats, n_population=N, n_sample=n, eps=eps / len(pacbound.ALPHA_GRID))
+        complexity_nats=nats, n_population=N, n_sample=n, eps=eps / grid)
         for a in pacbound.ALPHA_GRID}
     best = min(per_alpha, key=per_alpha.get)
     sample_top1 = float(top1[sample].mean())
     b_top1 = pacbound.subsampling_bound(train_error=sample_top1, loss_range=1.0,
-                                        complexity_nats=nats, n_population=N, n_sample=n, eps=eps)
-    return TableBound(table, prefix, charged, smoothed, per_alpha[best], best, sample_top1, b_top1)
+                                        complexity_nats=nats, n_population=N, n_sample=n,
+                                        eps=eps / tables)
+    return TableBound(table, prefix, grid, smoothed, per_alpha[best], best, sample_top1, b_top1)
 
 
 def best_table(S: DocSet, vocab: int, sample: np.ndarray, orders: tuple[int, ...] = ORDERS,
                ) -> tuple[TableBound, dict[tuple[int, int], TableBound]]:
     """The table of the grid with the lowest bits-per-token bound, and every (order, precision)
-    result. The choice is paid by SELECTION_BITS in every bound of the grid (18 tables, even when
+    result. Every bound of the grid pays for the choice among TABLES = 18 tables (even when
     `orders` tries fewer of them)."""
     results = {}
     keep = np.zeros(S.n_docs, dtype=bool)
