@@ -10,8 +10,10 @@ Claims, numbered as the output blocks:
       message with codebook (11 x 16 bits) and counts (11 x ceil(log2 d) bits).
   [3] H is not a constant of the setting: over 20 seeded draws it ranges over more than 0.1
       bits, because the largest |w| sets the bin width. Given m = max|w| / sigma, H follows from
-      the normal law to within 0.02 bits. A draw with H = 2.31 (coded 115,488 bits, message
-      115,840, the example length of Chapter 11) has m near 4.7; seed 0's draw has about that m.
+      the normal law to within 0.010 bits (the assert allows 0.02). Chapter 11's example length,
+      115,840 bits, read as a message of 115,488 coded bits plus 352, needs H in
+      (115,486/d, 115,487/d], about 2.3097 (Chapter 11 itself states no H); that H means m near
+      4.72, and seed 0's draw has about that m.
   [4] The real coder on the seed's 50,000 codes: bytes out, decoded back exactly, its length in
       bits within 2 bits of the authors' count ceil(d H) + 1.
   [5] Why the counts must be sent: coding with a model fixed in advance (uniform over 11 levels,
@@ -51,9 +53,10 @@ SEED = 0  # the draw this chapter works with
 SPREAD_SEEDS = range(20)  # draws for the draw-to-draw spread of [3]
 OTHER_SEED = 1  # the draw whose counts serve as a model fixed in advance in [5]
 
-EXAMPLE_H = 2.31  # bits per symbol of the example message Chapter 11 uses
-EXAMPLE_CODED = 115_488  # ceil(d H) + 1
-EXAMPLE_MESSAGE = 115_840  # coded + codebook + counts
+EXAMPLE_MESSAGE = 115_840  # Chapter 11's example length (ch11_prefix_codes.py), for scale only
+EXAMPLE_CODED = EXAMPLE_MESSAGE - 2 * 176  # 115,488: the message less codebook and counts
+# ceil(d H) + 1 = 115,488 needs d H in (115,486, 115,487]; the middle of that range (H = 2.30973):
+EXAMPLE_H = (EXAMPLE_CODED - 1.5) / D
 
 PREFIX_LENGTHS = (100, 300, 1_000, 3_000, 10_000, 50_000)  # d for the overhead curve of [6]
 
@@ -223,10 +226,11 @@ def block3_spread() -> None:
     )
     m_star = solve_m_for_entropy(EXAMPLE_H)
     print(
-        f"    a draw with H = {EXAMPLE_H} (coded {EXAMPLE_CODED:,}, message "
-        f"{EXAMPLE_MESSAGE:,} = {EXAMPLE_CODED:,} + 352) means max|w| near {m_star:.2f} sigma; "
-        f"seed {SEED} has {ms_a[0]:.2f} sigma and H = {hs_a[0]:.4f}"
+        f"    a message of {EXAMPLE_MESSAGE:,} = {EXAMPLE_CODED:,} coded + 352 bits needs "
+        f"H = {EXAMPLE_H:.4f} (ceil(d H) + 1 = {EXAMPLE_CODED:,}), which means max|w| near "
+        f"{m_star:.2f} sigma; seed {SEED} has {ms_a[0]:.2f} sigma and H = {hs_a[0]:.4f}"
     )
+    assert math.ceil(D * EXAMPLE_H) + 1 == EXAMPLE_CODED
     assert gap < 0.02
     assert hs_a.max() - hs_a.min() > 0.1  # H is NOT a constant of the setting
     assert coded_a.min() < EXAMPLE_CODED < coded_a.max()
