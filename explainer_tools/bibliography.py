@@ -244,7 +244,9 @@ def bibliography_markdown(entries: dict[str, Entry]) -> str:
              "them as (Author, year); hover over a citation to see the full reference.", "",
              '<ol class="references">']
     for key, entry in sorted(entries.items(), key=lambda kv: cite_label(kv[1])):
-        text = format_reference(entry)
-        lines.append(f'<li id="ref-{key}">{text}</li>')
+        # the entry's text, escaped: a title is text, never HTML (the References lists and
+        # the hover cards escape it too)
+        text = html.escape(format_reference(entry))
+        lines.append(f'<li id="ref-{html.escape(key, quote=True)}">{text}</li>')
     lines.append("</ol>")
     return "\n".join(lines)

@@ -222,6 +222,10 @@ def check_fields(erratum: Erratum) -> list[str]:
         value = meta.get(field)
         if value and not isinstance(value, list):
             problems.append(f"{label}: field '{field}' must be a list")
+    for field in ("id", "title", *erratum.prose_fields):
+        value = meta.get(field)
+        if value is not None and not isinstance(value, str):
+            problems.append(f"{label}: field '{field}' must be text")
     for field in erratum.prose_fields:
         text = meta.get(field)
         if not isinstance(text, str) or not text.strip():

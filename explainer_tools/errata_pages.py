@@ -9,6 +9,7 @@ table of paper errata and, when there are any, a section of code errata.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +85,7 @@ def chapter_title(docs_dir: Path, chapter: str) -> str:
     try:
         meta, text = split_erratum_front_matter(text, chapter)
         if meta.get("title"):
-            return str(meta["title"])
+            return html.escape(str(meta["title"]), quote=False)  # text, written into Markdown
     except ErratumError:
         pass
     for line in text.splitlines():
@@ -131,7 +132,7 @@ def rendered_page(erratum: Erratum, docs_dir: Path, source: str = "") -> Rendere
         where, says = "Paper locations", "## What the paper says"
         wrong, says_field = "## What is wrong, missing or ambiguous", "paper_says"
     blocks: list[tuple[str, Span]] = [
-        (f"# {meta['id']}: {meta['title']}\n", spans.get("title", (0, 0))),
+        (f"# {meta['id']}: {_text(meta['title'])}\n", spans.get("title", (0, 0))),
         (f"**Status**: {status_note}  ", spans.get("status", (0, 0))),
         (f"**{where}**: {'; '.join(erratum.locations)}  ", (0, 0)),
         (f"**Chapters**: {', '.join(_chapter_links(erratum, docs_dir, page))}  ",
@@ -185,6 +186,12 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _text(text: object) -> str:
+    """A field that is text, not Markdown (the title), as Markdown: its HTML escaped, so that a
+    `<script>` in it is shown, never run."""
+    return html.escape(str(text), quote=False)
+
+
 CODE_SECTION = (
     "## Errata of the authors' released code\n\n"
     "[MY EXPLANATION] These concern the code the authors released with the paper, not the paper's "
@@ -225,7 +232,7 @@ def _index_table(errata: Iterable[Erratum], docs_dir: Path, where: str) -> str:
             + " | ".join(
                 [
                     f"[{meta['id']}]({erratum.path.name})",
-                    _cell(meta["title"]),
+                    _cell(_text(meta["title"])),
                     _cell("; ".join(erratum.locations)),
                     ", ".join(_chapter_links(erratum, docs_dir, INDEX_PATH)),
                     str(meta["status"]),
