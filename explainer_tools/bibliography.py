@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explainer_tools.markdown import scan
+from explainer_tools.markdown import read_utf8, scan
 
 BIB_PATH = Path("docs") / "_data" / "references.bib"
 ENTRY_START = re.compile(r"@([A-Za-z]+)\s*\{\s*([^,\s]+)\s*,")
@@ -146,7 +146,7 @@ def parse_bibtex(text: str, source: str = str(BIB_PATH)) -> dict[str, Entry]:
 
 def load_bibliography(root: Path) -> dict[str, Entry]:
     path = root / BIB_PATH
-    return parse_bibtex(path.read_text(encoding="utf-8"), source=str(BIB_PATH))
+    return parse_bibtex(read_utf8(path, str(BIB_PATH), BibliographyError), source=str(BIB_PATH))
 
 
 def surnames(entry: Entry) -> list[str]:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from explainer_tools.crossref import chapter_number, relative_url
+from explainer_tools.markdown import read_utf8
 from explainer_tools.site_config import ConfigError, read_mkdocs_yml
 from explainer_tools.yaml_input import Map, check_value, load_yaml
 
@@ -84,8 +85,8 @@ def load_plan(root: Path) -> list[Planned]:
     """The plan: `parts: [{part: NAME, chapters: {N: TITLE}}]`, numbers unique."""
     path = root / PLAN_PATH
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
+        text = read_utf8(path, PLAN_PATH, BookError)
+    except OSError as error:
         raise BookError(f"{PLAN_PATH}: cannot read the plan: {error}") from None
     data, node = load_yaml(text, PLAN_PATH, BookError)
     check_value(data or {}, node, PLAN_SCHEMA, PLAN_PATH, "the plan", BookError)

@@ -56,7 +56,7 @@ from typing import Any
 
 from explainer_tools.blocks import BlockError, read_output_blocks
 from explainer_tools.layout import DEFAULT, Layout, output_name
-from explainer_tools.markdown import read_front_matter, scan
+from explainer_tools.markdown import read_front_matter, read_utf8, scan
 from explainer_tools.markers import MarkerError, find_markers
 from explainer_tools.site_config import read_mkdocs_yml
 from explainer_tools.tags import TAG_PATTERN
@@ -161,7 +161,8 @@ def is_erratum_file(name: str) -> bool:
 
 
 def read_erratum(path: Path) -> Erratum:
-    meta, body = split_erratum_front_matter(path.read_text(encoding="utf-8"), source=str(path))
+    meta, body = split_erratum_front_matter(read_utf8(path, str(path), ErratumError),
+                                            source=str(path))
     return Erratum(path, meta, body)
 
 

@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from explainer_tools.markdown import read_utf8
 from explainer_tools.yaml_input import check_fields, load_yaml
 
 # The fields of an entry and their kinds (yaml_input.check_fields): `term` and `definition` are
@@ -82,7 +83,8 @@ def parse_glossary(text: str, source: str = str(GLOSSARY_PATH)) -> list[Term]:
 
 
 def load_glossary(root: Path) -> list[Term]:
-    return parse_glossary((root / GLOSSARY_PATH).read_text(encoding="utf-8"))
+    text = read_utf8(root / GLOSSARY_PATH, str(GLOSSARY_PATH), GlossaryError)
+    return parse_glossary(text)
 
 
 @functools.cache

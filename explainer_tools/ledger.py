@@ -35,6 +35,7 @@ from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, read_output_blocks
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.markdown import read_utf8
 from explainer_tools.tags import paper_tag_problem
 from explainer_tools.yaml_input import check_fields, load_yaml
 
@@ -77,7 +78,7 @@ def parse_ledger(text: str, source: str = str(LEDGER_PATH)) -> list[dict]:
 
 
 def load_ledger(root: Path) -> list[dict]:
-    return parse_ledger((root / LEDGER_PATH).read_text(encoding="utf-8"))
+    return parse_ledger(read_utf8(root / LEDGER_PATH, str(LEDGER_PATH), LedgerError))
 
 
 def output_blocks(root: Path, script: str) -> dict[int, Block] | None:

@@ -80,6 +80,18 @@ class YAML_LOADER(_BASE_LOADER):  # a Loader class, under the name of the consta
         return super().construct_mapping(node, deep=deep)
 
 
+def read_utf8(path: Any, source: str, error: type[Exception]) -> str:
+    """The text of an input file (a page, a data file), or `error` naming `source` and the line
+    of its first byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        line = data[: problem.start].count(b"\n") + 1
+        byte = data[problem.start:problem.start + 1]
+        raise error(f"{source}:{line}: not UTF-8 (byte {byte!r}); save it as UTF-8") from None
+
+
 def yaml_problem(problem: yaml.YAMLError, first_line: int = 1) -> tuple[int, str]:
     """The line of a YAML error (the text's first line numbered `first_line`) and what is
     wrong, saying where an unclosed construct started.

@@ -31,7 +31,7 @@ REPO = Path(__file__).resolve().parent.parent
 NOT_COPIED = shutil.ignore_patterns(".git", ".venv", ".cache", "site", "site-offline", "build",
                                     "bench-tools", "__pycache__", ".pytest_cache", ".ruff_cache",
                                     "node_modules")
-FAST = 30  # seconds: each command here takes a few; a hang is what the limit catches
+FAST = 20  # seconds: each command here takes a few; a hang is what the limit catches
 
 
 @pytest.fixture
@@ -154,6 +154,23 @@ def test_an_unclosed_bracket_in_front_matter_is_one_error_naming_the_yaml(book: 
     output = one_error(result, "docs/chapters/09-generalization.md:3: invalid YAML front matter")
     assert re.search(r"\b1 errors?\b", output) and "from line 2" in output, output[-2000:]
     output = one_error(build(book), "docs/chapters/09-generalization.md:3: invalid YAML front")
+
+
+@pytest.mark.parametrize(("name", "command"), [
+    ("_data/glossary.yml", ("build",)),
+    ("_data/references.bib", ("build",)),
+    ("_data/claims_ledger.yml", ("-m", "explainer_tools.ledger", "--check", "--root", ".")),
+    ("_data/chapters.yml", ("-m", "explainer_tools.book", "--check")),
+    ("errata/e24.md", ("-m", "explainer_tools", "errata")),
+])
+def test_a_data_file_that_is_not_utf8_is_one_error_naming_file_and_line(
+        book: Path, name: str, command: tuple[str, ...]) -> None:
+    path = book / "docs" / name
+    lines = path.read_bytes().split(b"\n")
+    lines[1] += b" caf\xe9"  # a Latin-1 byte at the end of line 2
+    path.write_bytes(b"\n".join(lines))
+    result = build(book) if command == ("build",) else run(book, *command)
+    one_error(result, f"docs/{name}:2: not UTF-8")
 
 
 def test_an_embedded_source_that_is_not_utf8_is_one_error_naming_file_and_line(
