@@ -243,6 +243,12 @@ def test_text_injected_into_every_field_reaches_the_site_as_text(book: Path) -> 
     title = re.search(r"^title: (.*)$", text, re.M)
     assert title, "e24.md has a title line"
     edit(erratum, title.group(0), f"title: 'Axis {SCRIPT} {IMAGE}'")
+    # an erratum's locations and evidence fields (names and places: text)
+    code_erratum = docs / "errata" / "c4.md"
+    edit(code_erratum, "  - sublora/utils.py:121-137\n",
+         f"  - 'sublora/utils.py:121-137 {IMAGE}'\n")
+    edit(code_erratum, '    where: "sample_nonoverlapping_sequences, lines 121-137"',
+         f'    where: "sample_nonoverlapping_sequences, lines 121-137 {SCRIPT}"')
     # glossary: a term, its forms, its definition
     edit(docs / "_data" / "glossary.yml", "- term: population risk\n  forms: "
          "[population risk, true risk]\n",
@@ -284,8 +290,9 @@ def test_text_injected_into_every_field_reaches_the_site_as_text(book: Path) -> 
     # and the injected text is there, as text (the attack reached the pages)
     shown = (site / "claims-ledger" / "index.html").read_text(encoding="utf-8")
     assert "&lt;script&gt;alert(document.domain)&lt;/script&gt;" in shown
-    assert "&lt;img src=x onerror" in (site / "errata" / "e24" / "index.html").read_text(
-        encoding="utf-8")
+    for page in ("errata/e24", "errata/c4", "bibliography"):
+        shown = (site / page / "index.html").read_text(encoding="utf-8")
+        assert "&lt;img src=x onerror" in shown, page
 
 
 # ------------------------------------------------------------------ non-ASCII digits
