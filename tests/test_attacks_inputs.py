@@ -206,6 +206,16 @@ def test_two_chapter_pages_numbered_10_are_refused_naming_both(book: Path) -> No
     assert (book / "BOOK.md").read_bytes() == before
 
 
+def test_a_second_chapter_10_under_docs_fails_the_build_naming_both(book: Path) -> None:
+    """Not in the nav (MkDocs builds it anyway, with a note): its figures and formulas would be
+    numbered 10.x beside the real chapter's."""
+    (book / "docs" / "chapters" / "10-b-duplicate.md").write_text(
+        "# Chapter 10: A duplicate\n\nA page of its own.\n", encoding="utf-8")
+    output = one_error(build(book), "chapter 10")
+    assert "docs/chapters/10-b-duplicate.md" in output
+    assert "docs/chapters/10-hoeffding-union-bound.md" in output
+
+
 # ------------------------------------------------------------------ escaping, in the built site
 
 SCRIPT = "<script>alert(document.domain)</script>"
