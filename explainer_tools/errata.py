@@ -149,7 +149,8 @@ def split_erratum_front_matter(text: str, source: str = "<page>") -> tuple[dict[
     if not front.present:
         raise ErratumError(f"{source}: no YAML front matter between two '---' lines")
     if front.error:
-        raise ErratumError(f"{source}: invalid YAML front matter: {front.error}")
+        raise ErratumError(f"{source}:{front.error_line}: invalid YAML front matter: "
+                           f"{front.error}")
     if not isinstance(front.data, dict):
         raise ErratumError(f"{source}: the front matter is not a mapping of fields")
     return front.data, text[front.body_start :]

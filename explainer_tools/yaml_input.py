@@ -3,8 +3,8 @@ the book's one strict loader (`markdown.YAML_LOADER`: no anchors or aliases, no 
 twice), with the line of every entry, and each field's type checked, so that a bad input is one
 error naming the file and line instead of a traceback or a hang.
 
->>> data, lines = yaml_entries("- a: 1\\n- b: 2\\n", "x.yml", ValueError)
->>> data, lines
+>>> data, node = load_yaml("- a: 1\\n- b: 2\\n", "x.yml", ValueError)
+>>> data, [item.start_mark.line + 1 for item in node.value]
 ([{'a': 1}, {'b': 2}], [1, 2])
 
 The fields of an entry are declared as a schema, `{name: kind}`, where a kind is a Python type,
@@ -85,15 +85,6 @@ def load_yaml(text: str, source: str, error: type[Exception],
         line, reason = yaml_problem(problem, first_line)
         raise error(f"{source}:{line}: not valid YAML ({reason})") from None
     return data, node
-
-
-def yaml_entries(text: str, source: str, error: type[Exception]) -> tuple[object, list[int]]:
-    """The YAML document and the 1-based line of each top-level list item; a YAML error is
-    raised as `error` naming the file and line."""
-    data, node = load_yaml(text, source, error)
-    lines = [item.start_mark.line + 1 for item in node.value] if isinstance(
-        node, yaml.SequenceNode) else []
-    return data, lines
 
 
 def _child(node: yaml.Node | None, key: Any) -> yaml.Node | None:
