@@ -6,7 +6,8 @@ parses the imports and fails otherwise):
 0. `layout`: a repository's `Layout` (its folders; naming rules: script -> output, stamp,
    notebook), the run environment, the atomic writer. `blocks`: numbered output blocks.
    `tags`: the provenance tag vocabulary.
-   `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions).
+   `markdown`: the one Markdown scanner (front matter, fences, comments, embed regions), and
+   the one YAML loader (no anchors or aliases).
    `html_text`: rewrites the prose of rendered HTML (skips code, math, links, headings).
    `build_cache`: results of the site build memoised in `.cache/`. `site_config`: the one reader
    of mkdocs.yml outside MkDocs.
@@ -19,14 +20,16 @@ parses the imports and fails otherwise):
    `notebooks`: executes and compares the companion notebooks. `stamps`: the stamp files and
    the freshness rule. `tree_io`: the tree guarded while scripts run, and written atomically.
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
-   figures), `glossary`, `number_links` (numbers -> output lines), `ledger` (the claims ledger).
+   figures), `number_links` (numbers -> output lines). `yaml_input`: the data files read with
+   `markdown`'s strict loader, each field's type checked.
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
    unchanged. `build_helper`: the build's second process, reading pages from the end.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `explorer_presets`: the bound explorer's presets, read from the outputs at build time.
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
    the outputs (make check's last line; make numerics).
-2. `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
+2. Reader features on YAML data: `glossary`, `ledger` (the claims ledger).
+   `claims` (package): numbers quoted in prose vs the output blocks they cite. `errata`: the
    erratum pages, their index and checks. `book`: chapter status from the nav (home page list,
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
    the book-wide checks (status phrases, outside references, tag budget, structure,
@@ -50,7 +53,7 @@ LAYERS: dict[str, int] = {
     "html_text": 0,
     "cpu_paths": 0,
     "raw_tex": 0,
-    "yaml_input": 0,
+    "yaml_input": 1,
     "process_tree": 0,
     "containment": 0,
     "math_render": 0,
@@ -65,9 +68,9 @@ LAYERS: dict[str, int] = {
     "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,
-    "glossary": 1,
+    "glossary": 2,
     "number_links": 1,
-    "ledger": 1,
+    "ledger": 2,
     "markers": 1,
     "source_pages": 2,
     "provenance": 1,

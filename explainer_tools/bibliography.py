@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explainer_tools.markdown import scan
+from explainer_tools.markdown import read_utf8, scan
 
 BIB_PATH = Path("docs") / "_data" / "references.bib"
 ENTRY_START = re.compile(r"@([A-Za-z]+)\s*\{\s*([^,\s]+)\s*,")
@@ -146,7 +146,7 @@ def parse_bibtex(text: str, source: str = str(BIB_PATH)) -> dict[str, Entry]:
 
 def load_bibliography(root: Path) -> dict[str, Entry]:
     path = root / BIB_PATH
-    return parse_bibtex(path.read_text(encoding="utf-8"), source=str(BIB_PATH))
+    return parse_bibtex(read_utf8(path, str(BIB_PATH), BibliographyError), source=str(BIB_PATH))
 
 
 def surnames(entry: Entry) -> list[str]:
@@ -244,7 +244,9 @@ def bibliography_markdown(entries: dict[str, Entry]) -> str:
              "them as (Author, year); hover over a citation to see the full reference.", "",
              '<ol class="references">']
     for key, entry in sorted(entries.items(), key=lambda kv: cite_label(kv[1])):
-        text = format_reference(entry)
-        lines.append(f'<li id="ref-{key}">{text}</li>')
+        # the entry's text, escaped: a title is text, never HTML (the References lists and
+        # the hover cards escape it too)
+        text = html.escape(format_reference(entry))
+        lines.append(f'<li id="ref-{html.escape(key, quote=True)}">{text}</li>')
     lines.append("</ol>")
     return "\n".join(lines)

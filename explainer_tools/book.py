@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from explainer_tools.crossref import chapter_number, relative_url
+from explainer_tools.markdown import read_utf8
 from explainer_tools.site_config import ConfigError, read_mkdocs_yml
+from explainer_tools.yaml_input import Map, check_value, load_yaml
 
 PLAN_PATH = "docs/_data/chapters.yml"
 BOOK_MD = "BOOK.md"
@@ -42,6 +42,7 @@ TOC_END = "<!-- /book: table of contents -->"
 NAV_TITLE = re.compile(r"^\s*\d{1,2}\.\s+")
 CHAPTER_MENTION = re.compile(r"\bChapter (\d{1,2})\b")
 PLANNED_MARK = '<span class="planned-mark">planned</span>'
+PLAN_SCHEMA = {"parts": [{"part": str, "chapters": Map(int, str)}]}
 
 
 class BookError(ValueError):
@@ -84,9 +85,11 @@ def load_plan(root: Path) -> list[Planned]:
     """The plan: `parts: [{part: NAME, chapters: {N: TITLE}}]`, numbers unique."""
     path = root / PLAN_PATH
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
+        text = read_utf8(path, PLAN_PATH, BookError)
+    except OSError as error:
         raise BookError(f"{PLAN_PATH}: cannot read the plan: {error}") from None
+    data, node = load_yaml(text, PLAN_PATH, BookError)
+    check_value(data or {}, node, PLAN_SCHEMA, PLAN_PATH, "the plan", BookError)
     plan: list[Planned] = []
     for entry in (data or {}).get("parts") or []:
         part, chapters = entry.get("part"), entry.get("chapters")
@@ -118,10 +121,36 @@ def nav_items(nav: list[Any], part: str = "") -> list[tuple[str, str, str]]:
     return items
 
 
+def refuse_duplicate_numbers(pages: list[str]) -> None:
+    """A BookError naming both pages when two chapter pages (under docs/, `chapters/NN-...`) carry
+    one number: its figures, formulas and "Chapter N" links would belong to either.
+
+    >>> try:
+    ...     refuse_duplicate_numbers(["chapters/10-a.md", "index.md", "chapters/10-b.md"])
+    ... except BookError as error:
+    ...     print(error)
+    two chapter pages are chapter 10: docs/chapters/10-a.md and docs/chapters/10-b.md (renumber one)
+    """
+    seen: dict[int, str] = {}
+    for page in pages:
+        number = chapter_number(page)
+        if number is None or not page.startswith("chapters/"):
+            continue
+        if number in seen and seen[number] != page:
+            raise BookError(f"two chapter pages are chapter {number}: docs/{seen[number]} and "
+                            f"docs/{page} (renumber one)")
+        seen[number] = page
+
+
 def chapter_status(plan: list[Planned], nav: list[Any]) -> list[Chapter]:
     """Every planned chapter, with its page when the nav lists it (the one source of status)."""
     in_nav: dict[int, tuple[str, str, str]] = {}
-    for part, title, page in nav_items(nav):
+    items = nav_items(nav)
+    try:
+        refuse_duplicate_numbers([page for _, _, page in items])
+    except BookError as error:
+        raise BookError(f"mkdocs.yml's nav: {error}") from None
+    for part, title, page in items:
         number = chapter_number(page)
         if number is not None and page.startswith("chapters/"):
             in_nav[number] = (part, title, page)
@@ -162,12 +191,13 @@ def home_markdown(chapters: list[Chapter], nav: list[Any]) -> str:
             extras.setdefault((part, last), []).append((title, page))
     lines: list[str] = []
     for part in dict.fromkeys(c.part for c in chapters):
-        lines += [f"**{part}**", ""]
+        lines += [f"**{html.escape(part, quote=False)}**", ""]
         for chapter in (c for c in chapters if c.part == part):
+            title = html.escape(chapter.title, quote=False)  # text: shown, never run as HTML
             if chapter.written:
-                lines.append(f"- {chapter.number}\\. [{chapter.title}]({chapter.page})")
+                lines.append(f"- {chapter.number}\\. [{title}]({chapter.page})")
             else:
-                lines.append(f"- {chapter.number}\\. {chapter.title} {PLANNED_MARK}")
+                lines.append(f"- {chapter.number}\\. {title} {PLANNED_MARK}")
             for title, page in extras.get((part, chapter.number), []):
                 lines.append(f"- [{title}]({page})")
         lines.append("")

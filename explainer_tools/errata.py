@@ -56,7 +56,7 @@ from typing import Any
 
 from explainer_tools.blocks import BlockError, read_output_blocks
 from explainer_tools.layout import DEFAULT, Layout, output_name
-from explainer_tools.markdown import read_front_matter, scan
+from explainer_tools.markdown import read_front_matter, read_utf8, scan
 from explainer_tools.markers import MarkerError, find_markers
 from explainer_tools.site_config import read_mkdocs_yml
 from explainer_tools.tags import TAG_PATTERN
@@ -149,7 +149,8 @@ def split_erratum_front_matter(text: str, source: str = "<page>") -> tuple[dict[
     if not front.present:
         raise ErratumError(f"{source}: no YAML front matter between two '---' lines")
     if front.error:
-        raise ErratumError(f"{source}: invalid YAML front matter: {front.error}")
+        raise ErratumError(f"{source}:{front.error_line}: invalid YAML front matter: "
+                           f"{front.error}")
     if not isinstance(front.data, dict):
         raise ErratumError(f"{source}: the front matter is not a mapping of fields")
     return front.data, text[front.body_start :]
@@ -161,7 +162,8 @@ def is_erratum_file(name: str) -> bool:
 
 
 def read_erratum(path: Path) -> Erratum:
-    meta, body = split_erratum_front_matter(path.read_text(encoding="utf-8"), source=str(path))
+    meta, body = split_erratum_front_matter(read_utf8(path, str(path), ErratumError),
+                                            source=str(path))
     return Erratum(path, meta, body)
 
 
@@ -222,6 +224,10 @@ def check_fields(erratum: Erratum) -> list[str]:
         value = meta.get(field)
         if value and not isinstance(value, list):
             problems.append(f"{label}: field '{field}' must be a list")
+    for field in ("id", "title", *erratum.prose_fields):
+        value = meta.get(field)
+        if value is not None and not isinstance(value, str):
+            problems.append(f"{label}: field '{field}' must be text")
     for field in erratum.prose_fields:
         text = meta.get(field)
         if not isinstance(text, str) or not text.strip():

@@ -9,6 +9,8 @@ table of paper errata and, when there are any, a section of code errata.
 
 from __future__ import annotations
 
+import html
+import urllib.parse
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -84,7 +86,7 @@ def chapter_title(docs_dir: Path, chapter: str) -> str:
     try:
         meta, text = split_erratum_front_matter(text, chapter)
         if meta.get("title"):
-            return str(meta["title"])
+            return html.escape(str(meta["title"]), quote=False)  # text, written into Markdown
     except ErratumError:
         pass
     for line in text.splitlines():
@@ -101,15 +103,19 @@ def _chapter_links(erratum: Erratum, docs_dir: Path, from_page: str) -> list[str
 
 
 def _evidence_line(item: dict[str, Any]) -> str:
+    """One evidence item as a list line: `shows` is Markdown (tags, code), the other fields are
+    names and places, text (escaped; the link's target quoted)."""
     shows = str(item["shows"]).strip()
     if "output" in item:
-        return f"- Output [{item['block']}] of `{item['output']}` (embedded below): {shows}"
+        return (f"- Output [{_text(item['block'])}] of {_code(item['output'])} "
+                f"(embedded below): {shows}")
     if "repo" in item:
-        commit, file = str(item["commit"]), str(item["file"])
-        url = f"https://{item['repo']}/blob/{commit}/{file}"
-        tag = f"[SOURCE: {item['repo']} @ {commit[:7]}, {file}]"
-        return f"- {tag} {item['where']} ([view]({url})): {shows}"
-    return f"- [SOURCE: {item['package']}, {item['file']}] `{item['file']}`: {shows}"
+        repo, commit, file = str(item["repo"]), str(item["commit"]), str(item["file"])
+        url = urllib.parse.quote(f"https://{repo}/blob/{commit}/{file}", safe=":/#.-_~@")
+        tag = f"[SOURCE: {_text(repo)} @ {_text(commit[:7])}, {_text(file)}]"
+        return f"- {tag} {_text(item['where'])} ([view]({url})): {shows}"
+    package, file = _text(item["package"]), _text(item["file"])
+    return f"- [SOURCE: {package}, {file}] {_code(item['file'])}: {shows}"
 
 
 def rendered_page(erratum: Erratum, docs_dir: Path, source: str = "") -> RenderedPage:
@@ -131,9 +137,9 @@ def rendered_page(erratum: Erratum, docs_dir: Path, source: str = "") -> Rendere
         where, says = "Paper locations", "## What the paper says"
         wrong, says_field = "## What is wrong, missing or ambiguous", "paper_says"
     blocks: list[tuple[str, Span]] = [
-        (f"# {meta['id']}: {meta['title']}\n", spans.get("title", (0, 0))),
+        (f"# {meta['id']}: {_text(meta['title'])}\n", spans.get("title", (0, 0))),
         (f"**Status**: {status_note}  ", spans.get("status", (0, 0))),
-        (f"**{where}**: {'; '.join(erratum.locations)}  ", (0, 0)),
+        (f"**{where}**: {'; '.join(map(_text, erratum.locations))}  ", (0, 0)),
         (f"**Chapters**: {', '.join(_chapter_links(erratum, docs_dir, page))}  ",
          spans.get("chapters", (0, 0))),
         ("[All errata](index.md)\n", (0, 0)),
@@ -185,6 +191,18 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _code(name: object) -> str:
+    """A name as inline code; as escaped HTML when a backtick in it would end the code span."""
+    name = str(name)
+    return f"`{name}`" if "`" not in name else f"<code>{_text(name)}</code>"
+
+
+def _text(text: object) -> str:
+    """A field that is text, not Markdown (the title), as Markdown: its HTML escaped, so that a
+    `<script>` in it is shown, never run."""
+    return html.escape(str(text), quote=False)
+
+
 CODE_SECTION = (
     "## Errata of the authors' released code\n\n"
     "[MY EXPLANATION] These concern the code the authors released with the paper, not the paper's "
@@ -225,8 +243,8 @@ def _index_table(errata: Iterable[Erratum], docs_dir: Path, where: str) -> str:
             + " | ".join(
                 [
                     f"[{meta['id']}]({erratum.path.name})",
-                    _cell(meta["title"]),
-                    _cell("; ".join(erratum.locations)),
+                    _cell(_text(meta["title"])),
+                    _cell("; ".join(map(_text, erratum.locations))),
                     ", ".join(_chapter_links(erratum, docs_dir, INDEX_PATH)),
                     str(meta["status"]),
                 ]

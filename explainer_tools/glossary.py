@@ -29,7 +29,12 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from explainer_tools.yaml_input import yaml_entries
+from explainer_tools.markdown import read_utf8
+from explainer_tools.yaml_input import check_fields, load_yaml
+
+# The fields of an entry and their kinds (yaml_input.check_fields): `term` and `definition` are
+# required
+FIELDS = {"term": str, "forms": [str], "definition": str, "page": str}
 
 GLOSSARY_PATH = Path("docs") / "_data" / "glossary.yml"
 
@@ -51,16 +56,19 @@ class Term:
 
 
 def parse_glossary(text: str, source: str = str(GLOSSARY_PATH)) -> list[Term]:
-    data, lines = yaml_entries(text, source, GlossaryError)
+    data, root = load_yaml(text, source, GlossaryError)
     data = data or []
     if not isinstance(data, list):
         raise GlossaryError(f"{source}:1: expected a list of entries")
     terms: list[Term] = []
     seen: set[str] = set()
     for position, item in enumerate(data, start=1):
-        where = f"{source}:{lines[position - 1]}: entry {position}"
+        node = root.value[position - 1]
+        where = f"{source}:{node.start_mark.line + 1}: entry {position}"
         if not isinstance(item, dict) or not item.get("term") or not item.get("definition"):
             raise GlossaryError(f"{where}: needs 'term' and 'definition'")
+        check_fields(item, node, FIELDS, source, f"entry {position} ({item['term']})",
+                     GlossaryError)
         definition = " ".join(str(item["definition"]).split())
         if re.search(r"\d", definition):
             raise GlossaryError(f"{where} ({item['term']}): a definition holds no numbers "
@@ -75,7 +83,8 @@ def parse_glossary(text: str, source: str = str(GLOSSARY_PATH)) -> list[Term]:
 
 
 def load_glossary(root: Path) -> list[Term]:
-    return parse_glossary((root / GLOSSARY_PATH).read_text(encoding="utf-8"))
+    text = read_utf8(root / GLOSSARY_PATH, str(GLOSSARY_PATH), GlossaryError)
+    return parse_glossary(text)
 
 
 @functools.cache

@@ -29,13 +29,15 @@ from __future__ import annotations
 import argparse
 import html
 import sys
+import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, read_output_blocks
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.markdown import read_utf8
 from explainer_tools.tags import paper_tag_problem
-from explainer_tools.yaml_input import yaml_entries
+from explainer_tools.yaml_input import check_fields, load_yaml
 
 LEDGER_PATH = Path("docs") / "_data" / "claims_ledger.yml"
 STATUSES = {
@@ -46,27 +48,37 @@ STATUSES = {
 }
 
 
+# The fields of an entry and their kinds (yaml_input.check_fields); which are required, and
+# what their values may be, is `entry_problems`' to say
+EVIDENCE = {"output": str, "block": int, "expects": [str]}
+FIELDS = {"id": str, "claim": str, "paper": str, "status": str, "chapters": [str],
+          "errata": [str], "note": str, "evidence": [EVIDENCE]}
+
+
 class LedgerError(ValueError):
     """A malformed claims ledger, naming the file and line."""
 
 
 def parse_ledger(text: str, source: str = str(LEDGER_PATH)) -> list[dict]:
     """The ledger's entries; every entry a mapping with an `id` (else an error with its line)."""
-    data, lines = yaml_entries(text, source, LedgerError)
+    data, root = load_yaml(text, source, LedgerError)
     data = data or []
     if not isinstance(data, list):
         raise LedgerError(f"{source}:1: expected a list of entries")
     for position, entry in enumerate(data, start=1):
-        where = f"{source}:{lines[position - 1]}: entry {position}"
+        node = root.value[position - 1]
+        where = f"{source}:{node.start_mark.line + 1}: entry {position}"
         if not isinstance(entry, dict):
             raise LedgerError(f"{where} is not a mapping (id: ..., claim: ..., ...)")
         if not entry.get("id"):
             raise LedgerError(f"{where} has no 'id'")
+        check_fields(entry, node, FIELDS, source, f"entry {position} ({entry['id']})",
+                     LedgerError)
     return data
 
 
 def load_ledger(root: Path) -> list[dict]:
-    return parse_ledger((root / LEDGER_PATH).read_text(encoding="utf-8"))
+    return parse_ledger(read_utf8(root / LEDGER_PATH, str(LEDGER_PATH), LedgerError))
 
 
 def output_blocks(root: Path, script: str) -> dict[int, Block] | None:
@@ -133,12 +145,23 @@ def _page_link(page: str) -> str:
     """`chapters/05-transformers-gpt2.md` -> a link titled "Chapter 5"."""
     stem = Path(page).stem
     number = stem.split("-")[0]
-    title = f"Chapter {int(number)}" if number.isdigit() else stem
-    return f"[{title}]({page})"
+    title = f"Chapter {int(number)}" if number.isdigit() else _cell(stem)
+    return f"[{title}]({_target(page)})"
+
+
+def _target(page: str) -> str:
+    """A link target as Markdown reads it: the path, its spaces, brackets and quotes escaped."""
+    return urllib.parse.quote(page, safe="/#.-_~")
 
 
 def _cell(text: str) -> str:
-    return " ".join(str(text).split()).replace("|", "\\|")
+    """A field's text in a table cell: one line, `|` escaped, and HTML escaped (the fields are
+    text: a `<script>` in a claim is shown, never run).
+
+    >>> _cell("a <b>\\n| c")
+    'a &lt;b&gt; \\\\| c'
+    """
+    return html.escape(" ".join(str(text).split()), quote=False).replace("|", "\\|")
 
 
 def ledger_markdown(entries: list[dict]) -> str:
@@ -161,19 +184,24 @@ def ledger_markdown(entries: list[dict]) -> str:
     lines += ["</div>", "", "| Id | The paper's claim | Status | What the book found |",
               "| --- | --- | --- | --- |"]
     for entry in entries:
-        status = entry["status"]
+        status = str(entry.get("status"))  # one outside STATUSES is shown as written
+        label = STATUSES.get(status) or _cell(status)
+        status = status if status in STATUSES else "unknown"
         found = [_cell(entry["note"])] if entry.get("note") else []
         links = [_page_link(page) for page in entry.get("chapters") or []]
-        links += [f"[{eid}](errata/{eid.lower()}.md)" for eid in entry.get("errata") or []]
+        links += [f"[{_cell(eid)}]({_target(f'errata/{eid.lower()}.md')})"
+                  for eid in entry.get("errata") or []]
         for item in entry.get("evidence") or []:
-            expected = ", ".join(f"<code>{html.escape(str(x))}</code>" for x in item["expects"])
-            links.append(f"output [{item['block']}] of `{item['output']}` prints {expected}")
+            expected = ", ".join(f"<code>{_cell(x)}</code>" for x in item["expects"])
+            links.append(f"output [{_cell(item['block'])}] of <code>{_cell(item['output'])}"
+                         f"</code> prints {expected}")
         if links:
             found.append("Evidence: " + "; ".join(links) + ".")
+        ident = html.escape(str(entry["id"]), quote=True)
         lines.append(
-            f'| <span id="{entry["id"].lower()}">{entry["id"]}</span> '
-            f"| [{_paper_tag(entry['paper'])}] {_cell(entry['claim'])} "
-            f'| <span class="ledger-status ledger-{status}">{STATUSES[status]}</span> '
+            f'| <span id="{ident.lower()}">{ident}</span> '
+            f"| [{_paper_tag(_cell(entry.get('paper', '')))}] {_cell(entry.get('claim', ''))} "
+            f'| <span class="ledger-status ledger-{status}">{label}</span> '
             f"| {' '.join(found)} |"
         )
     return "\n".join(lines) + "\n"

@@ -32,7 +32,103 @@ from typing import Any
 import yaml
 
 # libyaml's parser when PyYAML has it (about 10x faster), with the same constructor and resolver
-YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class YAML_LOADER(_BASE_LOADER):  # a Loader class, under the name of the constant it replaced
+    """The one YAML loader of the book's inputs (front matter, `docs/_data/*.yml`): PyYAML's
+    safe loader that refuses anchors and aliases, and a key written twice in one mapping.
+
+    An alias shares a node, so a file of a few hundred bytes can stand for billions of values
+    (a "billion laughs"), which any code that walks the data then walks for ever; nothing in the
+    book's data needs one. libyaml composes in C, where no Python subclass can intercept an
+    alias, so the events are scanned first (linear in the text, and only when it holds `&` or
+    `*`); the error is a YAML error with the position of the anchor or alias, reported like any
+    other as `file:line`. A duplicate key, which PyYAML would settle silently for the last one,
+    is refused at its line.
+
+    >>> yaml.load("a: &x [1]\\nb: *x\\n", Loader=YAML_LOADER)
+    Traceback (most recent call last):
+    ...
+    yaml.composer.ComposerError: anchors and aliases are not allowed in the book's YAML (anchor &x)
+      in "<unicode string>", line 1, column 4
+    >>> yaml.load("a: 1\\na: 2\\n", Loader=YAML_LOADER)
+    Traceback (most recent call last):
+    ...
+    yaml.constructor.ConstructorError: the key 'a' is written twice in one mapping
+      in "<unicode string>", line 2, column 1
+    """
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        self._text = stream
+
+    def get_single_node(self) -> Any:
+        refuse_aliases(self._text)
+        return super().get_single_node()
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        if isinstance(node, yaml.MappingNode):
+            seen: set[str] = set()
+            for key, _ in node.value:
+                if isinstance(key, yaml.ScalarNode):
+                    if key.value in seen:
+                        raise yaml.constructor.ConstructorError(
+                            None, None, f"the key {key.value!r} is written twice in one mapping",
+                            key.start_mark)
+                    seen.add(key.value)
+        return super().construct_mapping(node, deep=deep)
+
+
+def read_utf8(path: Any, source: str, error: type[Exception]) -> str:
+    """The text of an input file (a page, a data file), or `error` naming `source` and the line
+    of its first byte that is not UTF-8."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        line = data[: problem.start].count(b"\n") + 1
+        byte = data[problem.start:problem.start + 1]
+        raise error(f"{source}:{line}: not UTF-8 (byte {byte!r}); save it as UTF-8") from None
+
+
+def yaml_problem(problem: yaml.YAMLError, first_line: int = 1) -> tuple[int, str]:
+    """The line of a YAML error (the text's first line numbered `first_line`) and what is
+    wrong, saying where an unclosed construct started.
+
+    >>> try:
+    ...     yaml.load("a: 1\\nb: [x\\n", Loader=YAML_LOADER)
+    ... except yaml.YAMLError as problem:
+    ...     yaml_problem(problem, 10)
+    (12, "while parsing a flow sequence (from line 11): did not find expected ',' or ']'")
+    """
+    mark = getattr(problem, "problem_mark", None)
+    context_mark = getattr(problem, "context_mark", None)
+    reason = getattr(problem, "problem", None) or str(problem).splitlines()[0]
+    context = getattr(problem, "context", None)
+    if mark is None:
+        mark, context_mark = context_mark, None
+    if context:
+        if context_mark is not None and mark is not None and context_mark.line != mark.line:
+            context += f" (from line {context_mark.line + first_line})"
+        reason = f"{context}: {reason}"
+    return (mark.line if mark is not None else 0) + first_line, reason
+
+
+def refuse_aliases(text: Any) -> None:
+    """A YAML error at the first anchor or alias of `text` (a str; other streams are let be)."""
+    if not isinstance(text, str) or ("&" not in text and "*" not in text):
+        return
+    for event in yaml.parse(text, Loader=_BASE_LOADER):
+        if isinstance(event, yaml.AliasEvent):
+            what = f"alias *{event.anchor}"
+        elif getattr(event, "anchor", None):
+            what = f"anchor &{event.anchor}"
+        else:
+            continue
+        raise yaml.composer.ComposerError(
+            None, None, f"anchors and aliases are not allowed in the book's YAML ({what})",
+            event.start_mark)
 
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?\r?\n)??---[ \t]*(?:\r?\n|\Z)", re.S)
 QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+")
@@ -88,11 +184,23 @@ class FrontMatter:
     yaml_start: int  # offset of that text in the page
     yaml_line: int  # 1-based line of the page where the YAML text starts (2 when present)
     body_start: int  # offset where the body starts (0 without front matter)
+    error_line: int = 0  # 1-based line of the page where the YAML error is, 0 when none
 
     @property
     def mapping(self) -> dict[str, Any]:
         """The data as a dict: {} when absent, empty, invalid or not a mapping."""
         return self.data if isinstance(self.data, dict) else {}
+
+    def problem(self, source: str) -> str:
+        """The one error of invalid front matter, as `source:line: ...` ("" when it is valid):
+        every later check of the page would read it as absent and report its knock-on noise.
+
+        >>> read_front_matter("---\\ntitle: [a\\n---\\nBody").problem("docs/x.md")[:60]
+        'docs/x.md:3: invalid YAML front matter (while parsing a flow'
+        """
+        if not self.error:
+            return ""
+        return f"{source}:{self.error_line}: invalid YAML front matter ({self.error})"
 
 
 @functools.lru_cache(maxsize=512)
@@ -101,12 +209,14 @@ def _parse_front_matter(text: str) -> FrontMatter:
     if not match:
         return FrontMatter(False, None, "", "", 0, 0, 0)
     yaml_text = match.group("yaml") or ""
+    error_line = 0
     try:
         data, error = yaml.load(yaml_text, Loader=YAML_LOADER), ""
     except yaml.YAMLError as problem:
-        data, error = None, str(problem)
+        error_line, error = yaml_problem(problem, 2)  # line 1 is the opening ---
+        data = None
     start = match.start("yaml") if match.group("yaml") is not None else match.end()
-    return FrontMatter(True, data, error, yaml_text, start, 2, match.end())
+    return FrontMatter(True, data, error, yaml_text, start, 2, match.end(), error_line)
 
 
 def read_front_matter(text: str) -> FrontMatter:

@@ -164,7 +164,15 @@ def resolver(
                     f"{where}: unknown source file {marker.target!r} (looked in explainer_code/)"
                 )
             language = "python" if source.suffix == ".py" else "text"
-            return source.read_text(encoding="utf-8"), language, f"explainer_code/{marker.target}"
+            data = source.read_bytes()
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as error:
+                line = data[: error.start].count(b"\n") + 1
+                byte = data[error.start:error.start + 1]
+                raise MarkerError(f"{where}: explainer_code/{marker.target}:{line} is not UTF-8 "
+                                  f"(byte {byte!r}); save it as UTF-8") from None
+            return text, language, f"explainer_code/{marker.target}"
         if marker.target not in outputs:
             known = ", ".join(sorted(outputs)) or "none"
             raise MarkerError(f"{where}: unknown script {marker.target!r} (known: {known})")

@@ -45,6 +45,7 @@ from explainer_tools import (
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.yaml_input import front_matter_problem
 
 
 @dataclass
@@ -205,6 +206,11 @@ def on_files(files: Files, config: Any) -> Files:
             for f in files.documentation_pages()
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
+        for src, text in STATE.sources.items():
+            problem = front_matter_problem(text, f"docs/{src}")
+            if problem:
+                raise PluginError(problem)
+        book.refuse_duplicate_numbers(sorted(STATE.sources))
         STATE.index = crossref.build_index(STATE.sources)
         STATE.nav = config["nav"] or []
         STATE.directory_urls = bool(config["use_directory_urls"])

@@ -29,6 +29,7 @@ build as a PluginError naming the file and line (the features raise them; nothin
 from __future__ import annotations
 
 import functools
+import html
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,7 +162,26 @@ def _reader_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     return build_helper.shared("markdown", [page.file.src_uri, markdown], compute)
 
 
-on_page_markdown = CombinedEvent(_errata_markdown, _reader_markdown)
+@event_priority(-100)  # last: the features above read the title as written
+def _title_as_text(markdown: str, page: Any, config: Any, files: Files) -> str:
+    """A front-matter `title` (an erratum's among them) is text; MkDocs and the theme write a
+    page's title into the navigation of every page, the `<title>` and the print page as HTML,
+    unescaped (a title from the page's heading comes to them escaped). So it is escaped here,
+    before any page is written: a `<script>` in a title is shown, never run.
+
+    >>> from types import SimpleNamespace
+    >>> page = SimpleNamespace(meta={"title": "E1: a <b> & c"})
+    >>> _ = _title_as_text("", page, {}, None)
+    >>> page.meta["title"]
+    'E1: a &lt;b&gt; &amp; c'
+    """
+    title = page.meta.get("title")
+    if title is not None:
+        page.meta["title"] = html.escape(str(title), quote=False)  # the theme escapes attributes
+    return markdown
+
+
+on_page_markdown = CombinedEvent(_errata_markdown, _reader_markdown, _title_as_text)
 
 
 @functools.cache

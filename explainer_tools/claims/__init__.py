@@ -29,6 +29,10 @@ Values compare exactly as decimals: 0.0000 matches 0, but 15.67 does not match 1
 reported as a near miss: rounded, sign only, one digit off, or within 1 %). A signed number must
 carry the same sign as the block prints. Inside math a plain comma separates list entries
 (`(1,2,3,6)` is four numbers); in prose `1,2,3,6` is too, because its groups are not thousands.
+Numbers are read in the digits 0-9 only: a number written in other decimal digits (fullwidth
+`３.５`, Arabic-Indic `٣`) is an error at its line, outside code and embedded regions, since the
+check could not compare it. Invalid front matter is a page's one error (read as absent, it would
+declare no scripts, and every number would be reported uncited).
 
 What is not prose: front matter, fenced code blocks (embedded outputs and sources), everything
 between `<!-- embed: ... -->` and `<!-- /embed -->`, HTML comments, HTML tags, link targets and

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import time
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -45,6 +46,8 @@ from explainer_tools.claims.swaps import (
 )
 from explainer_tools.claims.units import unit_after, unit_named
 from explainer_tools.layout import DEFAULT, output_name
+from explainer_tools.markdown import scan
+from explainer_tools.yaml_input import front_matter_problem
 
 # ---------------------------------------------------------------------------------------------
 # Checking a page
@@ -86,10 +89,53 @@ def _resolve(match: re.Match[str], line: int, page: str, scripts: list[str], las
     return Citation(script, tuple(numbers), line, match.group().strip())
 
 
+# A run of decimal digits other than ASCII 0-9 (fullwidth １２, Arabic-Indic ١٢, Devanagari, ...):
+# Unicode category Nd, which `\d` matches and `[0-9]` does not
+FOREIGN_DIGITS = re.compile(r"(?:(?![0-9])\d)+(?:[.,](?:(?![0-9])\d)+)*")
+
+
+def foreign_digits(text: str, page: str) -> list[ClaimError]:
+    """One error per line of prose, front matter or comment that writes a number in digits other
+    than ASCII 0-9: the check reads numbers in ASCII digits only, so such a number would never be
+    compared with its output block (and a reader's search for it would not find the output).
+
+    >>> [e.message for e in foreign_digits("A loss of ３.５ bits.\\n", "x.md")]
+    ["the number '３.５' is written in digits other than 0-9 (it reads 3.5): the claim check \
+reads 0-9 only, so write it so"]
+    """
+    errors = []
+    for line in scan(text).lines:
+        if line.kind in ("code", "fence") or line.embedded:
+            continue
+        match = FOREIGN_DIGITS.search(line.text)
+        if match:
+            reads = unicodedata.normalize("NFKC", "".join(
+                str(unicodedata.decimal(c)) if unicodedata.category(c) == "Nd" else c
+                for c in match.group()))
+            errors.append(ClaimError(page, line.number, f"the number {match.group()!r} is "
+                                     f"written in digits other than 0-9 (it reads {reads}): the "
+                                     "claim check reads 0-9 only, so write it so"))
+    return errors
+
+
+def front_matter_errors(text: str, page: str) -> list[ClaimError]:
+    """Invalid front matter, as the page's one error: read as absent, it would declare no
+    scripts, and every number of the page would be reported uncited."""
+    problem = front_matter_problem(text, page)
+    if not problem:
+        return []
+    _, line, message = problem.split(":", 2)
+    return [ClaimError(page, int(line), message.strip())]
+
+
 def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     """Check one page's prose against the outputs; pure apart from reading `outputs`."""
     report = PageReport(page)
     errors = report.errors
+    errors.extend(front_matter_errors(text, page))
+    if errors:
+        return report
+    errors.extend(foreign_digits(text, page))
     front, body_start = _split_front_matter(text)
     declared = front.get("scripts") or []
     if isinstance(declared, str):
