@@ -56,7 +56,8 @@ def test_a_reworded_block_names_its_file_line_and_block(tmp_path) -> None:
     folder = _copy_outputs(tmp_path)
     path = folder / "ch22_markov.txt"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace("extra bits: the choice is paid as", "extra bits, the choice paid as"), encoding="utf-8")
+    path.write_text(text.replace("extra bits: the choice is paid as", "extra bits, paid as"),
+                    encoding="utf-8")
     first = next(i for i, line in enumerate(text.splitlines(), 1) if line.startswith("[6] "))
     with pytest.raises(PresetError, match=rf"ch22_markov.txt:{first}: block \[6\] no longer"):
         presets(folder)
