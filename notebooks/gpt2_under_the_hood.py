@@ -283,7 +283,7 @@ bigram_val = min(bigram_loss(counts, a, val_ids) for a in [1.0, 0.1, 0.01])
 # `explainer_code/gpt_lab/model.py`: token and position embeddings; per block, layer norm, causal
 # self-attention, a residual connection, layer norm, an MLP, another residual connection; a final
 # layer norm; and an unembedding tied to the token embedding.
-# [SOURCE: nanoGPT model.py:94-106, 126-138, 177-182 @3adf61e] The
+# [SOURCE: nanoGPT model.py:35-37, 82, 94-106, 126-138, 177-182 @3adf61e] The
 # names (`c_attn`, `c_proj`, `c_fc`, `ln_1`, `ln_2`, `wte`, `wpe`) are those of nanoGPT and of
 # GPT-2's checkpoints, which is what lets the same class load GPT-2's weights. Here are its
 # attention layer and its block, as they run. Their code and shape comments keep nanoGPT's
@@ -1086,8 +1086,9 @@ show_figure(fig, alt=(
 # all stored keys, but that is small next to the weight matrices at these lengths). Computing
 # only the last position's logits removes about the unembedding's share of the uncached
 # arithmetic (printed above). The last line under the table says how much of that this machine
-# realised, median against median: a saving near that share is what to expect, or a little more,
-# since writing all the logits also costs memory traffic. On a shared machine two single runs of
+# realised, median against median: a saving near that share is what to expect, somewhat less
+# where work outside the matrix products weighs, somewhat more where writing all the logits also
+# costs memory traffic. On a shared machine two single runs of
 # one mode can differ by as much as the saving itself (the spread rows), so a comparison of single
 # runs can come out either way; that is why each point is a median of interleaved runs. The gap
 # to the cache stays wide and widens as the sequence grows.
