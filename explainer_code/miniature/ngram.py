@@ -1,22 +1,22 @@
 """Count tables of order 0, 1 and 2, coded as a message and bounded like the miniature's models.
 
-A table of order k predicts the next token from the k tokens before it (order 0: the unigram
+A table of order o predicts the next token from the o tokens before it (order 0: the unigram
 table; order 1: a bigram table). Every document is read as `EOD x_1 ... x_T EOD`; a context that
 reaches back past the leading EOD is filled with EOD, so documents stay independent.
 
-The table. Counts n(c, j) of target j after context c on the training set S, with half a count
-added everywhere, give p(j | c) = (n(c, j) + 1/2) / (n(c) + V/2). Each entry is stored as
--log2 p(j | c) rounded to a grid of step 32 / 2^b bits and clipped to b bits (b = 8: steps of
-1/8 bit, the unigram table of `miniature.experiment`); the predictor renormalises each row of
-the stored values. The message is the V^k x V entries of b bits each, in a fixed order:
-L = b V^(k+1) bits (no entry is left out, so no index is needed).
+The table. Counts n(ctx, j) of target j after context ctx on the training set S, with half a
+count added everywhere, give q(j | ctx) = (n(ctx, j) + 1/2) / (n(ctx) + V/2). Each entry is
+stored as -log2 q(j | ctx) rounded to a grid of step 32 / 2^c bits and clipped to c bits (the
+precision; c = 8: steps of 1/8 bit, the unigram table of `miniature.experiment`); the predictor
+renormalises each row of the stored values. The message is the V^o x V entries of c bits each,
+in a fixed order: L = c V^(o+1) bits (no entry is left out, so no index is needed).
 
-What is paid for. The order k and the precision b are chosen after scoring the sample, from the
+What is paid for. The order o and the precision c are chosen after scoring the sample, from the
 fixed grid ORDERS x PRECISIONS (18 tables), and the smoothing weight from the eight of the alpha
 grid. Both choices are paid by the union bound: each of the 18 x 8 (table, alpha) pairs gets
-confidence eps / 144, in the Occam root and in the sample's Hoeffding root alike (a choice made
-after scoring the sample must be paid in the sample's term too). The complexity is the table's
-message, K = L + 2 log2 L + 1 (`pacbound.prefix_code_bits`). No other bits are added.
+failure probability eps / 144, in the Occam root and in the sample's Hoeffding root alike (a
+choice made after scoring the sample must be paid in the sample's term too). The complexity is
+the table's message, K = L + 2 log2 L + 1 (`pacbound.prefix_code_bits`). No other bits are added.
 
     >>> table = fit_table(DocSet.from_docs([np.array([1, 2, 1, 2], dtype=np.uint8)]), 3, 1, 8)
     >>> table.message_bits
