@@ -17,8 +17,8 @@ Claims, numbered as the output blocks:
       one bit below the book's L + 2 log2 L + 1, valid for bit strings of every length (over all
       lengths the Kraft sum of the first is pi^2/6 > 1, because of L = 1 alone).
   [4] Extra bits: top-k errors pay 7; the loop over the eight smoothing weights adds 8 bits per
-      weight, cumulatively (15, 23, ..., 71), where a union over eight choices needs 3; the
-      surplus of 68 bits scales the Occam root by at most 1.0003.
+      weight, cumulatively (15, 23, ..., 71), where the base 7 plus a union over eight choices
+      needs 10; the surplus of 61 bits scales the Occam root by at most 1.0003.
   [5] The bound for a toy input (train error 5 bits per token, L = 100,000 bits, N = 8 x 10^6,
       n = 10,000): 7.2569 bits per token at alpha = 1e-4 down to 6.2197 at alpha = 0.5 with the
       code's rule; the top-1 analogue 0.97808.
@@ -115,9 +115,10 @@ def block4(authors_k: float) -> None:
         extra += math.ceil(len(ALPHAS))  # the code's cumulative charge, once per alpha
         charged.append(extra)
     print(f"[4] extra bits: top-k keys pay {MISC_EXTRA_BITS}; the alphas pay "
-          f"{', '.join(str(c) for c in charged)}; a union over {len(ALPHAS)} alphas needs "
-          f"log2 {len(ALPHAS)} = {math.log2(len(ALPHAS)):g}")
-    surplus = charged[-1] - math.log2(len(ALPHAS))
+          f"{', '.join(str(c) for c in charged)}; the base {MISC_EXTRA_BITS} plus a union over "
+          f"{len(ALPHAS)} alphas needs {MISC_EXTRA_BITS} + log2 {len(ALPHAS)} = "
+          f"{MISC_EXTRA_BITS + math.log2(len(ALPHAS)):g}")
+    surplus = charged[-1] - (MISC_EXTRA_BITS + math.log2(len(ALPHAS)))
     factor = math.sqrt(1 + surplus / authors_k)
     print(f"    surplus at the last alpha: {surplus:g} bits; next to the K of block [3] it scales "
           f"the Occam root by at most sqrt(1 + {surplus:g}/K) = {factor:.4f}")
