@@ -35,21 +35,31 @@ def figure(d: coverage.Draws) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5.5, 4.4))
-    lo = min(float((d.empirical - d.true).min()), 0.0) - 0.05
-    hi = float((d.bound - d.true).max()) + 0.05
-    bins = np.linspace(lo, hi, 60)
-    ax.hist(d.empirical - d.true, bins=bins, color="#0072B2", alpha=0.8,
-            label="empirical risk - true risk")
-    ax.hist(d.bound - d.true, bins=bins, color="#D55E00", alpha=0.8,
-            label="bound - true risk")
-    ax.axvline(0.0, color="black", lw=1)
-    ax.text(0.0, ax.get_ylim()[1] * 0.95, " below 0:\n the claim fails", fontsize=10, va="top")
-    ax.set_xlabel("bits per token")
-    ax.set_ylabel(f"training sets (of {len(d.bound)})")
-    ax.set_title(f"{len(d.bound)} training sets, {d.violations} bound failures\n"
-                 f"(at most about {EPS * len(d.bound):.0f} allowed)", fontsize=10)
-    ax.legend(loc="center")
+    fig, (left, right) = plt.subplots(2, 1, figsize=(5.5, 6.4))
+    n = len(d.bound)
+    # Left: the empirical risk against the truth, in narrow bins with an edge at 0, so that the
+    # draws where the sample flatters the predictor are the bars left of the line.
+    optimism = d.empirical - d.true
+    step = 0.005
+    edges = np.arange(np.floor(optimism.min() / step) * step,
+                      np.ceil(optimism.max() / step) * step + step / 2, step)
+    left.hist(optimism, bins=edges, color="#0072B2")
+    left.axvline(0.0, color="black", lw=1)
+    left.set_title(f"empirical risk - true risk\nbelow 0 in {d.optimistic} of {n} sets",
+                   fontsize=10)
+    left.set_xlabel("bits per token")
+    left.set_ylabel(f"training sets (of {n})")
+    # Right: the bound against the truth; a bar left of 0 would be a failure of the bound.
+    margin = d.bound - d.true
+    right.hist(margin, bins=np.linspace(0.0, float(margin.max()) + 0.05, 30), color="#D55E00")
+    right.axvline(0.0, color="black", lw=1)
+    right.set_xlim(-0.5, float(margin.max()) + 0.1)
+    right.text(-0.05, right.get_ylim()[1] * 0.95, "a bound\nbelow 0\nfails", fontsize=10,
+               va="top", ha="right")
+    right.set_title(f"bound - true risk\n{d.violations} failures of {n} (a rate of {EPS} "
+                    f"gives about {EPS * n:.0f})", fontsize=10)
+    right.set_xlabel("bits per token")
+    right.set_ylabel(f"training sets (of {n})")
     fig.tight_layout()
     script_io.save_figure(fig, "ch22_coverage.png")
 
