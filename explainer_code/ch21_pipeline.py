@@ -149,11 +149,11 @@ def block5() -> None:
 STAGES = [  # (stage, what it hands on), in the order the bound run meets them
     ("data", "N = 8,009,762\ndocuments"),
     ("train", "w: d = 50,000\nnumbers"),
-    ("rebuild", "theta_0, P\nfrom seed 137"),
+    ("rebuild", "θ₀, P\nfrom seed 137"),
     ("quantize", "11 levels,\ncodebook"),
     ("code", "message L,\nK = L + 2 log2 L"),
     ("sample", "n = 10,000\ndocuments"),
-    ("score", "p(true token),\nrank"),
+    ("score", "q_h(true token),\nrank"),
     ("smooth", "8 alphas,\nmean per doc"),
     ("bound", "min over alpha\nof the bound"),
 ]
