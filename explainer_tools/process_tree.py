@@ -54,6 +54,16 @@ def parents() -> dict[int, int]:
     return found
 
 
+def stopped(pid: int) -> bool:
+    """Whether `pid` is stopped (SIGSTOP, SIGTSTP, or by a tracer); False where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return bool(fields) and fields[0] in (b"T", b"t")
+
+
 def descendants(root: int) -> list[int]:
     """Every live descendant of `root` (children first found, breadth first)."""
     children: dict[int, list[int]] = {}

@@ -53,7 +53,9 @@ import json
 import os
 import re
 import runpy
+import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -63,14 +65,22 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools.containment import Containment, is_read
+from explainer_tools.containment import (
+    Containment,
+    apply_limits,
+    is_read,
+    sandbox_command,
+    sandbox_status,
+)
 from explainer_tools.layout import DEFAULT, run_environment
 from explainer_tools.process_tree import (
     become_subreaper,
+    descendants,
     end_descendants,
     kill_tree,
     parents,
     set_death_signal,
+    stopped,
 )
 
 try:
@@ -83,6 +93,8 @@ EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "
 LISTING_EVENTS = ("os.listdir", "os.scandir")  # pathlib and glob list folders through these
 RUNNER_ENV = "EXPLAINER_RUNNER"  # "subprocess" forces plain mode
 POLL_S = 0.01
+WATCH_S = 0.25  # how often the watchdog looks for a stopped process (SIGSTOP) in a script's tree
+RUNNER_FILES = (".out", ".err", ".refused", ".deps.json")  # what the runner writes, per script
 CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
 
 
@@ -116,6 +128,8 @@ class Result:
     cpu_exceeded: bool = False  # killed at its CPU-time limit
     refused: list[str] = field(default_factory=list)  # writes refused (outside `writable`)
     unfinished: bool = False  # exit 0 without returning (os._exit): no inputs recorded
+    stopped: bool = False  # killed by the watchdog: a process of its tree was stopped (SIGSTOP)
+    sandboxed: bool = False  # it ran in the kernel's sandbox (containment.sandbox_command)
 
 
 # --------------------------------------------------------------------------- tracing (child side)
@@ -279,6 +293,7 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     sys.argv = [str(script)]
     sys.path[:] = [str(script.parent), *base_path]
     _limit_cpu(request.cpu_limit)
+    apply_limits()
     _trace_stats(read, containment, root)
     sys.addaudithook(hook)
     began = time.perf_counter()
@@ -293,6 +308,10 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
             relative = repo_relative(getattr(module, "__file__", None) or "", root)
             if relative is not None:
                 read.add(relative)
+        # The runner's own modules (loaded before the script in both modes; every stamp hashes
+        # them as the runner's code) are not the script's inputs, however it reached them.
+        read -= {repo_relative(getattr(sys.modules.get(name), "__file__", None) or "", root)
+                 for name in preloaded}
         if script.is_relative_to(root):
             read.add(script.relative_to(root).as_posix())
         request.path(".deps.json").write_text(
@@ -302,23 +321,36 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     return status
 
 
-def _collect(request: Request, returncode: int, seconds: float, timed_out: bool) -> Result:
-    def read(suffix: str) -> bytes:
-        path = request.path(suffix)
-        return path.read_bytes() if path.is_file() else b""
+def _read_file(path: Path) -> bytes:
+    """A file the runner wrote for a script: a regular file, never followed through a link
+    (the script could have replaced it with a FIFO, which would block the reader); b"" if
+    absent or anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else b""
 
-    deps = request.path(".deps.json")
+
+def _collect(request: Request, returncode: int, seconds: float, timed_out: bool,
+             stopped_: bool = False, sandboxed: bool = False) -> Result:
+    def read(suffix: str) -> bytes:
+        return _read_file(request.path(suffix))
+
+    deps = read(".deps.json")
     inputs, script_seconds = [], 0.0
     unfinished = False
-    if returncode == 0 and deps.is_file():
-        data = json.loads(deps.read_text(encoding="utf-8"))
+    if returncode == 0 and deps:
+        data = json.loads(deps.decode("utf-8"))
         inputs, script_seconds = data["inputs"], data["seconds"]
     elif returncode == 0:
         unfinished = True  # it ended before returning: os._exit, or the runner was killed
     refused = list(dict.fromkeys(read(".refused").decode("utf-8", "replace").splitlines()))
     cpu_exceeded = returncode in (CPU_EXIT, -getattr(signal, "SIGXCPU", 24))
     return Result(Path(request.script).name, returncode, read(".out"), read(".err"), inputs,
-                  seconds, script_seconds, timed_out, cpu_exceeded, refused, unfinished)
+                  seconds, script_seconds, timed_out, cpu_exceeded, refused, unfinished,
+                  stopped_, sandboxed)
 
 
 # --------------------------------------------------------------------------- warm parent
@@ -443,16 +475,34 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
     )
     by_stem = {r.stem: r for r in requests}
     results: dict[str, Result] = {}
+    watchdog = Watchdog()
+    halted = ""  # why the watchdog ended the parent
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({"jobs": jobs, "warm": warm_modules(requests),
                                      "requests": [r.__dict__ for r in requests]}).encode("utf-8"))
         proc.stdin.close()
-        for line in proc.stdout:
-            report = json.loads(line)
-            request = by_stem[report["stem"]]
-            results[request.stem] = _collect(request, report["returncode"], report["seconds"],
-                                             report["timed_out"])
+        # Read the parent's reports with a timeout, never blocking on it: a script that stops
+        # its parent (SIGSTOP) is seen by the watchdog, which ends the parent and its children.
+        pending = b""
+        fd = proc.stdout.fileno()
+        while True:
+            ready, _, _ = select.select([fd], [], [], WATCH_S)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    report = json.loads(line)
+                    request = by_stem[report["stem"]]
+                    results[request.stem] = _collect(request, report["returncode"],
+                                                     report["seconds"], report["timed_out"])
+            elif watchdog.stopped_roots([proc.pid]):
+                halted = "a process of the runner was stopped (SIGSTOP) and the runner was ended"
+                kill_tree(proc.pid)
+                break
         proc.wait()
     finally:
         if proc.poll() is None:
@@ -467,25 +517,61 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
                 stream.close()
     for request in requests:
         if request.stem not in results:
+            why = halted or f"the runner ended (exit {proc.returncode})"
             results[request.stem] = Result(Path(request.script).name, -1, b"",
-                                           f"the runner ended (exit {proc.returncode}) before "
-                                           "this script finished\n".encode(), [], 0.0, 0.0)
+                                           f"{why} before this script finished\n".encode(),
+                                           [], 0.0, 0.0, stopped=bool(halted))
     return results
 
 
 # --------------------------------------------------------------------------- plain subprocesses
 
 
-def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
+class Watchdog:
+    """The pipeline's own watch over a running script's process tree: a process of it that
+    stays stopped (SIGSTOP, or stopped by a debugger) over two looks is a hang, not a wait."""
+
+    def __init__(self) -> None:
+        self.last = 0.0
+        self.seen: set[int] = set()  # roots found stopped at the last look
+
+    def stopped_roots(self, roots: list[int]) -> set[int]:
+        """Of `roots`, those whose tree has held a stopped process at two looks in a row."""
+        now = time.monotonic()
+        if now - self.last < WATCH_S:
+            return set()
+        self.last = now
+        found = {root for root in roots if any(stopped(pid) for pid in [root, *descendants(root)])}
+        hung, self.seen = found & self.seen, found
+        return hung
+
+
+def _prepare_sandbox(request: Request) -> list[str]:
+    """The files and folders the sandboxed script may write, created empty outside it; the
+    command prefix that runs it in the kernel's sandbox."""
+    folders = [*(request.writable or (request.cwd,)), str(request.path(".tmp"))]
+    for folder in folders:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    files = []
+    for suffix in RUNNER_FILES:
+        request.path(suffix).write_bytes(b"")
+        files.append(str(request.path(suffix)))
+    return sandbox_command(list(dict.fromkeys(folders)), files, str(DEFAULT.root))
+
+
+def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> dict[str, Result]:
+    """One process per script (`runner one REQUEST`), in the kernel's sandbox if `sandboxed`."""
     pending = list(requests)
     running: dict[str, tuple[Request, subprocess.Popen[bytes], float]] = {}
     results: dict[str, Result] = {}
+    watchdog = Watchdog()
     try:
         while pending or running:
             while pending and len(running) < max(1, jobs):
                 request = pending.pop(0)
+                prefix = _prepare_sandbox(request) if sandboxed else []
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "explainer_tools.runner", "one",
+                    [*prefix, sys.executable, "-m", "explainer_tools.runner", "one",
                      json.dumps(request.__dict__)],
                     stdin=subprocess.DEVNULL,
                     cwd=DEFAULT.root,  # where explainer_tools is importable
@@ -494,11 +580,13 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                 )
                 running[request.stem] = (request, proc, time.monotonic())
             finished = False
+            hung = watchdog.stopped_roots([proc.pid for _r, proc, _b in running.values()])
             for stem, (request, proc, began) in list(running.items()):
                 elapsed = time.monotonic() - began
                 code = proc.poll()
                 timed_out = code is None and elapsed > request.timeout
-                if code is None and not timed_out:
+                was_stopped = code is None and proc.pid in hung
+                if code is None and not (timed_out or was_stopped):
                     continue
                 if code is None:
                     kill_tree(proc.pid)  # its whole tree, while it is alive to be searched
@@ -507,7 +595,8 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                         os.killpg(proc.pid, signal.SIGKILL)
                 code = proc.wait()
                 del running[stem]
-                results[stem] = _collect(request, -9 if timed_out else code, elapsed, timed_out)
+                results[stem] = _collect(request, -9 if timed_out or was_stopped else code,
+                                         elapsed, timed_out, was_stopped, sandboxed)
                 finished = True
             if not finished:
                 time.sleep(POLL_S)
@@ -518,10 +607,18 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
     return results
 
 
-def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None) -> dict[str, Result]:
-    """Run every request, at most `jobs` at a time; results by request stem."""
+def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None,
+                sandbox: bool | None = None) -> dict[str, Result]:
+    """Run every request, at most `jobs` at a time; results by request stem. `sandbox`: in the
+    kernel's sandbox (None: where this machine can, containment.sandbox_status); `warm`, outside
+    it: with the warm parent (None: where fork exists and EXPLAINER_RUNNER is not
+    "subprocess")."""
     if not requests:
         return {}
+    if sandbox is None:
+        sandbox = sandbox_status()
+    if sandbox:  # the kernel's sandbox needs a fresh process per script: no warm parent
+        return _run_plain(requests, jobs, sandboxed=True)
     use_warm = warm_available() if warm is None else warm and hasattr(os, "fork")
     return _run_warm(requests, jobs) if use_warm else _run_plain(requests, jobs)
 
