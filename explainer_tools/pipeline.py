@@ -12,9 +12,13 @@ regenerate
        the longest first by `outputs/run_seconds.json` (run_costs.py).
        A failure stops everything: its traceback is printed, the exit code is non-zero, and no
        file in the tree is touched. Two scripts drawing the same figure name stop it too; so do
-       a write the runner refused, a CPU-time or wall-clock limit, and an exit that skipped the
-       end of the script (os._exit: no inputs recorded, so no stamp). Files of the tree that
-       change while the scripts run are named (`TreeGuard`).
+       a write the runner refused, a CPU-time or wall-clock limit, a process of the run left
+       stopped (SIGSTOP), an exit that skipped the end of the script (os._exit: no inputs
+       recorded, so no stamp), an output over 2 MiB or holding control characters, a figure
+       folder entry that is not a regular PNG file, and a script whose source or inputs changed
+       while it ran (its output is of the old files: no stamp). In the kernel's sandbox the
+       scripts cannot write the tree; outside it, files of the tree that change while they run
+       are named (`TreeGuard`).
     3. Re-embed every marker in `docs/**/*.md`. Any marker error stops everything, again before
        anything is written.
     4. Check that every file to write can be written, then write what changed, each file
@@ -30,29 +34,40 @@ check
     compares outputs, figures, stamps and pages with the committed ones: a unified diff per text
     difference, a description per figure difference, advice per kind of difference. Beside
     the scripts, re-executes each notebook in memory and compares its deterministic text
-    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree: the runner refuses
-    scripts' writes, and whatever a program they start changes in the tree is put back and fails
-    the check (`TreeGuard`). (`python -m
-    explainer_tools check` adds the claim and errata checks: see cli.py.)
+    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree (its lock file lies in
+    the ignored `.cache/`): in the kernel's sandbox scripts cannot write it; outside it (and
+    around the notebooks, which run outside it) a file of the tree that changed meanwhile fails
+    the check by name (`TreeGuard`), and is left as it is: it may be an author's edit.
+    (`python -m explainer_tools check` adds the claim and errata checks: see cli.py.)
+
+Both take a lock (`pipeline_lock`): a second regenerate or check in the same repository says
+which run holds it and waits. The pipeline reads only regular files of the tree and of the
+figure folders (`tree_io.read_regular`): a link, FIFO or socket is an error naming it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
+import re
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explainer_tools import cpu_paths, notebooks, numerics, run_costs, runner
+from explainer_tools import containment, cpu_paths, notebooks, numerics, run_costs, runner
 from explainer_tools.layout import (
     DEFAULT,
     FIG_DIR_ENV,
+    OUTPUT_CAP_BYTES,
     Layout,
     script_cpu_limit,
+    script_memory_limit,
     script_timeout,
+    sha256,
 )
 from explainer_tools.markers import MarkerError, embed, resolver
 from explainer_tools.notebooks import stop_executions  # `check`'s flag is named notebooks
@@ -64,7 +79,14 @@ from explainer_tools.stamps import (
     stamp_environment,
     stamped_figures,
 )
-from explainer_tools.tree_io import PipelineError, TreeGuard, apply
+from explainer_tools.tree_io import (
+    PipelineError,
+    TreeGuard,
+    apply,
+    kind_of,
+    read_regular,
+    refuse_irregular_files,
+)
 
 
 @dataclass
@@ -99,9 +121,16 @@ class Plan:
 # --------------------------------------------------------------------------- running scripts
 
 
+# Characters an output may not hold: they would reach the pages and the terminal as control
+# codes (NUL, ANSI escape sequences, C1 controls) or reorder what a reader sees (bidirectional
+# embeddings, overrides and isolates).
+FORBIDDEN_IN_OUTPUT = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
 def normalise_output(data: bytes, script: str) -> str:
     """Script output as text, the same way for regenerate and check: UTF-8 (else an error naming
-    the script), line endings "\\r\\n" and "\\r" made "\\n"."""
+    the script), line endings "\\r\\n" and "\\r" made "\\n", no control character but tab and
+    line feed and no bidirectional control (else an error naming the script and the line)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -110,15 +139,85 @@ def normalise_output(data: bytes, script: str) -> str:
             f"explainer_code/{script}: its output is not UTF-8 (line {line}, byte "
             f"{error.start}: {data[error.start:error.start + 1]!r}); print text, not bytes"
         ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    bad = FORBIDDEN_IN_OUTPUT.search(text)
+    if bad:
+        line = text.count("\n", 0, bad.start()) + 1
+        raise PipelineError(
+            f"explainer_code/{script}: its output holds the control character "
+            f"U+{ord(bad.group()):04X} on line {line} (NUL, terminal escapes and bidirectional "
+            "controls are refused); print plain text")
+    return text
 
 
 def _limits() -> tuple[float, float]:
-    """(wall-clock backstop, CPU-time limit) in seconds; a malformed setting is an error."""
+    """(wall-clock backstop, CPU-time limit) in seconds; a malformed setting (of those or of
+    the memory limit or the sandbox) is an error."""
     try:
+        script_memory_limit()
+        containment.sandbox_setting()
         return script_timeout(), script_cpu_limit()
     except ValueError as error:
         raise PipelineError(f"regenerate: {error}") from None
+
+
+def sandboxed() -> bool:
+    """Whether the scripts run in the kernel's sandbox (an error where it is required and
+    cannot be had)."""
+    try:
+        return containment.sandbox_status()
+    except (RuntimeError, ValueError) as error:
+        raise PipelineError(f"regenerate: {error}") from None
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def collect_figures(fig_dir: Path, script: str) -> dict[str, bytes]:
+    """The PNG figures a script left in its figure folder, by name. Its entries must be regular
+    files (a link would copy what it points to into the book, a FIFO would block the reader),
+    and a `.png` must be a PNG: anything else is an error naming the script and the file."""
+    figures, errors = {}, []
+    for entry in sorted(os.scandir(fig_dir), key=lambda e: e.name):
+        mode = entry.stat(follow_symlinks=False).st_mode
+        where = f"explainer_code/{script}: figure folder entry {entry.name!r}"
+        if not (entry.is_file(follow_symlinks=False) or entry.is_dir(follow_symlinks=False)):
+            errors.append(f"{where} is {kind_of(mode)}; a figure is a regular PNG file")
+            continue
+        if not entry.name.endswith(".png") or entry.is_dir(follow_symlinks=False):
+            continue
+        data = read_regular(Path(entry.path), where)
+        if not data.startswith(PNG_MAGIC):
+            errors.append(f"{where} is not a PNG (it starts {data[:8]!r}); save figures with "
+                          "script_io.save_figure")
+            continue
+        figures[entry.name] = data
+    if errors:
+        raise PipelineError("\n".join(errors))
+    return figures
+
+
+def changed_during_run(script: str, source_hash: str, inputs: list[str], began_ns: int,
+                       layout: Layout) -> str:
+    """Why a finished run cannot be stamped because its source or an input changed while it
+    ran (a stamp would pair the new files with the old output); empty when nothing did."""
+    name = f"explainer_code/{script}"
+    try:
+        now = sha256(read_regular(layout.code_dir / script, name))
+    except (OSError, PipelineError):
+        now = ""
+    if now != source_hash:
+        return (f"{name} changed while it ran; its output is of the old source, so nothing was "
+                "written and no stamp either: run regenerate again\n")
+    moved = []
+    for relative in inputs:
+        with contextlib.suppress(OSError):
+            if (layout.root / relative.rstrip("/")).stat().st_mtime_ns > began_ns:
+                moved.append(relative)
+    if moved:
+        return (f"{name}: its inputs {', '.join(moved)} changed while it ran; nothing was "
+                "written and no stamp either: run regenerate again\n")
+    return ""
 
 
 def run_scripts(scripts: list[str], scratch: Path, jobs: int,
@@ -143,27 +242,47 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
             writable=(str(fig_dir), str(scratch / f"{stem}.tmp")), root=str(layout.root)))
     by_script = dict(zip(scripts, requests, strict=True))
     order = run_costs.start_order(scripts, run_costs.read_costs(layout))  # the longest first
-    results = runner.run_scripts([by_script[s] for s in order], jobs)
+    sources = {}
+    for script in scripts:  # a source that changes while its script runs is not stamped
+        try:
+            sources[script] = sha256(read_regular(layout.code_dir / script,
+                                                  f"explainer_code/{script}"))
+        except FileNotFoundError:
+            sources[script] = ""
+    began_ns = time.time_ns()
+    results = runner.run_scripts([by_script[s] for s in order], jobs, sandbox=sandboxed())
     runs: dict[str, ScriptRun] = {}
     errors: list[str] = []
     for script, request in zip(scripts, requests, strict=True):
         result = results[request.stem]
-        error = run_error(script, request, result)
+        error = output_too_long(script, result) or run_error(script, request, result)
         if error:
             errors.append(error)
             continue
         try:
             output = normalise_output(result.stdout, script)
+            figures = collect_figures(scratch / "fig" / request.stem, script)
         except PipelineError as error:
             errors.append(str(error))
             continue
-        fig_dir = scratch / "fig" / request.stem
-        figures = {path.name: path.read_bytes() for path in sorted(fig_dir.glob("*.png"))}
+        error = changed_during_run(script, sources[script], result.inputs, began_ns, layout)
+        if error:
+            errors.append(error)
+            continue
         runs[script] = ScriptRun(script, output, figures, result.inputs, result.seconds,
                                  result.script_seconds, kernels)
     if errors:
         raise PipelineError("regenerate: " + "\n".join(errors))
     return runs
+
+
+def output_too_long(script: str, result: runner.Result) -> str:
+    """The error for an output over the cap (the runner's file-size limit stops the script a
+    byte after it), else empty."""
+    if len(result.stdout) <= OUTPUT_CAP_BYTES:
+        return ""
+    return (f"explainer_code/{script} printed more than {OUTPUT_CAP_BYTES:,} bytes (the limit of "
+            "an output; the write past it failed); nothing was written. Print less.\n")
 
 
 def run_error(script: str, request: runner.Request, result: runner.Result) -> str:
@@ -185,6 +304,10 @@ def run_error(script: str, request: runner.Request, result: runner.Result) -> st
                 "killed (with everything it started); nothing was written. Raise the limit "
                 "with EXPLAINER_SCRIPT_TIMEOUT=SECONDS if the script is meant to wait longer.\n"
                 + _tail(result.stdout, "its output before the timeout"))
+    if result.stopped:
+        return (f"{name}: a process of its run was stopped (SIGSTOP) and never resumed; it was "
+                "killed with everything it started, and nothing was written.\n"
+                + result.stderr.decode("utf-8", "replace"))
     if result.returncode != 0:
         return (f"{name} failed (exit {result.returncode}); nothing was written.\n"
                 + result.stderr.decode("utf-8", "replace")
@@ -214,10 +337,10 @@ def committed_output(script: str, layout: Layout = DEFAULT) -> str:
 
 
 def read_page(page: Path, layout: Layout) -> str:
+    data = read_regular(page, layout.relative(page))
     try:
-        return page.read_bytes().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        data = page.read_bytes()
         line = data[: error.start].count(b"\n") + 1
         raise PipelineError(
             f"{layout.relative(page)}:{line}: not UTF-8 (byte "
@@ -294,7 +417,10 @@ def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
     the products of scripts recorded on other kernels within a tolerance: `Plan.notes`)."""
     result = Plan(ran=list(to_run))
     recorded = other_kernels(to_run, layout) if checking else {}
-    guard = TreeGuard(layout.root, restore=checking)
+    # In the kernel's sandbox the scripts cannot write the tree; outside it, what changed in the
+    # tree meanwhile is named (and fails check), never put back.
+    guard = (contextlib.nullcontext() if not to_run or sandboxed()
+             else TreeGuard(layout.root, failing=checking))
     with guard, tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
         runs = run_scripts(to_run, Path(scratch), jobs, layout)
     result.notes = settle_other_kernels(runs, recorded, layout)
@@ -422,7 +548,7 @@ def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
             continue
         print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
         try:
-            with TreeGuard(layout.root, restore=False):
+            with TreeGuard(layout.root, failing=False):
                 notebook = notebooks.execute_notebook(source, layout)
         except PipelineError:
             raise
@@ -485,6 +611,37 @@ def notebook_differences(layout: Layout) -> list[Difference]:
 
 # --------------------------------------------------------------------------- entry points
 
+LOCK_NAME = ".cache/pipeline.lock"  # in the repository's ignored cache folder
+
+
+@contextlib.contextmanager
+def pipeline_lock(layout: Layout, command: str):  # type: ignore[no-untyped-def]
+    """One regenerate or check at a time in a repository (fcntl.flock on LOCK_NAME, released
+    by the kernel when the holder ends, however it ends): the second says which run holds the
+    lock and waits for it. The holder's name is in the file while it runs, empty after."""
+    import fcntl
+
+    path = layout.root / LOCK_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 300, 0).decode("utf-8", "replace").strip() or "another run"
+            print(f"{command}: waiting for {holder} to finish (it holds {LOCK_NAME})",
+                  file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{command} (pid {os.getpid()}, started {time.strftime('%H:%M:%S')})"
+                  .encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
+
 
 def select_scripts(scripts: list[str], names: list[str]) -> list[str]:
     """The scripts `names` picks out (`ch05_attention`, `ch05_attention.py`, or a path to it),
@@ -504,6 +661,13 @@ def regenerate(jobs: int, force: bool = False, notebooks: bool = True,
                only: list[str] | None = None, layout: Layout = DEFAULT) -> int:
     """Run the stale scripts (every one with `force`; of `only`, when scripts are named) and
     write what they make. Naming scripts leaves the notebooks out."""
+    with pipeline_lock(layout, "regenerate"):
+        refuse_irregular_files(layout.root, "regenerate")
+        return _regenerate(jobs, force, notebooks, only, layout)
+
+
+def _regenerate(jobs: int, force: bool, notebooks: bool, only: list[str] | None,
+                layout: Layout) -> int:
     scripts = layout.discover_scripts()
     chosen = select_scripts(scripts, only or [])
     to_run = [s for s in chosen if force or not is_fresh(s, layout)]
@@ -566,6 +730,12 @@ def script_differences(scripts: list[str], jobs: int,
 
 def check(jobs: int, notebooks: bool = True, layout: Layout = DEFAULT) -> int:
     """Regenerate into memory and compare; 0 when everything matches."""
+    with pipeline_lock(layout, "check"):
+        refuse_irregular_files(layout.root, "check")
+        return _check(jobs, notebooks, layout)
+
+
+def _check(jobs: int, notebooks: bool, layout: Layout) -> int:
     scripts = layout.discover_scripts()
     # The notebooks re-execute beside the scripts (a process of their own, reading committed
     # files only), so that neither waits for the other.
