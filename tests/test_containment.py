@@ -261,8 +261,8 @@ print("[1] drew one figure")
 PAGE = "# Page\n\n<!-- embed: output ch01_probe.py -->\n<!-- /embed -->\n"
 
 
-def cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def cli(repo: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | extra
     return subprocess.run([sys.executable, "-m", "explainer_tools", *args], cwd=repo, env=env,
                           capture_output=True, text=True, check=False, timeout=300)
 
@@ -289,9 +289,11 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was(repo: Path) -> None:
-    """A script that writes into the tree from Python (refused) and from a program it starts
-    (restored and reported); check run without PYTHONDONTWRITEBYTECODE writes no bytecode."""
+@pytest.mark.parametrize("sandbox", ["", "off"], ids=["default", "audit-hooks-only"])
+def test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was(repo: Path, sandbox: str) -> None:
+    """A script that writes into the tree from Python (refused in both layers) and from a
+    program it starts (refused by the kernel's sandbox; without it, named and left as it is:
+    check never writes); check run without PYTHONDONTWRITEBYTECODE writes no bytecode."""
     script = repo / "explainer_code" / "ch01_probe.py"
     script.write_text(DRAWS + textwrap.dedent("""
         import subprocess
@@ -304,11 +306,18 @@ def test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was(repo: Path) -> None:
             print("refused")
     """))
     before = tree(repo)
-    result = cli(repo, "check", "--skip-notebooks")
+    result = cli(repo, "check", "--skip-notebooks", EXPLAINER_SANDBOX=sandbox)
     assert result.returncode == 1
     message = result.stdout + result.stderr
     assert "explainer_code/ch01_probe.py tried to write" in message and "index.md" in message
-    assert tree(repo) == before  # no page, no new file, no __pycache__
+    after = tree(repo)
+    assert "appended from Python" not in after["docs/index.md"].decode()
+    if sandbox:  # audit hooks only: the program's writes happened; named, not put back
+        assert "docs/index.md (changed)" in message and "docs/zz.md (created)" in message
+        assert after["docs/zz.md"] == b"x\n"
+        assert not [p for p in after if "__pycache__" in p]
+    else:
+        assert after == before  # no page, no new file, no __pycache__
 
 
 def test_probe_A18b_a_deleted_scripts_figure_is_removed_with_it(repo: Path) -> None:
