@@ -2,17 +2,18 @@
 
 By the kernel (`sandbox_command`): where bubblewrap (`bwrap`) is installed and the kernel lets
 it make namespaces, each script runs in a mount namespace where the whole file system is
-read-only except its figure folder, its temporary folder and its own output files, in a PID
-namespace of its own (it cannot see or signal the pipeline, and everything it starts ends with
-it), without network, capabilities or controlling terminal. `sandbox_status` says once whether
-this machine can; where it cannot, the pipeline says so in one line and falls back to the layer
-below alone (`EXPLAINER_SANDBOX=required` makes that an error, `off` asks for it).
+read-only except its figure folder, its temporary folder, the runner's files for it and
+Matplotlib's folders (`library_caches`), in a PID namespace of its own (it cannot see or signal
+the pipeline, and everything it starts ends with it), without network, capabilities or
+controlling terminal. `sandbox_status` says once whether this machine can; where it cannot, the
+pipeline says so in one line and falls back to the layer below alone
+(`EXPLAINER_SANDBOX=required` makes that an error, `off` asks for it).
 
-From inside its own process, in both cases: an audit hook refuses every write outside the
-folders it may write to (`Containment`: a clear error naming the script even where the kernel
-would refuse too), tells reads from writes (`is_read`), and `apply_limits` sets its resource
-limits (memory, file size, open files). Used by the runner (runner.py); no state but a cache of
-the sandbox probe.
+From inside its own process, in both cases: an audit hook refuses every Python write outside
+the folders it may write to (`Containment`: an error naming the script even where the kernel
+refuses too), tells reads from writes (`is_read`) and inputs from the rest (`repo_relative`);
+`apply_limits` sets its resource limits (memory, file size, open files). Used by the runner
+(runner.py); no state but a cache of the sandbox probe.
 """
 
 from __future__ import annotations
@@ -26,13 +27,6 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-
-from explainer_tools.layout import (
-    FILE_SIZE_LIMIT_BYTES,
-    OPEN_FILES_LIMIT,
-    SANDBOX_ENV,
-    script_memory_limit,
-)
 
 try:
     import resource
@@ -121,21 +115,65 @@ class Containment:
                     f"(refused by the pipeline: {event})", str(target))
 
 
+# --------------------------------------------------------------------------- what is an input
+
+# Parts of a path that make a file no input of a script (products, caches, environments).
+EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
+
+
+def repo_relative(path: str | os.PathLike[str] | int, root: Path) -> str | None:
+    """The POSIX path relative to `root` (a repository, resolved) of a source file, or None for
+    anything else."""
+    if isinstance(path, int):
+        return None
+    try:
+        resolved = Path(os.fsdecode(path)).resolve()
+    except (OSError, ValueError, TypeError):
+        return None
+    if not resolved.is_relative_to(root) or not resolved.is_file():
+        return None
+    relative = resolved.relative_to(root)
+    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
+        "docs",
+        "assets",
+        "fig",
+    ):
+        return None
+    return relative.as_posix()
+
+
+def repo_relative_dir(path: object, root: Path) -> str | None:
+    """The POSIX path relative to `root` of a source folder (for listings), or None."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        return None
+    try:
+        resolved = Path(os.fsdecode(path) or ".").resolve()
+    except (OSError, ValueError, TypeError):
+        return None
+    if not resolved.is_relative_to(root) or not resolved.is_dir() or resolved == root:
+        return None
+    relative = resolved.relative_to(root)
+    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
+            "docs", "assets", "fig") or "site-packages" in relative.parts:
+        return None
+    return relative.as_posix()
+
+
 # --------------------------------------------------------------------------- resource limits
 
 
-def apply_limits(memory: int | None = None) -> None:
-    """Limit this process (the script's) and what it starts: writable memory (RLIMIT_DATA, heap
-    and anonymous mappings: a larger allocation fails with MemoryError), the size of every file
-    it writes (RLIMIT_FSIZE: a larger write fails with "File too large"), open files."""
+def apply_limits(memory: int, file_size: int, open_files: int) -> None:
+    """Limit this process (the script's) and what it starts: writable memory in bytes
+    (RLIMIT_DATA, heap and anonymous mappings: a larger allocation fails, in Python with a
+    MemoryError), the size of every file it writes (RLIMIT_FSIZE: a larger write fails with
+    "File too large"), open files (layout.py holds the values)."""
     if resource is None:
         return
     import signal
 
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an error in the script, not a kill
-    limits = [(resource.RLIMIT_DATA, script_memory_limit() if memory is None else memory),
-              (resource.RLIMIT_FSIZE, FILE_SIZE_LIMIT_BYTES),
-              (resource.RLIMIT_NOFILE, OPEN_FILES_LIMIT)]
+    limits = [(resource.RLIMIT_DATA, memory), (resource.RLIMIT_FSIZE, file_size),
+              (resource.RLIMIT_NOFILE, open_files)]
     for kind, value in limits:
         _soft, hard = resource.getrlimit(kind)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
@@ -146,6 +184,9 @@ def apply_limits(memory: int | None = None) -> None:
 # --------------------------------------------------------------------------- the kernel's layer
 
 BWRAP = "bwrap"
+# How scripts are contained: "auto" (unset: the kernel's sandbox where it works, else the audit
+# hooks alone, said in one line), "required" (CI: the fallback is an error), "off" (the hooks).
+SANDBOX_ENV = "EXPLAINER_SANDBOX"
 # Every sandbox: the file system read-only, fresh /dev and /proc, its own PID and network
 # namespaces, a new session (no terminal to push input into), no capabilities (even as root: it
 # cannot remount anything writable), killed if the pipeline dies.
@@ -204,7 +245,11 @@ def sandbox_status() -> bool:
 
 def sandbox_command(writable: Sequence[str], files: Sequence[str], chdir: str) -> list[str]:
     """The bwrap command line that runs a command with only `writable` folders and `files`
-    writable (each must exist), Matplotlib's cache folder too when it exists."""
+    writable, Matplotlib's folders too; each is made here first (`files` empty)."""
+    for folder in writable:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    for name in files:
+        Path(name).write_bytes(b"")
     command = [shutil.which(BWRAP) or BWRAP, *BWRAP_FLAGS]
     for cache in library_caches():  # as Matplotlib would make them on its first import
         with contextlib.suppress(OSError):

@@ -88,10 +88,6 @@ FILE_SIZE_LIMIT_BYTES = OUTPUT_CAP_BYTES + 1  # so that an output over the cap i
 DEFAULT_SCRIPT_MEMORY_GB = 8.0
 MEMORY_ENV = "EXPLAINER_SCRIPT_MEMORY_GB"
 OPEN_FILES_LIMIT = 1024
-# How scripts are contained (containment.sandbox_status): by the kernel with bubblewrap where it
-# is installed and the kernel lets it make namespaces, else by audit hooks alone, said in one
-# line. "required" (CI) makes the fallback an error; "off" asks for the audit hooks alone.
-SANDBOX_ENV = "EXPLAINER_SANDBOX"
 # The code that decides how scripts run: part of every stamp (issue 10.5).
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
                "explainer_tools/containment.py", "explainer_tools/process_tree.py")

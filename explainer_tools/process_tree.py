@@ -128,3 +128,23 @@ def end_descendants() -> None:
         if not descendants(os.getpid()):
             return
         time.sleep(0.002)
+
+
+class Watchdog:
+    """The pipeline's own watch over a running script's process tree: a process of it that
+    stays stopped (SIGSTOP, or stopped by a debugger) over two looks is a hang, not a wait."""
+
+    def __init__(self, every: float = 0.25) -> None:
+        self.every = every  # seconds between looks
+        self.last = 0.0
+        self.seen: set[int] = set()  # roots found stopped at the last look
+
+    def stopped_roots(self, roots: list[int]) -> set[int]:
+        """Of `roots`, those whose tree has held a stopped process at two looks in a row."""
+        now = time.monotonic()
+        if now - self.last < self.every:
+            return set()
+        self.last = now
+        found = {root for root in roots if any(stopped(pid) for pid in [root, *descendants(root)])}
+        hung, self.seen = found & self.seen, found
+        return hung

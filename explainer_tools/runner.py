@@ -1,48 +1,42 @@
-"""Run chapter scripts as `python script.py` would, recording the repository files they read; pay
-the heavy imports once.
+"""Run chapter scripts as `python script.py` would, recording the repository files they read.
 
-Warm mode (the default where `os.fork` exists). `run_scripts` starts one parent process,
-`python -m explainer_tools.runner serve`, in the pinned run environment (`layout.run_environment`:
-the CPU code paths are read when torch loads, so they are set before it). The parent imports
-numpy, torch and Matplotlib (Agg) -- and runs no torch operation, so no thread pool has started
--- then forks one child per script, at most `jobs` at a time. Each child:
+Three modes, one child code (`_run_in_this_process`):
 
-- gets its own process group and dies with its parent (PR_SET_PDEATHSIG); it is a subreaper
-  (PR_SET_CHILD_SUBREAPER), so what the script starts stays in its process tree even after
-  setsid or a double fork, and when the script ends (or is killed at a limit) every descendant
-  is killed (`kill_tree`, found through /proc);
-- is contained: an audit hook refuses every write outside the request's `writable` folders
-  (the pipeline gives the figure folder and a temporary folder, which TMPDIR names) with a
-  PermissionError, and logs the refusal to `<stem>.refused`, which makes the run an error even
-  if the script catches it (programs the script starts are not hooked: the pipeline guards
-  the tree itself, pipeline.TreeGuard);
-- runs under a CPU-time limit (RLIMIT_CPU: CPU seconds do not grow on a busy machine) and a
-  wall-clock backstop;
-- reads stdin from /dev/null and writes stdout and stderr to files of the scratch folder;
-- changes to its own working folder and sets its own variables (`EXPLAINER_FIG_DIR`, ...);
-- runs the script with `runpy` as `__main__`, its folder first on `sys.path`, like a direct run.
-  Modules the script imports are imported fresh in the child (the parent holds only the heavy
-  third-party ones and explainer_tools), so module state is clean; hash seed 0 is inherited;
-  then runs the atexit handlers, as the interpreter would (the child ends with os._exit);
-- records, with an audit hook, every repository file the script opens for reading and every
-  repository folder it lists (`os.listdir`, `os.scandir`, hence `glob` and `pathlib`; recorded as
-  `folder/`, whose stamp hash is that of its sorted names), plus the repository modules it
-  imported (outputs, figures, `.venv` and caches excluded), and every repository file whose
-  metadata it reads (os.stat and os.lstat are wrapped: `getsize`, `exists`, `Path.stat`), and
-  writes them to `<stem>.deps.json` with the script's own run time -- only when the script
-  returned: one that ends with os._exit gets no inputs file, and the pipeline refuses to stamp
-  it. Reads it cannot see: files read by a subprocess, the network, the clock, environment
-  variables.
+- Sandbox (the default where `containment.sandbox_status` says the kernel's sandbox works): one
+  fresh `python -m explainer_tools.runner one REQUEST` per script inside bubblewrap
+  (`containment.sandbox_command`): the file system read-only but the script's figure and
+  temporary folders, Matplotlib's folders and the runner's files for it; its own PID, network
+  and IPC namespaces, a new session, no capabilities. Killing bwrap ends the whole namespace.
+- Warm (outside the sandbox, where `os.fork` exists): one parent, `runner serve`, started in
+  the pinned run environment (`layout.run_environment`: the CPU code paths are read when torch
+  loads), imports numpy, torch and Matplotlib (Agg) -- running no torch operation, so no thread
+  pool has started -- then forks one child per script, at most `jobs` at a time.
+- Plain (`EXPLAINER_RUNNER=subprocess`, or no fork): the sandbox's processes without bwrap.
 
-Threads: the parent is started with the caller's environment, so OMP_NUM_THREADS and friends
-set by the caller (e.g. the determinism test's 1 and 2 threads) reach numpy, torch, MKL and
-OpenMP as they would in a fresh process.
+Each child: gets its own process group and dies with its parent (PR_SET_PDEATHSIG); is a
+subreaper, so what the script starts stays in its tree even after setsid or a double fork, and
+is killed when the script ends or hits a limit (`kill_tree`, through /proc); refuses, from an
+audit hook, every Python write outside the request's `writable` folders (figure folder and
+temporary folder, which TMPDIR names), logging each to `<stem>.refused` (an error even if the
+script catches it); runs under a CPU-time limit (RLIMIT_CPU: CPU seconds do not grow on a busy
+machine), the resource limits of `containment.apply_limits` and a wall-clock backstop; reads
+stdin from /dev/null and writes stdout and stderr to files of the scratch folder; sets its
+working folder and variables (`EXPLAINER_FIG_DIR`, ...); runs the script with `runpy` as
+`__main__`, its folder first on `sys.path`, modules it imports imported fresh (hash seed 0
+inherited), then the atexit handlers, as the interpreter would. It records, with an audit hook,
+every repository file the script opens for reading and every repository folder it lists
+(`os.listdir`, `os.scandir`, hence `glob` and `pathlib`; recorded as `folder/`), the repository
+modules it imported (outputs, figures, `.venv`, caches and the runner's own modules excluded),
+and every repository file whose metadata it reads (os.stat and os.lstat are wrapped), into
+`<stem>.deps.json` with the script's run time -- only when the script returned: one that ends
+with os._exit gets no inputs file, and no stamp. Reads it cannot see: files read by a
+subprocess, the network, the clock, environment variables.
 
-Plain mode (`EXPLAINER_RUNNER=subprocess`, or where fork is unavailable): one fresh
-`python -m explainer_tools.runner one REQUEST` process per script, the same child code, no fork.
-
-Both modes: per-script limits (`layout.script_cpu_limit`, `layout.script_timeout`, reported by
-script name), the script's process tree killed at a limit and on any exit of the caller.
+The caller's own watchdog (`process_tree.Watchdog`) ends a run whose tree stays stopped
+(SIGSTOP), and the warm parent's reports are read with a timeout, so that no stopped process
+blocks the pipeline. Threads: the environment is the caller's, so OMP_NUM_THREADS and friends
+reach numpy, torch, MKL and OpenMP as in a fresh process. Per-script limits
+(`layout.script_cpu_limit`, `layout.script_timeout`) are reported by script name.
 """
 
 from __future__ import annotations
@@ -69,18 +63,25 @@ from explainer_tools.containment import (
     Containment,
     apply_limits,
     is_read,
+    repo_relative,
+    repo_relative_dir,
     sandbox_command,
     sandbox_status,
 )
-from explainer_tools.layout import DEFAULT, run_environment
+from explainer_tools.layout import (
+    DEFAULT,
+    FILE_SIZE_LIMIT_BYTES,
+    OPEN_FILES_LIMIT,
+    run_environment,
+    script_memory_limit,
+)
 from explainer_tools.process_tree import (
+    Watchdog,
     become_subreaper,
-    descendants,
     end_descendants,
     kill_tree,
     parents,
     set_death_signal,
-    stopped,
 )
 
 try:
@@ -89,11 +90,10 @@ except ImportError:  # not on Windows
     resource = None  # type: ignore[assignment]
 
 WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
-EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
 LISTING_EVENTS = ("os.listdir", "os.scandir")  # pathlib and glob list folders through these
 RUNNER_ENV = "EXPLAINER_RUNNER"  # "subprocess" forces plain mode
 POLL_S = 0.01
-WATCH_S = 0.25  # how often the watchdog looks for a stopped process (SIGSTOP) in a script's tree
+WATCH_S = 0.25  # how long the warm parent's reports are waited for between watchdog looks
 RUNNER_FILES = (".out", ".err", ".refused", ".deps.json")  # what the runner writes, per script
 CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
 
@@ -133,44 +133,6 @@ class Result:
 
 
 # --------------------------------------------------------------------------- tracing (child side)
-
-
-def repo_relative(path: str | os.PathLike[str] | int, root: Path) -> str | None:
-    """The POSIX path relative to `root` (a repository, resolved) of a source file, or None for
-    anything else."""
-    if isinstance(path, int):
-        return None
-    try:
-        resolved = Path(os.fsdecode(path)).resolve()
-    except (OSError, ValueError, TypeError):
-        return None
-    if not resolved.is_relative_to(root) or not resolved.is_file():
-        return None
-    relative = resolved.relative_to(root)
-    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
-        "docs",
-        "assets",
-        "fig",
-    ):
-        return None
-    return relative.as_posix()
-
-
-def repo_relative_dir(path: object, root: Path) -> str | None:
-    """The POSIX path relative to `root` of a source folder (for listings), or None."""
-    if not isinstance(path, str | bytes | os.PathLike):
-        return None
-    try:
-        resolved = Path(os.fsdecode(path) or ".").resolve()
-    except (OSError, ValueError, TypeError):
-        return None
-    if not resolved.is_relative_to(root) or not resolved.is_dir() or resolved == root:
-        return None
-    relative = resolved.relative_to(root)
-    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
-            "docs", "assets", "fig") or "site-packages" in relative.parts:
-        return None
-    return relative.as_posix()
 
 
 def _by_import_system() -> bool:
@@ -293,7 +255,7 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     sys.argv = [str(script)]
     sys.path[:] = [str(script.parent), *base_path]
     _limit_cpu(request.cpu_limit)
-    apply_limits()
+    apply_limits(script_memory_limit(), FILE_SIZE_LIMIT_BYTES, OPEN_FILES_LIMIT)
     _trace_stats(read, containment, root)
     sys.addaudithook(hook)
     began = time.perf_counter()
@@ -527,36 +489,12 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
 # --------------------------------------------------------------------------- plain subprocesses
 
 
-class Watchdog:
-    """The pipeline's own watch over a running script's process tree: a process of it that
-    stays stopped (SIGSTOP, or stopped by a debugger) over two looks is a hang, not a wait."""
-
-    def __init__(self) -> None:
-        self.last = 0.0
-        self.seen: set[int] = set()  # roots found stopped at the last look
-
-    def stopped_roots(self, roots: list[int]) -> set[int]:
-        """Of `roots`, those whose tree has held a stopped process at two looks in a row."""
-        now = time.monotonic()
-        if now - self.last < WATCH_S:
-            return set()
-        self.last = now
-        found = {root for root in roots if any(stopped(pid) for pid in [root, *descendants(root)])}
-        hung, self.seen = found & self.seen, found
-        return hung
-
-
-def _prepare_sandbox(request: Request) -> list[str]:
-    """The files and folders the sandboxed script may write, created empty outside it; the
-    command prefix that runs it in the kernel's sandbox."""
+def _sandbox_prefix(request: Request) -> list[str]:
+    """The command prefix that runs the script in the kernel's sandbox, its writable folders
+    and the runner's files for it made first."""
     folders = [*(request.writable or (request.cwd,)), str(request.path(".tmp"))]
-    for folder in folders:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-    files = []
-    for suffix in RUNNER_FILES:
-        request.path(suffix).write_bytes(b"")
-        files.append(str(request.path(suffix)))
-    return sandbox_command(list(dict.fromkeys(folders)), files, str(DEFAULT.root))
+    return sandbox_command(list(dict.fromkeys(folders)),
+                           [str(request.path(s)) for s in RUNNER_FILES], str(DEFAULT.root))
 
 
 def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> dict[str, Result]:
@@ -569,7 +507,7 @@ def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> d
         while pending or running:
             while pending and len(running) < max(1, jobs):
                 request = pending.pop(0)
-                prefix = _prepare_sandbox(request) if sandboxed else []
+                prefix = _sandbox_prefix(request) if sandboxed else []
                 proc = subprocess.Popen(
                     [*prefix, sys.executable, "-m", "explainer_tools.runner", "one",
                      json.dumps(request.__dict__)],

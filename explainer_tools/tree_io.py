@@ -1,17 +1,20 @@
 """The working tree, from the pipeline's side: read only as regular files (`read_regular`: no
 FIFO, socket or link can block or redirect a read), watched while unsandboxed scripts run
-(`TreeGuard`: it names what changed, and never writes), written only after a check that every
-folder is writable (`preflight`), each file atomically (`apply`). A failure of any is a
+(`TreeGuard`: it names what changed, and never writes), held by one regenerate or check at a
+time (`pipeline_lock`), written only after a check that every folder is writable (`preflight`),
+each file atomically (`apply`). A failure of any is a
 `PipelineError`, whose message is printed as is.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from explainer_tools.layout import Layout, write_atomic
@@ -147,6 +150,38 @@ class TreeGuard:
             f"{earlier}check: files of the tree changed while it ran (you, or a program a script "
             "started, wrote them; nothing was put back, and the comparison may be of a tree in "
             "between): run check again\n  " + "\n  ".join(lines))
+
+
+LOCK_NAME = ".cache/pipeline.lock"  # in the repository's ignored cache folder
+
+
+@contextlib.contextmanager
+def pipeline_lock(layout: Layout, command: str) -> Iterator[None]:
+    """One regenerate or check at a time in a repository (fcntl.flock on LOCK_NAME, released
+    by the kernel when the holder ends, however it ends): the second says which run holds the
+    lock and waits for it. The holder's name is in the file while it runs, empty after."""
+    import fcntl
+
+    path = layout.root / LOCK_NAME
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 300, 0).decode("utf-8", "replace").strip() or "another run"
+            print(f"{command}: waiting for {holder} to finish (it holds {LOCK_NAME})",
+                  file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{command} (pid {os.getpid()}, started {time.strftime('%H:%M:%S')})"
+                  .encode(), 0)
+        try:
+            yield
+        finally:
+            os.ftruncate(fd, 0)
+    finally:
+        os.close(fd)
 
 
 def preflight(paths: Iterable[Path], layout: Layout) -> None:
