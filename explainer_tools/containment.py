@@ -25,7 +25,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 try:
@@ -79,22 +79,51 @@ def _target(path: object, dir_fd: object) -> Path | None:
     return name.resolve()
 
 
+def _alive(pid: int) -> bool:
+    """Whether `pid` is a live process (not a zombie), from /proc; False where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[:1] not in ([b"Z"], [b"X"])
+    except (OSError, IndexError):
+        return False
+
+
 class Containment:
     """Refuses, from an audit hook, every write of the script outside its writable folders
     (its figure folder and temporary folder, from the pipeline), and logs each refusal to a
     file the parent reads, even when the script catches the error or ends with os._exit."""
 
-    def __init__(self, writable: Sequence[str], script: str, log_fd: int) -> None:
+    def __init__(self, writable: Sequence[str], script: str, log_fd: int,
+                 own: Callable[[], set[int]] | None = None) -> None:
         self.roots = [*(Path(p).resolve() for p in writable), *library_caches()]
         self.log_fd = log_fd
         self.script = script  # its file name, for messages
+        self.own = own  # the script's process and its descendants: whom it may signal
         self.active = True
+
+    def _signal(self, event: str, args: tuple[object, ...]) -> None:
+        """Refuse a signal to a process outside the script's own tree (the runner, the
+        pipeline: SIGSTOP would hang them); the kernel's sandbox cannot reach them at all."""
+        target, sig = (*args, None, None)[:2]
+        if self.own is None or sig == 0 or not isinstance(target, int):
+            return
+        if event == "os.kill" and target in (0, -os.getpgid(0)):
+            return  # its own process group
+        pid = abs(target)
+        if pid == os.getpgid(0) or not _alive(pid) or pid in self.own():
+            return
+        os.write(self.log_fd, f"{event} {target} (signal {sig})\n".encode())
+        raise PermissionError(errno.EPERM, f"{self.script} may signal only the processes "
+                              f"it started (refused by the pipeline: {event} {target})")
 
     def allowed(self, target: Path) -> bool:
         return str(target) == os.devnull or any(target.is_relative_to(r) for r in self.roots)
 
     def check(self, event: str, args: tuple[object, ...]) -> None:
         if not self.active:
+            return
+        if event in ("os.kill", "os.killpg"):
+            self._signal(event, args)
             return
         if event == "open":
             if len(args) < 3 or is_read(args[1], args[2]):

@@ -138,9 +138,10 @@ def run_error(script: str, request: runner.Request, result: runner.Result) -> st
     name = f"explainer_code/{script}"
     if result.refused:
         paths = "\n  ".join(result.refused)
-        return (f"{name} tried to write outside its figure and temporary folders; the writes "
-                f"were refused and nothing was written:\n  {paths}\nA chapter script prints its "
-                "output and saves figures with script_io.save_figure; nothing else.\n")
+        return (f"{name} tried to write outside its figure and temporary folders (or to signal "
+                f"a process it did not start); this was refused and nothing was written:\n  "
+                f"{paths}\nA chapter script prints its output and saves figures with "
+                "script_io.save_figure; nothing else.\n")
     if result.cpu_exceeded:
         return (f"{name} used more than {request.cpu_limit:g} s of CPU time and was killed "
                 "(with everything it started); nothing was written. Raise the limit with "

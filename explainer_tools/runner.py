@@ -78,6 +78,7 @@ from explainer_tools.layout import (
 from explainer_tools.process_tree import (
     Watchdog,
     become_subreaper,
+    descendants,
     end_descendants,
     kill_tree,
     parents,
@@ -236,7 +237,9 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
 
     tempfile.tempdir = str(temporary)
     log_fd = os.open(request.path(".refused"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    containment = Containment(request.writable or (request.cwd,), script.name, log_fd)
+    me = os.getpid()
+    containment = Containment(request.writable or (request.cwd,), script.name, log_fd,
+                              lambda: {me, *descendants(me)})
     read: set[str] = set()
 
     def hook(event: str, args: tuple[object, ...]) -> None:
