@@ -467,3 +467,24 @@ def test_attack14_memory_is_limited(repo: Path, monkeypatch: pytest.MonkeyPatch)
     result = regenerate(repo)
     assert result.returncode == 1
     assert "MemoryError" in result.stderr
+
+
+# --------------------------------------------------------------------------- the fallback
+
+
+def test_without_bubblewrap_one_line_says_so_and_required_refuses(repo: Path) -> None:
+    """A machine without bwrap (here: a PATH without it): one line, and the audit hooks; with
+    EXPLAINER_SANDBOX=required (CI), an error before any script runs."""
+    attack(repo, "print('[2] once')\n")  # the script changed: regenerate runs it
+    fallback = finish(start(repo, "regenerate", "--skip-notebooks", PATH="/nonexistent",
+                            EXPLAINER_SANDBOX=""))
+    assert fallback.returncode == 0, fallback.text
+    notes = [line for line in fallback.stderr.splitlines() if "bubblewrap" in line]
+    assert notes == ["note: bubblewrap (bwrap) is not installed; chapter scripts are contained "
+                     "by audit hooks only (their own Python writes), not by the kernel"]
+    attack(repo, "print('[2] twice')\n")
+    required = finish(start(repo, "regenerate", "--skip-notebooks", PATH="/nonexistent",
+                            EXPLAINER_SANDBOX="required"))
+    assert required.returncode == 1
+    assert "EXPLAINER_SANDBOX=required, but bubblewrap (bwrap) is not installed" in required.stderr
+    assert "ran ch01_probe.py" not in required.stdout
