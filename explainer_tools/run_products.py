@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from pathlib import Path
 
 from explainer_tools import containment, runner
@@ -112,10 +113,10 @@ def changed_during_run(script: str, source_hash: str, inputs: list[str], began_n
     if now != source_hash:
         return (f"{name} changed while it ran; its output is of the old source, so nothing was "
                 "written and no stamp either: run regenerate again\n")
-    moved = []
+    moved, ended_ns = [], time.time_ns()  # a time stamp after now: a skewed clock, not an edit
     for relative in inputs:
         with contextlib.suppress(OSError):
-            if (layout.root / relative.rstrip("/")).stat().st_mtime_ns > began_ns:
+            if began_ns < (layout.root / relative.rstrip("/")).stat().st_mtime_ns <= ended_ns:
                 moved.append(relative)
     if moved:
         return (f"{name}: its inputs {', '.join(moved)} changed while it ran; nothing was "

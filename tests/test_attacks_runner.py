@@ -432,6 +432,23 @@ def test_attack10_a_source_edited_during_its_run_gets_no_stamp(repo: Path,
     assert stamp.read_bytes() == stamped
 
 
+def test_attack10_an_input_edited_during_the_run_gets_no_stamp(repo: Path,
+                                                               tmp_path: Path) -> None:
+    go, scratch = tmp_path / "go", tmp_path / "scratch"
+    scratch.mkdir()
+    data = repo / "explainer_code" / "factor.txt"
+    data.write_text("1.5\n")
+    attack(repo, "    print('[2] factor', (ROOT / 'explainer_code' / 'factor.txt').read_text())\n"
+           + WAITS.format(go=str(go)))
+    proc = start(repo, "regenerate", "--skip-notebooks", TMPDIR=str(scratch))
+    started(scratch, proc)
+    data.write_text("2.5\n")
+    go.write_text("")
+    result = finish(proc)
+    assert result.returncode == 1
+    assert "its inputs explainer_code/factor.txt changed while it ran" in result.stderr
+
+
 # --------------------------------------------------------------------------- 14: outputs, memory
 
 
