@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
+.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -105,7 +105,11 @@ lint: $(INSTALLED) ## ruff over all Python code
 # pytest on two workers (pytest-xdist, requirements-test.lock); TEST_WORKERS=0 runs it in one process.
 # Work units (tests/conftest.py's scheduler): one file each, the browser suite as one.
 TEST_WORKERS ?= 2
-test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium)
+sandbox: $(INSTALLED) ## Say whether chapter scripts run in the kernel's sandbox here (bubblewrap: apt-get install bubblewrap) or with audit hooks only
+	$(PY) -m explainer_tools.containment
+
+test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium; the sandbox needs bubblewrap)
+	$(MAKE) --no-print-directory sandbox
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory check
 	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS))  # tests that repeat what check just did skip

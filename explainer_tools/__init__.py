@@ -13,12 +13,15 @@ parses the imports and fails otherwise):
    of mkdocs.yml outside MkDocs.
    `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
    `process_tree`: a process's descendants (/proc) and how to end them all. `containment`: the
-   audit hook that refuses a script's writes outside its folders. `notebook_slim`: the notebook
-   page's stylesheet cut to what its cells use, its figures as files.
+   kernel's sandbox (bubblewrap) and the audit hook that refuse a script's writes outside its
+   folders, its resource limits. `notebook_slim`: the notebook page's stylesheet cut to what
+   its cells use, its figures as files.
 1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
-   (warm fork parent, plain subprocess fallback), with time limits and dependency tracing.
+   (in the kernel's sandbox, or a warm fork parent, or plain subprocesses), with limits, a
+   watchdog and dependency tracing.
    `notebooks`: executes and compares the companion notebooks. `stamps`: the stamp files and
-   the freshness rule. `tree_io`: the tree guarded while scripts run, and written atomically.
+   the freshness rule. `tree_io`: the tree read as regular files only, watched while scripts
+   run outside the sandbox, held by one run at a time, and written atomically.
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
    figures), `number_links` (numbers -> output lines). `yaml_input`: the data files read with
    `markdown`'s strict loader, each field's type checked.
@@ -34,9 +37,10 @@ parses the imports and fails otherwise):
    BOOK.md's table, "Chapter N"). `verified` ("last verified", from the stamps). `book_checks`:
    the book-wide checks (status phrases, outside references, tag budget, structure,
    bibliography). `raw_tex` (layer 0): raw TeX left as text. `run_costs`: the recorded run
-   time of each script, so that the longest start first. `other_kernels`: which committed
-   products were made on kernels that compute other bits than this machine's, and how check
-   compares them there (within the tolerance `numerics` states).
+   time of each script, so that the longest start first. `run_products`: a finished run
+   judged (its output, its figures, its source changed while it ran). `other_kernels`: which
+   committed products were made on kernels that compute other bits than this machine's, and
+   how check compares them there (within the tolerance `numerics` states).
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
 4. `scaffold`: `make chapter`. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
@@ -84,6 +88,7 @@ LAYERS: dict[str, int] = {
     "book_checks": 2,
     "verified": 2,
     "run_costs": 2,
+    "run_products": 2,
     "other_kernels": 2,
     "numerics": 1,
     "pipeline": 3,

@@ -59,10 +59,14 @@ def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> in
     ledger. 0 when all pass."""
     from explainer_tools import errata, ledger, pipeline
     from explainer_tools.claims import cli as claims_cli
+    from explainer_tools.tree_io import IrregularFiles
 
     status = 0
     try:
         status |= pipeline.check(jobs=jobs, notebooks=notebooks, layout=layout)
+    except IrregularFiles as error:  # the checks below would read them: stop here
+        print(error, file=sys.stderr)
+        return 1
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)
         status = 1

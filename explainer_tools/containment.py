@@ -1,15 +1,37 @@
-"""Containment of a chapter script, from inside its own process: an audit hook refuses every
-write outside the folders it may write to (`Containment`), and tells reads from writes
-(`is_read`). Used by the runner's child (runner.py); it has no state of its own.
+"""Containment of a chapter script, in two layers.
+
+By the kernel (`sandbox_command`): where bubblewrap (`bwrap`) is installed and the kernel lets
+it make namespaces, each script runs in a mount namespace where the whole file system is
+read-only except its figure folder, its temporary folder, the runner's files for it and
+Matplotlib's folders (`library_caches`), in a PID namespace of its own (it cannot see or signal
+the pipeline, and everything it starts ends with it), without network, capabilities or
+controlling terminal. `sandbox_status` says once whether this machine can; where it cannot, the
+pipeline says so in one line and falls back to the layer below alone
+(`EXPLAINER_SANDBOX=required` makes that an error, `off` asks for it).
+
+From inside its own process, in both cases: an audit hook refuses every Python write outside
+the folders it may write to (`Containment`: an error naming the script even where the kernel
+refuses too), tells reads from writes (`is_read`) and inputs from the rest (`repo_relative`);
+`apply_limits` sets its resource limits (memory, file size, open files). Used by the runner
+(runner.py); no state but a cache of the sandbox probe.
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
-from collections.abc import Sequence
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+
+try:
+    import resource
+except ImportError:  # not on Windows
+    resource = None  # type: ignore[assignment]
 
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -32,16 +54,19 @@ DIR_FD_ARG = {"os.remove": 1, "os.rmdir": 1, "os.mkdir": 2, "os.chmod": 2, "os.s
 
 
 def library_caches() -> list[Path]:
-    """Caches outside the repository that libraries may fill during a run (Matplotlib's font
-    list, when it is missing), the only writes allowed outside the script's own folders."""
+    """Folders outside the repository that Matplotlib needs writable (its configuration folder,
+    which it creates on import, and its font list cache, when it is missing), the only writes
+    allowed outside the script's own folders; `MPLCONFIGDIR` replaces both when set."""
     configured = os.environ.get("MPLCONFIGDIR")
     if configured:
         return [Path(configured).resolve()]
     try:
-        cache = Path(os.environ.get("XDG_CACHE_HOME") or Path("~/.cache").expanduser())
+        home = Path("~").expanduser()
     except RuntimeError:  # no home folder: no cache to allow
         return []
-    return [(cache / "matplotlib").resolve()]
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or home / ".config")
+    return [(cache / "matplotlib").resolve(), (config / "matplotlib").resolve()]
 
 
 def _target(path: object, dir_fd: object) -> Path | None:
@@ -54,22 +79,51 @@ def _target(path: object, dir_fd: object) -> Path | None:
     return name.resolve()
 
 
+def _alive(pid: int) -> bool:
+    """Whether `pid` is a live process (not a zombie), from /proc; False where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[:1] not in ([b"Z"], [b"X"])
+    except (OSError, IndexError):
+        return False
+
+
 class Containment:
     """Refuses, from an audit hook, every write of the script outside its writable folders
     (its figure folder and temporary folder, from the pipeline), and logs each refusal to a
     file the parent reads, even when the script catches the error or ends with os._exit."""
 
-    def __init__(self, writable: Sequence[str], script: str, log_fd: int) -> None:
+    def __init__(self, writable: Sequence[str], script: str, log_fd: int,
+                 own: Callable[[], set[int]] | None = None) -> None:
         self.roots = [*(Path(p).resolve() for p in writable), *library_caches()]
         self.log_fd = log_fd
         self.script = script  # its file name, for messages
+        self.own = own  # the script's process and its descendants: whom it may signal
         self.active = True
+
+    def _signal(self, event: str, args: tuple[object, ...]) -> None:
+        """Refuse a signal to a process outside the script's own tree (the runner, the
+        pipeline: SIGSTOP would hang them); the kernel's sandbox cannot reach them at all."""
+        target, sig = (*args, None, None)[:2]
+        if self.own is None or sig == 0 or not isinstance(target, int):
+            return
+        if event == "os.kill" and target in (0, -os.getpgid(0)):
+            return  # its own process group
+        pid = abs(target)
+        if pid == os.getpgid(0) or not _alive(pid) or pid in self.own():
+            return
+        os.write(self.log_fd, f"{event} {target} (signal {sig})\n".encode())
+        raise PermissionError(errno.EPERM, f"{self.script} may signal only the processes "
+                              f"it started (refused by the pipeline: {event} {target})")
 
     def allowed(self, target: Path) -> bool:
         return str(target) == os.devnull or any(target.is_relative_to(r) for r in self.roots)
 
     def check(self, event: str, args: tuple[object, ...]) -> None:
         if not self.active:
+            return
+        if event in ("os.kill", "os.killpg"):
+            self._signal(event, args)
             return
         if event == "open":
             if len(args) < 3 or is_read(args[1], args[2]):
@@ -88,3 +142,158 @@ class Containment:
                     errno.EACCES,
                     f"{self.script} may write only into its figure and temporary folders "
                     f"(refused by the pipeline: {event})", str(target))
+
+
+# --------------------------------------------------------------------------- what is an input
+
+# Parts of a path that make a file no input of a script (products, caches, environments).
+EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
+
+
+def repo_relative(path: str | os.PathLike[str] | int, root: Path) -> str | None:
+    """The POSIX path relative to `root` (a repository, resolved) of a source file, or None for
+    anything else."""
+    if isinstance(path, int):
+        return None
+    try:
+        resolved = Path(os.fsdecode(path)).resolve()
+    except (OSError, ValueError, TypeError):
+        return None
+    if not resolved.is_relative_to(root) or not resolved.is_file():
+        return None
+    relative = resolved.relative_to(root)
+    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
+        "docs",
+        "assets",
+        "fig",
+    ):
+        return None
+    return relative.as_posix()
+
+
+def repo_relative_dir(path: object, root: Path) -> str | None:
+    """The POSIX path relative to `root` of a source folder (for listings), or None."""
+    if not isinstance(path, str | bytes | os.PathLike):
+        return None
+    try:
+        resolved = Path(os.fsdecode(path) or ".").resolve()
+    except (OSError, ValueError, TypeError):
+        return None
+    if not resolved.is_relative_to(root) or not resolved.is_dir() or resolved == root:
+        return None
+    relative = resolved.relative_to(root)
+    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
+            "docs", "assets", "fig") or "site-packages" in relative.parts:
+        return None
+    return relative.as_posix()
+
+
+# --------------------------------------------------------------------------- resource limits
+
+
+def apply_limits(memory: int, file_size: int, open_files: int) -> None:
+    """Limit this process (the script's) and what it starts: writable memory in bytes
+    (RLIMIT_DATA, heap and anonymous mappings: a larger allocation fails, in Python with a
+    MemoryError), the size of every file it writes (RLIMIT_FSIZE: a larger write fails with
+    "File too large"), open files (layout.py holds the values)."""
+    if resource is None:
+        return
+    import signal
+
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an error in the script, not a kill
+    limits = [(resource.RLIMIT_DATA, memory), (resource.RLIMIT_FSIZE, file_size),
+              (resource.RLIMIT_NOFILE, open_files)]
+    for kind, value in limits:
+        _soft, hard = resource.getrlimit(kind)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(kind, (value, value))
+
+
+# --------------------------------------------------------------------------- the kernel's layer
+
+BWRAP = "bwrap"
+# How scripts are contained: "auto" (unset: the kernel's sandbox where it works, else the audit
+# hooks alone, said in one line), "required" (CI: the fallback is an error), "off" (the hooks).
+SANDBOX_ENV = "EXPLAINER_SANDBOX"
+# Every sandbox: the file system read-only, fresh /dev and /proc, its own PID and network
+# namespaces, a new session (no terminal to push input into), no capabilities (even as root: it
+# cannot remount anything writable), killed if the pipeline dies.
+BWRAP_FLAGS = ("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+               "--unshare-net", "--unshare-ipc", "--die-with-parent", "--new-session",
+               "--cap-drop", "ALL")
+
+
+def sandbox_setting() -> str:
+    """`$EXPLAINER_SANDBOX`: "auto" (unset), "required" or "off"; anything else is an error."""
+    value = os.environ.get(SANDBOX_ENV, "").strip().lower() or "auto"
+    if value not in ("auto", "required", "off"):
+        raise ValueError(f"{SANDBOX_ENV}={value!r}: expected required, off, or unset (auto)")
+    return value
+
+
+@functools.cache
+def _probe() -> str:
+    """Why the kernel's layer cannot be used here ('' when it can): bwrap missing, or the
+    kernel refusing its namespaces (no unprivileged user namespaces)."""
+    found = shutil.which(BWRAP)
+    if found is None:
+        return "bubblewrap (bwrap) is not installed"
+    try:
+        done = subprocess.run([found, *BWRAP_FLAGS, "--", "true"], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap could not start ({error})"
+    if done.returncode != 0:
+        reason = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"the kernel refused bwrap's namespaces ({reason[-1] if reason else 'no reason'})"
+    return ""
+
+
+_said: list[str] = []
+
+
+def sandbox_status() -> bool:
+    """Whether scripts run in the kernel's sandbox. The fallback is said once, in one line, on
+    stderr; with EXPLAINER_SANDBOX=required it is an error (RuntimeError)."""
+    setting = sandbox_setting()
+    if setting == "off":
+        return False
+    reason = _probe()
+    if not reason:
+        return True
+    if setting == "required":
+        raise RuntimeError(f"{SANDBOX_ENV}=required, but {reason}: chapter scripts cannot be "
+                           "contained by the kernel here (apt-get install bubblewrap)")
+    if not _said:
+        _said.append(reason)
+        print(f"note: {reason}; chapter scripts are contained by audit hooks only (their own "
+              "Python writes), not by the kernel", file=sys.stderr)
+    return False
+
+
+def sandbox_command(writable: Sequence[str], files: Sequence[str], chdir: str) -> list[str]:
+    """The bwrap command line that runs a command with only `writable` folders and `files`
+    writable, Matplotlib's folders too; each is made here first (`files` empty)."""
+    for folder in writable:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+    for name in files:
+        Path(name).write_bytes(b"")
+    command = [shutil.which(BWRAP) or BWRAP, *BWRAP_FLAGS]
+    for cache in library_caches():  # as Matplotlib would make them on its first import
+        with contextlib.suppress(OSError):
+            cache.mkdir(parents=True, exist_ok=True)
+    for path in [*writable, *files, *(str(p) for p in library_caches() if p.is_dir())]:
+        command += ["--bind", path, path]
+    return [*command, "--chdir", chdir, "--"]
+
+
+if __name__ == "__main__":  # `make sandbox`: does this machine run scripts in the sandbox?
+    try:
+        contained = sandbox_status()
+    except (RuntimeError, ValueError) as error:
+        print(f"sandbox: {error}", file=sys.stderr)
+        sys.exit(1)
+    if contained:
+        print("sandbox: chapter scripts run in bubblewrap (read-only tree, own PID and network "
+              "namespaces)")

@@ -79,6 +79,15 @@ DEFAULT_SCRIPT_CPU_LIMIT_S = 600.0
 CPU_LIMIT_ENV = "EXPLAINER_SCRIPT_CPU_LIMIT"
 DEFAULT_SCRIPT_TIMEOUT_S = 3600.0
 TIMEOUT_ENV = "EXPLAINER_SCRIPT_TIMEOUT"
+# What a script may use beyond time (containment.apply_limits, in the script's own process):
+# its standard output is capped (the pipeline refuses more, naming the script), every file it
+# writes is capped a little above that (RLIMIT_FSIZE: a larger write fails), its writable memory
+# (RLIMIT_DATA: heap and anonymous mappings) and its open files are limited.
+OUTPUT_CAP_BYTES = 2 * 1024 * 1024
+FILE_SIZE_LIMIT_BYTES = OUTPUT_CAP_BYTES + 1  # so that an output over the cap is seen as such
+DEFAULT_SCRIPT_MEMORY_GB = 8.0
+MEMORY_ENV = "EXPLAINER_SCRIPT_MEMORY_GB"
+OPEN_FILES_LIMIT = 1024
 # The code that decides how scripts run: part of every stamp (issue 10.5).
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
                "explainer_tools/containment.py", "explainer_tools/process_tree.py")
@@ -89,9 +98,9 @@ def run_environment() -> dict[str, str]:
     return {**FIXED_ENV, **CPU_PINNING_ENV}
 
 
-def seconds_setting(name: str, default: float) -> float:
-    """A positive number of seconds from environment variable `name` (`default` when unset or
-    empty); anything else is an error that names the variable.
+def seconds_setting(name: str, default: float, unit: str = "seconds") -> float:
+    """A positive number (of seconds, or of `unit`) from environment variable `name` (`default`
+    when unset or empty); anything else is an error that names the variable.
 
     >>> seconds_setting("EXPLAINER_NO_SUCH_SETTING", 7.0)
     7.0
@@ -104,7 +113,7 @@ def seconds_setting(name: str, default: float) -> float:
     except ValueError:
         seconds = float("nan")
     if not 0 < seconds < float("inf"):
-        raise ValueError(f"{name}={value!r} is not a positive number of seconds (e.g. {name}="
+        raise ValueError(f"{name}={value!r} is not a positive number of {unit} (e.g. {name}="
                          f"{default:g}); unset it for the default, {default:g}")
     return seconds
 
@@ -117,6 +126,12 @@ def script_timeout() -> float:
 def script_cpu_limit() -> float:
     """The per-script CPU-time limit: `$EXPLAINER_SCRIPT_CPU_LIMIT` seconds, else 600."""
     return seconds_setting(CPU_LIMIT_ENV, DEFAULT_SCRIPT_CPU_LIMIT_S)
+
+
+def script_memory_limit() -> int:
+    """The per-script limit of writable memory in bytes: `$EXPLAINER_SCRIPT_MEMORY_GB` GB
+    (10^9 bytes), else 8."""
+    return int(seconds_setting(MEMORY_ENV, DEFAULT_SCRIPT_MEMORY_GB, "GB") * 1e9)
 
 
 # --------------------------------------------------------------------------- naming rules

@@ -7,14 +7,19 @@ regenerate
        read, a folder it listed, `requirements.lock`, the run environment or the runner's code
        changed, or a product
        (output, figure) no longer matches.
-    2. Run them (runner.py: a warm parent that forks one child per script, `--jobs` at a time,
-       each with a time limit and a scratch figure folder; the runner records what each read),
-       the longest first by `outputs/run_seconds.json` (run_costs.py).
+    2. Run them (runner.py: each in the kernel's sandbox where it works, else in a child of a
+       warm fork parent; `--jobs` at a time, each with limits and a scratch figure folder; the
+       runner records what each read), the longest first by `outputs/run_seconds.json`
+       (run_costs.py).
        A failure stops everything: its traceback is printed, the exit code is non-zero, and no
        file in the tree is touched. Two scripts drawing the same figure name stop it too; so do
-       a write the runner refused, a CPU-time or wall-clock limit, and an exit that skipped the
-       end of the script (os._exit: no inputs recorded, so no stamp). Files of the tree that
-       change while the scripts run are named (`TreeGuard`).
+       a write the runner refused, a CPU-time or wall-clock limit, a process of the run left
+       stopped (SIGSTOP), an exit that skipped the end of the script (os._exit: no inputs
+       recorded, so no stamp), an output over 2 MiB or holding control characters, a figure
+       folder entry that is not a regular PNG file, and a script whose source or inputs changed
+       while it ran (its output is of the old files: no stamp). In the kernel's sandbox the
+       scripts cannot write the tree; outside it, files of the tree that change while they run
+       are named (`TreeGuard`).
     3. Re-embed every marker in `docs/**/*.md`. Any marker error stops everything, again before
        anything is written.
     4. Check that every file to write can be written, then write what changed, each file
@@ -30,33 +35,43 @@ check
     compares outputs, figures, stamps and pages with the committed ones: a unified diff per text
     difference, a description per figure difference, advice per kind of difference. Beside
     the scripts, re-executes each notebook in memory and compares its deterministic text
-    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree: the runner refuses
-    scripts' writes, and whatever a program they start changes in the tree is put back and fails
-    the check (`TreeGuard`). (`python -m
-    explainer_tools check` adds the claim and errata checks: see cli.py.)
+    (`notebooks.comparable_text`) and stamp. Writes nothing into the tree (its lock file lies in
+    the ignored `.cache/`): in the kernel's sandbox scripts cannot write it; outside it (and
+    around the notebooks, which run outside it) a file of the tree that changed meanwhile fails
+    the check by name (`TreeGuard`), and is left as it is: it may be an author's edit.
+    (`python -m explainer_tools check` adds the claim and errata checks: see cli.py.)
+
+Both take a lock (`pipeline_lock`): a second regenerate or check in the same repository says
+which run holds it and waits. The pipeline reads only regular files of the tree and of the
+figure folders (`tree_io.read_regular`): a link, FIFO or socket is an error naming it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from explainer_tools import cpu_paths, notebooks, numerics, run_costs, runner
-from explainer_tools.layout import (
-    DEFAULT,
-    FIG_DIR_ENV,
-    Layout,
-    script_cpu_limit,
-    script_timeout,
-)
+from explainer_tools.layout import DEFAULT, FIG_DIR_ENV, Layout, sha256
 from explainer_tools.markers import MarkerError, embed, resolver
 from explainer_tools.notebooks import stop_executions  # `check`'s flag is named notebooks
 from explainer_tools.other_kernels import machine_kernels, other_kernels, settle_other_kernels
+from explainer_tools.run_products import (
+    changed_during_run,
+    collect_figures,
+    limits,
+    normalise_output,
+    output_too_long,
+    run_error,
+    sandboxed,
+)
 from explainer_tools.stamps import (
     is_fresh,
     read_stamp,
@@ -64,7 +79,14 @@ from explainer_tools.stamps import (
     stamp_environment,
     stamped_figures,
 )
-from explainer_tools.tree_io import PipelineError, TreeGuard, apply
+from explainer_tools.tree_io import (
+    PipelineError,
+    TreeGuard,
+    apply,
+    pipeline_lock,
+    read_regular,
+    refuse_irregular_files,
+)
 
 
 @dataclass
@@ -99,35 +121,13 @@ class Plan:
 # --------------------------------------------------------------------------- running scripts
 
 
-def normalise_output(data: bytes, script: str) -> str:
-    """Script output as text, the same way for regenerate and check: UTF-8 (else an error naming
-    the script), line endings "\\r\\n" and "\\r" made "\\n"."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        raise PipelineError(
-            f"explainer_code/{script}: its output is not UTF-8 (line {line}, byte "
-            f"{error.start}: {data[error.start:error.start + 1]!r}); print text, not bytes"
-        ) from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _limits() -> tuple[float, float]:
-    """(wall-clock backstop, CPU-time limit) in seconds; a malformed setting is an error."""
-    try:
-        return script_timeout(), script_cpu_limit()
-    except ValueError as error:
-        raise PipelineError(f"regenerate: {error}") from None
-
-
 def run_scripts(scripts: list[str], scratch: Path, jobs: int,
                 layout: Layout) -> dict[str, ScriptRun]:
     """Run the layout's scripts through the runner; every failure is collected, then raised
     together. Each sees this machine's kernel id in `$EXPLAINER_KERNELS` (ch22_wordnet.py)."""
     if not scripts:
         return {}
-    timeout, cpu_limit = _limits()
+    timeout, cpu_limit = limits()
     kernels = machine_kernels(layout)
     extra = {numerics.KERNELS_ENV: kernels["id"]} if kernels else {}
     requests = []
@@ -143,61 +143,38 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
             writable=(str(fig_dir), str(scratch / f"{stem}.tmp")), root=str(layout.root)))
     by_script = dict(zip(scripts, requests, strict=True))
     order = run_costs.start_order(scripts, run_costs.read_costs(layout))  # the longest first
-    results = runner.run_scripts([by_script[s] for s in order], jobs)
+    sources = {}
+    for script in scripts:  # a source that changes while its script runs is not stamped
+        try:
+            sources[script] = sha256(read_regular(layout.code_dir / script,
+                                                  f"explainer_code/{script}"))
+        except FileNotFoundError:
+            sources[script] = ""
+    began_ns = time.time_ns()
+    results = runner.run_scripts([by_script[s] for s in order], jobs, sandbox=sandboxed())
     runs: dict[str, ScriptRun] = {}
     errors: list[str] = []
     for script, request in zip(scripts, requests, strict=True):
         result = results[request.stem]
-        error = run_error(script, request, result)
+        error = output_too_long(script, result) or run_error(script, request, result)
         if error:
             errors.append(error)
             continue
         try:
             output = normalise_output(result.stdout, script)
+            figures = collect_figures(scratch / "fig" / request.stem, script)
         except PipelineError as error:
             errors.append(str(error))
             continue
-        fig_dir = scratch / "fig" / request.stem
-        figures = {path.name: path.read_bytes() for path in sorted(fig_dir.glob("*.png"))}
+        error = changed_during_run(script, sources[script], result.inputs, began_ns, layout)
+        if error:
+            errors.append(error)
+            continue
         runs[script] = ScriptRun(script, output, figures, result.inputs, result.seconds,
                                  result.script_seconds, kernels)
     if errors:
         raise PipelineError("regenerate: " + "\n".join(errors))
     return runs
-
-
-def run_error(script: str, request: runner.Request, result: runner.Result) -> str:
-    """Why a run cannot be used (empty when it can): refused writes, limits, failure, an exit
-    that skipped the end of the script."""
-    name = f"explainer_code/{script}"
-    if result.refused:
-        paths = "\n  ".join(result.refused)
-        return (f"{name} tried to write outside its figure and temporary folders; the writes "
-                f"were refused and nothing was written:\n  {paths}\nA chapter script prints its "
-                "output and saves figures with script_io.save_figure; nothing else.\n")
-    if result.cpu_exceeded:
-        return (f"{name} used more than {request.cpu_limit:g} s of CPU time and was killed "
-                "(with everything it started); nothing was written. Raise the limit with "
-                "EXPLAINER_SCRIPT_CPU_LIMIT=SECONDS if the script is meant to compute longer.\n"
-                + _tail(result.stdout, "its output before the limit"))
-    if result.timed_out:
-        return (f"{name} timed out after {request.timeout:g} s of wall-clock time and was "
-                "killed (with everything it started); nothing was written. Raise the limit "
-                "with EXPLAINER_SCRIPT_TIMEOUT=SECONDS if the script is meant to wait longer.\n"
-                + _tail(result.stdout, "its output before the timeout"))
-    if result.returncode != 0:
-        return (f"{name} failed (exit {result.returncode}); nothing was written.\n"
-                + result.stderr.decode("utf-8", "replace")
-                + _tail(result.stdout, "its output before the failure"))
-    if result.unfinished:
-        return (f"{name} exited without returning (os._exit, or a kill), so the runner could "
-                "not record what it read and no stamp can be written; nothing was written. "
-                "End the script by returning from it (or sys.exit).\n")
-    return ""
-
-
-def _tail(stdout: bytes, title: str) -> str:
-    return f"--- {title} ---\n" + stdout.decode("utf-8", "replace") if stdout else ""
 
 
 def run_script(script: str, scratch: Path, layout: Layout = DEFAULT) -> ScriptRun:
@@ -214,10 +191,10 @@ def committed_output(script: str, layout: Layout = DEFAULT) -> str:
 
 
 def read_page(page: Path, layout: Layout) -> str:
+    data = read_regular(page, layout.relative(page))
     try:
-        return page.read_bytes().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
-        data = page.read_bytes()
         line = data[: error.start].count(b"\n") + 1
         raise PipelineError(
             f"{layout.relative(page)}:{line}: not UTF-8 (byte "
@@ -294,7 +271,10 @@ def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
     the products of scripts recorded on other kernels within a tolerance: `Plan.notes`)."""
     result = Plan(ran=list(to_run))
     recorded = other_kernels(to_run, layout) if checking else {}
-    guard = TreeGuard(layout.root, restore=checking)
+    # In the kernel's sandbox the scripts cannot write the tree; outside it, what changed in the
+    # tree meanwhile is named (and fails check), never put back.
+    guard = (contextlib.nullcontext() if not to_run or sandboxed()
+             else TreeGuard(layout.root, failing=checking))
     with guard, tempfile.TemporaryDirectory(prefix="regenerate-") as scratch:
         runs = run_scripts(to_run, Path(scratch), jobs, layout)
     result.notes = settle_other_kernels(runs, recorded, layout)
@@ -422,7 +402,7 @@ def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
             continue
         print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
         try:
-            with TreeGuard(layout.root, restore=False):
+            with TreeGuard(layout.root, failing=False):
                 notebook = notebooks.execute_notebook(source, layout)
         except PipelineError:
             raise
@@ -485,7 +465,6 @@ def notebook_differences(layout: Layout) -> list[Difference]:
 
 # --------------------------------------------------------------------------- entry points
 
-
 def select_scripts(scripts: list[str], names: list[str]) -> list[str]:
     """The scripts `names` picks out (`ch05_attention`, `ch05_attention.py`, or a path to it),
     in `scripts`' order; every script when `names` is empty. An unknown name is an error."""
@@ -504,6 +483,13 @@ def regenerate(jobs: int, force: bool = False, notebooks: bool = True,
                only: list[str] | None = None, layout: Layout = DEFAULT) -> int:
     """Run the stale scripts (every one with `force`; of `only`, when scripts are named) and
     write what they make. Naming scripts leaves the notebooks out."""
+    with pipeline_lock(layout, "regenerate"):
+        refuse_irregular_files(layout.root, "regenerate")
+        return _regenerate(jobs, force, notebooks, only, layout)
+
+
+def _regenerate(jobs: int, force: bool, notebooks: bool, only: list[str] | None,
+                layout: Layout) -> int:
     scripts = layout.discover_scripts()
     chosen = select_scripts(scripts, only or [])
     to_run = [s for s in chosen if force or not is_fresh(s, layout)]
@@ -566,6 +552,12 @@ def script_differences(scripts: list[str], jobs: int,
 
 def check(jobs: int, notebooks: bool = True, layout: Layout = DEFAULT) -> int:
     """Regenerate into memory and compare; 0 when everything matches."""
+    with pipeline_lock(layout, "check"):
+        refuse_irregular_files(layout.root, "check")
+        return _check(jobs, notebooks, layout)
+
+
+def _check(jobs: int, notebooks: bool, layout: Layout) -> int:
     scripts = layout.discover_scripts()
     # The notebooks re-execute beside the scripts (a process of their own, reading committed
     # files only), so that neither waits for the other.

@@ -54,6 +54,16 @@ def parents() -> dict[int, int]:
     return found
 
 
+def stopped(pid: int) -> bool:
+    """Whether `pid` is stopped (SIGSTOP, SIGTSTP, or by a tracer); False where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    return bool(fields) and fields[0] in (b"T", b"t")
+
+
 def descendants(root: int) -> list[int]:
     """Every live descendant of `root` (children first found, breadth first)."""
     children: dict[int, list[int]] = {}
@@ -118,3 +128,23 @@ def end_descendants() -> None:
         if not descendants(os.getpid()):
             return
         time.sleep(0.002)
+
+
+class Watchdog:
+    """The pipeline's own watch over a running script's process tree: a process of it that
+    stays stopped (SIGSTOP, or stopped by a debugger) over two looks is a hang, not a wait."""
+
+    def __init__(self, every: float = 0.25) -> None:
+        self.every = every  # seconds between looks
+        self.last = 0.0
+        self.seen: set[int] = set()  # roots found stopped at the last look
+
+    def stopped_roots(self, roots: list[int]) -> set[int]:
+        """Of `roots`, those whose tree has held a stopped process at two looks in a row."""
+        now = time.monotonic()
+        if now - self.last < self.every:
+            return set()
+        self.last = now
+        found = {root for root in roots if any(stopped(pid) for pid in [root, *descendants(root)])}
+        hung, self.seen = found & self.seen, found
+        return hung

@@ -1,48 +1,42 @@
-"""Run chapter scripts as `python script.py` would, recording the repository files they read; pay
-the heavy imports once.
+"""Run chapter scripts as `python script.py` would, recording the repository files they read.
 
-Warm mode (the default where `os.fork` exists). `run_scripts` starts one parent process,
-`python -m explainer_tools.runner serve`, in the pinned run environment (`layout.run_environment`:
-the CPU code paths are read when torch loads, so they are set before it). The parent imports
-numpy, torch and Matplotlib (Agg) -- and runs no torch operation, so no thread pool has started
--- then forks one child per script, at most `jobs` at a time. Each child:
+Three modes, one child code (`_run_in_this_process`):
 
-- gets its own process group and dies with its parent (PR_SET_PDEATHSIG); it is a subreaper
-  (PR_SET_CHILD_SUBREAPER), so what the script starts stays in its process tree even after
-  setsid or a double fork, and when the script ends (or is killed at a limit) every descendant
-  is killed (`kill_tree`, found through /proc);
-- is contained: an audit hook refuses every write outside the request's `writable` folders
-  (the pipeline gives the figure folder and a temporary folder, which TMPDIR names) with a
-  PermissionError, and logs the refusal to `<stem>.refused`, which makes the run an error even
-  if the script catches it (programs the script starts are not hooked: the pipeline guards
-  the tree itself, pipeline.TreeGuard);
-- runs under a CPU-time limit (RLIMIT_CPU: CPU seconds do not grow on a busy machine) and a
-  wall-clock backstop;
-- reads stdin from /dev/null and writes stdout and stderr to files of the scratch folder;
-- changes to its own working folder and sets its own variables (`EXPLAINER_FIG_DIR`, ...);
-- runs the script with `runpy` as `__main__`, its folder first on `sys.path`, like a direct run.
-  Modules the script imports are imported fresh in the child (the parent holds only the heavy
-  third-party ones and explainer_tools), so module state is clean; hash seed 0 is inherited;
-  then runs the atexit handlers, as the interpreter would (the child ends with os._exit);
-- records, with an audit hook, every repository file the script opens for reading and every
-  repository folder it lists (`os.listdir`, `os.scandir`, hence `glob` and `pathlib`; recorded as
-  `folder/`, whose stamp hash is that of its sorted names), plus the repository modules it
-  imported (outputs, figures, `.venv` and caches excluded), and every repository file whose
-  metadata it reads (os.stat and os.lstat are wrapped: `getsize`, `exists`, `Path.stat`), and
-  writes them to `<stem>.deps.json` with the script's own run time -- only when the script
-  returned: one that ends with os._exit gets no inputs file, and the pipeline refuses to stamp
-  it. Reads it cannot see: files read by a subprocess, the network, the clock, environment
-  variables.
+- Sandbox (the default where `containment.sandbox_status` says the kernel's sandbox works): one
+  fresh `python -m explainer_tools.runner one REQUEST` per script inside bubblewrap
+  (`containment.sandbox_command`): the file system read-only but the script's figure and
+  temporary folders, Matplotlib's folders and the runner's files for it; its own PID, network
+  and IPC namespaces, a new session, no capabilities. Killing bwrap ends the whole namespace.
+- Warm (outside the sandbox, where `os.fork` exists): one parent, `runner serve`, started in
+  the pinned run environment (`layout.run_environment`: the CPU code paths are read when torch
+  loads), imports numpy, torch and Matplotlib (Agg) -- running no torch operation, so no thread
+  pool has started -- then forks one child per script, at most `jobs` at a time.
+- Plain (`EXPLAINER_RUNNER=subprocess`, or no fork): the sandbox's processes without bwrap.
 
-Threads: the parent is started with the caller's environment, so OMP_NUM_THREADS and friends
-set by the caller (e.g. the determinism test's 1 and 2 threads) reach numpy, torch, MKL and
-OpenMP as they would in a fresh process.
+Each child: gets its own process group and dies with its parent (PR_SET_PDEATHSIG); is a
+subreaper, so what the script starts stays in its tree even after setsid or a double fork, and
+is killed when the script ends or hits a limit (`kill_tree`, through /proc); refuses, from an
+audit hook, every Python write outside the request's `writable` folders (figure folder and
+temporary folder, which TMPDIR names), logging each to `<stem>.refused` (an error even if the
+script catches it); runs under a CPU-time limit (RLIMIT_CPU: CPU seconds do not grow on a busy
+machine), the resource limits of `containment.apply_limits` and a wall-clock backstop; reads
+stdin from /dev/null and writes stdout and stderr to files of the scratch folder; sets its
+working folder and variables (`EXPLAINER_FIG_DIR`, ...); runs the script with `runpy` as
+`__main__`, its folder first on `sys.path`, modules it imports imported fresh (hash seed 0
+inherited), then the atexit handlers, as the interpreter would. It records, with an audit hook,
+every repository file the script opens for reading and every repository folder it lists
+(`os.listdir`, `os.scandir`, hence `glob` and `pathlib`; recorded as `folder/`), the repository
+modules it imported (outputs, figures, `.venv`, caches and the runner's own modules excluded),
+and every repository file whose metadata it reads (os.stat and os.lstat are wrapped), into
+`<stem>.deps.json` with the script's run time -- only when the script returned: one that ends
+with os._exit gets no inputs file, and no stamp. Reads it cannot see: files read by a
+subprocess, the network, the clock, environment variables.
 
-Plain mode (`EXPLAINER_RUNNER=subprocess`, or where fork is unavailable): one fresh
-`python -m explainer_tools.runner one REQUEST` process per script, the same child code, no fork.
-
-Both modes: per-script limits (`layout.script_cpu_limit`, `layout.script_timeout`, reported by
-script name), the script's process tree killed at a limit and on any exit of the caller.
+The caller's own watchdog (`process_tree.Watchdog`) ends a run whose tree stays stopped
+(SIGSTOP), and the warm parent's reports are read with a timeout, so that no stopped process
+blocks the pipeline. Threads: the environment is the caller's, so OMP_NUM_THREADS and friends
+reach numpy, torch, MKL and OpenMP as in a fresh process. Per-script limits
+(`layout.script_cpu_limit`, `layout.script_timeout`) are reported by script name.
 """
 
 from __future__ import annotations
@@ -53,7 +47,9 @@ import json
 import os
 import re
 import runpy
+import select
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -63,10 +59,26 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from explainer_tools.containment import Containment, is_read
-from explainer_tools.layout import DEFAULT, run_environment
+from explainer_tools.containment import (
+    Containment,
+    apply_limits,
+    is_read,
+    repo_relative,
+    repo_relative_dir,
+    sandbox_command,
+    sandbox_status,
+)
+from explainer_tools.layout import (
+    DEFAULT,
+    FILE_SIZE_LIMIT_BYTES,
+    OPEN_FILES_LIMIT,
+    run_environment,
+    script_memory_limit,
+)
 from explainer_tools.process_tree import (
+    Watchdog,
     become_subreaper,
+    descendants,
     end_descendants,
     kill_tree,
     parents,
@@ -79,10 +91,11 @@ except ImportError:  # not on Windows
     resource = None  # type: ignore[assignment]
 
 WARM_MODULES = ("numpy", "torch", "matplotlib", "matplotlib.pyplot")
-EXCLUDED_PARTS = {".venv", "__pycache__", ".git", "outputs", "site", ".cache", "build"}
 LISTING_EVENTS = ("os.listdir", "os.scandir")  # pathlib and glob list folders through these
 RUNNER_ENV = "EXPLAINER_RUNNER"  # "subprocess" forces plain mode
 POLL_S = 0.01
+WATCH_S = 0.25  # how long the warm parent's reports are waited for between watchdog looks
+RUNNER_FILES = (".out", ".err", ".refused", ".deps.json")  # what the runner writes, per script
 CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
 
 
@@ -116,47 +129,11 @@ class Result:
     cpu_exceeded: bool = False  # killed at its CPU-time limit
     refused: list[str] = field(default_factory=list)  # writes refused (outside `writable`)
     unfinished: bool = False  # exit 0 without returning (os._exit): no inputs recorded
+    stopped: bool = False  # killed by the watchdog: a process of its tree was stopped (SIGSTOP)
+    sandboxed: bool = False  # it ran in the kernel's sandbox (containment.sandbox_command)
 
 
 # --------------------------------------------------------------------------- tracing (child side)
-
-
-def repo_relative(path: str | os.PathLike[str] | int, root: Path) -> str | None:
-    """The POSIX path relative to `root` (a repository, resolved) of a source file, or None for
-    anything else."""
-    if isinstance(path, int):
-        return None
-    try:
-        resolved = Path(os.fsdecode(path)).resolve()
-    except (OSError, ValueError, TypeError):
-        return None
-    if not resolved.is_relative_to(root) or not resolved.is_file():
-        return None
-    relative = resolved.relative_to(root)
-    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
-        "docs",
-        "assets",
-        "fig",
-    ):
-        return None
-    return relative.as_posix()
-
-
-def repo_relative_dir(path: object, root: Path) -> str | None:
-    """The POSIX path relative to `root` of a source folder (for listings), or None."""
-    if not isinstance(path, str | bytes | os.PathLike):
-        return None
-    try:
-        resolved = Path(os.fsdecode(path) or ".").resolve()
-    except (OSError, ValueError, TypeError):
-        return None
-    if not resolved.is_relative_to(root) or not resolved.is_dir() or resolved == root:
-        return None
-    relative = resolved.relative_to(root)
-    if EXCLUDED_PARTS.intersection(relative.parts) or relative.parts[:3] == (
-            "docs", "assets", "fig") or "site-packages" in relative.parts:
-        return None
-    return relative.as_posix()
 
 
 def _by_import_system() -> bool:
@@ -260,7 +237,9 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
 
     tempfile.tempdir = str(temporary)
     log_fd = os.open(request.path(".refused"), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    containment = Containment(request.writable or (request.cwd,), script.name, log_fd)
+    me = os.getpid()
+    containment = Containment(request.writable or (request.cwd,), script.name, log_fd,
+                              lambda: {me, *descendants(me)})
     read: set[str] = set()
 
     def hook(event: str, args: tuple[object, ...]) -> None:
@@ -279,6 +258,7 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     sys.argv = [str(script)]
     sys.path[:] = [str(script.parent), *base_path]
     _limit_cpu(request.cpu_limit)
+    apply_limits(script_memory_limit(), FILE_SIZE_LIMIT_BYTES, OPEN_FILES_LIMIT)
     _trace_stats(read, containment, root)
     sys.addaudithook(hook)
     began = time.perf_counter()
@@ -293,6 +273,10 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
             relative = repo_relative(getattr(module, "__file__", None) or "", root)
             if relative is not None:
                 read.add(relative)
+        # The runner's own modules (loaded before the script in both modes; every stamp hashes
+        # them as the runner's code) are not the script's inputs, however it reached them.
+        read -= {repo_relative(getattr(sys.modules.get(name), "__file__", None) or "", root)
+                 for name in preloaded}
         if script.is_relative_to(root):
             read.add(script.relative_to(root).as_posix())
         request.path(".deps.json").write_text(
@@ -302,23 +286,36 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     return status
 
 
-def _collect(request: Request, returncode: int, seconds: float, timed_out: bool) -> Result:
-    def read(suffix: str) -> bytes:
-        path = request.path(suffix)
-        return path.read_bytes() if path.is_file() else b""
+def _read_file(path: Path) -> bytes:
+    """A file the runner wrote for a script: a regular file, never followed through a link
+    (the script could have replaced it with a FIFO, which would block the reader); b"" if
+    absent or anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return b""
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read() if stat.S_ISREG(os.fstat(fd).st_mode) else b""
 
-    deps = request.path(".deps.json")
+
+def _collect(request: Request, returncode: int, seconds: float, timed_out: bool,
+             stopped_: bool = False, sandboxed: bool = False) -> Result:
+    def read(suffix: str) -> bytes:
+        return _read_file(request.path(suffix))
+
+    deps = read(".deps.json")
     inputs, script_seconds = [], 0.0
     unfinished = False
-    if returncode == 0 and deps.is_file():
-        data = json.loads(deps.read_text(encoding="utf-8"))
+    if returncode == 0 and deps:
+        data = json.loads(deps.decode("utf-8"))
         inputs, script_seconds = data["inputs"], data["seconds"]
     elif returncode == 0:
         unfinished = True  # it ended before returning: os._exit, or the runner was killed
     refused = list(dict.fromkeys(read(".refused").decode("utf-8", "replace").splitlines()))
     cpu_exceeded = returncode in (CPU_EXIT, -getattr(signal, "SIGXCPU", 24))
     return Result(Path(request.script).name, returncode, read(".out"), read(".err"), inputs,
-                  seconds, script_seconds, timed_out, cpu_exceeded, refused, unfinished)
+                  seconds, script_seconds, timed_out, cpu_exceeded, refused, unfinished,
+                  stopped_, sandboxed)
 
 
 # --------------------------------------------------------------------------- warm parent
@@ -443,16 +440,34 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
     )
     by_stem = {r.stem: r for r in requests}
     results: dict[str, Result] = {}
+    watchdog = Watchdog()
+    halted = ""  # why the watchdog ended the parent
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({"jobs": jobs, "warm": warm_modules(requests),
                                      "requests": [r.__dict__ for r in requests]}).encode("utf-8"))
         proc.stdin.close()
-        for line in proc.stdout:
-            report = json.loads(line)
-            request = by_stem[report["stem"]]
-            results[request.stem] = _collect(request, report["returncode"], report["seconds"],
-                                             report["timed_out"])
+        # Read the parent's reports with a timeout, never blocking on it: a script that stops
+        # its parent (SIGSTOP) is seen by the watchdog, which ends the parent and its children.
+        pending = b""
+        fd = proc.stdout.fileno()
+        while True:
+            ready, _, _ = select.select([fd], [], [], WATCH_S)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for line in lines:
+                    report = json.loads(line)
+                    request = by_stem[report["stem"]]
+                    results[request.stem] = _collect(request, report["returncode"],
+                                                     report["seconds"], report["timed_out"])
+            elif watchdog.stopped_roots([proc.pid]):
+                halted = "a process of the runner was stopped (SIGSTOP) and the runner was ended"
+                kill_tree(proc.pid)
+                break
         proc.wait()
     finally:
         if proc.poll() is None:
@@ -467,25 +482,37 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
                 stream.close()
     for request in requests:
         if request.stem not in results:
+            why = halted or f"the runner ended (exit {proc.returncode})"
             results[request.stem] = Result(Path(request.script).name, -1, b"",
-                                           f"the runner ended (exit {proc.returncode}) before "
-                                           "this script finished\n".encode(), [], 0.0, 0.0)
+                                           f"{why} before this script finished\n".encode(),
+                                           [], 0.0, 0.0, stopped=bool(halted))
     return results
 
 
 # --------------------------------------------------------------------------- plain subprocesses
 
 
-def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
+def _sandbox_prefix(request: Request) -> list[str]:
+    """The command prefix that runs the script in the kernel's sandbox, its writable folders
+    and the runner's files for it made first."""
+    folders = [*(request.writable or (request.cwd,)), str(request.path(".tmp"))]
+    return sandbox_command(list(dict.fromkeys(folders)),
+                           [str(request.path(s)) for s in RUNNER_FILES], str(DEFAULT.root))
+
+
+def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> dict[str, Result]:
+    """One process per script (`runner one REQUEST`), in the kernel's sandbox if `sandboxed`."""
     pending = list(requests)
     running: dict[str, tuple[Request, subprocess.Popen[bytes], float]] = {}
     results: dict[str, Result] = {}
+    watchdog = Watchdog()
     try:
         while pending or running:
             while pending and len(running) < max(1, jobs):
                 request = pending.pop(0)
+                prefix = _sandbox_prefix(request) if sandboxed else []
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "explainer_tools.runner", "one",
+                    [*prefix, sys.executable, "-m", "explainer_tools.runner", "one",
                      json.dumps(request.__dict__)],
                     stdin=subprocess.DEVNULL,
                     cwd=DEFAULT.root,  # where explainer_tools is importable
@@ -494,11 +521,13 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                 )
                 running[request.stem] = (request, proc, time.monotonic())
             finished = False
+            hung = watchdog.stopped_roots([proc.pid for _r, proc, _b in running.values()])
             for stem, (request, proc, began) in list(running.items()):
                 elapsed = time.monotonic() - began
                 code = proc.poll()
                 timed_out = code is None and elapsed > request.timeout
-                if code is None and not timed_out:
+                was_stopped = code is None and proc.pid in hung
+                if code is None and not (timed_out or was_stopped):
                     continue
                 if code is None:
                     kill_tree(proc.pid)  # its whole tree, while it is alive to be searched
@@ -507,7 +536,8 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
                         os.killpg(proc.pid, signal.SIGKILL)
                 code = proc.wait()
                 del running[stem]
-                results[stem] = _collect(request, -9 if timed_out else code, elapsed, timed_out)
+                results[stem] = _collect(request, -9 if timed_out or was_stopped else code,
+                                         elapsed, timed_out, was_stopped, sandboxed)
                 finished = True
             if not finished:
                 time.sleep(POLL_S)
@@ -518,10 +548,18 @@ def _run_plain(requests: list[Request], jobs: int) -> dict[str, Result]:
     return results
 
 
-def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None) -> dict[str, Result]:
-    """Run every request, at most `jobs` at a time; results by request stem."""
+def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None,
+                sandbox: bool | None = None) -> dict[str, Result]:
+    """Run every request, at most `jobs` at a time; results by request stem. `sandbox`: in the
+    kernel's sandbox (None: where this machine can, containment.sandbox_status); `warm`, outside
+    it: with the warm parent (None: where fork exists and EXPLAINER_RUNNER is not
+    "subprocess")."""
     if not requests:
         return {}
+    if sandbox is None:
+        sandbox = sandbox_status()
+    if sandbox:  # the kernel's sandbox needs a fresh process per script: no warm parent
+        return _run_plain(requests, jobs, sandboxed=True)
     use_warm = warm_available() if warm is None else warm and hasattr(os, "fork")
     return _run_warm(requests, jobs) if use_warm else _run_plain(requests, jobs)
 

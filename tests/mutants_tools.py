@@ -364,8 +364,8 @@ MUTANTS = [
     mutant("costs: a malformed old record stops the new one", "explainer_tools/bench.py",
            "    path.unlink(missing_ok=True)", "    pass", T_COSTS),
     mutant("costs: the runner given the scripts in name order", "explainer_tools/pipeline.py",
-           "    results = runner.run_scripts([by_script[s] for s in order], jobs)",
-           "    results = runner.run_scripts(requests, jobs)", T_COSTS),
+           "    results = runner.run_scripts([by_script[s] for s in order], jobs, sandbox=sandboxed())",
+           "    results = runner.run_scripts(requests, jobs, sandbox=sandboxed())", T_COSTS),
     mutant("check: the notebooks left out", "explainer_tools/pipeline.py",
            "        notebook_run = beside.submit(notebook_differences, layout) if notebooks else None\n"
            "        try:\n",

@@ -17,14 +17,17 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import alive
+from processes import marker, running_with
 
 from explainer_tools import layout, pipeline, process_tree, runner, stamps
 from explainer_tools.layout import DEFAULT
 
 REPO_ROOT = DEFAULT.root
 
-MODES = pytest.mark.parametrize("warm", [True, False], ids=["warm", "plain"])
+# warm: the fork parent (True); plain: a process per script (False); sandbox: a process per
+# script in the kernel's sandbox (None; bwrap, the default where it works). Outside the sandbox
+# the audit hooks alone contain the script.
+MODES = pytest.mark.parametrize("warm", [True, False, None], ids=["warm", "plain", "sandbox"])
 
 
 
@@ -37,7 +40,7 @@ def run_one(tmp_path: Path, text: str, warm: bool, **fields: object) -> runner.R
     (cwd / "ok").mkdir(exist_ok=True)
     fields.setdefault("writable", (str(cwd / "ok"), str(cwd / "probe.tmp")))
     request = runner.Request(str(script), str(cwd), "probe", {}, **fields)  # type: ignore[arg-type]
-    return runner.run_scripts([request], jobs=1, warm=warm)["probe"]
+    return runner.run_scripts([request], jobs=1, warm=bool(warm), sandbox=warm is None)["probe"]
 
 
 # --------------------------------------------------------------------------- A15: writes refused
@@ -95,15 +98,16 @@ def test_probe_A15_a_refused_write_is_an_error_naming_script_and_path(tmp_path: 
 def test_probe_A11_a_child_in_a_new_session_ends_with_the_script(tmp_path: Path,
                                                                   warm: bool) -> None:
     pids = tmp_path / "cwd" / "ok" / "pids"
+    seconds = marker()
     result = run_one(tmp_path, f"""
         import os, subprocess, pathlib
-        session = subprocess.Popen(["sleep", "300"], start_new_session=True)
+        session = subprocess.Popen(["sleep", "{seconds}"], start_new_session=True)
         middle = os.fork()
         if middle == 0:  # a double fork: the grandchild is orphaned at once
             os.setsid()
             if os.fork() == 0:
                 pathlib.Path({str(pids)!r} + ".orphan").write_text(str(os.getpid()))
-                os.execvp("sleep", ["sleep", "300"])
+                os.execvp("sleep", ["sleep", "{seconds}"])
             os._exit(0)
         os.waitpid(middle, 0)
         while not pathlib.Path({str(pids)!r} + ".orphan").exists():
@@ -111,9 +115,9 @@ def test_probe_A11_a_child_in_a_new_session_ends_with_the_script(tmp_path: Path,
         pathlib.Path({str(pids)!r}).write_text(str(session.pid))
     """, warm)
     assert result.returncode == 0, result.stderr
-    started = [int(pids.read_text()), int(Path(f"{pids}.orphan").read_text())]
+    assert pids.is_file() and Path(f"{pids}.orphan").is_file()  # both started
     time.sleep(0.2)
-    assert [pid for pid in started if alive(pid)] == []
+    assert running_with(seconds) == []
 
 
 # The race of the previous round (a setsid child re-parented away when the script was killed
@@ -122,9 +126,10 @@ def test_probe_A11_a_child_in_a_new_session_ends_with_the_script(tmp_path: Path,
 @MODES
 def test_probe_A11_a_timeout_ends_children_in_new_sessions(tmp_path: Path, warm: bool) -> None:
     pids = tmp_path / "cwd" / "ok" / "pid"
+    seconds = marker()
     text = f"""
         import subprocess, pathlib, time
-        child = subprocess.Popen(["setsid", "sleep", "300"])
+        child = subprocess.Popen(["setsid", "sleep", "{seconds}"])
         pathlib.Path({str(pids)!r}).write_text(str(child.pid))
         time.sleep(300)  # waits (a timeout is a wall-clock limit): no CPU burnt meanwhile
     """
@@ -136,7 +141,7 @@ def test_probe_A11_a_timeout_ends_children_in_new_sessions(tmp_path: Path, warm:
             break
     assert result.timed_out and pids.is_file(), result.stderr
     time.sleep(0.2)
-    assert not alive(int(pids.read_text()))
+    assert running_with(seconds) == []
 
 
 def test_probe_A11_kill_tree_stops_the_root_before_it_kills_descendants(
@@ -213,7 +218,7 @@ def test_probe_B2_the_cpu_limit_stops_computing_not_waiting(tmp_path: Path, warm
         cwd.mkdir()
         requests.append(runner.Request(str(script), str(cwd), stem, {}, timeout=timeout,
                                        cpu_limit=1))
-    results = runner.run_scripts(requests, jobs=2, warm=warm)
+    results = runner.run_scripts(requests, jobs=2, warm=bool(warm), sandbox=warm is None)
     busy, waiting = results["busy"], results["waiting"]
     assert busy.cpu_exceeded and not busy.timed_out
     assert waiting.returncode == 0 and waiting.stdout == b"done\n"
@@ -256,8 +261,8 @@ print("[1] drew one figure")
 PAGE = "# Page\n\n<!-- embed: output ch01_probe.py -->\n<!-- /embed -->\n"
 
 
-def cli(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+def cli(repo: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"} | extra
     return subprocess.run([sys.executable, "-m", "explainer_tools", *args], cwd=repo, env=env,
                           capture_output=True, text=True, check=False, timeout=300)
 
@@ -284,9 +289,11 @@ def repo(tmp_path: Path) -> Path:
     return root
 
 
-def test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was(repo: Path) -> None:
-    """A script that writes into the tree from Python (refused) and from a program it starts
-    (restored and reported); check run without PYTHONDONTWRITEBYTECODE writes no bytecode."""
+@pytest.mark.parametrize("sandbox", ["", "off"], ids=["default", "audit-hooks-only"])
+def test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was(repo: Path, sandbox: str) -> None:
+    """A script that writes into the tree from Python (refused in both layers) and from a
+    program it starts (refused by the kernel's sandbox; without it, named and left as it is:
+    check never writes); check run without PYTHONDONTWRITEBYTECODE writes no bytecode."""
     script = repo / "explainer_code" / "ch01_probe.py"
     script.write_text(DRAWS + textwrap.dedent("""
         import subprocess
@@ -299,13 +306,18 @@ def test_probe_A15_B3_B4_check_leaves_the_tree_as_it_was(repo: Path) -> None:
             print("refused")
     """))
     before = tree(repo)
-    result = cli(repo, "check", "--skip-notebooks")
+    result = cli(repo, "check", "--skip-notebooks", EXPLAINER_SANDBOX=sandbox)
     assert result.returncode == 1
     message = result.stdout + result.stderr
     assert "explainer_code/ch01_probe.py tried to write" in message and "index.md" in message
-    assert "docs/index.md (changed; restored)" in message
-    assert "docs/zz.md (created; removed)" in message
-    assert tree(repo) == before  # no page, no new file, no __pycache__
+    after = tree(repo)
+    assert "appended from Python" not in after["docs/index.md"].decode()
+    if sandbox:  # audit hooks only: the program's writes happened; named, not put back
+        assert "docs/index.md (changed)" in message and "docs/zz.md (created)" in message
+        assert after["docs/zz.md"] == b"x\n"
+        assert not [p for p in after if "__pycache__" in p]
+    else:
+        assert after == before  # no page, no new file, no __pycache__
 
 
 def test_probe_A18b_a_deleted_scripts_figure_is_removed_with_it(repo: Path) -> None:

@@ -558,9 +558,22 @@ def test_probe02_killing_regenerate_kills_the_script_and_removes_scratch(repo: P
     assert pid_files, "the script never started"
     assert proc.returncode != 0
     time.sleep(0.5)
-    state = Path(f"/proc/{script_pid}/stat")
-    assert not state.is_file() or state.read_text().rsplit(")", 1)[1].split()[0] in ("Z", "X")
+    assert script_pid  # its own pid, in a PID namespace of its own where the sandbox runs it
+    assert not [pid for pid in process_ids() if b"ch02_sleeps" in command_of(pid)]
     assert not list(scratch.glob("regenerate-*"))
+
+
+def process_ids() -> list[int]:
+    return [int(entry.name) for entry in Path("/proc").iterdir() if entry.name.isdigit()]
+
+
+def command_of(pid: int) -> bytes:
+    """The command line of a live process (b"" for a zombie or a process gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return b"" if state in ("Z", "X") else Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, IndexError):
+        return b""
 
 
 def test_probe03_two_scripts_drawing_one_figure_name_fail_naming_both(repo: Path) -> None:

@@ -71,9 +71,10 @@ def test_run_scripts_hands_the_runner_the_longest_first(tmp_path: Path,
     started: list[str] = []
     real = runner.run_scripts
 
-    def recording(requests: list[runner.Request], jobs: int, warm: bool | None = None):
+    def recording(requests: list[runner.Request], jobs: int, warm: bool | None = None,
+                  sandbox: bool | None = None):
         started.extend(Path(r.script).name for r in requests)
-        return real(requests, jobs, warm=False)
+        return real(requests, jobs, warm=False, sandbox=sandbox)
 
     monkeypatch.setattr(runner, "run_scripts", recording)
     scratch = tmp_path / "scratch"

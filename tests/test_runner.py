@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import alive
+from processes import marker, running_with
 
 from explainer_tools import runner
 from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT
@@ -64,13 +64,19 @@ def requests(folder: Path, names: list[str], timeout: float = 120) -> list[runne
     return out
 
 
-@pytest.mark.parametrize("warm", [True, False], ids=["warm", "plain"])
+# warm: the fork parent; plain: a process per script; sandbox: a process per script in the
+# kernel's sandbox (bwrap; the default where it works). Outside the sandbox, audit hooks alone.
+MODES = {"warm": {"warm": True, "sandbox": False}, "plain": {"warm": False, "sandbox": False},
+         "sandbox": {"sandbox": True}}
+
+
+@pytest.mark.parametrize("mode", ["warm", "sandbox"])  # plain: the sandbox's code without bwrap
 @pytest.mark.parametrize("threads", ["1", "2"])
-def test_environment_threads_state_and_stdin(folder: Path, warm: bool, threads: str,
+def test_environment_threads_state_and_stdin(folder: Path, mode: str, threads: str,
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     names = ["probe_env.py", "probe_again.py", "probe_stdin.py", "probe_fail.py"]
-    results = runner.run_scripts(requests(folder, names), jobs=2, warm=warm)
+    results = runner.run_scripts(requests(folder, names), jobs=2, **MODES[mode])
     env = results["probe_env"].stdout.decode()
     assert env.splitlines()[0] == f"{CPU_PINNING_ENV['ATEN_CPU_CAPABILITY']} AVX2"
     assert f"threads {threads}" in env  # the caller controls the thread count per run
@@ -81,24 +87,27 @@ def test_environment_threads_state_and_stdin(folder: Path, warm: bool, threads: 
     assert failed.returncode == 3 and failed.stdout == b"partial\n" and failed.inputs == []
 
 
-@pytest.mark.parametrize("warm", [True, False], ids=["warm", "plain"])
+@pytest.mark.parametrize("mode", list(MODES))
 def test_timeout_kills_the_script_and_its_process_group(folder: Path, tmp_path: Path,
-                                                         warm: bool) -> None:
-    pid_file = tmp_path / "grandchild.pid"
+                                                         mode: str) -> None:
+    pid_file = tmp_path / "ok" / "grandchild.pid"
+    pid_file.parent.mkdir()
     script = tmp_path / "loops.py"
+    seconds = marker()
     script.write_text(textwrap.dedent(f"""
         import subprocess, pathlib, time
-        child = subprocess.Popen(["sleep", "300"])
+        child = subprocess.Popen(["sleep", "{seconds}"])
         pathlib.Path({str(pid_file)!r}).write_text(str(child.pid))
         time.sleep(300)  # a timeout is a wall-clock limit: waiting, the script burns no CPU
     """))
-    request = runner.Request(str(script), str(tmp_path), "loops", {}, timeout=3)
+    request = runner.Request(str(script), str(tmp_path), "loops", {}, timeout=3,
+                             writable=(str(pid_file.parent),))
     began = time.monotonic()
-    result = runner.run_scripts([request], jobs=1, warm=warm)["loops"]
+    result = runner.run_scripts([request], jobs=1, **MODES[mode])["loops"]
     assert result.timed_out and time.monotonic() - began < 60
-    grandchild = int(pid_file.read_text())
+    assert pid_file.is_file()  # the grandchild started
     time.sleep(0.2)
-    assert not alive(grandchild)
+    assert running_with(seconds) == []
 
 
 
