@@ -16,8 +16,8 @@ of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default
 - the `.ipynb` is copied beside the page (the notebook's download link);
 - the page is made lighter once, when converted (`notebook_slim`: the stylesheet cut to what the
   cells use, the copy buttons' duplicate sources dropped, the code's unstyled token spans
-  unwrapped, figures as lazily loaded files beside the page); `SLIM` enters the cache key, so a page cached before a change of it is converted
-  again.
+  unwrapped, figures as lazily loaded files beside the page); `SLIM` enters the cache key, so a
+  page cached before a change of it is converted again.
 
     >>> cache_key(b"{}")[:12]
     '9a4346f523f6'
