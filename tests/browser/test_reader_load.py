@@ -6,7 +6,10 @@ the built site (no timed test: what the browser lays out, not how long it takes)
    text cells are (they hold the headings, whose places Material reads for the table of
    contents each time the page's height changes), and so are its last cells: the footer does
    not move when the reader jumps to the end.
-2. The site's name over the navigation does not cover a link of the navigation when Material
+2. A page does not move under the reader as it loads on a phone: the first blocks of a chapter
+   are drawn at their size from the first frame (they were drawn at content-visibility's
+   placeholder size first; the home page's layout shift was 0.118).
+3. The site's name over the navigation does not cover a link of the navigation when Material
    has scrolled the list to the current page's link (it did on the notebook page, at
    Lighthouse's desktop size: axe-core's target-size).
 """
@@ -63,6 +66,14 @@ COVERED_JS = """() => {
 }"""
 
 
+# Layout shifts as the page loads (the browser's own record, as Lighthouse's CLS sums it).
+SHIFTS_JS = """window.__shifts = [];
+new PerformanceObserver((list) => list.getEntries().forEach((entry) => window.__shifts.push(
+  [entry.value, entry.sources.map((s) => s.node ? s.node.nodeName + ' ' +
+    (s.node.textContent || '').trim().slice(0, 40) : '?')])))
+  .observe({type: 'layout-shift', buffered: true});"""
+
+
 def _open(browser: Any, server: StaticServer, url_path: str, viewport: dict[str, int]) -> Any:
     context = open_context(browser, viewport)
     page = context.new_page()
@@ -95,6 +106,24 @@ def test_the_footer_stays_put_when_the_reader_jumps_to_the_end(browser, server) 
         assert page.evaluate(FOOTER_TOP_JS) == pytest.approx(before, abs=1)
     finally:
         page.context.close()
+
+
+@pytest.mark.parametrize("url_path", ["", "chapters/05-transformers-gpt2/",
+                                      "chapters/22-miniature/"])
+def test_the_first_screen_does_not_move_as_a_phone_loads_it(browser, server, url_path) -> None:
+    context = browser.new_context(viewport={"width": 412, "height": 823}, is_mobile=True,
+                                  has_touch=True, device_scale_factor=1.75)
+    try:
+        context.add_init_script(SHIFTS_JS)
+        page = context.new_page()
+        page.goto(server.url(url_path), wait_until="load")
+        page.wait_for_function(WAIT_FONTS)
+        page.wait_for_load_state("networkidle")
+        page.evaluate(FRAMES_JS, 5)
+        shifts = page.evaluate("window.__shifts")
+        assert sum(value for value, _ in shifts) < 0.01, shifts
+    finally:
+        context.close()
 
 
 @pytest.mark.parametrize("url_path", [NOTEBOOK, "errata/"])
