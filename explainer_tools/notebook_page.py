@@ -15,12 +15,12 @@ of mkdocs.yml before (`execute: false`, `include_source: true`, the rest default
   the book meanwhile, on the other core;
 - the `.ipynb` is copied beside the page (the notebook's download link);
 - the page is made lighter once, when converted (`notebook_slim`: the stylesheet cut to what the
-  cells use, the copy buttons' duplicate sources dropped, figures as lazily loaded files beside
-  the page); `SLIM` enters the cache key, so a page cached before a change of it is converted
-  again.
+  cells use, the copy buttons' duplicate sources dropped, the code's unstyled token spans
+  unwrapped, figures as lazily loaded files beside the page); `SLIM` enters the cache key, so a
+  page cached before a change of it is converted again.
 
     >>> cache_key(b"{}")[:12]
-    '7af1515dcf3e'
+    '9a4346f523f6'
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ OPTIONS: dict[str, Any] = {
     "no_prompt": False, "remove_tag_config": {}, "highlight_extra_classes": "",
     "include_requirejs": False, "custom_mathjax_url": "", "toc_depth": 6,
 }  # fmt: skip
-SLIM = "slim=2"  # the version of notebook_slim's changes, in the cache key
+SLIM = "slim=3"  # the version of notebook_slim's changes, in the cache key
 
 
 class NotebookFile(File):

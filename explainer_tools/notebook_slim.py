@@ -18,6 +18,13 @@ page the one page of the site over the 1-MB budget. `slim` keeps the page as it 
   (38 kB), is not: the button copies the text of the cell's `<pre>` instead (`for=` names it),
   which is the same text;
 - whitespace between two tags shrinks to one line break (outside `<pre>`, scripts and styles);
+- in a code cell's source (`<div class="highlight-ipynb">`), Pygments' token spans that the
+  site's stylesheets draw in the cell's own colour (`UNSTYLED`: names and punctuation,
+  reader.css; whitespace, which shows no colour; the empty span Pygments opens each block with)
+  give up their text to the line, and spans of one class
+  that touch become one: a third of the page's elements, each laid out and styled on every
+  load, for the same pixels (tests/browser/test_notebook_page_slim.py compares every character's
+  box and colour with nbconvert's page, in both schemes);
 - `images`: a figure written into the page as a `data:` URL (the notebook's own cells emit them)
   becomes a file beside the page, loaded lazily, with its width and height (no layout shift), so
   that a reader who opens the page loads the figures near the screen, not all of them.
@@ -55,6 +62,13 @@ FIRST_CELL = '<div class="jp-Cell '
 COPY_SOURCE = re.compile(r'<pre>(?P<code>(?:(?!</pre>).)*</pre>\s*</div>\s*)'
                          r'<div class="clipboard-copy-txt" id="(?P<id>cell-\d+)">(?:(?!</div>).)*'
                          r'</div>', re.S)
+# Pygments classes drawn in a code cell's own colour (reader.css: names, punctuation), whitespace
+# (no colour to show), and the empty span that opens every block.
+UNSTYLED = ("n", "p", "w", "")
+CELL_SOURCE = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre\b[^>]*>)(.*?)(</pre>)', re.S)
+_NAMES = "|".join(c for c in UNSTYLED if c)
+TOKEN = re.compile(rf'<span(?: class="({_NAMES})")?>([^<]*)</span>')
+TOUCHING = re.compile(r'<span class="([\w-]+)">([^<]*)</span><span class="\1">([^<]*)</span>')
 SPACES = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>|"
                     r"<style\b.*?</style>)|>\s{2,}(?=<)", re.S)
 
@@ -144,8 +158,25 @@ def slim(page: str) -> str:
             out.append(f"{open_tag}{tinycss2.serialize(sheet)}</style>")
         last = block.end()
     out.append(head[last:])
-    page = "".join(out) + COPY_SOURCE.sub(r'<pre id="\g<id>">\g<code>', body)
-    return SPACES.sub(lambda m: m[1] or ">\n", page)
+    body = CELL_SOURCE.sub(_plain_tokens, COPY_SOURCE.sub(r'<pre id="\g<id>">\g<code>', body))
+    return SPACES.sub(lambda m: m[1] or ">\n", "".join(out) + body)
+
+
+def _plain_tokens(match: re.Match) -> str:
+    """A code cell's `<pre>` with its unstyled token spans unwrapped and touching spans of one
+    class joined.
+
+    >>> _plain_tokens(CELL_SOURCE.match('<div class="highlight-ipynb"><pre><span></span>'
+    ...     '<span class="n">x</span><span class="w"> </span><span class="o">=</span>'
+    ...     '<span class="o">-</span><span class="mi">1</span></pre>'))
+    '<div class="highlight-ipynb"><pre>x <span class="o">=-</span><span class="mi">1</span></pre>'
+    """
+    code = TOKEN.sub(r"\2", match[2])
+    while True:
+        joined = TOUCHING.sub(r'<span class="\1">\2\3</span>', code)
+        if joined == code:
+            return match[1] + code + match[3]
+        code = joined
 
 
 def _prune_media_properties(sheets: list, page_styles: str) -> None:

@@ -76,3 +76,14 @@ def test_a_data_image_becomes_a_lazy_file_with_its_size() -> None:
     assert out == f'<img alt="a chart" src="{name}" loading="lazy" width="7" height="3"/>'
     jpeg = '<img src="data:image/jpeg;base64,AAAA">'
     assert images(jpeg) == (jpeg, {})
+
+
+def test_unstyled_token_spans_of_a_cells_code_go_and_touching_ones_join() -> None:
+    code = ('<div class="highlight-ipynb hl-python"><pre id="cell-1"><span></span>'
+            '<span class="n">x</span><span class="w"> </span><span class="o">=</span>'
+            '<span class="o">-</span><span class="mi">1</span><span class="p">()</span></pre>')
+    output = '<div class="highlight"><pre><span class="n">y</span></pre></div>'
+    out = slim(f"{CELL}{code}</div>{output}</div>")
+    assert ('<pre id="cell-1">x <span class="o">=-</span><span class="mi">1</span>()</pre>'
+            in out)
+    assert output in out  # an output's code is not touched

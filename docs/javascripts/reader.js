@@ -471,10 +471,18 @@
   function headerColours() {
     const header = document.querySelector("[data-md-component=header]");
     if (!header) return;
+    // Both colours are read before either tag is written: a tag written between the two reads
+    // (color-scheme restyles the whole page) made the second read restyle it at once, a second
+    // time (on the notebook page a quarter of a second on a throttled phone). A tag that
+    // already says the same is left alone.
     const style = getComputedStyle(header);
-    meta("color-scheme").content = style.colorScheme;
-    meta("theme-color").content = "#" + (style.backgroundColor.match(/\d+/g) || [])
+    const scheme = style.colorScheme;
+    const theme = "#" + (style.backgroundColor.match(/\d+/g) || [])
       .slice(0, 3).map((value) => (+value).toString(16).padStart(2, "0")).join("");
+    for (const [name, value] of [["color-scheme", scheme], ["theme-color", theme]]) {
+      const tag = meta(name);
+      if (tag.content !== value) tag.content = value;
+    }
   }
   let current = -1;
   function apply(index, switching) {

@@ -19,8 +19,11 @@ from standalone_kit import write_page
 
 pytestmark = pytest.mark.browser
 
+# Twelve short paragraphs first: the first twelve blocks of a page are drawn whole
+# (explainer.css), so the section stands where content-visibility applies.
 SECTION = (
     "<div class='md-content'><div class='md-content__inner'>"
+    + "<p>An earlier paragraph.</p>" * 12 +
     "<h2>Where this fits</h2>"
     "<p><span class='prov-scope' title='Provenance of what follows'>"
     "<span class='prov prov--explanation'>MY EXPLANATION</span>"

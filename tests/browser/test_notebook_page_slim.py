@@ -2,7 +2,9 @@
 the companion notebook converted by mkdocs-jupyter's converter, once as converted and once
 slimmed, each in a page with the site's stylesheets, gives every element the same box and the
 same computed style (at a phone's width, where the notebook's rules for narrow screens
-apply too); and a cell's copy button, whose hidden copy of
+apply too), the token spans inside a cell's code apart: those the slim page unwraps or joins;
+there every character that shows (not whitespace) has the same box, colour, weight and slant,
+in the light and the dark scheme; and a cell's copy button, whose hidden copy of
 the source is gone, still copies the cell's source."""
 
 from __future__ import annotations
@@ -25,10 +27,30 @@ PROPS = ["display", "position", "color", "background-color", "font-family", "fon
          "font-weight", "line-height", "margin", "padding", "border", "white-space", "overflow-x",
          "visibility", "opacity", "text-align"]
 LAYOUT_JS = """(props) => Array.from(document.querySelectorAll('main *'))
-  .filter((el) => !el.closest('.clipboard-copy-txt, script, style'))
+  .filter((el) => !el.closest('.clipboard-copy-txt, script, style, .highlight-ipynb pre *'))
   .map((el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
     return [el.tagName, Math.round(r.x), Math.round(r.y), Math.round(r.width),
             Math.round(r.height), ...props.map((p) => s.getPropertyValue(p))]; })"""
+# Every character of the cells' code that shows: its text and style, and where it is drawn.
+CODE_CHARS_JS = """() => {
+  const out = [];
+  const range = document.createRange();
+  document.querySelectorAll('.highlight-ipynb pre').forEach((pre) => {
+    const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const s = getComputedStyle(node.parentElement);
+      const style = [s.color, s.fontWeight, s.fontStyle, s.textDecorationLine].join(' ');
+      for (let i = 0; i < node.data.length; i++) {
+        if (!node.data[i].trim()) continue;
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const r = range.getBoundingClientRect();
+        out.push([node.data[i] + ' ' + style, r.x, r.y]);
+      }
+    }
+  });
+  return out;
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -40,14 +62,22 @@ def converted() -> str:
                            include_requirejs=False, custom_mathjax_url="")
 
 
-def _layout(browser, folder: Path, html: str, width: int) -> list:
+def _layout(browser, folder: Path, html: str, width: int) -> tuple[list, dict[str, list]]:
+    """Every element's box and style, and the code's characters in each scheme."""
     folder.mkdir()
     url = write_page(folder, html, [], STYLES, theme=True)
     context = browser.new_context(viewport={"width": width, "height": 900})
     try:
         page = context.new_page()
         page.goto(url)
-        return page.evaluate(LAYOUT_JS, PROPS)
+        layout = page.evaluate(LAYOUT_JS, PROPS)
+        # colours change with a transition: read mid-way, they would differ at random
+        page.add_style_tag(content="* { transition: none !important; }")
+        chars = {}
+        for scheme in ("default", "slate"):
+            page.evaluate(f"document.body.setAttribute('data-md-color-scheme', '{scheme}')")
+            chars[scheme] = page.evaluate(CODE_CHARS_JS)
+        return layout, chars
     finally:
         context.close()
 
@@ -56,12 +86,24 @@ def _layout(browser, folder: Path, html: str, width: int) -> list:
 def test_the_slim_page_lays_out_and_styles_every_element_as_nbconvert_does(
         browser, tmp_path, converted, width=375) -> None:
     thin = slim(converted)
-    assert len(thin) < 0.6 * len(converted)
-    before = _layout(browser, tmp_path / "before", converted, width)
-    after = _layout(browser, tmp_path / "after", thin, width)
-    assert len(before) == len(after) > 5_000
+    assert len(thin) < 0.5 * len(converted)
+    before, before_chars = _layout(browser, tmp_path / "before", converted, width)
+    after, after_chars = _layout(browser, tmp_path / "after", thin, width)
+    assert len(before) == len(after) > 1_000
     differ = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert not differ, f"{len(differ)} elements differ, first: {differ[0]}"
+    for scheme, chars in before_chars.items():
+        assert len(chars) > 20_000
+        # a run of text cut in fewer pieces may place a glyph a fraction of a pixel apart
+        differ = [(a, b) for a, b in zip(chars, after_chars[scheme], strict=True)
+                  if a[0] != b[0] or abs(a[1] - b[1]) >= 0.5 or abs(a[2] - b[2]) >= 0.5]
+        assert not differ, f"{scheme}: {len(differ)} characters differ, first: {differ[0]}"
+
+
+def test_the_slim_page_has_a_third_fewer_elements(converted) -> None:
+    """Each element is styled and laid out on every load of the page (Lighthouse's DOM size)."""
+    count = len(re.findall(r"<[a-zA-Z]", converted))
+    assert len(re.findall(r"<[a-zA-Z]", slim(converted))) < 0.7 * count
 
 
 @pytest.mark.slow
