@@ -8,7 +8,8 @@ Claims, numbered as the output blocks:
       mask, the exponentials and their sums, softmax weights (each row sums to 1), outputs as
       weighted averages of the values.
   [3] A randomly initialized model of nanoGPT's layout with 4 layers, 4 heads, n_embd 32 (the
-      smallest shape of the paper's Figure 3 sweep, PAPER App. E, p. 17): its parameter count,
+      smallest shape of the paper's Figure 3 sweep, SECONDARY: paper App. E, p. 17): its parameter
+      count,
       the shapes along the residual stream, causality (changing token 9 leaves the logits at
       positions 1-8 bit for bit unchanged), and an untrained model's surprisal near log2 V.
   [4] Word order without a position embedding: with the position embedding zeroed, the causal
@@ -37,7 +38,7 @@ from torch import nn
 
 SEED = 0
 V_PAD = pb.NANOGPT_VOCAB_SIZE  # 50,304 rows of the embedding and the head
-N_LAYER, N_HEAD, N_EMBD = 4, 4, 32  # smallest Figure 3 shape     [PAPER App. E, p. 17]
+N_LAYER, N_HEAD, N_EMBD = 4, 4, 32  # smallest Figure 3 shape     [SECONDARY: paper App. E, p. 17]
 T = 12  # tokens fed to the tiny model
 CHANGED = 8  # 0-based index of the token we change: token 9
 ROW_SUM_BOUND = 1e-6  # printed as "below 1e-6": the exact rounding error is platform noise

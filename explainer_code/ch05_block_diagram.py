@@ -1,7 +1,8 @@
 """Chapter 5: the data flow through GPT-2 small, with the shape of every arrow, as a diagram.
 
 Claims, numbered as the output blocks:
-  [1] For T tokens, GPT-2 small (n_layer 12, n_head 12, n_embd 768; PAPER App. E, p. 16) moves
+  [1] For T tokens, GPT-2 small (n_layer 12, n_head 12, n_embd 768; SECONDARY: paper App. E,
+      p. 16) moves
       arrays of these shapes: ids (T,), stream (T, 768), fused q/k/v (T, 2,304), per-head
       queries, keys and values (12, T, 64), attention weights (12, T, T), MLP hidden layer
       (T, 3,072), logits (T, 50,304) [SOURCE: nanoGPT model.py]. The stream keeps its shape
@@ -20,7 +21,7 @@ import pacbound as pb
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from script_io import save_figure
 
-N_LAYER, N_HEAD, N_EMBD = 12, 12, 768  # GPT-2 small                 [PAPER App. E, p. 16]
+N_LAYER, N_HEAD, N_EMBD = 12, 12, 768  # GPT-2 small   [SECONDARY: paper App. E, p. 16]
 V_PAD = pb.NANOGPT_VOCAB_SIZE  # 50,304 rows of the tied table         [SOURCE: nanoGPT model.py]
 FIGURE_NAME = "ch05_block_diagram.png"
 # Okabe-Ito: one colour per kind of step.

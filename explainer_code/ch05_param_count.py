@@ -1,12 +1,13 @@
 """Chapter 5: where the parameter counts of the paper's GPT-2 models come from.
 
 Claims, numbered as the output blocks:
-  [1] GPT-2 small (12 layers, n_embd 768, 12 heads; PAPER App. E, p. 16) has 123,689,472
+  [1] GPT-2 small (12 layers, n_embd 768, 12 heads; SECONDARY: paper App. E, p. 16) has 123,689,472
       parameters in nanoGPT's convention (padded vocabulary 50,304, tied head, no position
       embedding), piece by piece: the paper's "124M".
   [2] How those parameters split between token embedding, attention, MLPs and LayerNorms, and
       what rank-4 LoRA on W_Q, W_V and the head adds.
-  [3] The paper's sizes 354M, 458M, 773M, 849M (PAPER §6.4, Table 3) follow the same count. The
+  [3] The paper's sizes 354M, 458M, 773M, 849M (SECONDARY: paper §6.4, Table 3) follow the same
+      count. The
       shapes of 458M and 849M are INFERRED from the sizes; their head counts (20, 25) come from the
       authors' code [SOURCE: sublora/utils.py, get_model_config], since heads do not change the
       count. With a GPT-2 width exactly one shape rounds to each of the five labels. OpenAI's
@@ -54,11 +55,12 @@ FIGURE_NAME = "ch05_param_shares.png"
 
 V_PAD = pb.NANOGPT_VOCAB_SIZE  # 50,304 rows in nanoGPT's embedding      [SOURCE: nanoGPT]
 V = pb.GPT2_VOCAB_SIZE  # 50,257 real tokens                              [SOURCE: GPT-2 tokenizer]
-CTX = pb.GPT2_CONTEXT  # block_size 1,024                                  [PAPER App. E]
+CTX = pb.GPT2_CONTEXT  # block_size 1,024                                  [SECONDARY: paper App. E]
 LORA_R = 4  # LoRA rank on attention and head   [SOURCE: config/sublora_bounds.yaml]
 
 # The paper's larger variants: (label, n_layer, n_embd, n_head, where the shape comes from).
-# 354M and 773M are GPT-2 medium and large [PAPER §6.4]; 458M and 849M have no shape in the paper.
+# 354M and 773M are GPT-2 medium and large [SECONDARY: paper §6.4]; for 458M and 849M the secondary
+# account gives no shape [INFERRED].
 # Their head counts are in the authors' code, sublora/utils.py get_model_config:
 # "medium-large" = (20 layers, 20 heads, 1280), "large-vlarge" = (25, 25, 1600).
 VARIANTS = [

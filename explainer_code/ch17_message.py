@@ -48,7 +48,8 @@ SIGMA, SEED = 0.01, 0  # the stand-in draw of Chapter 16 (ch16_arithmetic.py, ou
 BASE_EXTRA_BITS = 7
 PER_ALPHA_EXTRA_BITS = 8  # np.ceil(len(alpha_array)), added once per smoothing weight
 
-# GPT-2 small [PAPER App. E, p. 16] and its LoRA setting [SOURCE: config/sublora_bounds.yaml:26-27].
+# GPT-2 small [SECONDARY: paper App. E, p. 16] and its LoRA setting
+# [SOURCE: config/sublora_bounds.yaml:26-27].
 N_LAYER, N_EMBD, LORA_R = 12, 768, 4
 KRON_FACTOR_ROWS, KRON_FACTOR_COLS = 593, 223  # rdkronqr factors for D = 351,744, d = 50,000
 REMAINDER_ROWS, REMAINDER_COLS = 95, 271  # pacbound.kron_shapes(351_744, 50_000), Chapter 18

@@ -15,7 +15,8 @@ Cleaning (`clean_page`): replace the YAML front matter by its prose (the title a
 string value of eight words or more, such as an erratum's `problem`), drop the embedded script
 sources and outputs (everything between `<!-- embed: ... -->` and `<!-- /embed -->`: code and
 number tables, not prose), the remaining HTML comments, and the provenance tags such as
-`[MY EXPLANATION]` or `[PAPER App. E, p. 16]` (annotations a model would learn to imitate);
+`[MY EXPLANATION]` or `[SECONDARY: paper App. E, p. 16]` (annotations a model would learn to
+imitate);
 squeeze runs of blank lines.
 
 The vocabulary (`CompactVocab`): the GPT-2 tokens that occur in the text, renumbered 0..n-1

@@ -2,7 +2,7 @@
 
 Sources: the GPT-2 tokenizer (50,257 entries) [SOURCE: GPT-2 encoder.json], nanoGPT's padding of
 the vocabulary to a multiple of 64 [SOURCE: nanoGPT model.py, GPTConfig], the context of 1024
-tokens [PAPER App. E, p. 16; SOURCE: nanoGPT GPTConfig.block_size].
+tokens [SECONDARY: paper App. E, p. 16; SOURCE: nanoGPT GPTConfig.block_size].
 """
 
 from __future__ import annotations

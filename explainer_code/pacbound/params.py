@@ -152,7 +152,7 @@ def lora_factor_count(n_out: int, n_in: int, r: int) -> int:
 
 
 def gpt2_lora_params(n_layer: int, n_embd: int, r: int = 4, vocab: int = NANOGPT_VOCAB_SIZE) -> int:
-    """LoRA factors on W_Q and W_V of every block and on the head [PAPER App. E, p. 16].
+    """LoRA factors on W_Q and W_V of every block and on the head [SECONDARY: paper App. E, p. 16].
 
     n_layer * 2 r (n_embd + n_embd) + r (vocab + n_embd) = 4 r n_layer n_embd + r (vocab + n_embd).
 
