@@ -213,9 +213,9 @@ print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
 # Digits work the same way: the whole run `12345678` is one pre-token, and the
 # merges that happen to exist cut it into `123 | 45 | 678`; with a leading space, the first piece
 # becomes `' 123'`, a different token id, while the rest agree. Nothing makes the pieces line up
-# with thousands or with place value, which is one reason GPT-2 is poor at arithmetic; and a
-# word such as "strawberry" reaches the model as two or three opaque ids, not ten letters, which
-# is one reason counting its r's is hard for a language model.
+# with thousands or with place value, which plausibly makes arithmetic harder for GPT-2 [INFERRED,
+# not measured here]; and a word such as "strawberry" reaches the model as two or three opaque
+# ids, not ten letters.
 # [SOURCE: tiktoken 0.14.0 tiktoken_ext/openai_public.py:89, the cl100k_base pattern]
 # Later OpenAI tokenizers cut runs of digits into pre-tokens of at most three digits
 # (`\p{N}{1,3}`) before merging; their files are not on this machine, so the comparison is
@@ -490,15 +490,16 @@ for step, (diff, se) in vs_bigram.items():
 # training loss keeps falling while the validation loss flattens, reaches its lowest point in this
 # one run (the dotted line; a plateau around it, so one seed cannot place the minimum to a step) and
 # turns up: the model gets better at *these* training pages and not at text it has not seen: it
-# memorises instead of learning. The bottom panel is that gap, validation minus training, growing
-# from there on; the printed numbers give its size at the end, measured on the whole training split.
+# memorises instead of learning. The bottom panel is that gap, validation minus training: it grows
+# from the start, and faster after the lowest point; the printed numbers give its size at the end, measured on the whole training split.
 # The text is small (the model reads all of it more than a dozen times in 500 steps), so this
 # happens quickly.
 #
 # [MY EXPLANATION] That gap between training and held-out loss is what generalisation bounds, the
 # subject of the paper this site explains, are about: a bound is a guarantee, computed from the
 # training loss and the size of the model's description, that holds with probability at least
-# $1-\varepsilon$: the loss on unseen text cannot be much worse. A language model trained by
+# $1-\varepsilon$: the expected loss on unseen text is at most the training loss plus a price
+# for the description, which can be large. A language model trained by
 # nanoGPT's recipe also reads its text many times over (the recipe for GPT-2 small passes over
 # OpenWebText's nine billion tokens about 33 times, Chapter 7), and the paper asks whether a bound
 # can prove that a language model, compressed, does well on text it has not seen.
@@ -564,7 +565,7 @@ print(f"sections 3, 5 and 6 use {lm.name}: {cfg.n_layer} layers, {cfg.n_head} he
 # [MY EXPLANATION] For every position the model outputs one logit $z_\nu$ per vocabulary entry
 # $\nu$. Softmax with a temperature $\tau$ turns them into probabilities,
 #
-# $$ q_{h,\tau}(\nu) = \frac{\exp(z_\nu / \tau)}{\sum_{\mu=0}^{V-1} \exp(z_\mu / \tau)}, $$
+# $$ q_{h,\tau}(\nu) = \frac{\exp(z_\nu / \tau)}{\sum_{\nu'=0}^{V-1} \exp(z_{\nu'} / \tau)}, $$
 #
 # so $\tau = 1$ leaves the model's distribution $q_h$ as it is, $\tau < 1$ sharpens it and
 # $\tau > 1$ flattens it; as $\tau \to 0$ all the mass goes to the largest logit, which is greedy
@@ -807,7 +808,8 @@ show_figure(fig, alt=(
 # geometric mean of the probability it gives the true symbol is about $e^{-0.63} \approx 0.53$ times
 # the uniform guess's $1/64$), and the excess shows even at the first positions, before any repeat
 # is possible: it is partly overconfidence, not only an expectation of repetition. The model
-# predicts what it has never been trained on, a sequence it has never seen, by copying from context.
+# was trained on this copying task, but not on this sequence: it predicts a sequence it has never
+# seen by copying from context.
 # The middle map is a layer-0 head that puts its weight on the line just below the diagonal over the
 # early positions: each position reads the previous one; in the second copy its weight spreads over
 # more positions. The bottom map is a layer-1 head whose weight, in the second half, sits on a
@@ -889,8 +891,9 @@ for r, row in enumerate(rows):
 #
 # [MY EXPLANATION] Row $\nu$ of the token embedding matrix $W_E$ (vocabulary $\times$ width) is the
 # vector of token $\nu$. We compare vectors by cosine similarity. Tokens that the model uses in
-# similar ways end up with similar vectors, and in a large model some *differences* between vectors
-# carry meaning, which is what arithmetic such as "layers" − "layer" + "head" on their rows probes.
+# similar ways end up with similar vectors. Work on older word vectors reports that some
+# *differences* between vectors carry meaning (secondary, see below); arithmetic such as
+# "layers" − "layer" + "head" on the rows probes whether this small model shows any of it.
 
 # %%
 W = lm.net.transformer.wte.weight
@@ -1088,9 +1091,10 @@ show_figure(fig, alt=(
 # arithmetic (printed above). The last line under the table says how much of that this machine
 # realised, median against median: a saving near that share is what to expect, somewhat less
 # where work outside the matrix products weighs, somewhat more where writing all the logits also
-# costs memory traffic. On a shared machine two single runs of
-# one mode can differ by as much as the saving itself (the spread rows), so a comparison of single
-# runs can come out either way; that is why each point is a median of interleaved runs. The gap
+# costs memory traffic. On a shared machine single runs of one mode vary (the spread rows): compare
+# each spread with the saving at the same length, since a comparison of single runs can settle it
+# only where the spread is small beside the saving; that is why each point is a median of
+# interleaved runs, and why these numbers change from run to run. The gap
 # to the cache stays wide and widens as the sequence grows.
 #
 # [MY EXPLANATION] **Why is the gap far smaller than the count of positions?** The uncached run
