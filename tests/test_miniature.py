@@ -237,3 +237,13 @@ def test_theta_adam_finish_and_save_load_match_the_book(tmp_path) -> None:
     for key in ("bound_bits", "best_alpha", "sample_bits", "bound_top1", "heldout_smoothed"):
         assert getattr(a, key) == getattr(b, key), key
     assert a.message == b.message
+
+
+def test_theta_adam_aligned_windows_start_at_a_leading_eod(src) -> None:
+    """`aligned_offsets`: every window starts at an EOD and holds block + 1 tokens of the stream."""
+    from miniature.theta_adam import aligned_offsets
+
+    S = markov_docset(src, 200, seed=1)
+    off = aligned_offsets(np.random.default_rng(0), S.stream, 16, 500)
+    assert np.all(S.stream[off] == EOD) and off.max() + 17 <= len(S.stream)
+    assert len(np.unique(off)) > 100  # drawn across the documents

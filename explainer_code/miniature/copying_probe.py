@@ -82,6 +82,8 @@ def main() -> None:
                     "the training steps, before the quantization-aware ones")
     ap.add_argument("--load", default="", help="(--bound) start from a --save file: only the "
                     "quantization-aware steps, the code and the bound are run")
+    ap.add_argument("--aligned", action="store_true", help="(--bound) training windows start at "
+                    "a document's leading EOD, as the scoring reads documents")
     ap.add_argument("--n-head", type=int, default=BOOK_CFG.n_head)
     ap.add_argument("--bound", action="store_true",
                     help="the seeds tier's run instead: its data, 100 quantization-aware steps, "
@@ -143,13 +145,14 @@ def bound_run(args: argparse.Namespace) -> None:
                                  proj_scale=args.proj_scale)
     losses = theta_adam.train(param, S.stream, tcfg, args.optimizer, levels=args.levels,
                               clip_sd=args.clip_sd, qat_lr=args.qat_lr, save=args.save,
-                              load=args.load)
+                              load=args.load, aligned=args.aligned)
     halves = quantized_halves(param, args.levels, args.clip_sd, args.n_eval)
     r = theta_adam.finish(param, S, cfg, sample, fresh, "cpu", losses, t0, levels=args.levels,
                           clip_sd=args.clip_sd)
     gap = result_gap(r, cfg.vocab_size, S.n_docs, len(sample))
     row = summary(r)
     row.update(seed=args.seed, true_smoothed_se=r.heldout_smoothed_se, halves=halves,
+               train_losses_bits=[round(x / math.log(2), 3) for x in losses],
                gap={k: round(getattr(gap, k), 4) for k in
                     ("occam", "hoeffding", "sample_minus_true", "smoothing")})
     print(json.dumps(row), flush=True)

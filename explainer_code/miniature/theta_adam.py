@@ -133,9 +133,21 @@ def train_step(param: ProbeParametrization, opt, x: torch.Tensor, y: torch.Tenso
     return loss.item()
 
 
+def aligned_offsets(rng: np.random.Generator, stream: np.ndarray, block: int,
+                    n: int) -> np.ndarray:
+    """n window starts drawn uniformly among the stream's EOD tokens that leave a whole window
+    (block + 1 tokens): each window reads a document from its leading EOD, as `evaluate.score`
+    does, so that a position in the window is a position in the document."""
+    from miniature.corpus import EOD
+
+    eods = np.flatnonzero(stream[: len(stream) - block - 1] == EOD)
+    return eods[rng.integers(0, len(eods), size=n)]
+
+
 def train(param: ProbeParametrization, stream: np.ndarray, cfg: TrainConfig,
           optimizer: str = "theta-adam", levels: int = LEVELS, clip_sd: float = 0.0,
-          qat_lr: float | None = None, save: str = "", load: str = "") -> list[float]:
+          qat_lr: float | None = None, save: str = "", load: str = "",
+          aligned: bool = False) -> list[float]:
     """`miniature.train.train` in one process with a choice of optimizer: the same batches,
     schedule and quantization-aware steps; the mean loss (nats) of each logging interval.
 
@@ -144,7 +156,9 @@ def train(param: ProbeParametrization, stream: np.ndarray, cfg: TrainConfig,
     cfg.lr * cfg.min_lr_frac). `save` writes w, the optimizer's state and the losses after the
     cfg.steps training steps (before the quantization-aware ones) to a file; `load` reads such a
     file and takes only the steps after it, drawing the same batches as one uninterrupted run,
-    so that quantization variants of one trained w cost no retraining."""
+    so that quantization variants of one trained w cost no retraining. `aligned`: every window
+    starts at a document's leading EOD (`aligned_offsets`), as the scoring reads documents,
+    not at a random token."""
     rng = np.random.default_rng(cfg.seed)
     opt = make_optimizer(param, cfg, optimizer)
     total, block = cfg.steps + cfg.qat_steps, param.cfg.block_size
@@ -168,7 +182,8 @@ def train(param: ProbeParametrization, stream: np.ndarray, cfg: TrainConfig,
             param.ste = (quantizer() if (levels, clip_sd) == (LEVELS, 0.0)
                          else torch_quantizer(levels, clip_sd))
         lr = lr_at(min(step, cfg.steps - 1), cfg) if step < cfg.steps else qlr
-        offsets = batch_offsets(rng, len(stream), block, cfg.batch_size)
+        offsets = (aligned_offsets(rng, stream, block, cfg.batch_size) if aligned
+                   else batch_offsets(rng, len(stream), block, cfg.batch_size))
         if step < first:
             continue
         x, y = get_batch(stream, offsets, block, param.w.device)
