@@ -190,3 +190,60 @@ def test_theta_adam_steps_along_the_projected_adam_direction() -> None:
     assert torch.allclose(param.w.detach(), expect, atol=1e-5)
     with pytest.raises(ValueError):
         make_optimizer(ProbeParametrization(cfg, "lora", 20, 0, 137), tcfg, "theta-adam")
+
+
+def test_theta_adam_quantize_clips_at_a_multiple_of_the_rms() -> None:
+    """`theta_adam.quantize`: pacbound's quantizer when clip_sd is 0 (or m reaches max|w|);
+    otherwise bins over +- clip_sd rms, outliers in the end bins, each codeword its bin's mean."""
+    import pacbound
+    from miniature.theta_adam import quantize
+
+    w = np.random.default_rng(0).standard_normal(2_000)
+    w[0] = 40.0  # one outlier: max|w| is 40, the rms about 1.4
+    for args in ((11, 0.0), (11, 1e9)):
+        codes, book = quantize(w, *args)
+        ref_codes, ref_book = pacbound.quantize_uniform(w, 11)
+        assert np.array_equal(codes, ref_codes) and np.array_equal(book, ref_book)
+    codes, book = quantize(w, 16, 3.0)
+    assert codes.min() == 0 and codes.max() == 15 and codes[0] == 15
+    for k in range(16):
+        assert book[k] == np.float16(w[codes == k].mean())
+    assert len(np.unique(codes)) == 16  # the outlier no longer empties the middle bins
+    assert len(np.unique(pacbound.quantize_uniform(w, 16)[0])) < 10
+
+
+def test_theta_adam_finish_and_save_load_match_the_book(tmp_path) -> None:
+    """`theta_adam.finish` with another quantizer that happens to equal the book's gives
+    `experiment.finish`'s bound; a run resumed from a --save file ends at the same w."""
+    from miniature import experiment, theta_adam
+    from miniature.train import TrainConfig
+
+    src = make_markov_source(vocab=8, concentration=0.3, p_end=1 / 8, seed=4)
+    S, fresh = markov_docset(src, 300, seed=1), markov_docset(src, 50, seed=2)
+    cfg = GPTConfig(vocab_size=8, block_size=16, n_layer=1, n_head=2, n_embd=16)
+    tcfg = TrainConfig(steps=6, qat_steps=3, batch_size=4, lr=1e-2, warmup=2, log_every=3)
+    sample = np.arange(40)
+    ends = []
+    for opt in ("adamw", "theta-adam"):
+        for how in ("save", "load"):
+            param = theta_adam.ProbeParametrization(cfg, "sublora", 20, 0, 137)
+            path = str(tmp_path / f"w_{opt}.pt")
+            theta_adam.train(param, S.stream, tcfg, opt, levels=7, clip_sd=2.0,
+                             **({"save": path} if how == "save" else {"load": path}))
+            ends.append(param.w.detach().clone())
+        assert torch.allclose(ends[-2], ends[-1], atol=1e-6)
+    a = experiment.finish(param, S, cfg, sample, fresh, "cpu", [], 0.0)
+    b = theta_adam.finish(param, S, cfg, sample, fresh, "cpu", [], 0.0, clip_sd=1e9)
+    for key in ("bound_bits", "best_alpha", "sample_bits", "bound_top1", "heldout_smoothed"):
+        assert getattr(a, key) == getattr(b, key), key
+    assert a.message == b.message
+
+
+def test_theta_adam_aligned_windows_start_at_a_leading_eod(src) -> None:
+    """`aligned_offsets`: every window starts at an EOD and holds block + 1 tokens of the stream."""
+    from miniature.theta_adam import aligned_offsets
+
+    S = markov_docset(src, 200, seed=1)
+    off = aligned_offsets(np.random.default_rng(0), S.stream, 16, 500)
+    assert np.all(S.stream[off] == EOD) and off.max() + 17 <= len(S.stream)
+    assert len(np.unique(off)) > 100  # drawn across the documents

@@ -72,6 +72,19 @@ def main() -> None:
     ap.add_argument("--n-docs", type=int, default=100_000)
     ap.add_argument("--json", default="", help="append a JSON line with the result to this file")
     ap.add_argument("--qat", type=int, default=100, help="quantization-aware steps (--bound)")
+    ap.add_argument("--levels", type=int, default=11,
+                    help="(--bound) quantization levels (quantization-aware steps, code)")
+    ap.add_argument("--clip-sd", type=float, default=0.0,
+                    help="(--bound) quantize over +- this many root-mean-squares of w, not max|w|")
+    ap.add_argument("--qat-lr", type=float, default=None,
+                    help="learning rate of the quantization-aware steps (default lr / 10)")
+    ap.add_argument("--save", default="", help="(--bound) save w and the optimizer's state after "
+                    "the training steps, before the quantization-aware ones")
+    ap.add_argument("--load", default="", help="(--bound) start from a --save file: only the "
+                    "quantization-aware steps, the code and the bound are run")
+    ap.add_argument("--aligned", action="store_true", help="(--bound) training windows start at "
+                    "a document's leading EOD, as the scoring reads documents")
+    ap.add_argument("--n-head", type=int, default=BOOK_CFG.n_head)
     ap.add_argument("--bound", action="store_true",
                     help="the seeds tier's run instead: its data, 100 quantization-aware steps, "
                          "coding and the bound (miniature.experiment.finish)")
@@ -83,7 +96,8 @@ def main() -> None:
     rep = RepeatSource(32, 16)
     S = repeat_docset(rep, args.n_docs, seed=1)
     fresh = np.stack(rep.sample(args.n_eval, seed=2))
-    cfg = dataclasses.replace(BOOK_CFG, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha)
+    cfg = dataclasses.replace(BOOK_CFG, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha,
+                              n_head=args.n_head)
     param = ProbeParametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
                             lora_rank=args.rank, projector=args.projector,
                             proj_scale=args.proj_scale)
@@ -117,28 +131,49 @@ def bound_run(args: argparse.Namespace) -> None:
     """One run of the seeds tier's copying row (`tiers.seed_run`) with this probe's options: its
     data, quantization-aware steps, coding, scoring and bound (`experiment.finish`)."""
     from miniature import theta_adam
-    from miniature.experiment import finish, result_gap
+    from miniature.experiment import result_gap
     from miniature.tiers import seed_data, summary
 
     t0 = time.time()
     S, sample, fresh, cfg = seed_data("repeat")
-    cfg = dataclasses.replace(cfg, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha)
+    cfg = dataclasses.replace(cfg, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha,
+                              n_head=args.n_head)
     tcfg = TrainConfig(steps=args.steps, qat_steps=args.qat, batch_size=args.batch, lr=args.lr,
                        warmup=args.warmup, min_lr_frac=args.min_lr_frac, seed=1337 + args.seed)
     param = ProbeParametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
                                  lora_rank=args.rank, projector=args.projector,
                                  proj_scale=args.proj_scale)
-    losses = theta_adam.train(param, S.stream, tcfg, args.optimizer)
-    r = finish(param, S, cfg, sample, fresh, "cpu", losses, t0)
+    losses = theta_adam.train(param, S.stream, tcfg, args.optimizer, levels=args.levels,
+                              clip_sd=args.clip_sd, qat_lr=args.qat_lr, save=args.save,
+                              load=args.load, aligned=args.aligned)
+    halves = quantized_halves(param, args.levels, args.clip_sd, args.n_eval)
+    r = theta_adam.finish(param, S, cfg, sample, fresh, "cpu", losses, t0, levels=args.levels,
+                          clip_sd=args.clip_sd)
     gap = result_gap(r, cfg.vocab_size, S.n_docs, len(sample))
     row = summary(r)
-    row.update(seed=args.seed, true_smoothed_se=r.heldout_smoothed_se,
+    row.update(seed=args.seed, true_smoothed_se=r.heldout_smoothed_se, halves=halves,
+               train_losses_bits=[round(x / math.log(2), 3) for x in losses],
                gap={k: round(getattr(gap, k), 4) for k in
                     ("occam", "hoeffding", "sample_minus_true", "smoothing")})
     print(json.dumps(row), flush=True)
     if args.json:
         with open(args.json, "a", encoding="utf-8") as f:
             f.write(json.dumps({"args": vars(args), "argv": sys.argv[1:], "bound": row}) + "\n")
+
+
+def quantized_halves(param: ProbeParametrization, levels: int, clip_sd: float,
+                     n_eval: int) -> dict[str, dict[str, float]]:
+    """`copy_scores` of the probe's fresh documents (seed 2) at the trained w ("raw") and at its
+    quantized value ("quantized", `theta_adam.quantize`), rounded to 4 digits."""
+    from miniature.theta_adam import quantize
+
+    fresh = np.stack(RepeatSource(32, 16).sample(n_eval, seed=2))
+    out = {"raw": copy_scores(param, fresh)}
+    codes, book = quantize(param.w.detach().cpu().numpy(), levels, clip_sd)
+    param.override = torch.tensor(np.asarray(book, dtype=np.float32)[codes])
+    out["quantized"] = copy_scores(param, fresh)
+    param.override = None
+    return {k: {p: round(v, 4) for p, v in d.items()} for k, d in out.items()}
 
 
 _OPT: dict = {}

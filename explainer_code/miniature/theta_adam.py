@@ -26,7 +26,7 @@ from torch.func import functional_call
 
 from miniature.model import GPTConfig
 from miniature.subspace import Parametrization
-from miniature.train import TrainConfig, batch_offsets, get_batch, lr_at, quantizer
+from miniature.train import LEVELS, TrainConfig, batch_offsets, get_batch, lr_at, quantizer
 
 OPTIMIZERS = ("adamw", "theta-adam")
 
@@ -133,23 +133,140 @@ def train_step(param: ProbeParametrization, opt, x: torch.Tensor, y: torch.Tenso
     return loss.item()
 
 
+def aligned_offsets(rng: np.random.Generator, stream: np.ndarray, block: int,
+                    n: int) -> np.ndarray:
+    """n window starts drawn uniformly among the stream's EOD tokens that leave a whole window
+    (block + 1 tokens): each window reads a document from its leading EOD, as `evaluate.score`
+    does, so that a position in the window is a position in the document."""
+    from miniature.corpus import EOD
+
+    eods = np.flatnonzero(stream[: len(stream) - block - 1] == EOD)
+    return eods[rng.integers(0, len(eods), size=n)]
+
+
 def train(param: ProbeParametrization, stream: np.ndarray, cfg: TrainConfig,
-          optimizer: str = "theta-adam") -> list[float]:
+          optimizer: str = "theta-adam", levels: int = LEVELS, clip_sd: float = 0.0,
+          qat_lr: float | None = None, save: str = "", load: str = "",
+          aligned: bool = False) -> list[float]:
     """`miniature.train.train` in one process with a choice of optimizer: the same batches,
-    schedule and quantization-aware steps; the mean loss (nats) of each logging interval."""
+    schedule and quantization-aware steps; the mean loss (nats) of each logging interval.
+
+    `levels` and `clip_sd` choose the quantizer of the quantization-aware steps (`quantize`;
+    the defaults are `miniature.train`'s), `qat_lr` their learning rate (default, as there,
+    cfg.lr * cfg.min_lr_frac). `save` writes w, the optimizer's state and the losses after the
+    cfg.steps training steps (before the quantization-aware ones) to a file; `load` reads such a
+    file and takes only the steps after it, drawing the same batches as one uninterrupted run,
+    so that quantization variants of one trained w cost no retraining. `aligned`: every window
+    starts at a document's leading EOD (`aligned_offsets`), as the scoring reads documents,
+    not at a random token."""
     rng = np.random.default_rng(cfg.seed)
     opt = make_optimizer(param, cfg, optimizer)
     total, block = cfg.steps + cfg.qat_steps, param.cfg.block_size
-    losses, running = [], 0.0
+    losses, running, first = [], 0.0, 0
+    if load:
+        state = torch.load(load, weights_only=False)
+        with torch.no_grad():
+            param.w.copy_(state["w"])
+        if isinstance(opt, ThetaAdam):
+            opt.m, opt.v, opt.t = state["opt"]["m"], state["opt"]["v"], state["opt"]["t"]
+        else:
+            opt.load_state_dict(state["opt"])
+        losses, first = list(state["losses"]), cfg.steps
+    qlr = cfg.lr * cfg.min_lr_frac if qat_lr is None else qat_lr
     for step in range(total):
+        if step == cfg.steps and save:
+            torch.save({"w": param.w.detach().clone(), "losses": losses, "opt": (
+                {"m": opt.m, "v": opt.v, "t": opt.t} if isinstance(opt, ThetaAdam)
+                else opt.state_dict())}, save)
         if step == cfg.steps and cfg.qat_steps:
-            param.ste = quantizer()
-        lr = lr_at(min(step, cfg.steps - 1), cfg) if step < cfg.steps else cfg.lr * cfg.min_lr_frac
-        x, y = get_batch(stream, batch_offsets(rng, len(stream), block, cfg.batch_size), block,
-                         param.w.device)
+            param.ste = (quantizer() if (levels, clip_sd) == (LEVELS, 0.0)
+                         else torch_quantizer(levels, clip_sd))
+        lr = lr_at(min(step, cfg.steps - 1), cfg) if step < cfg.steps else qlr
+        offsets = (aligned_offsets(rng, stream, block, cfg.batch_size) if aligned
+                   else batch_offsets(rng, len(stream), block, cfg.batch_size))
+        if step < first:
+            continue
+        x, y = get_batch(stream, offsets, block, param.w.device)
         running += train_step(param, opt, x, y, lr, cfg)
         if (step + 1) % cfg.log_every == 0:
             losses.append(running / cfg.log_every)
             running = 0.0
+    if total == cfg.steps and save:
+        torch.save({"w": param.w.detach().clone(), "losses": losses, "opt": (
+            {"m": opt.m, "v": opt.v, "t": opt.t} if isinstance(opt, ThetaAdam)
+            else opt.state_dict())}, save)
     param.ste = None
     return losses
+
+
+# ------------------------------------------------------------------ quantization and the bound
+def quantize(w: np.ndarray, levels: int = LEVELS,
+             clip_sd: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, float16 codebook) of w: `pacbound.quantize_uniform` when clip_sd is 0; otherwise
+    `levels` uniform bins over [-m, m], m = clip_sd times the root mean square of w, the numbers
+    beyond m in the end bins, each codeword the mean of its bin (so the decoder needs the codes
+    and the codebook only, as for `quantize_uniform`: the message's parts are the same)."""
+    import pacbound
+
+    if clip_sd <= 0:
+        return pacbound.quantize_uniform(w, levels)
+    vec = np.asarray(w, dtype=np.float64).ravel()
+    m = min(clip_sd * float(np.sqrt(np.mean(vec**2))), float(np.max(np.abs(vec))))
+    edges = np.linspace(-m - 1e-6, m + 1e-6, levels + 1)
+    codes = np.clip(np.digitize(vec, edges) - 1, 0, levels - 1).astype(np.int64)
+    book = np.array([vec[codes == k].mean() if np.any(codes == k) else edges[k]
+                     for k in range(levels)])
+    return codes, book.astype(np.float16)
+
+
+def torch_quantizer(levels: int, clip_sd: float):
+    """w (tensor) -> its quantized values under `quantize` (for the straight-through steps)."""
+
+    def q(w: torch.Tensor) -> torch.Tensor:
+        codes, book = quantize(w.detach().cpu().numpy(), levels, clip_sd)
+        return torch.from_numpy(np.asarray(book, dtype=np.float32)[codes]).to(w.device)
+
+    return q
+
+
+def finish(param, S, cfg: GPTConfig, sample: np.ndarray, heldout, device, losses: list[float],
+           t0: float, levels: int = LEVELS, clip_sd: float = 0.0):
+    """`miniature.experiment.finish` with a choice of quantizer (`quantize`): the same scoring,
+    real arithmetic code, prefix code and bound; at the defaults it is that function."""
+    import math
+    import time
+
+    import pacbound
+
+    from miniature import experiment
+    from miniature.evaluate import score
+
+    if (levels, clip_sd) == (LEVELS, 0.0):
+        return experiment.finish(param, S, cfg, sample, heldout, device, losses, t0)
+    block, vocab = cfg.block_size, cfg.vocab_size
+    raw = score(param, S, sample, block, vocab, device=device)
+    codes, book = quantize(param.w.detach().cpu().numpy(), levels, clip_sd)
+    counts = pacbound.symbol_counts(codes, levels)
+    data = pacbound.arithmetic_encode(codes, counts)
+    assert np.array_equal(pacbound.arithmetic_decode(data, counts, len(codes)), codes)
+    coder_bits = pacbound.arithmetic_code_length_bits(codes, counts)
+    message = pacbound.message_parts(codes, levels)
+    param.override = torch.tensor(pacbound.dequantize(codes, book), dtype=torch.float32,
+                                  device=param.w.device)
+    scores = score(param, S, sample, block, vocab, device=device)
+    prefix = pacbound.prefix_code_bits(message.total)
+    smoothed, bound, alpha, top1 = experiment.bounds(scores, prefix, S.n_docs)
+    res = experiment.Result(param.kind, param.D, param.d, message, coder_bits, prefix,
+                            float(raw.bits().mean()), float(scores.bits().mean()), smoothed,
+                            bound, alpha, float(scores.top1_error().mean()), top1, losses=losses)
+    if heldout is not None:
+        h = score(param, heldout, np.arange(heldout.n_docs), block, vocab, device=device)
+        per_doc = h.bits()
+        res.heldout_bits, res.heldout_top1 = float(per_doc.mean()), float(h.top1_error().mean())
+        res.heldout_se = float(per_doc.std(ddof=1) / math.sqrt(len(per_doc)))
+        sm = h.bits(alpha)
+        res.heldout_smoothed = float(sm.mean())
+        res.heldout_smoothed_se = float(sm.std(ddof=1) / math.sqrt(len(sm)))
+    param.override = None
+    res.seconds = time.time() - t0
+    return res
