@@ -213,9 +213,9 @@ print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
 # Digits work the same way: the whole run `12345678` is one pre-token, and the
 # merges that happen to exist cut it into `123 | 45 | 678`; with a leading space, the first piece
 # becomes `' 123'`, a different token id, while the rest agree. Nothing makes the pieces line up
-# with thousands or with place value, which plausibly makes arithmetic harder for GPT-2 [INFERRED,
-# not measured here]; and a word such as "strawberry" reaches the model as two or three opaque
-# ids, not ten letters.
+# with thousands or with place value, which plausibly makes arithmetic harder for GPT-2 (an
+# inference, not measured here); and a word such as "strawberry" reaches the model as one or three opaque
+# ids (the cell above), not ten letters.
 # [SOURCE: tiktoken 0.14.0 tiktoken_ext/openai_public.py:89, the cl100k_base pattern]
 # Later OpenAI tokenizers cut runs of digits into pre-tokens of at most three digits
 # (`\p{N}{1,3}`) before merging; their files are not on this machine, so the comparison is

@@ -51,12 +51,14 @@ MUTANTS = [
            "TAG_PATTERN.pattern + \" ?\"", "TAG_PATTERN.pattern", f"{T_DOC}[explainer_tools.tags]"),
     # yaml_input
     mutant("yaml_input: error without its line", "explainer_tools/yaml_input.py",
-           "        line = f\":{mark.line + 1}\" if mark is not None else \"\"",
-           "        line = \"\"", f"{T_READER}::test_probe_C10_glossary_errors_name_file_and_line",
-           f"{T_READER}::test_probe_C7_ledger_errors_name_file_and_line"),
+           "    return node.start_mark.line + first_line if node is not None else fallback",
+           "    return fallback",
+           "tests/test_attacks_inputs.py::test_glossary_forms_of_the_wrong_kind_are_one_error_at_their_line",
+           "tests/test_attacks_inputs.py::test_a_ledger_output_of_the_wrong_kind_is_one_error_at_its_line"),
     mutant("yaml_input: item lines 0-based", "explainer_tools/yaml_input.py",
-           "    lines = [item.start_mark.line + 1 for", "    lines = [item.start_mark.line for",
-           f"{T_DOC}[explainer_tools.yaml_input]"),
+           "        line, reason = yaml_problem(problem, first_line)",
+           "        line, reason = yaml_problem(problem, first_line - 1)",
+           f"{T_READER}::test_probe_C10_glossary_errors_name_file_and_line"),
     # raw_tex
     mutant("raw_tex: one-letter commands count", "explainer_tools/raw_tex.py",
            "TEX_COMMAND = re.compile(r\"\\\\(?:[A-Za-z]{2,}|", "TEX_COMMAND = re.compile("
@@ -256,8 +258,8 @@ MUTANTS = [
            "    if True:\n        return _index_table(errata, docs_dir, \"Paper locations\")",
            *T_ERRATA),
     mutant("errata_pages: chapter title ignores front matter", "explainer_tools/errata_pages.py",
-           "        if meta.get(\"title\"):\n            return str(meta[\"title\"])",
-           "        if False:\n            return str(meta[\"title\"])", *T_ERRATA, T_NEW),
+           "        if meta.get(\"title\"):\n            return html.escape(str(meta[\"title\"])",
+           "        if False:\n            return html.escape(str(meta[\"title\"])", *T_ERRATA, T_NEW),
     # ledger
     mutant("ledger: entry without id accepted", "explainer_tools/ledger.py",
            "        if not entry.get(\"id\"):", "        if False:", T_READER),
@@ -273,8 +275,8 @@ MUTANTS = [
     mutant("ledger: duplicate ids accepted", "explainer_tools/ledger.py",
            "        if entry.get(\"id\") in seen:", "        if False:", T_READER, T_NEW),
     mutant("ledger: pipes in a cell unescaped", "explainer_tools/ledger.py",
-           "    return \" \".join(str(text).split()).replace(\"|\", \"\\\\|\")",
-           "    return \" \".join(str(text).split())", T_READER, T_NEW),
+           "    return html.escape(\" \".join(str(text).split()), quote=False).replace(\"|\", \"\\\\|\")",
+           "    return html.escape(\" \".join(str(text).split()), quote=False)", T_READER, T_NEW),
     # bibliography
     mutant("bibliography: unclosed entry accepted", "explainer_tools/bibliography.py",
            "                if not re.match(r\"\\s*\\}\", text[pos:]):",
@@ -418,7 +420,8 @@ MUTANTS = [
     mutant("numerics: a missing probe counts as agreement", "explainer_tools/numerics.py",
            "if current.probes.get(name) != value]", "if name in current.probes and current.probes[name] != value]", T_NUM),
     mutant("numerics: the probes run without the pinned environment", "explainer_tools/numerics.py",
-           "    environment = env if env is not None else {**os.environ, **run_environment()}",
+           "    environment = env if env is not None else {**os.environ, **run_environment(), "
+           "**PROBE_THREADS}",
            "    environment = env if env is not None else dict(os.environ)", T_NUM),
     mutant("numerics: bad JSON reported without its line", "explainer_tools/numerics.py",
            '        raise NumericsError(f"{source}:{error.lineno}: not JSON',

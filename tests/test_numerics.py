@@ -85,7 +85,7 @@ def test_another_kernel_choice_shows_in_its_own_probes_only(here: numerics.Finge
     """NumPy's OpenBLAS made to take other kernels changes NumPy's linear-algebra probes and no
     torch probe; MKL on another branch changes torch's matrix products and no NumPy probe."""
     def under(name: str, value: str) -> list[str]:
-        env = {**os.environ, **run_environment(), name: value}
+        env = {**os.environ, **run_environment(), **numerics.PROBE_THREADS, name: value}
         return numerics.differing_probes(here, numerics.probe(env=env))
 
     openblas = under("OPENBLAS_CORETYPE", "Sandybridge")
