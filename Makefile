@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet bench-miniature
+.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -160,6 +160,12 @@ miniature-seeds-d: $(INSTALLED) ## Chapter 22's d sweep over five seeds (d = 250
 
 miniature-seeds-wordnet: $(INSTALLED) ## Chapter 22's WordNet run over five seeds (5 runs of about 2 CPU-min, one process): writes explainer_code/data/ch22_seeds_wordnet.json
 	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers seeds-wordnet
+
+miniature-thesis: $(INSTALLED) ## Chapter 22's thesis tier on the copying source: 2 CPU processes side by side (5 seeds, 4 ablations; about 25 min); writes explainer_code/data/ch22_thesis_*.json
+	$(KERNELS) && cd explainer_code && \
+	../$(PY) -m miniature.thesis seeds --out data/ch22_thesis_seeds.json & \
+	../$(PY) -m miniature.thesis ablations --out data/ch22_thesis_ablations.json & \
+	wait
 
 miniature-gpu: ## Chapter 22's GPU tier under torchrun on every visible GPU (any Python with torch + numpy): writes $(OUT)/ch22_gpu_tier.json
 	mkdir -p $(OUT)

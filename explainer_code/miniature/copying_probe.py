@@ -50,7 +50,9 @@ def copy_scores(param: ProbeParametrization, docs: np.ndarray) -> dict[str, floa
             "eod": float(bits[:, two_b].mean()), "overall": float(bits.mean())}
 
 
-def main() -> None:
+def parser() -> argparse.ArgumentParser:
+    """The probe's options, each defaulting to the book's configuration (`miniature.thesis` reads
+    them too)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kind", default="sublora", choices=("sublora", "lora", "subspace", "full"))
     ap.add_argument("--d", type=int, default=1_000)
@@ -88,7 +90,11 @@ def main() -> None:
     ap.add_argument("--bound", action="store_true",
                     help="the seeds tier's run instead: its data, 100 quantization-aware steps, "
                          "coding and the bound (miniature.experiment.finish)")
-    args = ap.parse_args()
+    return ap
+
+
+def main() -> None:
+    args = parser().parse_args()
     torch.set_num_threads(1)
     if args.bound:
         bound_run(args)
@@ -128,8 +134,19 @@ def main() -> None:
 
 
 def bound_run(args: argparse.Namespace) -> None:
+    """`bound_row`, printed as a JSON line (and appended to `--json`)."""
+    row = bound_row(args)
+    print(json.dumps(row), flush=True)
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"args": vars(args), "argv": sys.argv[1:], "bound": row}) + "\n")
+
+
+def bound_row(args: argparse.Namespace) -> dict:
     """One run of the seeds tier's copying row (`tiers.seed_run`) with this probe's options: its
-    data, quantization-aware steps, coding, scoring and bound (`experiment.finish`)."""
+    data, quantization-aware steps, coding, scoring and bound (`experiment.finish`); the row
+    of `tiers.summary` with the seed, the gap's four parts, the halves' scores (fresh documents,
+    at the trained and at the quantized w) and the training losses in bits."""
     from miniature import theta_adam
     from miniature.experiment import result_gap
     from miniature.tiers import seed_data, summary
@@ -155,10 +172,7 @@ def bound_run(args: argparse.Namespace) -> None:
                train_losses_bits=[round(x / math.log(2), 3) for x in losses],
                gap={k: round(getattr(gap, k), 4) for k in
                     ("occam", "hoeffding", "sample_minus_true", "smoothing")})
-    print(json.dumps(row), flush=True)
-    if args.json:
-        with open(args.json, "a", encoding="utf-8") as f:
-            f.write(json.dumps({"args": vars(args), "argv": sys.argv[1:], "bound": row}) + "\n")
+    return row
 
 
 def quantized_halves(param: ProbeParametrization, levels: int, clip_sd: float,
