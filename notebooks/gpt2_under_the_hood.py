@@ -1,8 +1,10 @@
 # %% [markdown]
 # # GPT-2 under the hood
 #
-# [MY EXPLANATION] This notebook is the companion of
-# [Chapter 5, Transformers and GPT-2](../../chapters/05-transformers-gpt2/). The chapter names
+# [MY EXPLANATION] The point: a GPT turns a text into a probability for every possible next
+# token, and a model trained long enough on a small text predicts its training text better than
+# text it has not seen; that gap is what the book's bound is about. This notebook is the
+# companion of [Chapter 5, Transformers and GPT-2](../../chapters/05-transformers-gpt2/). The chapter names
 # every matrix inside GPT-2 and counts its parameters; here we run the machinery: the tokenizer,
 # a small GPT trained from scratch in front of you (with the training loop in view, and the
 # moment it starts to overfit), attention heads that really do copy from context, the residual
@@ -166,7 +168,9 @@ for sentence in ["The electron has a negative charge.", "Das Elektron ist negati
 # pre-token starts as a list of single bytes, and the learned merges are applied: repeatedly, of
 # all adjacent pairs whose concatenation is in the vocabulary, the one with the lowest rank (the
 # earliest learned merge; in GPT-2's files the rank is the token id) is merged, until no pair is
-# left. The cell below does exactly that, in a dozen lines, and prints each merge.
+# left. That is tiktoken's rule (the cell below runs it in a dozen lines, prints each merge and
+# checks the result against tiktoken's tokens); GPT-2's original encoder applies only the pairs
+# its merge list names, a rule that could in principle split a word differently.
 
 # %%
 RANKS = enc._mergeable_ranks  # token bytes -> rank (= GPT-2 token id)
@@ -208,14 +212,15 @@ print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
 # token, because " strawberry" (with its space) was frequent enough in GPT-2's training text to
 # earn a merge of its own. Without the space there is no such merge: the word stops at
 # `'st' 'raw' 'berry'`, three tokens. So the same word costs one token in the middle of a
-# sentence and three at the start of a line, and the model sees two unrelated ids for it.
+# sentence and three at the start of a line: one id, or three others that share nothing with it.
 #
 # Digits work the same way: the whole run `12345678` is one pre-token, and the
 # merges that happen to exist cut it into `123 | 45 | 678`; with a leading space, the first piece
 # becomes `' 123'`, a different token id, while the rest agree. Nothing makes the pieces line up
 # with thousands or with place value, which plausibly makes arithmetic harder for GPT-2 (an
-# inference, not measured here); and a word such as "strawberry" reaches the model as one or three opaque
-# ids (the cell above), not ten letters.
+# inference, not measured here). Likewise the lowercase word "strawberry" reaches the model as
+# one id or three (the cell above), and capitals or a plural give other ids again; none of them
+# spells out the ten letters, which is why counting its letters is hard for the model.
 # [SOURCE: tiktoken 0.14.0 tiktoken_ext/openai_public.py:89, the cl100k_base pattern]
 # Later OpenAI tokenizers cut runs of digits into pre-tokens of at most three digits
 # (`\p{N}{1,3}`) before merging; their files are not on this machine, so the comparison is
@@ -498,7 +503,8 @@ for step, (diff, se) in vs_bigram.items():
 # [MY EXPLANATION] That gap between training and held-out loss is what generalisation bounds, the
 # subject of the paper this site explains, are about: a bound is a guarantee, computed from the
 # training loss and the size of the model's description, that holds with probability at least
-# $1-\varepsilon$: the expected loss on unseen text is at most the training loss plus a price
+# $1-\varepsilon$: for a bounded loss (the nats printed here are not bounded; Chapters 12 and 14
+# make them so), the expected loss on unseen text is at most the training loss plus a price
 # for the description, which can be large. A language model trained by
 # nanoGPT's recipe also reads its text many times over (the recipe for GPT-2 small passes over
 # OpenWebText's nine billion tokens about 33 times, Chapter 7), and the paper asks whether a bound
@@ -506,7 +512,7 @@ for step, (diff, se) in vs_bigram.items():
 #
 # A sample from the small model at temperature 0.8, 120 tokens, after the
 # heading "## Attention" (the context window is 64 tokens, so for a longer sample the window
-# slides). Local grammar and the site's vocabulary come through; meaning does not.
+# slides). Some local phrases and the site's vocabulary come through; meaning does not.
 
 # %%
 SAMPLE_START = "## Attention"
@@ -891,7 +897,7 @@ for r, row in enumerate(rows):
 #
 # [MY EXPLANATION] Row $\nu$ of the token embedding matrix $W_E$ (vocabulary $\times$ width) is the
 # vector of token $\nu$. We compare vectors by cosine similarity. Tokens that the model uses in
-# similar ways end up with similar vectors. Work on older word vectors reports that some
+# similar ways tend to end up with similar vectors (the neighbours printed below show how loosely). Work on older word vectors reports that some
 # *differences* between vectors carry meaning (secondary, see below); arithmetic such as
 # "layers" − "layer" + "head" on the rows probes whether this small model shows any of it.
 
@@ -1100,7 +1106,7 @@ show_figure(fig, alt=(
 # [MY EXPLANATION] **Why is the gap far smaller than the count of positions?** The uncached run
 # pushes about a hundred times as many positions through the network (printed above), yet its time
 # grows far less than the count of positions (the ratios printed after the timings). A cached step
-# is *memory-bound*: to process its single position it must read every weight matrix from memory,
+# is likely *memory-bound* (an inference from the arithmetic below, not measured here): to process its single position it must read every weight matrix from memory,
 # some 500 MB here, and do only about two floating-point operations per weight, one multiply and one
 # add, i.e. about half an operation per byte read. The processor can compute far faster than memory
 # can deliver bytes, so the step waits on memory. An uncached step reads the same weights once but
