@@ -1,0 +1,209 @@
+"""Chapter 22: the thesis in miniature, a compressed transformer's bound below every count table.
+
+Reads the thesis tier (`data/ch22_thesis_seeds.json`, `data/ch22_thesis_ablations.json`), written
+by `make miniature-thesis` with the command, commit, machine and times inside, and the seeds
+tier's SubLoRA runs on the same source (`data/ch22_seeds_repeat.json`). Recomputes the count
+tables itself (numpy, exact) on the same S and sample.
+
+Claims, numbered as the output blocks:
+  [1] Provenance, and the recipe against Step 11's configuration, one difference per line.
+  [2] Five seeds: each seed's bound, the true risk of the bounded predictor, the copied half's
+      bits on fresh documents, the message; mean +- SE of the bound, the true risk, the gap's
+      four parts and the top-1 bound.
+  [3] The baselines on the same S, sample and N: every count table of orders 0-2, the random
+      guess, SubLoRA with Step 11's configuration. The margins, mean +- SE over seeds, against
+      the goal of 0.5 bits per token. The bound with 20 more bits (the recipe's choice among a
+      million configurations) changes none of it.
+  [4] Ablations, seed 0: each part of the recipe put back as Step 11 had it.
+  [5] The figure ch22_thesis.png: each seed's bound beside the baselines, and what the model
+      learned: bits per token on the first and the copied half of fresh documents.
+Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pacbound
+import script_io
+from miniature import ngram
+from miniature.corpus import RepeatSource, repeat_docset
+from miniature.experiment import EPS, EXTRA_BITS
+
+DATA = Path(__file__).resolve().parent / "data"
+SEEDS_FILE = DATA / "ch22_thesis_seeds.json"
+ABLATIONS_FILE = DATA / "ch22_thesis_ablations.json"
+STEP11_FILE = DATA / "ch22_seeds_repeat.json"
+VOCAB, SPAN, N_DOCS, N_SAMPLE, SEED_S, SEED_SAMPLE = 32, 16, 100_000, 5_000, 1, 3
+PARTS = ("occam", "hoeffding", "sample_minus_true", "smoothing")
+GOAL = 0.5  # bits per token below every table and the random guess
+MORE_BITS = 20
+STEP11 = {"kind": "sublora", "d": 1_000, "lr": 0.01, "steps": 800, "batch": 16,
+          "aligned": False, "levels": 11, "clip_sd": 0.0}  # ch22_seeds.py [1], tiers.SEED_*
+
+
+def mean_se(xs: list[float]) -> tuple[float, float]:
+    a = np.asarray(xs, dtype=float)
+    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(len(a)))
+
+
+def fmt(xs: list[float]) -> str:
+    m, s = mean_se(xs)
+    return f"{m:.3f} +- {s:.3f}"
+
+
+def bound_with(row: dict, more_bits: float) -> float:
+    """The bound of a row at its chosen alpha with `more_bits` added to its message: at 0 it is
+    the row's bound (checked), above it at most the grid's minimum would be."""
+    sample_smoothed = row["true_smoothed"] + row["gap"]["sample_minus_true"]
+    nats = (row["prefix_bits"] + EXTRA_BITS + more_bits) * math.log(2)
+    return pacbound.subsampling_bound(
+        train_error=sample_smoothed, loss_range=pacbound.loss_range(row["best_alpha"], VOCAB),
+        complexity_nats=nats, n_population=N_DOCS, n_sample=N_SAMPLE,
+        eps=EPS / len(pacbound.ALPHA_GRID))
+
+
+def block1(rec: dict, abl: dict) -> None:
+    print(f"[1] {SEEDS_FILE.name}, {ABLATIONS_FILE.name}: {rec['command']}")
+    for r in (rec, abl):
+        print(f"    {r['tier']}: commit {r['commit'][:7]}, started {r['started']}, "
+              f"{r['seconds'] / 60:.0f} min, {r['threads']} thread, {len(r['runs'])} runs")
+    print(f"    machine: {rec['machine']}")
+    print(f"    seeds {', '.join(str(r['seed']) for r in rec['runs'])} ({rec['seed_rule']}); "
+          f"data as Step 11: N = {N_DOCS:,}, n = {N_SAMPLE:,}")
+    print("    the recipe against Step 11's configuration:")
+    for key, value in rec["recipe"].items():
+        mark = "" if STEP11[key] == value else f"   (Step 11: {STEP11[key]})"
+        print(f"      {key} {value}{mark}")
+
+
+def block2(runs: list[dict]) -> None:
+    print("[2] five seeds: bound; true risk of the bounded predictor (+- SE, 5,000 fresh "
+          "documents); copied half on fresh documents, quantized; message")
+    for r in runs:
+        copied = r["halves"]["quantized"]["second"]
+        print(f"    seed {r['seed']}: bound {r['bound_bits']:.3f}  true {r['true_smoothed']:.3f}"
+              f" +- {r['true_smoothed_se']:.3f}  copied half {copied:.3f}"
+              f"  message {r['message_bits']:,} bits  alpha {r['best_alpha']}")
+        assert r["true_smoothed"] < r["bound_bits"]
+    print(f"    mean +- SE: bound {fmt([r['bound_bits'] for r in runs])}, true risk "
+          f"{fmt([r['true_smoothed'] for r in runs])}, unsmoothed "
+          f"{fmt([r['true_bits'] for r in runs])}")
+    print("    gap parts: " + ", ".join(
+        f"{p.replace('_', ' ')} {fmt([r['gap'][p] for r in runs])}" for p in PARTS))
+    print(f"    top-1 error: bound {fmt([r['bound_top1'] for r in runs])}, true "
+          f"{fmt([r['true_top1'] for r in runs])} (a guess: {1 - 1 / VOCAB:.3f})")
+
+
+def block3(runs: list[dict], step11: list[dict]) -> dict:
+    src = RepeatSource(VOCAB, SPAN)
+    S = repeat_docset(src, N_DOCS, seed=SEED_S)
+    sample = np.random.default_rng(SEED_SAMPLE).integers(0, N_DOCS, size=N_SAMPLE)
+    _, grid = ngram.best_table(S, VOCAB, sample)
+    tables = {k: min((grid[(k, b)] for b in ngram.PRECISIONS), key=lambda t: t.bound_bits)
+              for k in ngram.ORDERS}
+    guess, best = math.log2(VOCAB), src.best_bits()
+    bounds = [r["bound_bits"] for r in runs]
+    m, s = mean_se(bounds)
+    print(f"[3] copying source (a span of {SPAN} uniform symbols, then the same {SPAN} again): "
+          f"baselines on the same S, sample and N; best possible {best:.3f} (the first half "
+          f"{math.log2(VOCAB - 1):.3f} per token, the copy and the end 0), random guess "
+          f"{guess:.3f}")
+    for k, t in tables.items():
+        print(f"    order-{k} table ({t.table.precision} bits per entry): bound "
+              f"{t.bound_bits:.3f}, empirical {t.smoothed[t.best_alpha]:.3f}")
+    print(f"    SubLoRA, Step 11's configuration, {len(step11)} seeds: bound "
+          f"{fmt([r['bound_bits'] for r in step11])}")
+    low = min(t.bound_bits for t in tables.values())
+    margins = {"best table": low - m, "random guess": guess - m}
+    for name, margin in margins.items():
+        verdict = "goal met" if margin - 2 * s > GOAL else (
+            "goal met by the mean, not beyond 2 SE" if margin > GOAL else "goal not met")
+        print(f"    margin below the {name}: {margin:.3f} +- {s:.3f} (the goal {GOAL}; mean minus "
+              f"2 SE {margin - 2 * s:.3f}): {verdict}")
+    worse = [bound_with(r, MORE_BITS) for r in runs]
+    for r in runs:
+        assert abs(bound_with(r, 0) - r["bound_bits"]) < 2e-3
+    print(f"    with {MORE_BITS} more bits for the recipe's choice: bound {fmt(worse)}, "
+          f"{sum(worse) / len(worse) - m:+.4f} on average")
+    assert m + 2 * s < guess < low
+    return {"tables": tables, "guess": guess, "best": best}
+
+
+def block4(abl: list[dict], runs: list[dict]) -> None:
+    base = next(r for r in runs if r["seed"] == 0)
+    print(f"[4] ablations, seed 0 (the recipe: bound {base['bound_bits']:.3f}, copied half "
+          f"{base['halves']['quantized']['second']:.3f}): one part put back as Step 11 had it")
+    for r in abl:
+        diff, copied = r["bound_bits"] - base["bound_bits"], r["halves"]["quantized"]["second"]
+        print(f"    {r['run']}: bound {r['bound_bits']:.3f} ({diff:+.3f}), true "
+              f"{r['true_smoothed']:.3f}, copied half {copied:.3f}")
+
+
+def figure(runs: list[dict], abl: list[dict], step11: list[dict], base: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 8.2))
+    rows = [("order-0\ntable", [base["tables"][0].bound_bits], "#0072B2"),
+            ("order-1\ntable", [base["tables"][1].bound_bits], "#0072B2"),
+            ("order-2\ntable", [base["tables"][2].bound_bits], "#0072B2"),
+            ("SubLoRA,\nStep 11", [r["bound_bits"] for r in step11], "#999999"),
+            ("subspace,\nthe recipe", [r["bound_bits"] for r in runs], "#D55E00")]
+    for i, (_, ys, colour) in enumerate(rows):
+        xs = np.full(len(ys), i) + (np.linspace(-0.15, 0.15, len(ys)) if len(ys) > 1 else 0)
+        top.plot(xs, ys, "o", color=colour, alpha=0.8)
+    top.axhline(base["guess"], color="black", ls="--", lw=1, label="random guess")
+    top.axhline(base["best"], color="black", ls=":", lw=1.2, label="best possible")
+    top.set_xticks(range(len(rows)), [name for name, _, _ in rows])
+    top.set_ylabel("bound, bits per token")
+    top.set_title("Bounds on the copying source (dots: seeds)", fontsize=10)
+    top.legend(loc="lower left")
+    halves = [("random guess", base["guess"], base["guess"]),
+              ("LoRA's subspace,\nthe recipe (seed 0)", *_halves(abl)),
+              ("the recipe (5 seeds)", np.mean([r["halves"]["quantized"]["first"] for r in runs]),
+               np.mean([r["halves"]["quantized"]["second"] for r in runs])),
+              ("best possible", math.log2(VOCAB - 1), 0.0)]
+    y = np.arange(len(halves))
+    bottom.barh(y - 0.2, [h[1] for h in halves], height=0.38, color="#56B4E9",
+                label="first half (new symbols)")
+    bottom.barh(y + 0.2, [h[2] for h in halves], height=0.38, color="#D55E00",
+                label="second half (the copy)")
+    bottom.set_yticks(y, [h[0] for h in halves])
+    bottom.invert_yaxis()
+    bottom.set_xlabel("bits per token on fresh documents")
+    bottom.set_title("What was learned: the copy", fontsize=10)
+    bottom.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1)
+    fig.tight_layout()
+    script_io.save_figure(fig, "ch22_thesis.png")
+
+
+def _halves(abl: list[dict]) -> tuple[float, float]:
+    """The first and the copied half's bits of the ablation that trains LoRA's subspace."""
+    r = next(r for r in abl if r["change"] == {"kind": "sublora"})
+    return r["halves"]["quantized"]["first"], r["halves"]["quantized"]["second"]
+
+
+def main() -> None:
+    print("Chapter 22 -- the thesis in miniature, on the copying source (ch22_thesis.py)")
+    rec = json.loads(SEEDS_FILE.read_text(encoding="utf-8"))
+    abl = json.loads(ABLATIONS_FILE.read_text(encoding="utf-8"))
+    step11 = [r for r in json.loads(STEP11_FILE.read_text(encoding="utf-8"))["runs"]
+              if (r["source"], r["kind"]) == ("repeat", "sublora")]
+    runs = rec["runs"]
+    assert [r["seed"] for r in runs] == [0, 1, 2, 3, 4]
+    block1(rec, abl)
+    block2(runs)
+    base = block3(runs, step11)
+    block4(abl["runs"], runs)
+    figure(runs, abl["runs"], step11, base)
+    print("All assertions passed.")
+
+
+if __name__ == "__main__":
+    main()
