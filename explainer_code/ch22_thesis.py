@@ -12,11 +12,12 @@ Claims, numbered as the output blocks:
       four parts and the top-1 bound.
   [3] The baselines on the same S, sample and N: every count table of orders 0-2, the random
       guess, SubLoRA with Step 11's configuration. The margins, mean +- SE over seeds, against
-      the goal of 0.5 bits per token. The bound with 20 more bits (the recipe's choice among a
-      million configurations) changes none of it.
+      the goal of 0.5 bits per token, computed on the bound with the recipe's choice paid in
+      both roots (an allowance of 20 bits, made after the fact): it lowers the margins by 0.114
+      and leaves the one below the guess above the goal in the mean, not beyond 2 SE.
   [4] Ablations, seed 0: each part of the recipe put back as Step 11 had it.
-  [5] The figure ch22_thesis.png: each seed's bound beside the baselines, and what the model
-      learned: bits per token on the first and the copied half of fresh documents.
+  [5] The figure ch22_thesis.png: each seed's paid bound beside the baselines and the goal, and
+      what the model learned: bits per token on the first and the copied half of fresh documents.
 Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
 """
 
@@ -39,6 +40,7 @@ ABLATIONS_FILE = DATA / "ch22_thesis_ablations.json"
 STEP11_FILE = DATA / "ch22_seeds_repeat.json"
 VOCAB, SPAN, N_DOCS, N_SAMPLE, SEED_S, SEED_SAMPLE = 32, 16, 100_000, 5_000, 1, 3
 PARTS = ("occam", "hoeffding", "sample_minus_true", "smoothing")
+PROBE_DOCS = 512  # copying_probe's --n-eval, its default; thesis.py does not change it
 GOAL = 0.5  # bits per token below every table and the random guess
 MORE_BITS = 20
 STEP11 = {"kind": "sublora", "d": 1_000, "lr": 0.01, "steps": 800, "batch": 16,
@@ -56,14 +58,16 @@ def fmt(xs: list[float]) -> str:
 
 
 def bound_with(row: dict, more_bits: float) -> float:
-    """The bound of a row at its chosen alpha with `more_bits` added to its message: at 0 it is
-    the row's bound (checked), above it at most the grid's minimum would be."""
+    """The bound of a row at its chosen alpha with the choice among 2^more_bits configurations
+    paid in both roots, as Chapter 22's Step 9 pays a choice made after its sample was scored:
+    eps / (8 * 2^bits) in each (in the Occam root the same as more_bits bits of message). At 0
+    it is the row's bound (checked)."""
     sample_smoothed = row["true_smoothed"] + row["gap"]["sample_minus_true"]
-    nats = (row["prefix_bits"] + EXTRA_BITS + more_bits) * math.log(2)
+    nats = (row["prefix_bits"] + EXTRA_BITS) * math.log(2)
     return pacbound.subsampling_bound(
         train_error=sample_smoothed, loss_range=pacbound.loss_range(row["best_alpha"], VOCAB),
         complexity_nats=nats, n_population=N_DOCS, n_sample=N_SAMPLE,
-        eps=EPS / len(pacbound.ALPHA_GRID))
+        eps=EPS / len(pacbound.ALPHA_GRID) / 2.0**more_bits)
 
 
 def block1(rec: dict, abl: dict) -> None:
@@ -94,6 +98,11 @@ def block2(runs: list[dict]) -> None:
           f"{fmt([r['true_bits'] for r in runs])}")
     print("    gap parts: " + ", ".join(
         f"{p.replace('_', ' ')} {fmt([r['gap'][p] for r in runs])}" for p in PARTS))
+    first = [r["halves"]["quantized"]["first"] for r in runs]
+    second = [r["halves"]["quantized"]["second"] for r in runs]
+    print(f"    halves, quantized, on the probe's {PROBE_DOCS} fresh documents "
+          "(drawn with seed 2): "
+          f"first {fmt(first)}, copied {fmt(second)}")
     print(f"    top-1 error: bound {fmt([r['bound_top1'] for r in runs])}, true "
           f"{fmt([r['true_top1'] for r in runs])} (a guess: {1 - 1 / VOCAB:.3f})")
 
@@ -118,19 +127,24 @@ def block3(runs: list[dict], step11: list[dict]) -> dict:
     print(f"    SubLoRA, Step 11's configuration, {len(step11)} seeds: bound "
           f"{fmt([r['bound_bits'] for r in step11])}")
     low = min(t.bound_bits for t in tables.values())
-    margins = {"best table": low - m, "random guess": guess - m}
-    for name, margin in margins.items():
-        verdict = "goal met" if margin - 2 * s > GOAL else (
-            "goal met by the mean, not beyond 2 SE" if margin > GOAL else "goal not met")
-        print(f"    margin below the {name}: {margin:.3f} +- {s:.3f} (the goal {GOAL}; mean minus "
-              f"2 SE {margin - 2 * s:.3f}): {verdict}")
-    worse = [bound_with(r, MORE_BITS) for r in runs]
     for r in runs:
         assert abs(bound_with(r, 0) - r["bound_bits"]) < 2e-3
-    print(f"    with {MORE_BITS} more bits for the recipe's choice: bound {fmt(worse)}, "
-          f"{sum(worse) / len(worse) - m:+.4f} on average")
-    assert m + 2 * s < guess < low
-    return {"tables": tables, "guess": guess, "best": best}
+    paid = [bound_with(r, MORE_BITS) for r in runs]
+    pm, ps = mean_se(paid)
+    print(f"    the recipe as run, {len(runs)} seeds: bound {m:.3f} +- {s:.3f} (holds for a recipe "
+          f"fixed before its sample was scored; this one was not)")
+    print(f"    the recipe's choice paid in both roots ({MORE_BITS} bits: eps / "
+          f"({len(pacbound.ALPHA_GRID)} * 2^{MORE_BITS}) in each): "
+          f"bound {pm:.3f} +- {ps:.3f}, {pm - m:+.3f} on average; highest seed {max(paid):.3f}")
+    for name, ref in (("best table", low), ("random guess", guess)):
+        margin = ref - pm
+        verdict = "goal met beyond 2 SE" if margin - 2 * ps > GOAL else (
+            "goal met by the mean, not beyond 2 SE" if margin > GOAL else "goal not met")
+        each = sum(ref - b >= GOAL for b in paid)
+        print(f"    margin below the {name}, paid: {margin:.3f} +- {ps:.3f} (goal {GOAL}; mean "
+              f"minus 2 SE {margin - 2 * ps:.3f}; {each} of {len(paid)} seeds reach it): {verdict}")
+    assert pm + 2 * ps < guess < low and max(paid) < guess
+    return {"tables": tables, "guess": guess, "best": best, "paid": paid, "low": low}
 
 
 def block4(abl: list[dict], runs: list[dict]) -> None:
@@ -143,7 +157,8 @@ def block4(abl: list[dict], runs: list[dict]) -> None:
               f"{r['true_smoothed']:.3f}, copied half {copied:.3f}")
 
 
-def figure(runs: list[dict], abl: list[dict], step11: list[dict], base: dict) -> None:
+def figure(runs: list[dict], abl: list[dict], step11: list[dict], base: dict,
+           paid: list[float]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -154,15 +169,18 @@ def figure(runs: list[dict], abl: list[dict], step11: list[dict], base: dict) ->
             ("order-1\ntable", [base["tables"][1].bound_bits], "#0072B2"),
             ("order-2\ntable", [base["tables"][2].bound_bits], "#0072B2"),
             ("SubLoRA,\nStep 11", [r["bound_bits"] for r in step11], "#999999"),
-            ("subspace,\nthe recipe", [r["bound_bits"] for r in runs], "#D55E00")]
+            ("the recipe,\npaid", paid, "#D55E00")]
     for i, (_, ys, colour) in enumerate(rows):
         xs = np.full(len(ys), i) + (np.linspace(-0.15, 0.15, len(ys)) if len(ys) > 1 else 0)
         top.plot(xs, ys, "o", color=colour, alpha=0.8)
     top.axhline(base["guess"], color="black", ls="--", lw=1, label="random guess")
+    top.axhline(base["guess"] - GOAL, color="#D55E00", ls="-.", lw=1,
+                label=f"goal: {GOAL} below the guess")
     top.axhline(base["best"], color="black", ls=":", lw=1.2, label="best possible")
     top.set_xticks(range(len(rows)), [name for name, _, _ in rows])
     top.set_ylabel("bound, bits per token")
-    top.set_title("Bounds on the copying source (dots: seeds)", fontsize=10)
+    top.set_title("Bounds on the copying source\n(dots: seeds; the recipe's choice paid)",
+                  fontsize=10)
     top.legend(loc="lower left")
     halves = [("random guess", base["guess"], base["guess"]),
               ("LoRA's subspace,\nthe recipe (seed 0)", *_halves(abl)),
@@ -201,7 +219,7 @@ def main() -> None:
     block2(runs)
     base = block3(runs, step11)
     block4(abl["runs"], runs)
-    figure(runs, abl["runs"], step11, base)
+    figure(runs, abl["runs"], step11, base, base["paid"])
     print("All assertions passed.")
 
 
