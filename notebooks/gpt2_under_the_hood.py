@@ -6,8 +6,8 @@
 # text it has not seen; that gap is what the book's bound is about. This notebook is the
 # companion of [Chapter 5, Transformers and GPT-2](../../chapters/05-transformers-gpt2/). The chapter names
 # every matrix inside GPT-2 and counts its parameters; here we run the machinery: the tokenizer,
-# a small GPT trained from scratch in front of you (with the training loop in view, and the
-# moment it starts to overfit), attention heads that really do copy from context, the residual
+# a small GPT trained from scratch in front of you (with the training loop in view, and where
+# it starts to overfit), attention heads that really do copy from context, the residual
 # stream read through the logit lens, the embedding space, the key/value cache, and finally a
 # whole GPT in one cell that you can edit, with exercises that take out its causal mask and its
 # position embedding and measure what breaks.
@@ -155,9 +155,10 @@ for sentence in ["The electron has a negative charge.", "Das Elektron ist negati
     print(f"{len(sentence):3d} characters -> {len(ids):2d} tokens  {sentence}")
 
 # %% [markdown]
-# English needs about one token per word; the same sentence in German needs
-# more, and in Russian many more, because GPT-2's merges were learned on mostly English web text:
-# a rarer script falls back to pieces of words, or even pieces of the bytes of one letter.
+# In this example English needs about one token per word; the same sentence in German needs
+# more, and in Russian many more. [INFERRED] A likely reason is that GPT-2's merges were learned
+# on mostly English text, so a rarer script falls back to pieces of words, or even to pieces of
+# the bytes of one letter.
 #
 # **Why " strawberry" is one token and "strawberry" three.** Encoding happens in
 # two stages. First a regular expression cuts the text into *pre-tokens*, and no token ever
@@ -209,8 +210,8 @@ print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
 
 # %% [markdown]
 # [MY ANALYSIS] Follow the last merges of `' strawberry'`: `' straw'` + `'berry'` becomes one
-# token, because " strawberry" (with its space) was frequent enough in GPT-2's training text to
-# earn a merge of its own. Without the space there is no such merge: the word stops at
+# token: the merge table holds that merge, so " strawberry" with its space was presumably
+# frequent in the text the merges were learned on (an inference). Without the space there is no such merge: the word stops at
 # `'st' 'raw' 'berry'`, three tokens. So the same word costs one token in the middle of a
 # sentence and three at the start of a line: one id, or three others that share nothing with it.
 #
@@ -220,7 +221,8 @@ print("\nthe merges above end in tiktoken's tokens for all four:", bpe_agrees)
 # with thousands or with place value, which plausibly makes arithmetic harder for GPT-2 (an
 # inference, not measured here). Likewise the lowercase word "strawberry" reaches the model as
 # one id or three (the cell above), and capitals or a plural give other ids again; none of them
-# spells out the ten letters, which is why counting its letters is hard for the model.
+# spells out the ten letters, a likely reason (an inference, not measured here) why counting
+# its letters is hard for such models.
 # [SOURCE: tiktoken 0.14.0 tiktoken_ext/openai_public.py:89, the cl100k_base pattern]
 # Later OpenAI tokenizers cut runs of digits into pre-tokens of at most three digits
 # (`\p{N}{1,3}`) before merging; their files are not on this machine, so the comparison is
@@ -494,9 +496,10 @@ for step, (diff, se) in vs_bigram.items():
 # over the validation windows (the paired difference printed last). Then the curves part: the
 # training loss keeps falling while the validation loss flattens, reaches its lowest point in this
 # one run (the dotted line; a plateau around it, so one seed cannot place the minimum to a step) and
-# turns up: the model gets better at *these* training pages and not at text it has not seen: it
-# memorises instead of learning. The bottom panel is that gap, validation minus training: it grows
-# from the start, and faster after the lowest point; the printed numbers give its size at the end, measured on the whole training split.
+# turns up: the model's further gains are on *these* training pages only, not on text it has not
+# seen. The bottom panel is that gap, validation minus training: it grows from the start, at
+# about the same rate before and after the lowest point; the printed numbers give its size at the
+# end, measured on the whole training split.
 # The text is small (the model reads all of it more than a dozen times in 500 steps), so this
 # happens quickly.
 #
@@ -828,7 +831,8 @@ show_figure(fig, alt=(
 # ## 5. The logit lens
 #
 # [MY EXPLANATION] The residual stream is the running sum that every block reads from and adds to:
-# one vector of width $n_{\text{embd}}$ per position. The model turns only the last one into logits,
+# one vector of width $n_{\text{embd}}$ per position. The model turns only the stream after the
+# last block into logits,
 # with the final layer norm and the unembedding. The same readout, applied to the stream as it
 # stands *after an earlier block*, reveals the prediction the model would make if it ended there.
 # [SECONDARY: nostalgebraist's LessWrong post of 2020, via a summary] The idea and its name come, as
@@ -896,8 +900,9 @@ for r, row in enumerate(rows):
 # ## 6. The embedding space
 #
 # [MY EXPLANATION] Row $\nu$ of the token embedding matrix $W_E$ (vocabulary $\times$ width) is the
-# vector of token $\nu$. We compare vectors by cosine similarity. Tokens that the model uses in
-# similar ways tend to end up with similar vectors (the neighbours printed below show how loosely). Work on older word vectors reports that some
+# vector of token $\nu$. We compare vectors by cosine similarity. [INFERRED] Tokens that the
+# model uses in similar ways may end up with similar vectors; the neighbours printed below show
+# how loosely that holds here. Work on older word vectors reports that some
 # *differences* between vectors carry meaning (secondary, see below); arithmetic such as
 # "layers" − "layer" + "head" on the rows probes whether this small model shows any of it.
 
@@ -942,8 +947,9 @@ for a, b, c, answer in ANALOGIES:
 # run on a small corpus, where most tokens occur only a few times: their rows of $W_E$ (tied to the
 # output head, so updated at every step) were probably shaped more by being pushed down as wrong
 # answers than by the contexts they occur in, a guess this notebook does not measure. Look at the
-# ranks: an analogy counts only if the hoped-for answer comes first, and in a model this small that
-# is luck more than structure. [SECONDARY: Mikolov et al. 2013, via a summary] According to
+# ranks: an analogy counts only if the hoped-for answer comes first, and even then the answer may
+# owe its rank to lying near the third word alone, not to the offset; a fair test compares it
+# with the third word's own neighbours (not done here). [SECONDARY: Mikolov et al. 2013, via a summary] According to
 # summaries of "Linguistic Regularities in Continuous Space Word Representations", which the book
 # has not read, analogies such as `king - man + woman ~ queen` were shown for word vectors learned
 # by a recurrent neural network language model.
@@ -1289,7 +1295,8 @@ for name, (diff, se) in mask_gaps.items():
 # loss over all positions falls below the masked model's, by many standard errors over the
 # validation windows (the first printed difference). The last position shows the price: there the
 # unmasked model does *worse* than the masked one (the second difference, also beyond two standard
-# errors), as there is no answer to read, and it spent its training learning to read answers. Within
+# errors), as there is no answer to read; a likely reading (an inference) is that part of what it
+# learned is to read answers, which helps at every position but the last. Within
 # each model the last position points the same way: the masked model does better there than on
 # average, as the last position has the most context, and the unmasked model worse; but a single
 # position is a small sample, and in this run each of those two gaps is under two standard errors
