@@ -328,6 +328,17 @@ def test_attack07_a_fifo_left_in_docs_is_an_error_not_a_hang(repo: Path, command
     assert "docs/left.md: a FIFO" in result.stderr
 
 
+@pytest.mark.parametrize("where", ["docs/left.md", "outputs/left.txt"])
+def test_attack07_a_fifo_left_in_the_tree_is_a_claims_error_not_a_hang(repo: Path,
+                                                                       where: str) -> None:
+    """`make claims` reads every page and every output: a FIFO among them is one error."""
+    (repo / where).parent.mkdir(exist_ok=True)
+    os.mkfifo(repo / where)
+    result = finish(start(repo, "claims"))
+    assert result.returncode == 1
+    assert f"{where}:0: a FIFO" in result.text
+
+
 # --------------------------------------------------------------------------- 8: SIGSTOP
 
 

@@ -47,6 +47,7 @@ from explainer_tools.claims.swaps import (
 from explainer_tools.claims.units import unit_after, unit_named
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
+from explainer_tools.tree_io import PipelineError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 
 # ---------------------------------------------------------------------------------------------
@@ -432,7 +433,11 @@ def _display_name(path: Path, root: Path) -> str:
 
 def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -> SiteReport:
     began = time.perf_counter()
-    outputs = Outputs.from_dir(root / "outputs")
+    try:
+        outputs = Outputs.from_dir(root / "outputs")
+    except PipelineError as error:  # an output that is not a regular file: nothing to check
+        where, _, why = str(error).partition(": ")
+        return SiteReport([], [], [ClaimError(_display_name(Path(where), root), 0, why)], 0.0)
     errors: list[ClaimError] = []
     for script in outputs.scripts:
         try:
@@ -445,7 +450,11 @@ def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -
     reports = []
     for path in pages if pages is not None else pages_under(root / "docs"):
         name = _display_name(path, root)
-        data = path.read_bytes()
+        try:
+            data = read_regular(path, name)  # a FIFO or socket named *.md is refused, not waited on
+        except PipelineError as error:
+            errors.append(ClaimError(name, 0, str(error).removeprefix(f"{name}: ")))
+            continue
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:

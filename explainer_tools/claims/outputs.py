@@ -11,6 +11,7 @@ from explainer_tools.blocks import Block, BlockError, parse_blocks
 from explainer_tools.claims.numbers import Token, content_words, scan_numbers
 from explainer_tools.claims.units import kinds_named, unit_after
 from explainer_tools.layout import output_name, script_of_output
+from explainer_tools.tree_io import read_regular
 
 # ---------------------------------------------------------------------------------------------
 # Outputs
@@ -31,7 +32,7 @@ class Outputs:
 
     @classmethod
     def from_dir(cls, directory: Path) -> Outputs:
-        texts = {script_of_output(path): path.read_bytes().decode("utf-8", "replace")
+        texts = {script_of_output(path): read_regular(path).decode("utf-8", "replace")
                  for path in sorted(directory.glob("*.txt"))}
         return cls(texts, origin=str(directory))
 
