@@ -12,8 +12,11 @@ pipeline says so in one line and falls back to the layer below alone
 From inside its own process, in both cases: an audit hook refuses every Python write outside
 the folders it may write to (`Containment`: an error naming the script even where the kernel
 refuses too), tells reads from writes (`is_read`) and inputs from the rest (`repo_relative`);
-`apply_limits` sets its resource limits (memory, file size, open files). Used by the runner
-(runner.py); no state but a cache of the sandbox probe.
+`apply_limits` sets its resource limits (memory, file size, open files, and, in the sandbox of a
+user other than root, processes). The kernel does not count root's processes against
+RLIMIT_NPROC, so a root pipeline puts each sandboxed script in a cgroup of its own whose pids
+controller caps its processes and threads (`ProcessCap`) where the machine has one. Used by the
+runner (runner.py); no state but a cache of the sandbox probe.
 """
 
 from __future__ import annotations
@@ -191,11 +194,13 @@ def repo_relative_dir(path: object, root: Path) -> str | None:
 # --------------------------------------------------------------------------- resource limits
 
 
-def apply_limits(memory: int, file_size: int, open_files: int) -> None:
+def apply_limits(memory: int, file_size: int, open_files: int, processes: int = 0) -> None:
     """Limit this process (the script's) and what it starts: writable memory in bytes
     (RLIMIT_DATA, heap and anonymous mappings: a larger allocation fails, in Python with a
     MemoryError), the size of every file it writes (RLIMIT_FSIZE: a larger write fails with
-    "File too large"), open files (layout.py holds the values)."""
+    "File too large"), open files, and, if `processes`, its processes and threads (RLIMIT_NPROC:
+    a fork past it fails; set only inside the sandbox's own user namespace, where the kernel
+    counts the script's tasks alone, not all of its user's). layout.py holds the values."""
     if resource is None:
         return
     import signal
@@ -203,11 +208,113 @@ def apply_limits(memory: int, file_size: int, open_files: int) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an error in the script, not a kill
     limits = [(resource.RLIMIT_DATA, memory), (resource.RLIMIT_FSIZE, file_size),
               (resource.RLIMIT_NOFILE, open_files)]
+    if processes and _own_user_namespace():
+        limits.append((resource.RLIMIT_NPROC, processes))
     for kind, value in limits:
         _soft, hard = resource.getrlimit(kind)
         value = value if hard == resource.RLIM_INFINITY else min(value, hard)
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(kind, (value, value))
+
+
+def _own_user_namespace() -> bool:
+    """Whether this process is in a user namespace below the machine's first (whose uid map is
+    the identity over every uid): there RLIMIT_NPROC counts this namespace's tasks only."""
+    try:
+        return Path("/proc/self/uid_map").read_text(encoding="ascii").split() != [
+            "0", "0", "4294967295"]
+    except OSError:
+        return False
+
+
+class ProcessCap:
+    """A cgroup of its own for one script, whose pids controller lets it and what it starts have
+    at most `limit` processes and threads together: a fork past it fails (EAGAIN). For a root
+    pipeline, whose scripts RLIMIT_NPROC cannot limit. `ProcessCap.make` returns None where the
+    machine has no pids controller this process may write to (no root, or a cgroup v2 tree that
+    does not delegate it); `join` runs in the child before exec; `close` removes the cgroup
+    once its processes are gone and tells whether the cap was reached."""
+
+    def __init__(self, folder: Path, limit: int) -> None:
+        self.folder, self.limit = folder, limit
+
+    @classmethod
+    def make(cls, name: str, limit: int) -> ProcessCap | None:
+        parent = _pids_hierarchy()
+        if parent is None:
+            return None
+        folder = parent / name
+        try:
+            folder.mkdir()
+            (folder / "pids.max").write_text(f"{limit}\n", encoding="ascii")
+        except OSError:
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+            return None
+        return cls(folder, limit)
+
+    def join(self) -> None:  # in the child between fork and exec: no allocation worth naming
+        fd = os.open(self.folder / "cgroup.procs", os.O_WRONLY)
+        try:
+            os.write(fd, b"0")  # "0": the writing process itself
+        finally:
+            os.close(fd)
+
+    def close(self) -> bool:
+        """Remove the cgroup (its processes are ended first by the caller); True if a fork was
+        refused at the cap."""
+        try:
+            events = (self.folder / "pids.events").read_text(encoding="ascii")
+        except OSError:
+            events = ""
+        reached = any(line.split()[:1] == ["max"] and line.split()[1:2] != ["0"]
+                      for line in events.splitlines())
+        for _ in range(100):  # the last processes may still be leaving
+            try:
+                self.folder.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                import time
+
+                time.sleep(0.01)
+        return reached
+
+
+def _pids_hierarchy() -> Path | None:
+    """The cgroup folder, this process's own, under which a child cgroup with a pids controller
+    can be made: in cgroup v1 the hierarchy mounted with the pids controller, in v2 the unified
+    one where this cgroup already offers pids to its children. None elsewhere, and for a user
+    other than root (whose processes RLIMIT_NPROC limits instead)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0:
+        return None
+    try:
+        mounts = Path("/proc/self/mountinfo").read_text(encoding="utf-8").splitlines()
+        own = Path("/proc/self/cgroup").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    v1 = v2 = None
+    for line in mounts:
+        fields = line.split()
+        if "-" not in fields:
+            continue
+        tail = fields[fields.index("-") + 1:]
+        if tail[:1] == ["cgroup"] and "pids" in tail[2].split(",") and v1 is None:
+            v1 = Path(fields[4])
+        elif tail[:1] == ["cgroup2"] and v2 is None:
+            v2 = Path(fields[4])
+    for line in own:
+        number, controllers, path = line.split(":", 2)
+        relative = path.lstrip("/")
+        if v1 is not None and "pids" in controllers.split(","):
+            return v1 / relative
+        if v2 is not None and number == "0" and controllers == "":
+            folder = v2 / relative
+            with contextlib.suppress(OSError):
+                if "pids" in (folder / "cgroup.subtree_control").read_text().split():
+                    return folder
+    return None
 
 
 # --------------------------------------------------------------------------- the kernel's layer

@@ -82,12 +82,16 @@ TIMEOUT_ENV = "EXPLAINER_SCRIPT_TIMEOUT"
 # What a script may use beyond time (containment.apply_limits, in the script's own process):
 # its standard output is capped (the pipeline refuses more, naming the script), every file it
 # writes is capped a little above that (RLIMIT_FSIZE: a larger write fails), its writable memory
-# (RLIMIT_DATA: heap and anonymous mappings) and its open files are limited.
+# (RLIMIT_DATA: heap and anonymous mappings), its open files and, in the sandbox, its processes
+# are limited.
 OUTPUT_CAP_BYTES = 2 * 1024 * 1024
 FILE_SIZE_LIMIT_BYTES = OUTPUT_CAP_BYTES + 1  # so that an output over the cap is seen as such
 DEFAULT_SCRIPT_MEMORY_GB = 8.0
 MEMORY_ENV = "EXPLAINER_SCRIPT_MEMORY_GB"
 OPEN_FILES_LIMIT = 1024
+# Processes and threads a script in the sandbox may have at once, itself included (a fork bomb
+# stops here): RLIMIT_NPROC in the sandbox's user namespace, or a cgroup's pids.max for root.
+PROCESS_LIMIT = 256
 # The code that decides how scripts run: part of every stamp (issue 10.5).
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
                "explainer_tools/containment.py", "explainer_tools/process_tree.py")

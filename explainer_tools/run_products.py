@@ -157,6 +157,11 @@ def run_error(script: str, request: runner.Request, result: runner.Result) -> st
         return (f"{name}: a process of its run was stopped (SIGSTOP) and never resumed; it was "
                 "killed with everything it started, and nothing was written.\n"
                 + result.stderr.decode("utf-8", "replace"))
+    if result.returncode != 0 and result.process_limit:
+        return (f"{name} failed (exit {result.returncode}) after a fork was refused at its limit "
+                f"of {result.process_limit} processes and threads; nothing was written. A "
+                "chapter script needs a few, not hundreds.\n"
+                + result.stderr.decode("utf-8", "replace"))
     if result.returncode != 0:
         return (f"{name} failed (exit {result.returncode}); nothing was written.\n"
                 + result.stderr.decode("utf-8", "replace")

@@ -53,7 +53,7 @@ import stat
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 if __package__ in (None, ""):  # run by path: make the package importable
@@ -61,6 +61,7 @@ if __package__ in (None, ""):  # run by path: make the package importable
 
 from explainer_tools.containment import (
     Containment,
+    ProcessCap,
     apply_limits,
     is_read,
     repo_relative,
@@ -72,6 +73,7 @@ from explainer_tools.layout import (
     DEFAULT,
     FILE_SIZE_LIMIT_BYTES,
     OPEN_FILES_LIMIT,
+    PROCESS_LIMIT,
     run_environment,
     script_memory_limit,
 )
@@ -111,6 +113,7 @@ class Request:
     cpu_limit: float = 0.0  # CPU seconds (RLIMIT_CPU of the child); 0: none
     writable: tuple[str, ...] = ()  # folders the script may write into; empty: its cwd
     root: str = str(DEFAULT.root)  # the repository whose files its inputs are recorded from
+    processes: int = 0  # RLIMIT_NPROC in the sandbox's user namespace (apply_limits); 0: none
 
     def path(self, suffix: str) -> Path:
         return Path(self.cwd) / f"{self.stem}{suffix}"
@@ -131,6 +134,7 @@ class Result:
     unfinished: bool = False  # exit 0 without returning (os._exit): no inputs recorded
     stopped: bool = False  # killed by the watchdog: a process of its tree was stopped (SIGSTOP)
     sandboxed: bool = False  # it ran in the kernel's sandbox (containment.sandbox_command)
+    process_limit: int = 0  # the cap on its processes that refused a fork (ProcessCap); 0: none
 
 
 # --------------------------------------------------------------------------- tracing (child side)
@@ -258,7 +262,8 @@ def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[
     sys.argv = [str(script)]
     sys.path[:] = [str(script.parent), *base_path]
     _limit_cpu(request.cpu_limit)
-    apply_limits(script_memory_limit(), FILE_SIZE_LIMIT_BYTES, OPEN_FILES_LIMIT)
+    apply_limits(script_memory_limit(), FILE_SIZE_LIMIT_BYTES, OPEN_FILES_LIMIT,
+                 request.processes)
     _trace_stats(read, containment, root)
     sys.addaudithook(hook)
     began = time.perf_counter()
@@ -504,13 +509,21 @@ def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> d
     """One process per script (`runner one REQUEST`), in the kernel's sandbox if `sandboxed`."""
     pending = list(requests)
     running: dict[str, tuple[Request, subprocess.Popen[bytes], float]] = {}
+    caps: dict[str, ProcessCap] = {}  # a root pipeline's cgroup per sandboxed script
     results: dict[str, Result] = {}
     watchdog = Watchdog()
     try:
         while pending or running:
             while pending and len(running) < max(1, jobs):
                 request = pending.pop(0)
-                prefix = _sandbox_prefix(request) if sandboxed else []
+                prefix, join = [], None
+                if sandboxed:
+                    prefix = _sandbox_prefix(request)
+                    request = replace(request, processes=PROCESS_LIMIT)
+                    cap = ProcessCap.make(f"explainer-{os.getpid()}-{request.stem}",
+                                          PROCESS_LIMIT)
+                    if cap is not None:
+                        caps[request.stem], join = cap, cap.join
                 proc = subprocess.Popen(
                     [*prefix, sys.executable, "-m", "explainer_tools.runner", "one",
                      json.dumps(request.__dict__)],
@@ -518,6 +531,7 @@ def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> d
                     cwd=DEFAULT.root,  # where explainer_tools is importable
                     env=_base_env(),
                     start_new_session=True,
+                    preexec_fn=join,
                 )
                 running[request.stem] = (request, proc, time.monotonic())
             finished = False
@@ -538,6 +552,8 @@ def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> d
                 del running[stem]
                 results[stem] = _collect(request, -9 if timed_out or was_stopped else code,
                                          elapsed, timed_out, was_stopped, sandboxed)
+                if stem in caps and caps.pop(stem).close():
+                    results[stem].process_limit = PROCESS_LIMIT
                 finished = True
             if not finished:
                 time.sleep(POLL_S)
@@ -545,6 +561,8 @@ def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> d
         for _request, proc, _began in running.values():
             kill_tree(proc.pid)
             proc.wait()
+        for cap in caps.values():
+            cap.close()
     return results
 
 

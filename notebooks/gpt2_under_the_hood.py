@@ -168,7 +168,7 @@ for sentence in ["The electron has a negative charge.", "Das Elektron ist negati
 # word after it, and inside a sentence almost every word arrives as " word". Second, each
 # pre-token starts as a list of single bytes, and the learned merges are applied: repeatedly, of
 # all adjacent pairs whose concatenation is in the vocabulary, the one with the lowest rank (the
-# earliest learned merge; in GPT-2's files the rank is the token id) is merged, until no pair is
+# earliest learned merge; in tiktoken's table built from GPT-2's files, a token's rank is its id) is merged, until no pair is
 # left. That is tiktoken's rule (the cell below runs it in a dozen lines, prints each merge and
 # checks the result against tiktoken's tokens); GPT-2's original encoder applies only the pairs
 # its merge list names, a rule that could in principle split a word differently.
@@ -469,6 +469,11 @@ print(f"lowest validation loss {best['validation']:.3f} at step {best['step']}; 
 print(f"at step {STEPS}, whole training split {final_train_full:.3f}, "
       f"validation {final_val:.3f}: gap {gap:.3f} nats per token")
 print(f"best bigram validation {bigram_val:.3f}; uniform guess {math.log(V):.3f}")
+gaps = {h["step"]: h["validation"] - h["train"] for h in history}
+rate_before = (gaps[best["step"]] - gaps[0]) / best["step"]
+rate_after = (gaps[STEPS] - gaps[best["step"]]) / (STEPS - best["step"])
+print(f"the gap (validation minus training sample) grows {rate_before:.4f} nats per step up to "
+      f"step {best['step']} and {rate_after:.4f} after it")
 
 # The same comparison window by window, paired: small GPT minus the best bigram model on the
 # same targets of the same validation windows, with the standard error over the windows.
@@ -492,14 +497,15 @@ for step, (diff, se) in vs_bigram.items():
 
 # %% [markdown]
 # [MY ANALYSIS] Read the two panels together. At first both losses fall together, and the small GPT
-# passes the best bigram model on held-out text: at its lowest point, by several standard errors
-# over the validation windows (the paired difference printed last). Then the curves part: the
+# passes the best bigram model on held-out text: at its lowest point, in this run (one seed), by
+# several standard errors over the validation windows (the paired differences printed last; they
+# count the choice of windows, not the seed). Then the curves part: the
 # training loss keeps falling while the validation loss flattens, reaches its lowest point in this
 # one run (the dotted line; a plateau around it, so one seed cannot place the minimum to a step) and
 # turns up: the model's further gains are on *these* training pages only, not on text it has not
-# seen. The bottom panel is that gap, validation minus training: it grows from the start, at
-# about the same rate before and after the lowest point; the printed numbers give its size at the
-# end, measured on the whole training split.
+# seen. The bottom panel is that gap, validation minus training: it grows from the start, on
+# average at about the same rate before and after the lowest point (the two rates printed above);
+# the printed numbers give its size at the end, measured on the whole training split.
 # The text is small (the model reads all of it more than a dozen times in 500 steps), so this
 # happens quickly.
 #
@@ -654,8 +660,7 @@ print(f"--- 30 tokens at your tau = {TAU}\n{PROMPT}{lm.decode(tau_sample)}")
 # %% [markdown]
 # At $\tau = 0$ each step takes the single most likely next token (greedy decoding, which need
 # not give the most likely sequence as a whole): the output is the same every time,
-# and prone to falling into a loop, since the likeliest continuation of a loop is more of the
-# loop (exercise 2). A moderate temperature keeps the text varied; at $\tau = 1.5$ unlikely tokens
+# and prone to falling into a loop (exercise 2). A moderate temperature keeps the text varied; at $\tau = 1.5$ unlikely tokens
 # get enough mass to derail it. The small model has read only this site, so its continuations
 # recycle this site's phrases and fall apart after a few words.
 
@@ -759,8 +764,9 @@ toy_log = train(toy, repeated_batch, steps=700, lr=3e-3, evaluate=copy_report, e
 
 # %% [markdown]
 # The printed losses are measured on the 64 test sequences, separately on the
-# first copy (random symbols: nothing to predict them from) and on the second (every symbol can
-# be copied from 20 positions earlier). Now the per-position loss, and two scores per head: the
+# first copy (random symbols: nothing to predict them from) and on the second (from its second
+# symbol on, every symbol can be copied from 20 positions earlier; its first symbol, which nothing
+# predicts, is left out of that mean). Now the per-position loss, and two scores per head: the
 # previous-token score is the mean of $a_{t,t-1}$; the induction score is the mean weight that a
 # position $t$ of the second copy puts on position $t - 19$, the one just *after* the earlier
 # occurrence of its own symbol. A head that spread its weight evenly would score about $1/t$.
@@ -1009,7 +1015,8 @@ full = gpt2_shaped(torch.tensor([kv_prompt + with_cache])).logits[0]
 uncached_choice = full[PROMPT_LEN - 1 : -1].argmax(-1).tolist()
 kv_tokens_match = uncached_choice == with_cache
 print(f"{N_NEW} greedy tokens with the cache equal those of full passes without it: "
-      f"{kv_tokens_match}")
+      f"{kv_tokens_match} ({len(set(with_cache))} distinct tokens among them: a random model's "
+      "greedy text loops, so this is a weaker test than 200 independent ones)")
 positions_cached = PROMPT_LEN + (N_NEW - 1)
 positions_uncached = sum(PROMPT_LEN + k for k in range(N_NEW))
 print(f"positions pushed through the network: {positions_cached:,} with the cache, "
@@ -1018,8 +1025,13 @@ block_weights = sum(p.numel() for n, p in gpt2_shaped.named_parameters()
                     if n.startswith("transformer.h.") and n.endswith("weight") and p.dim() == 2)
 flops_blocks, flops_unembed = 2 * block_weights, 2 * big.n_embd * big.vocab_size
 unembed_share = flops_unembed / (flops_blocks + flops_unembed)
-print(f"matrix work per position: {flops_blocks / 1e6:.0f} MFLOP in the blocks, "
+print(f"weight-matrix work per position: {flops_blocks / 1e6:.0f} MFLOP in the blocks, "
       f"{flops_unembed / 1e6:.0f} MFLOP in the unembedding ({unembed_share:.0%} of the total)")
+longest = PROMPT_LEN + N_NEW - 1
+flops_attention = big.n_layer * 2 * 2 * longest * big.n_embd  # q.k and the weighted sum of v
+print(f"attention's own products at {longest} positions: {flops_attention / 1e6:.1f} MFLOP per "
+      f"position ({flops_attention / (flops_blocks + flops_unembed):.0%} of the weight-matrix "
+      "work)")
 
 # %% [markdown]
 # Now the timings: the wall-clock time of one generation step at five lengths
@@ -1098,7 +1110,8 @@ show_figure(fig, alt=(
 # %% [markdown]
 # [MY ANALYSIS] Without the cache the time per step grows with the length of the sequence, so
 # the total grows with its square; with the cache it stays nearly flat (attention still reads
-# all stored keys, but that is small next to the weight matrices at these lengths). Computing
+# all stored keys, but at these lengths that is a few per cent of the weight matrices' work,
+# printed above). Computing
 # only the last position's logits removes about the unembedding's share of the uncached
 # arithmetic (printed above). The last line under the table says how much of that this machine
 # realised, median against median: a saving near that share is what to expect, somewhat less
@@ -1120,13 +1133,14 @@ show_figure(fig, alt=(
 # 4-byte weight, i.e. $T/2$ per byte, up to about 100 here, and that keeps the arithmetic units busy
 # instead. Compare, in the timings, the cached step (one position) with the first uncached point
 # (eight positions): eight times the positions take only a few times as long, and the cache saves
-# far less time than it saves arithmetic. The same reason makes servers batch many users' requests
-# into one step: the weights are read once for all of them.
+# far less time than it saves arithmetic. The same arithmetic is a likely reason (an inference)
+# why servers batch many users' requests into one step: the weights are read once for all of them.
 #
 # The price of the cache is memory that grows with every token (per token, the
-# figure printed above; times the batch size, on a server). For long contexts and large models it
-# can outgrow the weights themselves, which is why later models shrink it, for example by
-# sharing keys and values across heads.
+# figure printed above; times the batch size, on a server). Per token it grows with the depth and
+# the width, the weights with the depth and the square of the width, so long contexts and large
+# batches, not large models, are what make it outgrow the weights; some later designs shrink it,
+# for example by sharing keys and values across heads.
 
 # %% [markdown]
 # ## 8. A GPT in one cell, to edit
@@ -1179,7 +1193,7 @@ class EditableGPT(nn.Module):
         self.ln_f = nn.LayerNorm(n_embd)
         self.lm_head = nn.Linear(n_embd, vocab_size, bias=False)
         self.lm_head.weight = self.wte.weight  # tied, as in GPT-2
-        # GPT-2's start, except that GPT-2 also scales its residual projections' std
+        # nanoGPT's start, except that nanoGPT also scales its residual projections' std
         # to 0.02/sqrt(2 n_layer): here matrices N(0, 0.02^2), biases 0
         for p in self.parameters():
             nn.init.normal_(p, std=0.02) if p.dim() == 2 else nn.init.zeros_(p)
@@ -1307,7 +1321,7 @@ for name, (diff, se) in mask_gaps.items():
 # `seed`, and see whether the gaps hold. The causality test is exact, whatever the weights: with the
 # mask, changing the last token leaves every earlier logit bit for bit as it was (Chapter 5 finds
 # the same on an untrained 4-layer, width-32 model in nanoGPT's layout); without it, the earlier
-# logits move. A loss that looks too good to be true is often a leak of this kind.
+# logits move. A loss that looks too good to be true is worth checking for a leak of this kind.
 #
 # </details>
 #
@@ -1361,12 +1375,9 @@ print(f"without minus with the position embedding, over the same {len(masked_w)}
 # only" row prints "below 1e-4"). The
 # model without `wpe` still learns: its validation loss, printed above, is far below the uniform
 # guess, and in this run even slightly below the full model's, by 0.04 nats, more than two
-# standard errors over the validation windows (the last printed line). Chapter 5 makes the same
-# test on an
-# untrained 4-layer, width-32 model in nanoGPT's layout. That standard error counts only the
-# choice of validation windows, not the seed, so one seed per model is not enough to rank two
-# close losses; to do that, train each variant with several values of `seed` and compare the
-# mean difference with its standard error over the seeds.
+# standard errors over the validation windows (the last printed line); as in exercise A, that
+# standard error does not count the seed, so ranking two losses this close needs several seeds
+# per variant.
 #
 # </details>
 
@@ -1389,7 +1400,8 @@ print(f"without minus with the position embedding, over the same {len(masked_w)}
 #    the end? Then add `weight_decay=0.1` in `train`. Which of these would a generalisation bound
 #    reward?
 # 4. Logit lens. Change `LENS_TEXT` to a sentence of your own. From which row on does the
-#    model's final answer appear at the last position?
+#    model's final answer appear at the last position? With GPT-2's weights loaded, the same
+#    cell reads GPT-2 small's twelve blocks.
 # 5. Induction. Train the attention-only model with one layer (`AttentionOnly(n_layers=1)`).
 #    Can it still copy? (With one layer there is no layer 1: the next cells index
 #    `induction_score[1]` and `PAIRS`, so read layer 0 only, or they raise `IndexError`.)

@@ -14,7 +14,7 @@ names are those of the fault-injection list the tests answer:
 8.   SIGSTOP sent to the pipeline, to the runner, or by a script to itself;
 10.  an author's edit during `check`, `check` beside `regenerate`, a source edited while its
      script runs;
-14.  an output flood, control characters in an output, a large allocation.
+14.  an output flood, control characters in an output, a large allocation, a fork bomb.
 
 The tests that could hang on a pipeline without these defences run it as a subprocess with a
 timeout; the others call the command line in this process, as tests/test_pipeline.py does.
@@ -495,6 +495,42 @@ def test_attack14_memory_is_limited(repo: Path, monkeypatch: pytest.MonkeyPatch)
     result = regenerate(repo)
     assert result.returncode == 1
     assert "MemoryError" in result.stderr
+
+
+def _processes_capped() -> bool:
+    """Whether a sandboxed script's processes are capped here: a cgroup for root, RLIMIT_NPROC
+    in the sandbox's user namespace for anyone else."""
+    from explainer_tools.containment import _pids_hierarchy, sandbox_status
+
+    return sandbox_status() and (os.geteuid() != 0 or _pids_hierarchy() is not None)
+
+
+@pytest.mark.skipif(not _processes_capped(), reason="no sandbox or no pids cgroup for root here")
+def test_attack14_a_fork_bomb_stops_at_the_process_limit(repo: Path) -> None:
+    """Children that sleep (so RLIMIT_CPU never fires): forks fail at 256 processes and
+    threads, the script fails, and every child ends with it. The bomb stops by itself at 2,000
+    children, so a broken cap fails this test instead of the machine."""
+    attack(repo, """
+        for _ in range(2000):
+            if os.fork() == 0:
+                time.sleep(120)
+                os._exit(0)
+    """)
+    result = finish(start(repo, "regenerate", "--skip-notebooks"))
+    assert result.returncode == 1, result.text
+    assert "BlockingIOError" in result.stderr
+    if os.geteuid() == 0:
+        assert "refused at its limit of 256 processes and threads" in result.stderr
+    left = [entry.name for entry in Path("/proc").iterdir() if entry.name.isdigit()
+            and str(repo).encode() in _cmdline(entry)]
+    assert left == []
+
+
+def _cmdline(entry: Path) -> bytes:
+    try:
+        return (entry / "cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 # --------------------------------------------------------------------------- the fallback
