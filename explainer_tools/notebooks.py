@@ -49,7 +49,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # nbformat (and jsonschema under it) loads in seconds: only when used
     import nbformat
 
-from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
+from explainer_tools.containment import ProcessCap, sandbox_command, sandbox_status
+from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, PROCESS_LIMIT, Layout
 from explainer_tools.process_tree import kill_tree
 
 NOTEBOOK_CODE = "gpt_lab"  # the notebooks' toolkit, a package under explainer_code/
@@ -145,8 +146,11 @@ def execute_notebook(source_path: Path, layout: Layout = DEFAULT,
     bytes, outputs included.
 
     The execution runs in a child process (`_child`),
-    so the kernel client's zmq sockets never live in the caller's process. A cell that raises
-    fails the run: `NotebookError` carries the child's report of the failing cell.
+    so the kernel client's zmq sockets never live in the caller's process; where the chapter
+    scripts run in the kernel's sandbox, so does the child, kernel included (the tree read-only
+    but its scratch folder and Matplotlib's, its own PID and network namespaces, its processes
+    capped as a script's are: containment.py). A cell that raises fails the run: `NotebookError`
+    carries the child's report of the failing cell.
     """
     child = ("import sys; sys.path.insert(0, sys.argv[3]); "
              "from explainer_tools.notebooks import _child; "
@@ -155,12 +159,18 @@ def execute_notebook(source_path: Path, layout: Layout = DEFAULT,
     # temporary file go into a folder of our own, removed when the execution ends.
     with tempfile.TemporaryDirectory(prefix="notebook-") as scratch:
         env = {**os.environ, "TMPDIR": scratch, "JUPYTER_RUNTIME_DIR": f"{scratch}/runtime",
-               "TORCHINDUCTOR_CACHE_DIR": f"{scratch}/torchinductor"}
+               "TORCHINDUCTOR_CACHE_DIR": f"{scratch}/torchinductor",
+               "IPYTHONDIR": f"{scratch}/ipython"}  # IPython's profile and history: not $HOME
+        prefix, cap = [], None
+        if sandbox_status():
+            prefix = sandbox_command([scratch], [], str(layout.root))
+            cap = ProcessCap.make(f"explainer-{os.getpid()}-notebook", PROCESS_LIMIT)
         proc = subprocess.Popen(
-            [sys.executable, "-c", child, str(source_path), str(timeout_s),
+            [*prefix, sys.executable, "-c", child, str(source_path), str(timeout_s),
              str(DEFAULT.root), str(layout.root)],  # the tools' home, the repository's root
             cwd=layout.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, env=env, start_new_session=True)
+            stderr=subprocess.PIPE, env=env, start_new_session=True,
+            preexec_fn=cap.join if cap else None)
         RUNNING.add(proc)
         try:
             stdout, stderr = proc.communicate()
@@ -169,6 +179,8 @@ def execute_notebook(source_path: Path, layout: Layout = DEFAULT,
                 kill_tree(proc.pid)
                 proc.wait()
             RUNNING.discard(proc)
+            if cap is not None:
+                cap.close()
     if proc.returncode != 0:
         raise NotebookError(
             f"executing {source_path} failed (exit {proc.returncode}):\n"

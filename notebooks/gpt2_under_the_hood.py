@@ -41,7 +41,7 @@
 # (`notebooks/gpt2_under_the_hood.py`) in Jupyter with the project's pinned environment. You can
 # also
 # [download the executed notebook](gpt2-under-the-hood.ipynb), but it needs the repository
-# beside it: the models and the training text live there, and the first cell says so if they
+# beside it: the model code and the training text live there, and the first cell says so if they
 # are missing.
 
 # %%
@@ -514,10 +514,11 @@ for step, (diff, se) in vs_bigram.items():
 # training loss and the size of the model's description, that holds with probability at least
 # $1-\varepsilon$: for a bounded loss (the nats printed here are not bounded; Chapters 12 and 14
 # make them so), the expected loss on unseen text is at most the training loss plus a price
-# for the description, which can be large. A language model trained by
+# for the description and the confidence, which can be large. A language model trained by
 # nanoGPT's recipe also reads its text many times over (the recipe for GPT-2 small passes over
 # OpenWebText's nine billion tokens about 33 times, Chapter 7), and the paper asks whether a bound
-# can prove that a language model, compressed, does well on text it has not seen.
+# can prove that a language model, compressed, does well on text it has not seen [PAPER abstract,
+# v3].
 #
 # A sample from the small model at temperature 0.8, 120 tokens, after the
 # heading "## Attention" (the context window is 64 tokens, so for a longer sample the window
@@ -690,7 +691,7 @@ print(f"--- 30 tokens at your tau = {TAU}\n{PROMPT}{lm.decode(tau_sample)}")
 # from 0).
 #
 # Rather than search the small GPT of section 2 for such heads (its text is short and not
-# built to reward copying; size is not the obstacle, as the model below is smaller still), we
+# built to reward copying, a likely reason, not measured here, why it would have few), we
 # train a model on data that demand them: a transformer of two layers with four attention heads
 # each, no MLPs and no layer norm (attention only, as in Elhage et al.), on sequences over an
 # alphabet of 64 abstract symbols. Each training sequence is a random segment of 4 to 24
@@ -822,7 +823,7 @@ show_figure(fig, alt=(
 # second symbol on. On average the first copy sits 0.63 nats above $\ln 64$ (the printed excess: the
 # geometric mean of the probability it gives the true symbol is about $e^{-0.63} \approx 0.53$ times
 # the uniform guess's $1/64$), and the excess shows even at the first positions, before any repeat
-# is possible: it is partly overconfidence, not only an expectation of repetition. The model
+# is possible (why, this notebook does not measure). The model
 # was trained on this copying task, but not on this sequence: it predicts a sequence it has never
 # seen by copying from context.
 # The middle map is a layer-0 head that puts its weight on the line just below the diagonal over the
@@ -950,7 +951,7 @@ for a, b, c, answer in ANALOGIES:
 # %% [markdown]
 # [MY ANALYSIS] The small model's neighbours are a mix: some share a role in the text (words used in
 # the same kind of sentence, such as "layer" and "block"), others are accidents of a short training
-# run on a small corpus, where most tokens occur only a few times: their rows of $W_E$ (tied to the
+# run on a small corpus, where many tokens occur only a few times: their rows of $W_E$ (tied to the
 # output head, so updated at every step) were probably shaped more by being pushed down as wrong
 # answers than by the contexts they occur in, a guess this notebook does not measure. Look at the
 # ranks: an analogy counts only if the hoped-for answer comes first, and even then the answer may
@@ -1114,13 +1115,9 @@ show_figure(fig, alt=(
 # printed above). Computing
 # only the last position's logits removes about the unembedding's share of the uncached
 # arithmetic (printed above). The last line under the table says how much of that this machine
-# realised, median against median: a saving near that share is what to expect, somewhat less
-# where work outside the matrix products weighs, somewhat more where writing all the logits also
-# costs memory traffic. On a shared machine single runs of one mode vary (the spread rows): compare
-# each spread with the saving at the same length, since a comparison of single runs can settle it
-# only where the spread is small beside the saving; that is why each point is a median of
-# interleaved runs, and why these numbers change from run to run. The gap
-# to the cache stays wide and widens as the sequence grows.
+# realised, median against median; trust it only at lengths where it is larger than the spread
+# rows (how much single runs vary on a shared machine). The gap to the cache stays wide and widens
+# as the sequence grows.
 #
 # [MY EXPLANATION] **Why is the gap far smaller than the count of positions?** The uncached run
 # pushes about a hundred times as many positions through the network (printed above), yet its time
@@ -1131,16 +1128,16 @@ show_figure(fig, alt=(
 # can deliver bytes, so the step waits on memory. An uncached step reads the same weights once but
 # uses each of them for every position in the sequence: with $T$ positions, $2T$ operations per
 # 4-byte weight, i.e. $T/2$ per byte, up to about 100 here, and that keeps the arithmetic units busy
-# instead. Compare, in the timings, the cached step (one position) with the first uncached point
-# (eight positions): eight times the positions take only a few times as long, and the cache saves
+# instead. Compare, in the timings, the cached step (one position, last logits only) with the
+# first point of the uncached run that also computes only the last logits (eight positions):
+# eight times the positions take only a few times as long, and the cache saves
 # far less time than it saves arithmetic. The same arithmetic is a likely reason (an inference)
 # why servers batch many users' requests into one step: the weights are read once for all of them.
 #
 # The price of the cache is memory that grows with every token (per token, the
 # figure printed above; times the batch size, on a server). Per token it grows with the depth and
 # the width, the weights with the depth and the square of the width, so long contexts and large
-# batches, not large models, are what make it outgrow the weights; some later designs shrink it,
-# for example by sharing keys and values across heads.
+# batches, not large models, are what make it outgrow the weights.
 
 # %% [markdown]
 # ## 8. A GPT in one cell, to edit
@@ -1365,8 +1362,8 @@ print(f"without minus with the position embedding, over the same {len(masked_w)}
 # <summary>Answer to exercise B</summary>
 #
 # Attention by itself treats its input as a set: with neither positions nor mask, swapping two
-# tokens leaves the last logits exactly as they were (up to rounding), so "dog bites man" and "man
-# bites dog" look the same. The position embedding breaks that symmetry, and so, less obviously,
+# tokens before the last leaves the last logits exactly as they were (up to rounding), so from the
+# last position "the dog bit the man today" and "the man bit the dog today" look the same. The position embedding breaks that symmetry, and so, less obviously,
 # does the causal mask, from the second block on: position 1 sees one token and position 2 sees
 # two, so what the early positions write into the residual stream depends on the order, and in
 # the next block the last position reads it. In a model of one block the mask alone does not

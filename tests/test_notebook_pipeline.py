@@ -325,3 +325,31 @@ def test_numpy_s_openblas_takes_the_pinned_kernels() -> None:
     assert "Core: Haswell" in pinned.stderr, pinned.stderr
     other = run({"OPENBLAS_CORETYPE": "Sandybridge"})
     assert "Core: Sandybridge" in other.stderr and other.stdout != pinned.stdout
+
+
+CONTAINED = """\
+# %%
+import os, pathlib
+print("pid namespace of its own:", os.getpid() < 100)
+try:
+    pathlib.Path("written.txt").write_text("a notebook's write into the tree")
+    print("wrote into the tree")
+except OSError as error:
+    print("refused:", error.strerror)
+"""
+
+
+@pytest.mark.skipif(not notebooks.sandbox_status(), reason="no kernel sandbox on this machine")
+def test_a_notebook_runs_in_the_sandbox_kernel_included(tmp_path: Path) -> None:
+    """Where chapter scripts run in bubblewrap, the notebook's kernel does too: the tree is
+    read-only to it, and it sees its own PID namespace."""
+    (tmp_path / "notebooks").mkdir()
+    source = tmp_path / "notebooks" / "contained.py"
+    source.write_text(CONTAINED, encoding="utf-8")
+    executed = nbformat.reads(notebooks.execute_notebook(source, Layout(tmp_path)).decode(),
+                              as_version=4)
+    text = "".join(output.get("text", "") for cell in executed.cells
+                   for output in cell.get("outputs", []))
+    assert "refused: Read-only file system" in text, text
+    assert "pid namespace of its own: True" in text, text
+    assert not (tmp_path / "written.txt").exists()
