@@ -19,8 +19,9 @@ Claims, numbered as the output blocks:
   [6] The eight gaps between Figure 3's x-positions and the authors' count, in parameters: all
       positive (+10 to +141), which a symmetric reading error would give with probability 2^-8.
   [7] Other LoRA layouts (W_K or W_O as well, or no head) change the count by far more than
-      the gaps: only LoRA on two attention matrices per block and the head fits Figure 3; which
-      two, the code says (query and value; the E44 question, shown).
+      the gaps: of these four, only LoRA on two attention matrices per block and the head fits
+      Figure 3; layouts outside these four may fit too, so the code, not the count, says which
+      matrices (query and value; the E44 question, shown).
   [8] The shape tables: the authors' get_model_config [SOURCE: sublora/utils.py:140-178] knows
       seven sizes and only one Figure 3 shape; nanoGPT's from_pretrained table [SOURCE: nanoGPT
       model.py:216-221] gives GPT-2 XL as 48 layers, 25 heads, n_embd 1,600.
@@ -494,8 +495,8 @@ def block7_lora_layouts() -> None:
     assert lora_layout_count(12, 768, 2, True) == pb.gpt2_lora_params(12, 768, LORA_R) == 351_744
     assert worst_by_layout[0] < 1e-5 and min(worst_by_layout[1:]) > 1e-4
     print(
-        "    only LoRA on two n_embd x n_embd attention matrices per block and the head fits; "
-        "a third matrix or dropping the head misses by more than 100 ppm"
+        "    of these four layouts only LoRA on two n_embd x n_embd attention matrices per block "
+        "and the head fits; a third matrix or dropping the head misses by more than 100 ppm"
     )
     print(
         "    the count cannot tell which two (W_Q, W_K, W_V, W_O are all n_embd x n_embd); the "

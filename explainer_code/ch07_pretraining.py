@@ -21,8 +21,8 @@ Claims, numbered as the output blocks:
       grows with depth, from 16 to 32 layers by more than sqrt 2 (ratio per seed, paired).
   [5] Measured: a small GPT trained on a Markov source (V = 16), 300 AdamW steps at peak learning
       rate 1e-2, constant or with warm-up and cosine decay to a tenth (M = 4 seeds each): the
-      untrained loss sits at log2 V (over the 4 distinct untrained models: both schedules
-      share their seeds), and the decayed schedule ends lower, by more than 2 standard
+      untrained loss sits just above log2 V (over the 4 distinct untrained models: both
+      schedules share their seeds), and the decayed schedule ends lower, by more than 2 standard
       errors of the difference.
 Deterministic: numpy default_rng and torch.manual_seed with fixed seeds, one torch thread,
 float32; losses printed to 3 decimals, ratios to 3 significant digits.

@@ -17,9 +17,10 @@ Claims, numbered as the output blocks:
       dense projector of Chapter 18, seeds 100-102) at D = 2,384 lie near the Marchenko-Pastur
       edges 1 -+ sqrt(d / D); at d = 128 from about 0.77 to 1.22: not orthonormal. The lengths
       |P w| / |w| of random w stay far inside that range. Over 200 fresh projectors the
-      smallest singular value at d = 128 lies above the lower edge on average, and the two
+      smallest singular value at d = 128 lies above the lower edge on average, and two of the
       printed extremes beyond an edge (seed 101's largest at d = 16, seed 100's smallest at
-      d = 128) are each reached by fewer than 5 % of them.
+      d = 128) are each reached by fewer than 5 % of them; the third, seed 102's largest at
+      d = 512, is not compared with fresh projectors.
   [6] The rdkronqr projector of Chapter 18 at D = 2,384, d = 128: its 121 Kronecker directions
       have singular value 1; its 7 remainder directions do not.
   [7] Johnson-Lindenstrauss: 50 Gaussian points in R^2,384 mapped by an m x D matrix with
