@@ -15,7 +15,7 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       with its standard error sqrt(f(1 - f) / M); every estimate within 3 standard errors of
       the exact value.
   [5] The normal CDF Phi(u) = (1 + erf(u / sqrt 2)) / 2 (Phi(1.96) = 0.9750) and the normal
-      approximation of the tail in [3]: below the exact tail at every N, by a factor
+      approximation of the tail in [3]: below the exact tail at each N printed, by a factor
       0.777 at N = 100 and 0.012 at N = 4,000: an approximation, not a bound.
   [6] Monte Carlo error, used: the 95 % interval mean +- 1.96 SE from M = 100 draws covers the
       true expectation in 3,773 of 4,000 repeated experiments (seed 2); the exact coverage,

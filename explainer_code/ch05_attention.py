@@ -13,8 +13,10 @@ Claims, numbered as the output blocks:
       the shapes along the residual stream, causality (changing token 9 leaves the logits at
       positions 1-8 bit for bit unchanged), and an untrained model's surprisal near log2 V.
   [4] Word order without a position embedding: with the position embedding zeroed, the causal
-      model still tells [100, 200, 300] from [300, 200, 100] (the mask leaks order); without the
-      mask as well it cannot (the same token gets the same logits in both orders).
+      model still tells [100, 200, 300] from [200, 100, 300], which share their last token (the
+      mask leaks order); without the mask as well it cannot. [300, 200, 100] differs from
+      [100, 200, 300] in its last token, so that pair differs either way and tests nothing; in
+      it, token 300 gets the same logits wherever it stands when there is no mask.
   [5] The attention weights of the tiny model's first layer, drawn as a heatmap.
 Figures: ch05_attention_heatmap.png (block [5]), ch05_three_tokens.png (block [2]).
 Deterministic: torch.manual_seed(0); CPU only; float32 values printed to at most 4 significant

@@ -65,7 +65,7 @@ LORA_R = 4  # LoRA rank on attention and head   [SOURCE: config/sublora_bounds.y
 # Their head counts are in the authors' code, sublora/utils.py get_model_config:
 # "medium-large" = (20 layers, 20 heads, 1280), "large-vlarge" = (25, 25, 1600).
 VARIANTS = [
-    ("124M", 12, 768, 12, "given, App. E [PAPER]"),
+    ("124M", 12, 768, 12, "given, App. E [SECONDARY]"),
     ("354M", 24, 1024, 16, "GPT-2 medium [SOURCE]"),
     ("458M", 20, 1280, 20, "shape INFERRED; heads [SOURCE]"),
     ("773M", 36, 1280, 20, "GPT-2 large [SOURCE]"),
