@@ -16,7 +16,7 @@ Claims, numbered as the output blocks (the book's own computations unless a sour
       surprisal under p against the entropy H(p), with its standard error: within 2 SE.
   [5] Bits against nats, perplexity: GPT-2 (124M) scores 3.12 nats per token on OpenWebText's
       validation split (nanoGPT README.md:151 @3adf61e) = 4.501 bits per token; perplexity
-      e^3.12 = 2^4.501 = 22.65.
+      e^3.12 = 2^4.50121 = 22.65.
   [6] The random-guess line: the uniform predictor over V = 50,257 tokens scores log2 V =
       15.617 bits on every token of every text; a bound at or above it is vacuous.
   [7] A Markov source (V = 16, Dirichlet 0.3, seed 5, documents of 64 tokens): the exact
@@ -204,7 +204,7 @@ def main() -> None:
     bits = GPT2_VAL_NATS / math.log(2)
     print(f"[5] GPT-2 (124M), OpenWebText validation: {GPT2_VAL_NATS} nats per token = "
           f"{bits:.3f} bits per token")
-    print(f"    perplexity e^{GPT2_VAL_NATS} = {math.exp(GPT2_VAL_NATS):.2f} = 2^{bits:.3f}: "
+    print(f"    perplexity e^{GPT2_VAL_NATS} = {math.exp(GPT2_VAL_NATS):.2f} = 2^{bits:.5f}: "
           f"as unsure as a uniform choice among about {math.exp(GPT2_VAL_NATS):.0f} tokens")
     assert abs(math.exp(GPT2_VAL_NATS) - 2**bits) < 1e-9
 

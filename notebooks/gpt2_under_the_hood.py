@@ -1309,11 +1309,11 @@ for name, (diff, se) in mask_gaps.items():
 # errors), as there is no answer to read; a likely reading (an inference) is that part of what it
 # learned is to read answers, which helps at every position but the last. Within
 # each model the last position points the same way: the masked model does better there than on
-# average, as the last position has the most context, and the unmasked model worse; but a single
+# average (the last position has the most context, a likely reason), and the unmasked model worse; but a single
 # position is a small sample, and in this run each of those two gaps is under two standard errors
 # (the last two differences), so this run alone does not establish them. Generation happens at the
-# last position only, so a loss over all positions says nothing about how well an unmasked model
-# generates. These losses come from one short run with one seed, and the standard errors count only
+# last position only, so a loss over all positions, which counts the positions that read their
+# answers, says little about how well an unmasked model generates. These losses come from one short run with one seed, and the standard errors count only
 # the choice of validation windows, not the seed; raise `EDIT_STEPS`, or train with other values of
 # `seed`, and see whether the gaps hold. The causality test is exact, whatever the weights: with the
 # mask, changing the last token leaves every earlier logit bit for bit as it was (Chapter 5 finds
