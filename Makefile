@@ -30,7 +30,7 @@ $(INSTALLED): requirements.lock requirements-test.lock
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	@# The test runner's extras (pytest-xdist), pinned to the same versions where they overlap
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-test.lock
-	@# No __pycache__ in the tree from any command run with this environment (issue 31, B4)
+	@# No __pycache__ in the tree from any command run with this environment
 	echo 'import sys; sys.dont_write_bytecode = True' > \
 	  "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/explainer_no_bytecode.pth"
 	touch $(INSTALLED)

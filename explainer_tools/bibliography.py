@@ -11,7 +11,7 @@ The file is `docs/_data/references.bib`. The parser reads the BibTeX this book w
 macros, no `#` concatenation (an error says so). LaTeX in values is reduced to text: braces that
 protect capitals are dropped, `\\&` becomes `&`, `--` an en dash.
 
-Why not a library (issue 30, measured on this file with one fault each): bibtexparser 2.0.0b9
+Why not a library (measured on this file with one fault each): bibtexparser 2.0.0b9
 accepts a missing comma after `year = {2024}` and silently drops the next field (`eprint`), and
 reports a deleted closing brace on a 0-based line; pybtex 0.25.1 refuses the intact file (the
 `[@key]` in its comment header starts an entry for it) and puts the missing comma at the next

@@ -5,8 +5,7 @@ The logic lives in `errata.py` and `errata_pages.py`; this module connects it to
 events (site_plugin.py calls it). It runs before the provenance and reader features (higher
 priority), so the tags in the rendered fields become badges too, and an unknown citation key or
 label in a field is reported here, at the line of the erratum's file it is written on (the
-reader hook, which sees only the rendered page, would count the lines of that page; issue 31,
-C9).
+reader hook, which sees only the rendered page, would count the lines of that page).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 `render_page` puts the front-matter fields around the body; `rendered_page` does the same and
 records, for each line it writes, the lines of the source file that line comes from, so that an
 error found in the rendered page (an unknown citation key in the `correction:` field, say) can
-name the line of the file the author edits (issue 31, C9). The index (`render_index`) is one
+name the line of the file the author edits. The index (`render_index`) is one
 table of paper errata and, when there are any, a section of code errata.
 """
 

@@ -12,7 +12,7 @@ and admonitions, as markers, provenance, claims and errata all need them.
 - an embed marker `<!-- embed: ... -->` outside code opens an embed region that the next
   `<!-- /embed -->` outside code closes. Lines in between are flagged `embedded`; as the embedded
   content sits in a fence longer than any backtick run it holds, no line of content can ever close
-  the region (issue 10, probe 1).
+  the region.
 
 >>> [line.kind for line in scan("---\\nx: 1\\n---\\nText\\n```\\n<!-- c -->\\n```\\n").lines]
 ['front', 'front', 'front', 'prose', 'fence', 'code', 'fence', 'blank']

@@ -243,7 +243,7 @@ def figure_owners(scripts: list[str], runs: dict[str, ScriptRun],
 
 def orphaned_figures(scripts: list[str], owners: dict[str, str], layout: Layout) -> list[Path]:
     """Figures whose stamp belongs to a script that no longer exists, drawn by no script now
-    (issue 31, A18b: they go with the script's output and stamp)."""
+   ."""
     live = {layout.stamp_path(s) for s in scripts}
     found = []
     for stamp in sorted(layout.stamp_dir.glob("ch*.json")):

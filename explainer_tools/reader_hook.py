@@ -74,7 +74,7 @@ STATE = _State()
 
 def read_source(path: Path, src: str) -> str:
     """A page's text as MkDocs reads it (universal newlines); not UTF-8 is an error naming the
-    page and line (issue 31, A7)."""
+    page and line."""
     data = path.read_bytes()
     try:
         text = data.decode("utf-8-sig")
@@ -88,14 +88,14 @@ def read_source(path: Path, src: str) -> str:
 
 def _lines_before_body(source: str, markdown: str) -> int:
     """How many lines of the page precede the Markdown MkDocs hands to hooks: the front matter
-    and the blank lines after it, which MkDocs strips (issue 31, C1-C2)."""
+    and the blank lines after it, which MkDocs strips."""
     body = source.rfind(markdown) if markdown else -1
     return source.count("\n", 0, body) if body > 0 else 0
 
 
 def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
     """Offsets into `raw` (the bytes as written, CRLF kept) as offsets into its universal-newline
-    text: each "\\r\\n" before an offset is one character shorter there (issue 31, A6b)."""
+    text: each "\\r\\n" before an offset is one character shorter there."""
     pairs = [m.start() for m in re.finditer("\r\n", raw)]
     return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
 

@@ -20,7 +20,7 @@ accessibility scores of the home page, Chapters 5, 14 and 22 and the notebook's 
 a busy machine, not only at rest. Nothing is downloaded here: without Lighthouse the bench says
 how to get it and goes on.
 
-Budgets (issue 32): every chapter rendered in under 0.5 s, no page over 1 MB without the search
+Budgets: every chapter rendered in under 0.5 s, no page over 1 MB without the search
 index, `make site` under 5 s, a prose edit re-rendered by `make serve` in under 2 s, Lighthouse
 mobile performance at least 95 on those pages at rest, at least 90 beside two busy loops. The
 bench prints each budget and whether it is met. The figures depend on the machine and its load:

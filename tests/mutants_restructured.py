@@ -1,5 +1,5 @@
 """Mutants of the modules being restructured this round (glossary, reader_hook, errata_hook):
-kept from the previous round's probes of issue 31; whoever rewrites a module replaces its
+kept from the previous round's probes; whoever rewrites a module replaces its
 mutants here (tests/test_mutants.py fails when a snippet no longer occurs)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 30's six "tests that cannot fail", each now fixed: one mutant per test that the fixed
+"""Six former "tests that cannot fail", each now fixed: one mutant per test that the fixed
 test kills and the old form of the test let through (tests/mutate.py runs them). Where the test
 checks a helper of its own (the layer rule, the assert finder, the sample), the helper is
 mutated; elsewhere the code under test is."""

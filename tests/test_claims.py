@@ -620,7 +620,7 @@ def test_main_exit_status_and_error_lines(tmp_path: Path, capsys: pytest.Capture
 
 
 def test_an_uncited_number_no_output_prints_is_an_error_anywhere(outputs: Outputs) -> None:
-    """Issue 10, probe 9: a wrong number in an ordinary section used to pass unnoticed."""
+    """Probe 9: a wrong number in an ordinary section used to pass unnoticed."""
     report = check("## Where this fits\n\nGPT-2 small has 987,654,321 parameters.\n\n"
                    "It has 12 layers, as output [1] of ch05_param_count.py shows. And 768.\n",
                    outputs)
@@ -638,7 +638,7 @@ def test_quiet_summary_counts_uncited_numbers(tmp_path: Path) -> None:
 
 
 def test_row_rule_catches_a_number_copied_from_another_row() -> None:
-    """Issue 10, probe 9: the attention row quoting the embedding's share (same block)."""
+    """Probe 9: the attention row quoting the embedding's share (same block)."""
     outputs = Outputs({"ch05_param_count.py": "T\n[2] shares:\n    token embedding 31.23 %\n"
                        "    attention 22.92 %\n    LayerNorms 0.031 %\n"})
     table = """\

@@ -1,4 +1,4 @@
-"""The rules that read a change's direction and a comparison in prose (issue 31, item 4): "falls
+"""The rules that read a change's direction and a comparison in prose: "falls
 from 2.824 to 2.445" must go down, "0.9433, below the nominal 0.95" must be below. And the symbol
 rule's second form: `X = v` where the block prints v unnamed and prints `X = w`, w standing in the
 same sentence. Each test builds a small page and its output in memory and asserts the rule's own

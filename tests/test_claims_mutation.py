@@ -197,7 +197,7 @@ def row_label(page: str, offset: int) -> list[str] | None:
 @pytest.mark.slow
 def test_the_row_rule_catches_numbers_copied_from_another_row(
         chapter: str, outputs: Outputs, baseline: PageReport) -> None:
-    """Issue 10, probe 9: in each table cell that quotes a block, swap the number for one of
+    """Probe 9: in each table cell that quotes a block, swap the number for one of
     the same block printed on another line with as many digits and decimals (351,744 written
     as 351,556). Among the cells whose row label names their line (every word of the label on
     that line and no other), the row rule must catch at least 80 %; it never fires on the
@@ -249,7 +249,7 @@ def test_the_row_rule_catches_numbers_copied_from_another_row(
 def test_probe_D5_a_lower_case_reference_word_does_not_hide_a_number(
         page: str, written: str, mutated: str, outputs: Outputs) -> None:
     """"part" and "table" in lower case begin ordinary phrases, not references: the number after
-    them is checked (issue 31, D5)."""
+    them is checked."""
     text = (REPO_ROOT / page).read_text(encoding="utf-8")
     assert text.count(written) == 1, f"{page} no longer says {written!r}: update the probe"
     assert check_page(text, page, outputs).errors == []
@@ -325,7 +325,7 @@ def test_the_harness_in_batches_catches_what_it_catches_one_by_one() -> None:
 def test_the_harness_on_every_page_keeps_its_catch_rates() -> None:
     """`make mutate-claims` on a sample (8 mutants per kind and page): no false error on the
     committed pages, every one-digit change and unit change of the sample caught as the full
-    run catches them, and the swap rates no lower than the rules reach today (issue 31: the
+    run catches them, and the swap rates no lower than the rules reach today (the
     full run's rates are in the harness's output)."""
     from explainer_tools.claims import mutate
 

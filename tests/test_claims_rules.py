@@ -1,5 +1,5 @@
-"""Probe tests of the claim check's rules against wrong units and swapped numbers (issue 31, part
-4): units, rows in tables, row labels in sentences, lower-case reference words (D5). Each test
+"""Probe tests of the claim check's rules against wrong units and swapped numbers: units, rows in
+tables, row labels in sentences, lower-case reference words (D5). Each test
 builds a small page and its output in memory and fails when its rule breaks; the last ones
 mutate real pages of the book."""
 
@@ -152,7 +152,7 @@ def test_probe_rows_a_labelled_row_must_print_its_numbers(outputs: Outputs) -> N
 
 def test_probe_rows_chapter_17_float32_and_float16_swapped() -> None:
     """The issue's example: Chapter 17's table of message lengths, float32 and float16 bit
-    counts exchanged, must fail (it passed before issue 31)."""
+    counts exchanged, must fail (it once passed)."""
     page = "docs/chapters/17-message-length.md"
     text = (REPO_ROOT / page).read_text(encoding="utf-8")
     real = Outputs.from_dir(REPO_ROOT / "outputs")

@@ -1,4 +1,4 @@
-"""The rules against numbers swapped in a sentence and in a table (issue 31, item 4): the words
+"""The rules against numbers swapped in a sentence and in a table: the words
 around each number, the words that join two numbers, plain lists, bracketed lists, rows named
 by their cells. Each test builds a small page and its output in memory; the rule's own message
 is asserted, so that a test fails when its rule breaks even where another rule would also see

@@ -1,4 +1,4 @@
-"""No module over 600 lines and no function over 80 in explainer_tools and pacbound (issue 30):
+"""No module over 600 lines and no function over 80 in explainer_tools and pacbound:
 a long module or function is several jobs, and the split by concern keeps each readable."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Containment of chapter scripts (issue 31): one probe test per finding, named after the probe.
+"""Containment of chapter scripts: one probe test per finding, named after the probe.
 
 Runner-level probes run small scripts through `runner.run_scripts` in both modes (warm fork
 parent and plain subprocess); pipeline-level probes run the real command line on a scratch copy

@@ -1,4 +1,4 @@
-"""The companion notebook as a reader meets it (issue 18): the frozen corpus, the author-facing
+"""The companion notebook as a reader meets it: the frozen corpus, the author-facing
 claim checks that the pipeline runs, the CPU rule of `make check`, what a reader meets when
 running the notebook (`make notebook`, outside the repository), the download link."""
 

@@ -485,7 +485,7 @@ def test_notebooks_execute_when_stale_check_catches_drift_and_a_failure_writes_n
     assert after == before
 
 
-# ---- fault injection (issue 10): one test per probe ------------------------------------------
+# ---- fault injection: one test per probe ------------------------------------------
 
 
 def add_script(repo: Path, name: str, body: str) -> Path:

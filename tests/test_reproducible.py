@@ -1,4 +1,4 @@
-"""Reproducible products (issue 10, probe 10): the site is dated by the last commit. (That a
+"""Reproducible products: the site is dated by the last commit. (That a
 notebook execution, passing or failing, leaves no kernel connection file, which holds the
 kernel's key, or compile cache behind is tested on the notebook path's one test in
 test_pipeline.py, so that no second test pays for a kernel start.)"""

@@ -46,7 +46,7 @@ Skip rules (counted as "skipped by rule" in the report, listed with `-v`):
   Appendix/App., page/p./pp., Step, Part, Question, Exercise, Footnote, Line, Theorem, Lemma,
   Definition, Example, Algorithm, arXiv ("Chapter 7", "§6.4", "App. E, p. 16", "pp. 16-17");
   Chapter, Figure, Equation, Table, Step and Part only with a capital ("the table 69", "Occam
-  part 1.0285", "at step 301,000" are checked: issue 31, D5);
+  part 1.0285", "at step 301,000" are checked);
   plural words take lists ("Chapters 19 and 20"); a leading heading number ("## 5.2 Heads").
 - block marker: `[3]`, in citations and anywhere else in prose.
 - year: 1900-2099 written without separators, in a date context ("in 2019,", "since 2020.",

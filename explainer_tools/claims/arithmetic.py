@@ -116,7 +116,7 @@ def _tuples(text: str, tokens: Iterable[Token]) -> list[tuple[int, list[Decimal]
 
 
 def check_tuples(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
-    """The tuple rule, against numbers swapped inside a list (issue 31): a parenthesised list
+    """The tuple rule, against numbers swapped inside a list: a parenthesised list
     of two numbers or more in prose that the cited block(s) print as no list, while they print
     the same numbers as a list in another order, or lists as long holding some of its numbers,
     has numbers swapped (from another place of it or another list)."""
@@ -168,7 +168,7 @@ def _expected_order(between: str, before: str) -> int:
 
 
 def check_connected_order(unit: _Unit, page: str, outputs: Outputs, report: PageReport) -> None:
-    """The connective order rule, against numbers swapped in a sentence (issue 31). Two
+    """The connective order rule, against numbers swapped in a sentence. Two
     neighbouring numbers of one sentence or list item, joined by nothing but a bare connective
     (`CONNECTIVE`), must stand in the order of a line of their cited block(s) that prints them
     both (`_against_order`): the words do not say which is which, so the reader can only take

@@ -1,4 +1,4 @@
-"""Two rules against numbers swapped in a sentence (issue 31): the words around each number, and
+"""Two rules against numbers swapped in a sentence: the words around each number, and
 the words that join two numbers.
 
 Words. A number in prose stands among words that say what it is: its label before it ("the

@@ -1,4 +1,4 @@
-"""Rules that read what prose says about two numbers' order (issue 31), against numbers swapped in
+"""Rules that read what prose says about two numbers' order, against numbers swapped in
 a sentence: a change written with its direction, "the loss falls from 2.824 to 2.445", must go
 that way; a comparison, "0.9433, below the nominal 0.95", must hold; a part, "3,773 of 4,000",
 is at most its whole. A swap of the two numbers turns each round: the words alone say so,

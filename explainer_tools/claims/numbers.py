@@ -30,7 +30,7 @@ MINUS_SIGNS = "-−"
 OPERAND_BEFORE = re.compile(r"[0-9A-Za-z)\]}|!']")
 
 # Words that also begin ordinary phrases ("the table 69", "Occam part 1.0285", "at step 301,000"):
-# a reference only with a capital (Table 2, Part 1, Step 3, Chapter 7); issue 31, D5. ("line 629"
+# a reference only with a capital (Table 2, Part 1, Step 3, Chapter 7). ("line 629"
 # stays a reference in either case: the book cites source lines in lower case.)
 _REF_SINGULAR = (
     r"ch\.|section|sec\.|§|fig\.|eq\.|appendix|app\.|"

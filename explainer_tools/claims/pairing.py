@@ -1,4 +1,4 @@
-"""The pairing rule against swapped numbers (issue 31): two numbers joined by a connector alone
+"""The pairing rule against swapped numbers: two numbers joined by a connector alone
 state one fact, which an output prints on one line. With `_printed_once`, where a cited block
 prints a value when it prints it exactly once, which the swap rules share."""
 
@@ -54,7 +54,7 @@ OPERAND = re.compile(r"(?:[/*×+−-]|\\times|\\cdot)\s*$")
 
 def _paired_apart(unit: _Unit, outputs: Outputs, flagged: set[tuple[int, str]]
                   ) -> list[tuple[int, Token, str]]:
-    """The pairing rule, against numbers swapped in a sentence (issue 31). Two neighbouring
+    """The pairing rule, against numbers swapped in a sentence. Two neighbouring
     numbers joined by a connector alone (`PAIRING`: "0.04583 at 100", "1/8 costs 3") state one
     fact, which an output prints on one line; when the cited block(s) print each exactly once,
     on two lines, one of them was swapped in from elsewhere: (its page line, the second

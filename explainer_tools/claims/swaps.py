@@ -1,5 +1,5 @@
-"""The rules against swapped numbers: order on a line, a row's own line, labels, symbols and units
-(issue 31). Each returns an error message, or nothing when the number stands where it should."""
+"""The rules against swapped numbers: order on a line, a row's own line, labels, symbols and units.
+Each returns an error message, or nothing when the number stands where it should."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from explainer_tools.claims.pairing import _paired_apart, _printed_once
 
 
 def check_order(units: list[_Unit], page: str, outputs: Outputs, report: PageReport) -> None:
-    """The order rule, against swapped numbers (issue 31). Two numbers of one sentence, list
+    """The order rule, against swapped numbers. Two numbers of one sentence, list
     item or table row that their cited block prints once each, on one line, must stand in the
     line's order; and in a table, the cells of one column that hold one such number each must
     follow the block's lines in the rows' order. A swap of two such numbers breaks the order:
@@ -190,7 +190,7 @@ def _word_before(unit: _Unit, token: Token) -> str:
 
 
 def _label_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
-    """The label rule, against numbers swapped within a sentence or a row (issue 31). The word
+    """The label rule, against numbers swapped within a sentence or a row. The word
     right before a number in prose (`_word_before`) is compared with the labels of the output
     lines that print its value (`_line_labels`). When no printing carries that word as its
     label, while a line that prints the value labels exactly one other number with it, and
@@ -278,7 +278,7 @@ def _symbol_before(text: str, fold: bool = True) -> str:
 
 
 def _symbol_mismatch(unit: _Unit, token: Token, outputs: Outputs) -> str:
-    """The symbol rule, against numbers swapped between symbols (issue 31): a number written
+    """The symbol rule, against numbers swapped between symbols: a number written
     `X = v` (in prose or math) whose cited block(s) print v only as `Y = v` with other symbols,
     and print X as `X = w`, was swapped with w; so was one that they print never as `X = v`
     but also with no symbol, when w stands in the same sentence, not as `X = w`."""
@@ -517,7 +517,7 @@ def _alone_in_cell(unit: _Unit, token: Token) -> bool:
 
 def line_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
                    outputs: Outputs) -> str:
-    """The row rule against swapped numbers (issue 10, probe 9). The words before a number (a
+    """The row rule against swapped numbers. The words before a number (a
     table row's label) name a row of the cited block(s) (`named_row`). When that row does not
     print the number, and the number it prints in the same place after the naming word (the
     first, or for a table cell the same column) is written like this one (as many digits, as

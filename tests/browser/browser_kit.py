@@ -41,7 +41,7 @@ CHROMIUM_ARGS = [
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
 DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 360, "height": 780}  # the narrowest common phone (issue 33: "at 360 px")
+PHONE = {"width": 360, "height": 780}  # the narrowest common phone
 MB = 1_000_000
 BUDGET_DEFAULT = int(2.5 * MB)  # a chapter, an erratum, the home page
 BUDGET_NOTEBOOK = 4 * MB
