@@ -253,17 +253,32 @@ def test_front_matter_with_unknown_script_is_an_error(outputs: Outputs) -> None:
 # --- scope ---------------------------------------------------------------------------------
 
 
-def test_scope_is_the_sentence(outputs: Outputs) -> None:
+def test_scope_runs_from_a_citation_to_the_end_of_its_paragraph(outputs: Outputs) -> None:
+    """A citation covers its sentence and the uncited sentences after it in its paragraph (cite a
+    block once per paragraph); a sentence before the first citation stays uncited."""
     report = check(
         """\
-        The model has 12 layers (output [1] of ch05_param_count.py). It was released with
-        768 friends. See App. E for 12 more.
+        It has 47 friends. The model has 12 layers (output [1] of ch05_param_count.py). Its width
+        is 768. It was released with 769 friends.
+
+        A new paragraph with 12 more.
         """,
         outputs,
     )
-    assert report.errors == []
-    assert [o.text for o in report.checked] == ["12"]
-    assert [(o.line, o.text) for o in report.uncited] == [(2, "768"), (2, "12")]
+    assert [o.text for o in report.checked] == ["12", "768", "769"]
+    assert [e.number for e in report.errors] == ["769"]
+    assert [(o.line, o.text) for o in report.uncited] == [(1, "47"), (4, "12")]
+
+
+def test_a_later_citation_takes_over_the_scope(outputs: Outputs) -> None:
+    report = check(
+        "Width 768 (output [1] of ch05_param_count.py). Its surprisal is 15.666 (output [3] of "
+        "ch05_param_count.py). The log is 15.618. The MLP width is 3,072.\n",
+        outputs,
+    )
+    assert [o.text for o in report.checked] == ["768", "15.666", "15.618", "3,072"]
+    assert [e.number for e in report.errors] == ["3,072"]
+    assert "output [3]" in report.errors[0].message
 
 
 def test_abbreviations_do_not_end_a_sentence(outputs: Outputs) -> None:
@@ -592,14 +607,15 @@ def test_site_report_lists_counts_uncited_and_uncited_blocks(tmp_path: Path) -> 
         scripts: [ch05_param_count.py]
         ---
 
-        It has 12 layers (output [1]) in Chapter 5. [PAPER App. E, p. 16] See
-        <!-- claims: waive 1024 "a reason" --> 1024 and 47.
+        It has 12 layers (output [1]) in Chapter 5. [PAPER App. E, p. 16]
+
+        See <!-- claims: waive 1024 "a reason" --> 1024 and 47.
         """)
     site = check_site(tmp_path)
     text = format_report(site)
     assert "docs/chapters/05-x.md: 1 checked, 3 skipped by rule, 1 waived, 1 uncited, 0 errors" \
         in text
-    assert "uncited, line 6: 47" in text
+    assert "uncited, line 7: 47" in text
     assert "docs/index.md: 0 checked, 0 skipped by rule, 1 waived, 0 uncited" in text
     assert ("blocks no page cites: ch05_attention.py [1] [2]; ch05_param_count.py [2] [3] [4]"
             in text)
@@ -622,16 +638,16 @@ def test_main_exit_status_and_error_lines(tmp_path: Path, capsys: pytest.Capture
 def test_an_uncited_number_no_output_prints_is_an_error_anywhere(outputs: Outputs) -> None:
     """Probe 9: a wrong number in an ordinary section used to pass unnoticed."""
     report = check("## Where this fits\n\nGPT-2 small has 987,654,321 parameters.\n\n"
-                   "It has 12 layers, as output [1] of ch05_param_count.py shows. And 768.\n",
+                   "It has 12 layers, as output [1] of ch05_param_count.py shows.\n\nAnd 768.\n",
                    outputs)
     assert error_lines(report) == [(3, "987,654,321")]
     assert "no output of the page's scripts (ch05_param_count.py) prints it" in \
         report.errors[0].message
-    assert [(o.line, o.text) for o in report.uncited] == [(3, "987,654,321"), (5, "768")]
+    assert [(o.line, o.text) for o in report.uncited] == [(3, "987,654,321"), (7, "768")]
 
 
 def test_quiet_summary_counts_uncited_numbers(tmp_path: Path) -> None:
-    make_site(tmp_path, "It has 12 layers (output [1] of ch05_param_count.py). And 768.\n")
+    make_site(tmp_path, "It has 12 layers (output [1] of ch05_param_count.py).\n\nAnd 768.\n")
     text = format_report(check_site(tmp_path), quiet=True)
     assert "1 uncited" in text.splitlines()[-1]
     assert "uncited, line" not in text
@@ -664,7 +680,7 @@ def test_verified_numbers_api_gives_source_span_and_output_line(tmp_path: Path) 
     from explainer_tools.claims import verified_numbers
 
     make_site(tmp_path, "It has 12 layers and 768 dims (output [1] of ch05_param_count.py). "
-                        "Also 47.\n")
+                        "\n\nAlso 47.\n")
     claims = verified_numbers(tmp_path)["docs/chapters/05-x.md"]
     text = (tmp_path / "docs" / "chapters" / "05-x.md").read_text(encoding="utf-8")
     first = claims.verified[0]

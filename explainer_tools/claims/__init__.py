@@ -13,8 +13,9 @@ Citations (case-insensitive "output"/"outputs"; the script may be in backticks o
 A short citation names no script: it means the script of the nearest explicit citation earlier on
 the page, else the single script of the front matter's `scripts:`; anything else is an error.
 
-Scope. A citation covers the sentence it stands in (paragraphs are split into sentences), the
-whole list item, the whole table row, or a heading / admonition title. A table or a list whose
+Scope. A citation covers the sentence it stands in and the uncited sentences after it in its
+paragraph, up to the next citation (paragraphs are split into sentences); the whole list item,
+the whole table row, or a heading / admonition title. A table or a list whose
 introducing sentence (the last sentence of the paragraph right before it, for a list one that ends
 with ":") cites blocks is checked cell by cell / item by item against them, unless a row or item
 carries its own citation; so is a table followed by a caption paragraph ("Table: ...") that cites.

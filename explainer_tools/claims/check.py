@@ -257,10 +257,20 @@ def _merge_citation_only(text: str, spans: list[tuple[int, int]],
 
 
 def _inherit_citations(elements: list[_Element], units: list[_Unit]) -> None:
-    """Rows and items take the citations of their table's or list's introducing sentence."""
+    """A sentence takes the citations of the nearest citing sentence before it in its paragraph;
+    rows and items take the citations of their table's or list's introducing sentence."""
     by_element: dict[int, list[_Unit]] = {}
     for unit in units:
         by_element.setdefault(id(unit.element), []).append(unit)
+    for element in elements:
+        if element.kind != "paragraph":
+            continue
+        carried: list[Citation] = []
+        for unit in by_element.get(id(element), []):
+            if unit.citations:
+                carried = unit.citations
+            elif carried:
+                unit.citations = list(carried)
     previous: _Element | None = None
     inherited: dict[int, list[Citation]] = {}
     for position, element in enumerate(elements):
