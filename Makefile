@@ -161,11 +161,12 @@ miniature-seeds-d: $(INSTALLED) ## Chapter 22's d sweep over five seeds (d = 250
 miniature-seeds-wordnet: $(INSTALLED) ## Chapter 22's WordNet run over five seeds (5 runs of about 2 CPU-min, one process): writes explainer_code/data/ch22_seeds_wordnet.json
 	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers seeds-wordnet
 
-miniature-thesis: $(INSTALLED) ## Chapter 22's thesis tier on the copying source: 2 CPU processes side by side (5 seeds, 4 ablations; about 25 min); writes explainer_code/data/ch22_thesis_*.json
-	$(KERNELS) && cd explainer_code && \
+miniature-thesis: $(INSTALLED) ## Chapter 22's thesis tier on the copying source: seeds and ablations side by side, then the variants (dense, LoRA, SubLoRA; 5 seeds each), which keep the runs already in their file (delete it to rerun them); writes explainer_code/data/ch22_thesis_*.json
+	$(KERNELS) && cd explainer_code && { \
 	../$(PY) -m miniature.thesis seeds --out data/ch22_thesis_seeds.json & \
 	../$(PY) -m miniature.thesis ablations --out data/ch22_thesis_ablations.json & \
-	wait
+	wait; } && \
+	../$(PY) -m miniature.thesis variants --out data/ch22_thesis_variants.json
 
 miniature-gpu: ## Chapter 22's GPU tier under torchrun on every visible GPU (any Python with torch + numpy): writes $(OUT)/ch22_gpu_tier.json
 	mkdir -p $(OUT)
