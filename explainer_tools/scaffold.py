@@ -27,8 +27,6 @@ scripts: [{script}]
 
 ## Where this fits
 
-[SECTION: MY EXPLANATION]
-
 Which earlier chapters this one builds on, and which later ones use it.
 
 ## The problem this chapter solves
