@@ -11,7 +11,8 @@ Claims, numbered as the output blocks:
       smallest shape of the paper's Figure 3 sweep, SECONDARY: paper App. E, p. 17): its parameter
       count,
       the shapes along the residual stream, causality (changing token 9 leaves the logits at
-      positions 1-8 bit for bit unchanged), and an untrained model's surprisal near log2 V.
+      positions 1-8 bit for bit unchanged), and an untrained model's surprisal near log2 V, with
+      the standard error of its mean over the 11 predicted tokens.
   [4] Word order without a position embedding: with the position embedding zeroed, the causal
       model still tells [100, 200, 300] from [200, 100, 300], which share their last token (the
       mask leaks order); without the mask as well it cannot. [300, 200, 100] differs from
@@ -20,7 +21,9 @@ Claims, numbered as the output blocks:
   [5] The attention weights of the tiny model's first layer, drawn as a heatmap.
 Figures: ch05_attention_heatmap.png (block [5]), ch05_three_tokens.png (block [2]).
 Deterministic: torch.manual_seed(0); CPU only; float32 values printed to at most 4 significant
-digits, rounding errors printed as bounds.
+digits, rounding errors printed as bounds. Every printed number is asserted to its printed digits:
+the hand example against scalar arithmetic, the tiny model's numbers against a second forward
+pass in float64 NumPy (forward_np) that shares only the weights with the torch model.
 """
 
 from __future__ import annotations
@@ -162,6 +165,79 @@ class TinyGPT(nn.Module):
         return self.lm_head(self.ln_f(x))  # logits (T, V_PAD)
 
 
+# ------------------------------------------------- independent recomputations, for the asserts
+def three_tokens_by_hand() -> list[str]:
+    """The printed lines of block [2] recomputed with scalar arithmetic (math, no NumPy)."""
+    qs, ks, vs = THREE_TOKEN_QKV
+    root = math.sqrt(len(qs[0]))
+    lines = []
+
+    def f3(xs: list[float]) -> str:
+        return "(" + ", ".join("-inf" if x == -math.inf else f"{x:.3f}" for x in xs) + ")"
+
+    dots = [[sum(a * b for a, b in zip(qi, kj, strict=True)) for kj in ks] for qi in qs]
+    scores = [[x / root for x in row] for row in dots]
+    masked = [[s if j <= i else -math.inf for j, s in enumerate(row)] for i, row in enumerate(scores)]
+    for i in range(3):
+        lines.append(f"row {i + 1}: q.k = {f3(dots[i])}  / sqrt(2) = {f3(scores[i])}  "
+                     f"masked = {f3(masked[i])}")
+    expo = [[math.exp(s) if s > -math.inf else 0.0 for s in row] for row in masked]
+    for i in range(3):
+        lines.append(f"row {i + 1}: e^score = {f3(expo[i])}  sum = {sum(expo[i]):.3f}")
+    for i in range(3):
+        w = [e / sum(expo[i]) for e in expo[i]]
+        out = [sum(w[j] * vs[j][c] for j in range(3)) for c in range(2)]
+        lines.append(f"row {i + 1}: weights = {f3(w)} (sum {sum(w):.3f})  output = {f3(out)}")
+    free = [math.exp(s) for s in scores[0]]
+    lines.append(f"unmasked row 1: {f3([e / sum(free) for e in free])}")
+    return lines
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[float])(x)
+
+
+def forward_np(
+    model: TinyGPT, ids: list[int], causal: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """Logits (T, V_PAD) and layer 1's attention weights (H, T, T) of `model` on `ids`,
+    recomputed in float64 NumPy from its weights alone: LayerNorm with eps 1e-5, exact GELU."""
+    w = {k: t.detach().double().numpy() for k, t in model.state_dict().items()}
+
+    def lin(x: np.ndarray, name: str) -> np.ndarray:
+        y = x @ w[name + ".weight"].T
+        return y + w[name + ".bias"] if name + ".bias" in w else y
+
+    def ln(x: np.ndarray, name: str) -> np.ndarray:
+        mu = x.mean(axis=1, keepdims=True)
+        var = ((x - mu) ** 2).mean(axis=1, keepdims=True)
+        return (x - mu) / np.sqrt(var + 1e-5) * w[name + ".weight"] + w[name + ".bias"]
+
+    n = len(ids)
+    x = w["wte.weight"][ids] + w["wpe.weight"][:n]
+    first = None
+    for layer in range(N_LAYER):
+        pre = f"h.{layer}."
+        qkv = lin(ln(x, pre + "ln_1"), pre + "attn.c_attn")
+        hs = N_EMBD // N_HEAD
+        heads = []
+        for m in range(N_HEAD):
+            q, k, v = (qkv[:, part * N_EMBD + m * hs : part * N_EMBD + (m + 1) * hs]
+                       for part in range(3))
+            s = q @ k.T / math.sqrt(hs)
+            if causal:
+                s = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), -np.inf, s)
+            a = np.exp(s - s.max(axis=1, keepdims=True))
+            a /= a.sum(axis=1, keepdims=True)
+            heads.append((a, a @ v))
+        if first is None:
+            first = np.stack([a for a, _ in heads])
+        x = x + lin(np.concatenate([o for _, o in heads], axis=1), pre + "attn.c_proj")
+        mid = lin(ln(x, pre + "ln_2"), pre + "mlp.c_fc")
+        x = x + lin(mid * 0.5 * (1.0 + _erf(mid / math.sqrt(2.0))), pre + "mlp.c_proj")
+    return ln(x, "ln_f") @ w["wte.weight"].T, first
+
+
 # --------------------------------------------------------------------------------- blocks
 def block1_gelu_layernorm() -> None:
     ts = (-2, -1, 0, 1, 2)
@@ -184,7 +260,7 @@ def block1_gelu_layernorm() -> None:
         + ",  ".join(f"GELU({t}) = {g:.4f}" for t, g in zip(ts, approx, strict=True))
     )
     print(f"    the two forms differ by at most {worst:.2e} on [-6, 6]")
-    assert f"{approx[3]:.4f}" == "0.8412" and f"{values[3]:.4f}" == "0.8413"
+    assert [f"{g:.4f}" for g in approx] == ["-0.0454", "-0.1588", "0.0000", "0.8412", "1.9546"]
     assert worst < 5e-4 and f"{worst:.2e}" == "4.73e-04"
     assert torch.allclose(
         F.gelu(torch.tensor(ts, dtype=torch.float64), approximate="tanh"),
@@ -203,6 +279,10 @@ def block1_gelu_layernorm() -> None:
     assert mu == 3 and var == 3.5 and abs(normed.mean()) < 1e-12 and abs(normed.var() - 1) < 1e-12
     torch_ln = F.layer_norm(torch.tensor(u), (4,), eps=0.0).numpy()
     assert np.allclose(torch_ln, normed)
+    # By hand: (u - 3) / sqrt(3.5), with sqrt(3.5) = 1.8708.
+    by_hand = [(x - 3) / math.sqrt(3.5) for x in (1, 2, 3, 6)]
+    assert fmt(normed) == fmt(by_hand) == "(-1.069, -0.535, 0.000, 1.604)"
+    assert f"{math.sqrt(var):.4f}" == f"{math.sqrt(3.5):.4f}" == "1.8708"
 
 
 def block2_three_tokens() -> None:
@@ -213,27 +293,29 @@ def block2_three_tokens() -> None:
     masked = np.where(np.triu(np.ones((3, 3), dtype=bool), k=1), -np.inf, scores)
     weights = causal_softmax(scores)
     out = weights @ v
+    printed = []  # the lines below whose numbers three_tokens_by_hand() recomputes
     print(f"[2] Three tokens, one head, head size hs = {d_head}, "
           f"sqrt(hs) = {math.sqrt(d_head):.4f}")
+    assert f"{math.sqrt(d_head):.4f}" == "1.4142"
     for i in range(3):
         print(f"    token {i + 1}: q = {fmt(q[i])}  k = {fmt(k[i])}  v = {fmt(v[i])}")
     for i in range(3):
-        print(
-            f"    row {i + 1}: q.k = {fmt(dots[i])}  / sqrt(2) = {fmt(scores[i])}  "
+        printed.append(
+            f"row {i + 1}: q.k = {fmt(dots[i])}  / sqrt(2) = {fmt(scores[i])}  "
             f"masked = {fmt(masked[i])}"
         )
+        print("    " + printed[-1])
     expo = np.exp(masked)  # e^{-inf} = 0: masked entries drop out of the sum
     for i in range(3):
-        print(
-            f"    row {i + 1}: e^score = {fmt(expo[i])}  sum = {expo[i].sum():.3f}  "
-            "weights = e^score / sum"
-        )
+        printed.append(f"row {i + 1}: e^score = {fmt(expo[i])}  sum = {expo[i].sum():.3f}")
+        print("    " + printed[-1] + "  weights = e^score / sum")
     assert np.allclose(expo / expo.sum(axis=1, keepdims=True), weights)
     for i in range(3):
-        print(
-            f"    row {i + 1}: weights = {fmt(weights[i])} (sum {weights[i].sum():.3f})  "
+        printed.append(
+            f"row {i + 1}: weights = {fmt(weights[i])} (sum {weights[i].sum():.3f})  "
             f"output = {fmt(out[i])}"
         )
+        print("    " + printed[-1])
     assert np.allclose(weights.sum(axis=1), 1.0) and np.all(weights[np.triu_indices(3, k=1)] == 0)
     assert np.all(weights[np.tril_indices(3)] > 0) and weights[0, 0] == 1.0
     # Row 3 by hand: weights e^{0.707}, e^{1.414}, e^{1.414} over their sum.
@@ -249,6 +331,8 @@ def block2_three_tokens() -> None:
         f"    without the mask, token 1 would use weights {fmt(unmasked)}: it would read the future"
     )
     assert unmasked[1] > 0 and unmasked[2] > 0
+    printed.append(f"unmasked row 1: {fmt(unmasked)}")
+    assert printed == three_tokens_by_hand()  # every number of the block, recomputed
     draw_three_tokens(q, k, v, masked, expo, weights, out)
 
 
@@ -272,6 +356,14 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
         logp = F.log_softmax(logits, dim=-1)
     change = (logits_changed - logits).abs().amax(dim=1)  # per position, (T,)
     surprisal = -logp[:-1].gather(1, idx[1:, None]).squeeze(1) / math.log(2)  # bits, (T - 1,)
+    # The same quantities from the float64 NumPy forward pass, for the asserts below.
+    ids, ids_changed = idx.tolist(), idx_changed.tolist()
+    logits64, weights64 = forward_np(model, ids)
+    change64 = np.abs(forward_np(model, ids_changed)[0] - logits64).max(axis=1)
+    z = logits64 - logits64.max(axis=1, keepdims=True)
+    logp64 = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    surprisal64 = -logp64[np.arange(T - 1), ids[1:]] / math.log(2)
+    assert np.abs(logits64 - logits.double().numpy()).max() < 1e-4
 
     print(
         f"[3] Tiny GPT ({N_LAYER} layers, {N_HEAD} heads, n_embd = {N_EMBD}, seed {SEED}): "
@@ -301,6 +393,10 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
         f"{after.min().item():.3g} ... {after.max().item():.3g}"
     )
     assert before.max().item() == 0.0 and after.min().item() > 0.0  # causal, bit for bit
+    after64 = change64[CHANGED:]
+    assert change64[:CHANGED].max() == 0.0
+    assert (f"{after.min().item():.3g}", f"{after.max().item():.3g}") == (
+        f"{after64.min():.3g}", f"{after64.max():.3g}") == ("0.0133", "0.501")
 
     mean_bits = surprisal.mean().item()
     log2_pad = math.log2(V_PAD)
@@ -309,7 +405,22 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
         f"(log2 50,304 = {log2_pad:.3f}; log2 V = log2 50,257 = "
         f"{pb.random_guess_bits_per_token():.3f})"
     )
-    assert abs(mean_bits - log2_pad) < 0.2  # near a uniform guess
+    se_bits = surprisal.std().item() / math.sqrt(T - 1)  # sample SD (n - 1), over sqrt(11)
+    print(
+        f"    over the {T - 1} predicted tokens: standard deviation {surprisal.std().item():.3f} "
+        f"bits, standard error of the mean {se_bits:.3f} bits/token; the mean exceeds log2 50,304 "
+        f"by {mean_bits - log2_pad:.3f} bits/token = {(mean_bits - log2_pad) / se_bits:.1f} "
+        "standard errors"
+    )
+    se64 = surprisal64.std(ddof=1) / math.sqrt(T - 1)
+    gap64 = surprisal64.mean() - log2_pad
+    assert (f"{mean_bits:.3f}", f"{surprisal.std().item():.3f}", f"{se_bits:.3f}") == (
+        f"{surprisal64.mean():.3f}", f"{surprisal64.std(ddof=1):.3f}", f"{se64:.3f}"
+    ) == ("15.666", "0.142", "0.043")
+    assert f"{mean_bits - log2_pad:.3f}" == f"{gap64:.3f}" == "0.048"
+    assert f"{(mean_bits - log2_pad) / se_bits:.1f}" == f"{gap64 / se64:.1f}" == "1.1"
+    assert f"{log2_pad:.3f}" == "15.618" and f"{pb.random_guess_bits_per_token():.3f}" == "15.617"
+    assert f"{math.log2(pb.GPT2_VOCAB_SIZE):.3f}" == "15.617"  # log2 V by hand
     prob_sum = logp.exp().sum(dim=-1)
     lo, hi = logits[0].min().item(), logits[0].max().item()
     print(
@@ -317,6 +428,10 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
         f"position 1 range from {lo:.3f} to {hi:.3f}, so softmax is close to uniform"
     )
     assert (prob_sum - 1).abs().max().item() < 1e-5 and hi - lo < 2
+    assert f"{prob_sum.mean().item():.6f}" == "1.000000"
+    assert (f"{lo:.3f}", f"{hi:.3f}") == (
+        f"{logits64[0].min():.3f}", f"{logits64[0].max():.3f}") == ("-0.514", "0.477")
+    assert np.abs(weights64 - weights.double().numpy()).max() < 1e-6
     return model, weights
 
 
@@ -365,6 +480,15 @@ def block4_order(model: TinyGPT) -> None:
     )
     assert f"{rev_causal:.2f}" == "0.69" and f"{rev_free:.2f}" == "0.70"
     assert f"{fair_causal:.3g}" == "0.0312" and fair_free < 1e-6 and bag_free < 1e-6
+    # The float64 NumPy forward pass, on the same zeroed position embedding, agrees.
+    for causal, (rev, fair, bag) in gaps.items():
+        la, lb, lc = (forward_np(model, ids, causal)[0] for ids in (a, b, c))
+        rev64, fair64 = np.abs(la[-1] - lb[-1]).max(), np.abs(la[-1] - lc[-1]).max()
+        assert f"{rev64:.2f}" == f"{rev:.2f}"
+        if causal:
+            assert f"{fair64:.3g}" == f"{fair:.3g}"
+        else:
+            assert fair64 < 1e-6 and np.abs(la[2] - lb[0]).max() < 1e-6
 
 
 def block5_heatmap(weights: torch.Tensor) -> None:
@@ -377,6 +501,8 @@ def block5_heatmap(weights: torch.Tensor) -> None:
         f"per earlier position (uniform would be 1/{T} = {1 / T:.3f})"
     )
     assert last_row.min() > 0.5 / T and last_row.max() < 2 / T  # untrained: close to uniform
+    assert (f"{last_row.min():.3f}", f"{last_row.max():.3f}", f"{1 / T:.3f}") == (
+        "0.082", "0.086", "0.083")
     fig, axes = plt.subplots(2, N_HEAD // 2, figsize=(5.5, 6.2), constrained_layout=True)
     for head, ax in enumerate(axes.flat):
         shown = np.where(np.triu(np.ones((T, T), dtype=bool), k=1), np.nan, w[head])

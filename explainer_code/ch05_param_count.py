@@ -31,14 +31,21 @@ Claims, numbered as the output blocks:
       included), and the authors' code's count of its LoRA model in the fused layout (position
       embedding, c_attn bias and LoRA factors added), the count Figure 3's recovered x-positions
       fit (block [4]; which layout the figure's runs used is inferred, not known), and in the
-      separate layout (the pipeline's default, no c_attn bias); each rounded to millions.
-Figure: ch05_param_shares.png (parameter shares of the 8 sweep shapes and the 4 larger variants).
-Deterministic; pure integer arithmetic apart from the figure; no randomness.
+      separate layout (the pipeline's default, no c_attn bias); each rounded to millions. Then
+      the same rules for all five labelled shapes: of those tried, only nanoGPT's count rounds to
+      all five labels.
+Figure: ch05_param_shares.png (parameter shares of the 8 sweep shapes and the 4 larger variants;
+the token table's share falls as n_layer x n_embd grows, not with the total: 849M keeps more of it
+than 773M).
+Deterministic; pure integer arithmetic apart from the figure; no randomness. Every printed number
+is asserted to its printed digits, against the closed forms below (written out here, apart from
+pacbound) or exact fractions; block [5] checks the closed forms against torch modules.
 """
 
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import matplotlib
@@ -90,6 +97,31 @@ GET_MODEL_CONFIG = {
 }
 # GPT-2 XL in nanoGPT's from_pretrained table [SOURCE: nanoGPT model.py:220 @3adf61e].
 GPT2_XL = (48, 25, 1600)
+
+
+def nanogpt_closed_form(
+    n_layer: int, d: int, bias: bool = True, vocab: int = V_PAD, pos: bool = False
+) -> int:
+    """vocab d (+ T_max d) + n_layer (12 d^2 + 13 d) + 2 d; without biases 12 d^2 + 2 d per block
+    and d for the final LayerNorm."""
+    per_block = 12 * d * d + (13 * d if bias else 2 * d)
+    return vocab * d + (CTX * d if pos else 0) + n_layer * per_block + (2 * d if bias else d)
+
+
+def authors_closed_form(n_layer: int, d: int, r: int = LORA_R, fused: bool = True) -> int:
+    """The bias-free model with position embedding, + 3 d c_attn bias per block when fused,
+    + rank-r LoRA on W_Q, W_V (4 r d per block) and on the head (r (V_PAD + d))."""
+    base = nanogpt_closed_form(n_layer, d, bias=False, pos=True)
+    return base + (3 * d * n_layer if fused else 0) + 4 * r * d * n_layer + r * (V_PAD + d)
+
+
+def decimal(x: Fraction, digits: int) -> str:
+    """An exact fraction rounded half up to `digits` decimals: Fraction(1, 8), 2 -> '0.13'."""
+    scaled = x * 10**digits
+    n = (abs(scaled.numerator) * 2 + scaled.denominator) // (2 * scaled.denominator)
+    sign = "-" if x < 0 and n else ""
+    text = str(n).rjust(digits + 1, "0")
+    return sign + (text[:-digits] + "." + text[-digits:] if digits else text)
 
 
 def millions(n: int) -> str:
@@ -235,6 +267,12 @@ def block2_shares() -> None:
     )
     assert c.attention == n_layer * (4 * d * d + 4 * d) and c.mlp == n_layer * (8 * d * d + 5 * d)
     assert c.layernorm == (2 * n_layer + 1) * 2 * d
+    printed = [pct(c.token_embedding, 2), pct(c.attention, 2), pct(c.mlp, 2), pct(c.layernorm, 3)]
+    exact = [Fraction(100 * n, total) for n in (V_PAD * d, n_layer * (4 * d * d + 4 * d),
+                                                  n_layer * (8 * d * d + 5 * d),
+                                                  (2 * n_layer + 1) * 2 * d)]
+    assert printed == [decimal(x, k) + " %" for x, k in zip(exact, (2, 2, 2, 3), strict=True)]
+    assert printed == ["31.23 %", "22.92 %", "45.82 %", "0.031 %"]
     lora = pb.gpt2_lora_params(n_layer, d, LORA_R)
     print(
         f"    rank-{LORA_R} LoRA on W_Q and W_V of every block and on the head would add "
@@ -242,12 +280,14 @@ def block2_shares() -> None:
     )
     print(f"    (for scale: W_Q and W_V of one block hold 2 x {d} x {d} = {2 * d * d:,} numbers)")
     assert lora == n_layer * 2 * LORA_R * (d + d) + LORA_R * (V_PAD + d) == 351_744
+    assert f"{100 * lora / total:.3f}" == decimal(Fraction(100 * lora, total), 3) == "0.284"
+    assert 2 * d * d == 1_179_648
     lora_true_v = pb.gpt2_lora_params(n_layer, d, LORA_R, vocab=V)
     print(
         f"    that count uses the padded head, {V_PAD:,} rows; with the true V = {V:,} it is "
         f"{lora_true_v:,}, {lora - lora_true_v} = {LORA_R} x {V_PAD - V} fewer"
     )
-    assert lora - lora_true_v == LORA_R * (V_PAD - V) == 188
+    assert lora - lora_true_v == LORA_R * (V_PAD - V) == 188 and lora_true_v == 351_556
 
 
 def block3_paper_sizes() -> None:
@@ -267,6 +307,12 @@ def block3_paper_sizes() -> None:
             f"{n_free:>15,}  {millions(n_free):>5}   {where}"
         )
         assert millions(n) == label and d % n_head == 0 and d // n_head == 64
+        assert n == nanogpt_closed_form(n_layer, d) and n_free == nanogpt_closed_form(
+            n_layer, d, bias=False)
+    assert [pb.gpt2_params(nl, d) for _, nl, d, *_ in VARIANTS] == [
+        123_689_472, 353_822_720, 457_940_480, 772_779_520, 849_009_600]
+    assert [pb.gpt2_params(nl, d, bias=False) for _, nl, d, *_ in VARIANTS] == [
+        123_587_328, 353_551_360, 457_657_600, 772_271_360, 848_568_000]
     assert pb.gpt2_params(36, 1280, bias=False) == 772_271_360
     assert millions(pb.gpt2_params(36, 1280, bias=False)) == "772M"
     print("    every row has heads of 64 numbers (n_embd / n_head = 64)")
@@ -284,7 +330,7 @@ def block3_paper_sizes() -> None:
     # whether it is split into 12 heads or 6 (torch's own module, shapes only).
     with torch.device("meta"):
         by_heads = {h: count(nn.MultiheadAttention(768, h)) for h in (12, 6)}
-    assert by_heads[12] == by_heads[6]
+    assert by_heads[12] == by_heads[6] == 4 * 768 * 768 + 4 * 768 == 2_362_368  # Q, K, V, O
     print(
         "    [INFERRED] the sizes alone cannot tell the head count: splitting W_Q, W_K, W_V into "
         f"more or fewer heads keeps their shapes (torch: 12 or 6 heads at n_embd = 768, "
@@ -311,7 +357,10 @@ def block3_paper_sizes() -> None:
             + ", ".join(map(str, family))
         )
         assert family == [family_layers] and gpt2_width == [(family_layers, 64 * family_layers)]
-        assert len(any64) == {"458M": 5, "849M": 3}[label]
+        assert any64 == {
+            "458M": [(71, 704), (50, 832), (37, 960), (20, 1280), (18, 1344)],
+            "849M": [(36, 1344), (25, 1600), (17, 1920)],
+        }[label]
 
     openai_shapes = [(12, 768), (24, 1024), (36, 1280), (48, 1600)]
     openai = [pb.gpt2_params(nl, d, vocab=V, include_pos=True) for nl, d in openai_shapes]
@@ -320,6 +369,9 @@ def block3_paper_sizes() -> None:
         + ", ".join(f"{n / 1e6:.1f}M" for n in openai)
     )
     assert [millions(n) for n in openai] == ["124M", "355M", "774M", "1558M"]
+    assert openai == [nanogpt_closed_form(nl, d, vocab=V, pos=True) for nl, d in openai_shapes]
+    assert [f"{n / 1e6:.1f}" for n in openai] == [
+        decimal(Fraction(n, 10**6), 1) for n in openai] == ["124.4", "354.8", "774.0", "1557.6"]
     print(
         "      rounds to the commonly quoted checkpoint names 124M, 355M, 774M, 1558M; the GPT-2 "
         "paper is commonly quoted as 117M, 345M, 762M, 1542M (neither checked against saved "
@@ -340,6 +392,7 @@ def block4_figure3() -> None:
     )
     worst_biased = worst_authors = worst_plain = 0.0
     unfused_ppm = []
+    rows_printed, rows_exact = [], []
     for pt in points:
         nl, nh, d, x = pt["n_layer"], pt["n_head"], pt["n_embd"], pt["x_params"]
         plain = pb.gpt2_params(nl, d)
@@ -355,12 +408,20 @@ def block4_figure3() -> None:
             f"    ({nl:>2},{nh:>2},{d:>4})      {plain:>13,}  {biased:>15,}  "
             f"{100 * rel_biased:+7.3f} %  {authors:>14,}  {x:>13,}  {1e6 * rel_authors:+5.1f} ppm"
         )
+        rows_printed.append((plain, biased, f"{100 * rel_biased:.3f}", authors,
+                             f"{1e6 * rel_authors:.1f}"))
+        plain_cf = nanogpt_closed_form(nl, d)
+        biased_cf = nanogpt_closed_form(nl, d, pos=True) + 4 * LORA_R * d * nl + LORA_R * (V_PAD + d)
+        authors_cf = authors_closed_form(nl, d)
+        rows_exact.append((plain_cf, biased_cf, decimal(100 * (Fraction(x, biased_cf) - 1), 3),
+                           authors_cf, decimal(10**6 * (Fraction(x, authors_cf) - 1), 1)))
+    assert rows_printed == rows_exact
     print(
         f"    largest mismatch: {100 * worst_biased:.3f} % with biases everywhere; "
         f"{1e6 * worst_authors:.1f} ppm with the authors' layout"
     )
     assert worst_biased < 1e-3 and worst_authors < 1e-5
-    assert f"{1e6 * worst_authors:.1f}" == "5.3"
+    assert f"{1e6 * worst_authors:.1f}" == "5.3" and f"{100 * worst_biased:.3f}" == "0.084"
 
     nl, d = 4, 32
     base = pb.gpt2_params(nl, d, bias=False)
@@ -373,6 +434,8 @@ def block4_figure3() -> None:
     )
     assert sum(parts) == pb.authors_num_params(nl, d, LORA_R) == 1_895_712
     assert parts[3] == nl * 2 * LORA_R * (d + d)
+    assert parts[0] == nanogpt_closed_form(nl, d, bias=False)
+    assert parts == [1_659_168, 32_768, 384, 2_048, 201_344]
     print(
         f"    [INFERRED] the {1e6 * worst_authors:.1f} ppm match implies the fused c_attn "
         "(loralib MergedLinear, use_mergedlinear=True), whose bias of 3d counts; the pipeline's"
@@ -386,6 +449,7 @@ def block4_figure3() -> None:
         "use_mergedlinear default]"
     )
     assert min(unfused_ppm) > 100
+    assert (f"{min(unfused_ppm):.0f}", f"{max(unfused_ppm):.0f}") == ("207", "314")
     print(
         f"    without position embedding and LoRA the mismatch reaches {100 * worst_plain:.1f} % "
         "(smallest model)"
@@ -393,6 +457,8 @@ def block4_figure3() -> None:
     assert f"{100 * worst_plain:.1f}" == "14.2"
     in_millions = [round(pb.gpt2_params(p["n_layer"], p["n_embd"]) / 1e6, 2) for p in points]
     print("    nanoGPT counts in millions: " + ", ".join(f"{m:g}" for m in in_millions))
+    assert [f"{m:g}" for m in in_millions] == [
+        "1.66", "3.42", "7.23", "19.2", "33.51", "50.98", "81.43", "123.69"]
     shapes = [(p["n_layer"], p["n_embd"]) for p in points] + [(v[1], v[2]) for v in VARIANTS[1:]]
     emb = [100 * V_PAD * d / pb.gpt2_params(nl, d) for nl, d in shapes]
     print(
@@ -400,6 +466,10 @@ def block4_figure3() -> None:
         + ", ".join(f"{e:.1f}" for e in emb)
     )
     assert emb[0] > 96 and emb[7] < 32 and min(emb) == emb[10]  # 773M has the smallest share
+    # share = V_PAD / (V_PAD + 2 + n_layer (12 d + 13)), exactly; printed to one decimal
+    exact_share = [Fraction(100 * V_PAD, V_PAD + 2 + nl * (12 * d + 13)) for nl, d in shapes]
+    assert [f"{e:.1f}" for e in emb] == [decimal(x, 1) for x in exact_share] == [
+        "96.9", "94.1", "89.0", "67.1", "57.6", "50.5", "39.5", "31.2", "14.6", "14.1", "8.3", "9.5"]
 
 
 def block5_torch_check() -> list[tuple[int, int]]:
@@ -425,7 +495,7 @@ def block5_torch_check() -> list[tuple[int, int]]:
         untied = RefGPT(12, 768)
         untied.wte.weight = nn.Parameter(torch.empty(V_PAD, 768))  # a second table
         extra = count(untied) - count(tied)
-    assert extra == V_PAD * 768 == 38_633_472
+    assert extra == V_PAD * 768 == 38_633_472 and n_checks == 6 * len(shapes) == 72
     print(
         f"[5] torch modules on the meta device agree with every formula for all {len(shapes)} "
         f"shapes ({n_checks} counts: biases on/off, position embedding in/out, authors' LoRA "
@@ -455,7 +525,8 @@ def block6_gaps() -> None:
         "    so the recovered positions sit slightly but systematically to the right of the "
         "authors' count; how they were read is not recorded (data/fig3_x_positions.json)"
     )
-    assert positive == len(gaps) == 8 and min(gaps) == 10 and max(gaps) == 141
+    assert positive == len(gaps) == 8 and gaps == [10, 15, 28, 41, 71, 78, 41, 141]
+    assert gaps == [p["x_params"] - authors_closed_form(p["n_layer"], p["n_embd"]) for p in points]
     assert f"{chance:.4f}" == "0.0039"
 
 
@@ -480,7 +551,7 @@ def block7_lora_layouts() -> None:
         f"[7] Rank-{LORA_R} LoRA layouts: factors in GPT-2 small, and the largest gap to "
         "Figure 3's eight x-positions when the authors' count uses that layout"
     )
-    worst_by_layout = []
+    worst_by_layout, printed = [], []
     for name, matrices, head in LORA_LAYOUTS:
         small = lora_layout_count(12, 768, matrices, head)
         worst = 0.0
@@ -492,8 +563,13 @@ def block7_lora_layouts() -> None:
             )
         worst_by_layout.append(worst)
         print(f"    {name:<36} {small:>9,} factors   largest gap {1e6 * worst:>8,.1f} ppm")
+        printed.append((small, f"{1e6 * worst:,.1f}"))
+        # by hand: 2 r d factors per d x d matrix, r (V_PAD + d) for the head
+        assert small == 12 * matrices * 2 * LORA_R * 768 + (LORA_R * (V_PAD + 768) if head else 0)
     assert lora_layout_count(12, 768, 2, True) == pb.gpt2_lora_params(12, 768, LORA_R) == 351_744
     assert worst_by_layout[0] < 1e-5 and min(worst_by_layout[1:]) > 1e-4
+    assert printed == [(351_744, "5.3"), (425_472, "829.9"), (499_200, "1,660.5"),
+                       (147_456, "118,837.2")]
     print(
         "    of these four layouts only LoRA on two n_embd x n_embd attention matrices per block "
         "and the head fits; a third matrix or dropping the head misses by more than 100 ppm"
@@ -528,6 +604,8 @@ def block8_shape_tables() -> None:
         f"nanoGPT's count {xl_nanogpt:,}, OpenAI's convention {xl_openai / 1e6:.1f}M"
     )
     assert GET_MODEL_CONFIG["vlarge"] == GPT2_XL and millions(xl_openai) == "1558M"
+    assert xl_nanogpt == nanogpt_closed_form(nl, d) == 1_556_048_000
+    assert f"{xl_openai / 1e6:.1f}" == "1557.6"
 
 
 # --------------------------------------------------------------------------------- figure
@@ -570,6 +648,39 @@ def block9_conventions() -> None:
     assert released == by_hand == 124_439_808 == with_pos - (V_PAD - V) * d
     assert round(nanogpt / 1e6) == round(released / 1e6) == 124
 
+    rules = [  # (column head, count of (n_layer, d)); the same conventions as the rows above
+        ("nanoGPT", lambda nl, d: pb.gpt2_params(nl, d)),
+        ("no biases", lambda nl, d: pb.gpt2_params(nl, d, bias=False)),
+        ("every tensor", lambda nl, d: pb.gpt2_params(nl, d, include_pos=True)),
+        ("OpenAI", lambda nl, d: pb.gpt2_params(nl, d, vocab=V, include_pos=True)),
+        ("authors", lambda nl, d: pb.authors_num_params(nl, d, LORA_R)),
+    ]
+    closed = [
+        lambda nl, d: nanogpt_closed_form(nl, d),
+        lambda nl, d: nanogpt_closed_form(nl, d, bias=False),
+        lambda nl, d: nanogpt_closed_form(nl, d, pos=True),
+        lambda nl, d: nanogpt_closed_form(nl, d, vocab=V, pos=True),
+        lambda nl, d: authors_closed_form(nl, d),
+    ]
+    print("    the first five conventions for the paper's five labelled shapes, in millions:")
+    print("    label " + "".join(f"{head:>15}" for head, _ in rules))
+    table = {}
+    for label, nl_v, d_v, *_ in VARIANTS:
+        counts = [rule(nl_v, d_v) for _, rule in rules]
+        assert counts == [cf(nl_v, d_v) for cf in closed]
+        table[label] = [millions(n) for n in counts]
+        print(f"    {label:>5} " + "".join(f"{m:>15}" for m in table[label]))
+    hits = [all(table[label][k] == label for label in table) for k in range(len(rules))]
+    print(f"    rounding to all five labels: {rules[hits.index(True)][0]} only")
+    assert hits == [True, False, False, False, False]
+    assert table == {
+        "124M": ["124M", "124M", "124M", "124M", "125M"],
+        "354M": ["354M", "354M", "355M", "355M", "355M"],
+        "458M": ["458M", "458M", "459M", "459M", "460M"],
+        "773M": ["773M", "772M", "774M", "774M", "775M"],
+        "849M": ["849M", "849M", "851M", "851M", "851M"],
+    }
+
 
 def draw_figure() -> None:
     points = load_fig3_points()
@@ -580,6 +691,12 @@ def draw_figure() -> None:
         for nl, d in sweep + larger
     )
     assert ln_max < 0.1
+    # The title's claim: the table's share, V_PAD / (V_PAD + 2 + n_layer (12 d + 13)), orders
+    # the twelve shapes exactly as n_layer x d does, and 849M (25 x 1,600) keeps more than 773M.
+    shapes = sweep + larger
+    share = {s: Fraction(V_PAD, V_PAD + 2 + s[0] * (12 * s[1] + 13)) for s in shapes}
+    assert sorted(shapes, key=share.get) == sorted(shapes, key=lambda s: -s[0] * s[1])
+    assert share[(25, 1600)] > share[(36, 1280)]
     # Paul Tol's "bright" scheme, safe for colour-blind readers; one marker shape per component.
     styles = [
         ("token embedding (= head)", "#4477AA", "o"),
@@ -611,7 +728,10 @@ def draw_figure() -> None:
     )
     ax.text(1.7e6, 30, "filled, joined: the eight\nFigure 3 shapes", color="#444444", va="bottom")
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
-    ax.set_title("The lookup table shrinks in share as the models grow\n(LayerNorms: under 0.1 %)")
+    ax.set_title(
+        "Token-table share falls as n_layer x n_embd grows,\nnot with size: 849M keeps more"
+        " than 773M\n(LayerNorms: under 0.1 %)"
+    )
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     fig.tight_layout()
