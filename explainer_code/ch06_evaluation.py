@@ -10,9 +10,11 @@ Claims, numbered as the output blocks:
   [1] The source and the exact per-token scores of four predictors: uniform guessing, the
       majority class (all probability on the most frequent token; its top-k guesses are the k
       most frequent), the unigram pi, and the best predictor with enough context: bits per
-      token, perplexity 2^bits, top-1 and top-3 error.
+      token, perplexity 2^bits, top-1 and top-3 error. Tokens of equal probability are ranked
+      in random order, so the uniform guess's top-k set is k tokens drawn at random and its
+      top-k error, the expectation over that draw, is 1 - k / V.
   [2] The same for GPT-2's vocabulary of 50,257 tokens: uniform guessing costs log2 V bits, its
-      top-1 error is 1 - 1 / V and its top-100 error 1 - 100 / V.
+      top-1 error is 1 - 1 / V and its top-100 error 1 - 100 / V (ties in random order).
   [3] A bounded and an unbounded loss: the "copy-only" predictor (probability 1 on the token 8
       back) has the best top-1 error but infinite bits per token, because it gives probability 0
       to every fresh token that differs from the copy (its measured share within 2 standard
@@ -74,6 +76,19 @@ def entropy_bits(p: np.ndarray) -> float:
     return float(-(p * np.log2(p)).sum())
 
 
+def topk_hit_random_ties(q: np.ndarray, k: int) -> np.ndarray:
+    """P(token v is among the k best guesses of q), tied tokens ranked in random order.
+
+    With g tokens strictly more probable than v and m tokens tied with it (v included), v is among
+    the k best with probability min(1, max(0, (k - g) / m)); for the uniform q that is k / V.
+    """
+    s = np.sort(q)
+    right = np.searchsorted(s, q, side="right")
+    above = len(q) - right
+    tied = right - np.searchsorted(s, q, side="left")
+    return np.clip((k - above) / tied, 0.0, 1.0)
+
+
 def copy_predictive(pi: np.ndarray, c: int) -> np.ndarray:
     """The best predictor's distribution when the token LAG back is c."""
     p = (1 - COPY) * pi.copy()
@@ -84,7 +99,12 @@ def copy_predictive(pi: np.ndarray, c: int) -> np.ndarray:
 def exact_scores(pi: np.ndarray, k: int) -> dict[str, dict[str, float]]:
     """Exact per-token bits, top-1 and top-k error of each predictor, with full context."""
     order = np.argsort(-pi, kind="stable")
-    unif = {"bits": math.log2(len(pi)), "top1": 1 - 1 / len(pi), "topk": 1 - k / len(pi)}
+    uniform = np.full(len(pi), 1 / len(pi))
+    unif = {  # the true token is drawn from pi, every position's marginal
+        "bits": math.log2(len(pi)),
+        "top1": 1 - float(pi @ topk_hit_random_ties(uniform, 1)),
+        "topk": 1 - float(pi @ topk_hit_random_ties(uniform, k)),
+    }
     unigram = {"bits": entropy_bits(pi), "top1": 1 - pi[order[0]], "topk": 1 - pi[order[:k]].sum()}
     majority = {"bits": math.inf, "top1": 1 - pi[order[0]], "topk": 1 - pi[order[:k]].sum()}
     bits = top1 = topk = 0.0
@@ -161,14 +181,16 @@ def main() -> None:
     print(
         f"[1] copy source: V = {V}, copy of the token {LAG} back with probability {COPY}, "
         f"else fresh from pi (pi(0) = {pi[0]:.4f}, pi({V - 1}) = {pi[-1]:.4f}); exact per-token "
-        "scores:"
+        "scores (tied tokens ranked in random order):"
     )
     print(f"    predictor             bits     perplexity   top-1 error   top-{TOP_K} error")
     for name, s in scores.items():
         ppl = "inf" if math.isinf(s["bits"]) else f"{2 ** s['bits']:.4f}"
         bits = "inf" if math.isinf(s["bits"]) else f"{s['bits']:.4f}"
         print(f"    {name:<20}  {bits:>6}   {ppl:>10}   {s['top1']:.4f}        {s['topk']:.4f}")
-    assert scores["uniform guess"]["bits"] == 4 and scores["uniform guess"]["top1"] == 15 / 16
+    assert scores["uniform guess"]["bits"] == 4
+    assert abs(scores["uniform guess"]["top1"] - (1 - 1 / V)) < 1e-12
+    assert abs(scores["uniform guess"]["topk"] - (1 - TOP_K / V)) < 1e-12
     assert scores["unigram pi"]["bits"] < scores["uniform guess"]["bits"]
     assert (
         scores["majority class"]["top1"]
@@ -178,13 +200,16 @@ def main() -> None:
     assert scores["best, with context"]["bits"] < scores["unigram pi"]["bits"]
 
     g_bits = math.log2(GPT2_V)
+    # every token has the same chance k / V of being guessed, so the error is 1 - k / V on any text
+    g_hit = {k: float(topk_hit_random_ties(np.full(GPT2_V, 1 / GPT2_V), k)[0]) for k in (1, 100)}
     print(
         f"[2] GPT-2's vocabulary, V = {GPT2_V:,}: uniform guessing costs log2 V = {g_bits:.4f} "
         "bits "
-        f"(perplexity {GPT2_V:,}); top-1 error 1 - 1/V = {1 - 1 / GPT2_V:.6f}; "
-        f"top-100 error 1 - 100/V = {1 - 100 / GPT2_V:.5f}"
+        f"(perplexity {GPT2_V:,}); ties in random order: top-1 error 1 - 1/V = "
+        f"{1 - g_hit[1]:.6f}; top-100 error 1 - 100/V = {1 - g_hit[100]:.5f}"
     )
     assert abs(g_bits - 15.6171) < 1e-4
+    assert all(abs(g_hit[k] - k / GPT2_V) < 1e-12 for k in g_hit)
 
     docs = sample_copy_docs(rng, pi, 10_000, T)
     full = context_lengths(T, "full", T) >= LAG
