@@ -18,7 +18,9 @@ Claims, numbered as the output blocks:
       first, at initialization, for n_layer = 2 .. 32, with the 0.02 / sqrt(2 n_layer) scaling of
       the residual projections and without it (gpt_lab.model, n_embd = 128; M = 5 seeds each,
       mean +- standard error). With the scaling the growth stays flat in depth; without it, it
-      grows with depth, from 16 to 32 layers by more than sqrt 2 (ratio per seed, paired).
+      grows with depth, from 16 to 32 layers by more than sqrt 2, and from 2 to 32 by more than
+      sqrt(32 / 2) = 4, the cap if the writes were independent and of one fixed size (ratios per
+      seed, paired).
   [5] Measured: a small GPT trained on a Markov source (V = 16), 300 AdamW steps at peak learning
       rate 1e-2, constant or with warm-up and cosine decay to a tenth (M = 4 seeds each): the
       untrained loss sits just above log2 V (over the 4 distinct untrained models: both
@@ -278,6 +280,15 @@ def main() -> None:
         f"({(pr - math.sqrt(2)) / ps:.1f} standard errors above sqrt 2)"
     )
     assert pr - math.sqrt(2) > 2 * ps
+    # the cap of independent writes of one fixed size: sqrt(32 / 2) = 4
+    pairs = zip(per_seed[DEPTHS[0], False], per_seed[DEPTHS[-1], False], strict=True)
+    fr, fs = mean_se([b / a for a, b in pairs])
+    cap = math.sqrt(DEPTHS[-1] / DEPTHS[0])
+    print(
+        f"    2 to 32 unscaled, ratio per seed: x {fr:.3f} +- {fs:.3f} "
+        f"({(fr - cap) / fs:.1f} standard errors above sqrt(32 / 2) = {cap:.0f})"
+    )
+    assert fr - cap > 2 * fs
     assert all(
         growth[L][False][0] - growth[L][True][0]
         > 2 * math.hypot(growth[L][False][1], growth[L][True][1])
