@@ -12,8 +12,11 @@ Claims, numbered as the output blocks (all of them the book's own computations):
   [3] Gradient descent (learning rate 1.0, bits): the first steps printed one by one, then steps
       10, 20, 50, 100, 500; the empirical risk falls at every one of the first 50 steps and
       never rises; after 500 steps the gradient is below 1e-3. The fitted model's gap,
-      population risk minus training loss, is the sum of three parts: the sample's luck, the
-      fitting, and the fitted parameters' excess population risk over the true parameters'.
+      population risk minus training loss, is the sum of three parts: the sample's luck (the
+      true parameters' population risk minus their training loss), the fitting (their training
+      loss minus the fitted one) and the excess (the fitted parameters' population risk minus
+      the true parameters'). The parts, rounded as printed, add to the printed gap up to a
+      rounding residual, which is printed.
   [4] Stochastic gradient descent (batches of 10, seed 12): the same number of steps, noisier,
       ending close to gradient descent's risk at a twentieth of the work per step; at equal work
       (500 x 10 points = 25 full-batch steps) gradient descent is lower, and SGD's final risk
@@ -23,15 +26,17 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       degree 11 while the exact population error (a finite sum over the 201-point population) is
       smallest at degree 3 and 33.25 at the top.
   [6] Luck and fitting, separated: over 1,000 fresh samples of N = 200 points (seeds 1000 to
-      1999), the training loss at the true parameters minus their population risk averages to
-      zero within 2 standard errors (luck has no direction), while the minimum of the training
+      1999), the luck, with the sign of [3] (population risk of the true parameters minus their
+      training loss), averages to zero within 2 standard errors (luck has no direction), while
+      the minimum of the training
       loss lies below the true parameters' training loss by about D / (2 N ln 2) bits with
       D = 2 parameters (the classical optimism of a maximum-likelihood fit), within 2 standard
       errors. The fitted parameters also lose on the population: their population risk exceeds
       the true parameters' by more than 2 standard errors, and by a little more than the fitting
       gain (paired, more than 2 standard errors), so the fitted model's whole gap,
       population risk minus training loss, averages about D / (N ln 2), twice the in-sample
-      formula, within 2 standard errors.
+      formula, within 2 standard errors. The mean gap is the sum of the three mean parts,
+      which add exactly to the digits printed.
 Figure: ch02_training.png (descent paths on the loss surface; train and population error
 against degree).
 Runs in a few seconds.
@@ -124,8 +129,20 @@ def fit_newton(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(theta[0]), float(theta[1])
 
 
+def sum_text(total: float, parts: list[tuple[str, float]]) -> str:
+    """'luck 0.0750 + fitting 0.0035 + excess 0.0037 = 0.0822 ...': the parts as printed (4
+    decimals), their sum, and the rounding residual against the printed gap when there is one."""
+    shown = sum(float(f"{value:.4f}") for _, value in parts)
+    terms = " + ".join(f"{name} {value:.4f}" for name, value in parts)
+    residual = float(f"{total:.4f}") - shown
+    if abs(residual) < 5e-9:
+        return f"{terms} = {total:.4f}, the printed gap exactly"
+    return (f"{terms} = {shown:.4f} as printed; the remaining {residual:+.4f} of the gap "
+            f"{total:.4f} is rounding")
+
+
 def luck_and_fitting() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per fresh sample: (training loss at the true parameters - their population risk,
+    """Per fresh sample: (population risk of the true parameters - their training loss,
     minimum of the training loss - training loss at the true parameters, population risk of
     the fitted parameters - population risk of the true parameters), in bits."""
     best = population_risk_bits(TRUE_A, TRUE_B)
@@ -134,7 +151,7 @@ def luck_and_fitting() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         x, y = draw_data(np.random.default_rng(seed))
         at_true = risk_bits(TRUE_A, TRUE_B, x, y)
         fitted = fit_newton(x, y)
-        luck.append(at_true - best)
+        luck.append(best - at_true)
         fitting.append(risk_bits(*fitted, x, y) - at_true)
         excess.append(population_risk_bits(*fitted) - best)
     return np.array(luck), np.array(fitting), np.array(excess)
@@ -242,9 +259,12 @@ def main() -> None:
     gap, luck_here = fitted_population - risks[-1], best - at_true
     excess_here = fitted_population - best
     print(f"    the fitted model's gap, population risk {fitted_population:.4f} minus training "
-          f"loss {risks[-1]:.4f}: {gap:.4f} bits = luck {luck_here:.4f} + fitting "
-          f"{at_true - risks[-1]:.4f} + the fitted parameters' excess population risk "
-          f"{excess_here:.4f}")
+          f"loss {risks[-1]:.4f}: {gap:.4f} bits")
+    print(f"    luck (the true parameters' population risk minus their training loss) "
+          f"{luck_here:.4f}; excess (the fitted parameters' population risk minus the true "
+          f"parameters') {excess_here:.4f}")
+    parts_here = [("luck", luck_here), ("fitting", at_true - risks[-1]), ("excess", excess_here)]
+    print(f"    gap = {sum_text(gap, parts_here)} (unrounded, the identity holds to below 1e-12)")
     assert abs(gap - (luck_here + (at_true - risks[-1]) + excess_here)) < 1e-12
     assert excess_here > 0
 
@@ -297,11 +317,11 @@ def main() -> None:
     se_luck = float(luck.std(ddof=1) / math.sqrt(REPEATS))
     se_fit = float(fitting.std(ddof=1) / math.sqrt(REPEATS))
     se_excess = float(excess.std(ddof=1) / math.sqrt(REPEATS))
-    gaps = excess - fitting - luck  # population risk minus training loss of the fitted model
+    gaps = luck - fitting + excess  # population risk minus training loss of the fitted model
     se_gap = float(gaps.std(ddof=1) / math.sqrt(REPEATS))
     print(f"[6] {REPEATS:,} fresh samples of N = {N_TRAIN} points (seeds {SEED_REPEATS} to "
           f"{SEED_REPEATS + REPEATS - 1}), mean +- standard error, bits")
-    print(f"    luck, training loss at the true (a, b) minus its population risk: "
+    print(f"    luck, population risk of the true (a, b) minus their training loss: "
           f"{luck.mean():+.4f} +- {se_luck:.4f} (zero within 2 standard errors)")
     print(f"    fitting, how far the minimum of the training loss lies below the loss at the "
           f"true (a, b): {-fitting.mean():.4f} +- {se_fit:.4f}")
@@ -315,6 +335,9 @@ def main() -> None:
           f"(the excess is the larger, by more than 2 standard errors)")
     print(f"    the fitted model's gap, population risk minus training loss: {gaps.mean():.4f} "
           f"+- {se_gap:.4f}; D / (N ln 2) = {2 * theory:.4f} (within 2 standard errors)")
+    parts = [("luck", luck.mean()), ("fitting", -fitting.mean()), ("excess", excess.mean())]
+    print(f"    means: gap = {sum_text(gaps.mean(), parts)}")
+    assert abs(gaps.mean() - (luck.mean() - fitting.mean() + excess.mean())) < 1e-12
     assert abs(luck.mean()) < 2 * se_luck
     assert abs(fitting.mean() + theory) < 2 * se_fit
     assert (fitting <= 0).all()
