@@ -187,6 +187,33 @@ def test_the_palette_choice_holds_on_the_next_page_and_enter_switches(
     assert not tab.errors, f"console errors: {tab.errors}"
 
 
+# Every change to the colour-scheme and theme-color tags from the first moment on.
+META_WRITES_JS = """window.__metaWrites = [];
+new MutationObserver((records) => records.forEach((r) => {
+  const tags = r.type === 'attributes' ? [r.target] : Array.from(r.addedNodes);
+  tags.filter((t) => t.nodeName === 'META' && /^(color-scheme|theme-color)$/.test(t.name))
+    .forEach((t) => window.__metaWrites.push(t.name + '=' + t.content));
+})).observe(document, {subtree: true, childList: true, attributes: true});"""
+
+
+def test_the_light_palette_writes_no_colour_tag_as_the_page_loads(browser: Any,
+                                                                   server: StaticServer) -> None:
+    """The build writes the light palette's colour-scheme and theme-color tags
+    (mkdocs_hooks.palette_metas), so the palette script, which writes a tag only where it
+    differs from the header, writes none at load: a tag written then restyles the whole page."""
+    context = open_context(browser, DESKTOP)
+    try:
+        context.add_init_script(META_WRITES_JS)
+        page = context.new_page()
+        goto(page, server, CHAPTER_5)
+        page.evaluate("() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 200)))")
+        writes = page.evaluate("window.__metaWrites")
+        parsed = [w for w in writes if w in ("color-scheme=light", "theme-color=#4051b5")]
+        assert writes == parsed and len(parsed) == 2, writes  # the parser's two, nothing else
+    finally:
+        context.close()
+
+
 def test_a_first_visit_follows_the_devices_dark_preference(browser: Any,
                                                           server: StaticServer) -> None:
     context = browser.new_context(viewport=DESKTOP, color_scheme="dark", locale="en-US")

@@ -1,11 +1,11 @@
 """What a phone's load of the long pages costs, and what the reader sees at the page's edges, on
 the built site (no timed test: what the browser lays out, not how long it takes).
 
-1. The notebook page draws its code cells only as they come near the screen (reader.css,
-   content-visibility): a code cell far below the first screen is not laid out at load, its
-   text cells are (they hold the headings, whose places Material reads for the table of
-   contents each time the page's height changes), and so are its last cells: the footer does
-   not move when the reader jumps to the end.
+1. The notebook page draws its cells only as they come near the screen (reader.css,
+   content-visibility): a code cell far below the first screen is not laid out at load, nor a
+   paragraph of a text cell there, but the headings are (Material reads their places for the
+   table of contents each time the page's height changes), and so are its last cells: the
+   footer does not move when the reader jumps to the end.
 2. A page does not move under the reader as it loads on a phone: the first blocks of a chapter
    are drawn at their size from the first frame (they were drawn at content-visibility's
    placeholder size first; the home page's layout shift was 0.118).
@@ -28,8 +28,9 @@ LIGHTHOUSE_DESKTOP = {"width": 1350, "height": 940}
 WAIT_FONTS = "() => document.fonts.ready.then(() => true)"
 
 # Per top-level cell of the notebook: text or code, how far below the first screen it starts,
-# whether it is among the last five, and whether its content is laid out (not skipped by
-# content-visibility); and every heading of the text cells, laid out or not.
+# whether it is among the last five, whether its content is laid out (not skipped by
+# content-visibility) and which of its paragraphs are (their first element); and every heading
+# of the text cells.
 CELLS_JS = """() => {
   const cells = Array.from(document.querySelectorAll('.jp-Notebook > .jp-Cell'));
   const drawn = (el) => el.checkVisibility({contentVisibilityAuto: true});
@@ -39,6 +40,8 @@ CELLS_JS = """() => {
       screens: (cell.getBoundingClientRect().top + scrollY) / innerHeight,
       last: i >= cells.length - 5,
       drawn: drawn(cell.querySelector('.jp-InputArea, .jp-RenderedMarkdown, p') || cell),
+      text: Array.from(cell.querySelectorAll('.jp-RenderedMarkdown > p > :first-child'))
+        .map(drawn),
     })),
     headings: Array.from(document.querySelectorAll('.jp-RenderedMarkdown :is(h1, h2, h3, h4)'))
       .map(drawn),
@@ -84,7 +87,7 @@ def _open(browser: Any, server: StaticServer, url_path: str, viewport: dict[str,
     return page
 
 
-def test_notebook_code_cells_far_below_are_not_laid_out_at_load(browser, server) -> None:
+def test_notebook_cells_far_below_are_not_laid_out_at_load(browser, server) -> None:
     page = _open(browser, server, NOTEBOOK, PHONE)
     try:
         found = page.evaluate(CELLS_JS)
@@ -92,6 +95,10 @@ def test_notebook_code_cells_far_below_are_not_laid_out_at_load(browser, server)
         assert len(far) >= 15, found["cells"]
         assert not any(c["drawn"] for c in far), "a code cell far below the screen was laid out"
         assert all(c["drawn"] for c in found["cells"] if not c["code"] or c["last"])
+        far_text = [p for c in found["cells"] if c["screens"] > 3 and not c["last"]
+                    for p in c["text"]]
+        assert len(far_text) >= 20 and not any(far_text), "a paragraph far below was laid out"
+        assert all(all(c["text"]) for c in found["cells"] if c["last"])
         assert len(found["headings"]) >= 5 and all(found["headings"]), found["headings"]
     finally:
         page.context.close()
