@@ -177,7 +177,8 @@ def three_tokens_by_hand() -> list[str]:
 
     dots = [[sum(a * b for a, b in zip(qi, kj, strict=True)) for kj in ks] for qi in qs]
     scores = [[x / root for x in row] for row in dots]
-    masked = [[s if j <= i else -math.inf for j, s in enumerate(row)] for i, row in enumerate(scores)]
+    masked = [[s if j <= i else -math.inf for j, s in enumerate(row)]
+              for i, row in enumerate(scores)]
     for i in range(3):
         lines.append(f"row {i + 1}: q.k = {f3(dots[i])}  / sqrt(2) = {f3(scores[i])}  "
                      f"masked = {f3(masked[i])}")
@@ -481,7 +482,7 @@ def block4_order(model: TinyGPT) -> None:
     assert f"{rev_causal:.2f}" == "0.69" and f"{rev_free:.2f}" == "0.70"
     assert f"{fair_causal:.3g}" == "0.0312" and fair_free < 1e-6 and bag_free < 1e-6
     # The float64 NumPy forward pass, on the same zeroed position embedding, agrees.
-    for causal, (rev, fair, bag) in gaps.items():
+    for causal, (rev, fair, _bag) in gaps.items():
         la, lb, lc = (forward_np(model, ids, causal)[0] for ids in (a, b, c))
         rev64, fair64 = np.abs(la[-1] - lb[-1]).max(), np.abs(la[-1] - lc[-1]).max()
         assert f"{rev64:.2f}" == f"{rev:.2f}"

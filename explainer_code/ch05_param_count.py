@@ -411,7 +411,8 @@ def block4_figure3() -> None:
         rows_printed.append((plain, biased, f"{100 * rel_biased:.3f}", authors,
                              f"{1e6 * rel_authors:.1f}"))
         plain_cf = nanogpt_closed_form(nl, d)
-        biased_cf = nanogpt_closed_form(nl, d, pos=True) + 4 * LORA_R * d * nl + LORA_R * (V_PAD + d)
+        biased_cf = (nanogpt_closed_form(nl, d, pos=True) + 4 * LORA_R * d * nl
+                     + LORA_R * (V_PAD + d))
         authors_cf = authors_closed_form(nl, d)
         rows_exact.append((plain_cf, biased_cf, decimal(100 * (Fraction(x, biased_cf) - 1), 3),
                            authors_cf, decimal(10**6 * (Fraction(x, authors_cf) - 1), 1)))
@@ -469,7 +470,8 @@ def block4_figure3() -> None:
     # share = V_PAD / (V_PAD + 2 + n_layer (12 d + 13)), exactly; printed to one decimal
     exact_share = [Fraction(100 * V_PAD, V_PAD + 2 + nl * (12 * d + 13)) for nl, d in shapes]
     assert [f"{e:.1f}" for e in emb] == [decimal(x, 1) for x in exact_share] == [
-        "96.9", "94.1", "89.0", "67.1", "57.6", "50.5", "39.5", "31.2", "14.6", "14.1", "8.3", "9.5"]
+        "96.9", "94.1", "89.0", "67.1", "57.6", "50.5", "39.5", "31.2", "14.6", "14.1", "8.3",
+        "9.5"]
 
 
 def block5_torch_check() -> list[tuple[int, int]]:
