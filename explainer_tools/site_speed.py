@@ -334,6 +334,15 @@ FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
                         r'src="(?P<src>[^"]*assets/fig/(?P<name>[\w.-]+\.png))"(?P<rest>[^>]*)>')
 
 
+FIRST_SCREEN_TEXT = 2_500  # characters of text after the page's title: about two phone screens
+
+
+def _text_before(page_html: str, end: int) -> int:
+    """Characters of text between the page's title (its first <h1>, else the start) and `end`."""
+    start = max(page_html.find("<h1"), 0)
+    return len(re.sub(r"<[^>]*>", "", page_html[start:end]).strip()) if start < end else 0
+
+
 def lazy_figures(page_html: str, figure_dir: Path) -> str:
     """Chapter figures (`assets/fig/*.png`) after the first loaded when the reader scrolls near
     them (`loading="lazy"`), decoded off the main thread, and with their width and height, read
@@ -349,6 +358,9 @@ def lazy_figures(page_html: str, figure_dir: Path) -> str:
     ' width="825" height="1110" loading="lazy" decoding="async">'
     >>> "lazy" in lazy_figures(two, folder).split("><")[0]
     False
+    >>> far = "<h1>T</h1><p>" + "word " * 600 + "</p>" + two
+    >>> "lazy" in lazy_figures(far, folder).split("><")[2]
+    True
     """
     seen: list[str] = []
 
@@ -360,8 +372,11 @@ def lazy_figures(page_html: str, figure_dir: Path) -> str:
         with path.open("rb") as handle:
             header = handle.read(24)
         width, height = int.from_bytes(header[16:20], "big"), int.from_bytes(header[20:24], "big")
-        # the first figure may be the largest thing on the first screen: never deferred
-        lazy = ' loading="lazy"' if seen else ""
+        # the first figure may be the largest thing on the first screen: not deferred unless
+        # more than a phone screen or two of text comes before it (then it would only compete
+        # with what the first screen needs)
+        far = _text_before(page_html, match.start()) > FIRST_SCREEN_TEXT
+        lazy = ' loading="lazy"' if seen or far else ""
         seen.append(match.group("name"))
         return (f'<img {match.group("attrs")}src="{match.group("src")}"{match.group("rest")}'
                 f' width="{width}" height="{height}"{lazy} decoding="async">')
