@@ -4,8 +4,9 @@ Claims, numbered as the output blocks:
   [1] Shapes and rank: a (768 x 4) times (4 x 768) product (LoRA's B A at rank r = 4 on one of
       GPT-2 small's 768 x 768 attention matrices) is a 768 x 768 matrix of rank 4, stored in
       6,144 numbers instead of 589,824; the sum of two rank-4 products has rank 8.
-  [2] QR: a 2,384 x 128 Gaussian matrix G = U R (numpy's Q and R) with U's columns orthonormal
-      (U^T U = I) and R upper triangular; U keeps every length, G itself does not (G^T G is not I).
+  [2] QR: a 2,384 x 128 Gaussian matrix G = U R_tri (numpy's Q and R; R_tri, not R, which is the
+      book's population risk) with U's columns orthonormal (U^T U = I) and R_tri upper triangular;
+      U keeps every length, G itself does not (G^T G is not I).
   [3] vec and the Kronecker product: vec(A X B) = (B^T (x) A) vec(X) for column-stacking vec,
       vec_row(A X B) = (A (x) B^T) vec_row(X) for row-stacking (numpy's reshape); a Kronecker
       product of two matrices with orthonormal columns has orthonormal columns; the storage of
@@ -29,8 +30,10 @@ Claims, numbered as the output blocks:
       (the distortion, not the failure probability epsilon), the share of pairs beyond it against
       the Chernoff bound per pair and the exact chi-square tail per pair (regularized incomplete
       gamma function, computed here), and Dasgupta and Gupta's sufficient m (where that bound is
-      2 / J^2 for J points). (m and gamma, not k and eta: the book's notation keeps k for top-k
-      and eta for the learning rate.)
+      2 / J^2 for J points). At that m, the share of whole draws that leave some pair beyond
+      gamma (20,000 fresh draws, seed 9) against the union bound on the exact tails: the union
+      bound is loose by a small factor, Chernoff's bound per pair by a large one. (m and gamma,
+      not k and eta: the book's notation keeps k for top-k and eta for the learning rate.)
 Deterministic: numpy's default_rng with fixed seeds, float64; every printed value is rounded to
 four significant digits at most, and values at rounding level are printed as bounds.
 The figure ch08_singular_values.png draws [5], [6] and [7].
@@ -51,7 +54,9 @@ from pacbound.projectors import dense_projector, kron_projector
 from script_io import save_figure
 
 SEED = 8
-N_EMBD, LORA_RANK = 768, 4  # GPT-2 small's width; the paper's LoRA rank
+# GPT-2 small's width; the authors' LoRA rank on attention and head, as configured in
+# sublora-bounds-for-llms config/sublora_train.yaml:40-41 @c606ea6
+N_EMBD, LORA_RANK = 768, 4
 D_SMALL = 2_384  # the parameter count of Chapter 18's small model
 D_SUB = 128  # the subspace dimension where Chapter 18's model reaches 90 % (its d90)
 D_GRID = (16, 128, 512)  # subspace dimensions for the singular-value scan
@@ -61,6 +66,7 @@ COSINE_DIMS = (10, 100, 2_384)
 COSINE_PAIRS = 4_000  # M pairs of random vectors per dimension
 JL_POINTS, JL_ETA, JL_DRAWS = 50, 0.5, 20
 JL_K = (25, 50, 100, 188, 400)
+WHOLE_SEED, WHOLE_DRAWS, WHOLE_BATCH = 9, 20_000, 500  # whole-draw failures at the lemma's m
 FIGURE_NAME = "ch08_singular_values.png"
 TINY = 1e-12  # float64 round-off level for these sizes
 
@@ -179,6 +185,29 @@ def pair_failure_exact(k: int, eta: float) -> float:
     return reg_gamma_lower(a, lo) + reg_gamma_upper(a, hi)
 
 
+def whole_draw_failures(
+    rng: np.random.Generator, points: np.ndarray, k: int, eta: float, draws: int, batch: int
+) -> int:
+    """How many of `draws` m x D Gaussian maps (m = k) leave some pair beyond gamma (= eta).
+
+    The images points F^T have the law of L Z, with L the Cholesky factor of the Gram matrix
+    points points^T and Z a J x m matrix of N(0, 1/m) entries: a draw costs J m numbers, not m D.
+    Squared distances come from the images' Gram matrix: |y_i - y_j|^2 = G_ii + G_jj - 2 G_ij.
+    """
+    L = np.linalg.cholesky(points @ points.T)
+    i, j = np.triu_indices(len(points), 1)
+    squared = ((points[i] - points[j]) ** 2).sum(1)
+    fails = 0
+    for start in range(0, draws, batch):
+        n = min(batch, draws - start)
+        Y = L @ (rng.standard_normal((n, len(points), k)) / math.sqrt(k))
+        G = Y @ Y.transpose(0, 2, 1)
+        diag = np.diagonal(G, axis1=1, axis2=2)
+        ratio = (diag[:, i] + diag[:, j] - 2 * G[:, i, j]) / squared
+        fails += int((np.abs(ratio - 1) > eta).any(1).sum())
+    return fails
+
+
 def dasgupta_gupta_k(n_points: int, eta: float) -> int:
     """Smallest m >= 4 ln J / (gamma^2 / 2 - gamma^3 / 3) for J points (Dasgupta, Gupta 2003)."""
     return math.ceil(4 * math.log(n_points) / (eta**2 / 2 - eta**3 / 3))
@@ -217,13 +246,13 @@ def main() -> None:
     q_ratio = np.linalg.norm(Q @ w) / np.linalg.norm(w)
     g_ratio = np.linalg.norm(G @ w) / np.linalg.norm(w)
     print(
-        f"[2] G: {D_SMALL:,} x {D_SUB} with N(0, 1/{D_SMALL}) entries; G = U R (numpy's Q, R), U "
-        f"{Q.shape[0]:,} x "
-        f"{Q.shape[1]}, R {R.shape[0]} x {R.shape[1]} upper triangular"
+        f"[2] G: {D_SMALL:,} x {D_SUB} with N(0, 1/{D_SMALL}) entries; G = U R_tri (numpy's Q, R), "
+        f"U {Q.shape[0]:,} x "
+        f"{Q.shape[1]}, R_tri {R.shape[0]} x {R.shape[1]} upper triangular"
     )
     print(
-        f"    max |U^T U - I| below 1e-12: {gram_error(Q) < TINY}; max |U R - G| below 1e-12: "
-        f"{np.abs(Q @ R - G).max() < TINY}; below the diagonal of R exactly 0: "
+        f"    max |U^T U - I| below 1e-12: {gram_error(Q) < TINY}; max |U R_tri - G| below 1e-12: "
+        f"{np.abs(Q @ R - G).max() < TINY}; below the diagonal of R_tri exactly 0: "
         f"{bool(np.all(np.tril(R, -1) == 0))}"
     )
     print(
@@ -387,6 +416,19 @@ def main() -> None:
         "to fail"
     )
     assert 70 < slack < 80 and n_pairs * exact[k_dg] < 0.02
+    # the union bound's own slack: whole draws that fail, from a generator of their own
+    fails = whole_draw_failures(
+        np.random.default_rng(WHOLE_SEED), points, k_dg, JL_ETA, WHOLE_DRAWS, WHOLE_BATCH
+    )
+    rate = fails / WHOLE_DRAWS
+    se_rate = math.sqrt(rate * (1 - rate) / WHOLE_DRAWS)
+    union = n_pairs * exact[k_dg]
+    print(
+        f"    {WHOLE_DRAWS:,} fresh draws at m = {k_dg} (seed {WHOLE_SEED}): {fails} leave some "
+        f"pair beyond gamma, {100 * rate:.2f} % +- {100 * se_rate:.2f} % (SE); the union bound on "
+        f"exact tails, {100 * union:.2f} %, is {union / rate:.2f} times that"
+    )
+    assert rate - 2 * se_rate > union / 1.5 and rate < union + 2 * se_rate  # loose by little
     assert k_dg == 188 and abs(pair_failure_bound(k_dg, JL_ETA) * JL_POINTS**2 / 2 - 1) < 0.02
     assert jl[25][0] > 2 * jl[400][0] and jl[400][0] + 2 * jl[400][1] < JL_ETA
 
