@@ -7,7 +7,7 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       probability 1/9), y = 1 with probability sigmoid(2 x - 1), the true parameters a = 2,
       b = -1; the population risk is an exact sum over the nine values. The
       training loss of the true parameters on this sample (0.4219) is below their population
-      risk (0.4970): sample luck, which a model fixed before the data shares.
+      risk (0.4970): the sample luck of the true parameters, a model fixed before the data.
   [2] The gradient of the empirical risk, from calculus, agrees with central finite differences
       to better than 1e-6.
   [3] Gradient descent (learning rate 1.0, bits): the first steps printed one by one, then steps
