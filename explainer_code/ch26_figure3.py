@@ -3,27 +3,36 @@
 Claims, numbered as the output blocks:
   [1] Figure 3's eight shapes (as erratum E24 records them): nanoGPT's count, the authors' count
       (every tensor, position embedding and rank-4 LoRA included, fused c_attn), the share of the
-      LoRA factors and of the token table; the sweep spans a factor of about 66 in parameters.
-  [2] How the shapes grow: width and depth change together, so the figure cannot separate them;
-      at the smallest shape the head's LoRA factor is a tenth of the count.
+      LoRA factors and of the token table in the authors' count; the sweep spans a factor of
+      about 66 in parameters.
+  [2] How the shapes grow: width and depth change together, so no pair of points isolates depth;
+      at the smallest shape the head's two LoRA factors are a tenth of the count.
   [3] A miniature Figure 3 from the long tier of the size sweep (data/ch25_long_tier.json, read,
-      not re-run): per shape, the count by nanoGPT's rule and by the axis rule, and mean +- SE
-      over three repetitions of the bits-per-token and top-1 bounds, empirical and true risks.
-  [4] What the miniature shows: adjacent shapes whose bounds differ beyond 2 standard errors;
-      the least-squares slope of the bound against log parameters over all runs, with its
-      standard error and the smallest slope the design would detect; the top-1 bound against
-      the majority class, and the gap between bound and true risk.
+      not re-run): the tier's settings, seeds and provenance as the file records them; per shape,
+      the count by nanoGPT's rule and by the axis rule, and mean +- SE over three repetitions of
+      the bits-per-token and top-1 bounds, empirical and true risks.
+  [4] What the miniature shows: adjacent shapes whose bounds differ beyond 2 standard errors,
+      with the runs taken as independent and paired by repetition (a repetition's seeds are the
+      same for every shape); the least-squares slope of the bound against log parameters over
+      all runs, its standard error with and without each repetition's offset removed and from
+      the three repetitions' own slopes, and the smallest slope the design detects,
+      (t_0.975 + t_0.80) x SE with Student's t on runs - 2 degrees of freedom; the slopes of
+      every plot with one run per shape; the bound minus the empirical risk and the message
+      length per shape; the gap between bound and true risk; the top-1 bound against the
+      majority class.
 Pure arithmetic and a committed data file; runs in about a second.
 """
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
+from pathlib import Path
 
 import matplotlib
 import matplotlib.ticker
-import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
+import miniature  # first: pins the CPU kernels before torch is imported
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -41,6 +50,7 @@ from miniature.sizes import (
     VOCAB,
     mean_se,
     read_long_tier,
+    seeds,
 )
 from miniature.subspace import count_params
 from pacbound.params import authors_num_params, gpt2_lora_params, gpt2_params
@@ -49,13 +59,48 @@ GPT2_VOCAB = 50_304
 # Figure 3's shapes (n_layer, n_head, n_embd), as erratum E24 and ch05_param_count.py record them
 FIG3_SHAPES = ((4, 4, 32), (4, 4, 64), (4, 4, 128), (8, 8, 256), (8, 8, 384), (8, 8, 512),
                (10, 10, 640), (12, 12, 768))
+# the detectable slope: a two-sided test at 5 % (quantile 0.975) with 80 % power
+TEST_QUANTILE, POWER = 0.975, 0.80
+
+
+def student_t_cdf(t: float, df: int) -> float:
+    """P(T <= t) for Student's t with an integer number of degrees of freedom df >= 1, in closed
+    form (Abramowitz and Stegun, Handbook of Mathematical Functions, 26.7.3 and 26.7.4): with
+    theta = atan(t / sqrt(df)), P(|T| <= t) = sin(theta) (1 + cos^2/2 + 1*3 cos^4/(2*4) + ...)
+    for even df and (2 / pi) (theta + sin(theta) (cos + 2 cos^3/3 + ...)) for odd df, the series
+    ending at cos^(df-2). Example: student_t_cdf(0, 13) = 0.5."""
+    theta = math.atan2(t, math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    if df % 2 == 0:
+        term = total = 1.0
+        for k in range(2, df - 1, 2):
+            term *= c2 * (k - 1) / k
+            total += term
+        within = math.sin(theta) * total
+    else:
+        term = total = math.cos(theta) if df > 1 else 0.0
+        for k in range(3, df - 1, 2):
+            term *= c2 * (k - 1) / k
+            total += term
+        within = 2 / math.pi * (theta + math.sin(theta) * total)
+    return 0.5 + 0.5 * within
+
+
+def student_t_quantile(p: float, df: int) -> float:
+    """The t with student_t_cdf(t, df) = p, for 0.5 <= p < 1, by bisection on [0, 1000].
+    Example: student_t_quantile(0.975, 13) = 2.1604 (the printed tables' 2.160)."""
+    lo, hi = 0.0, 1000.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if student_t_cdf(mid, df) < p else (lo, mid)
+    return (lo + hi) / 2
 
 
 def block1() -> list[int]:
     print("[1] Figure 3's eight shapes, counted two ways (V = 50,304, rank-4 LoRA on W_Q, W_V, "
           "head)")
     print("    (n_layer,n_head,n_embd)  nanoGPT count   authors' count   LoRA share   "
-          "token-table share")
+          "token-table share (shares of the authors' count)")
     axis = []
     for n_layer, n_head, n_embd in FIG3_SHAPES:
         nano = gpt2_params(n_layer, n_embd, GPT2_VOCAB)
@@ -80,7 +125,7 @@ def block2() -> None:
     print(f"[2] From one shape to the next: {width_only} of {len(steps)} steps change only the "
           f"width, {both} change depth and width together, none only the depth")
     print("    so no pair of points isolates depth; n_head = n_layer in every shape")
-    print(f"    smallest shape: the head's LoRA factor {LORA_RANK} x ({GPT2_VOCAB:,} + {n_embd}) "
+    print(f"    smallest shape: the head's LoRA factors {LORA_RANK} x ({GPT2_VOCAB:,} + {n_embd}) "
           f"= {head:,}, {100 * head / authors:.1f} % of the authors' count {authors:,}")
     assert both + width_only == len(steps) and all(s[0] == s[1] for s in FIG3_SHAPES)
     assert 10 < 100 * head / authors < 11
@@ -94,11 +139,31 @@ def miniature_counts(shape) -> tuple[int, int]:
     return c["base"] - BLOCK * shape.n_embd, c["base"] + c["lora"]
 
 
-def block3(runs) -> dict:
+def block3(record: dict, runs) -> dict:
+    tier = record["tier"]
+    model, proj, batch = seeds(0)
+    sizes_py = Path(miniature.sizes.__file__).read_bytes()
+    same = hashlib.sha256(sizes_py).hexdigest() == record["sizes_py_sha256"]
     print("[3] Miniature Figure 3: the long tier of the size sweep (data/ch25_long_tier.json), "
           "mean +- SE over repetitions")
+    print(f"    the long tier: SubLoRA at d = {tier['d']}, {tier['steps']:,} AdamW steps + "
+          f"{tier['qat_steps']} quantization-aware steps, learning rate {tier['lr']}; "
+          f"N = {tier['n_docs']:,} documents in S, n = {tier['n_sample']:,} of them sampled, "
+          f"{tier['n_fresh']:,} fresh documents: the same S, sample and fresh documents for "
+          "every run")
+    reps = range(tier["reps"])
+    print(f"    {tier['reps']} repetitions of each of {len(tier['shapes'])} shapes; repetitions "
+          f"{', '.join(str(k) for k in reps)} seed the model with "
+          f"{', '.join(str(seeds(k)[0]) for k in reps)}, the projector with "
+          f"{', '.join(str(seeds(k)[1]) for k in reps)} and the batches with "
+          f"{', '.join(str(seeds(k)[2]) for k in reps)}, whatever the shape")
+    print(f"    written by `python -m miniature.sizes long` at commit {record['commit'][:7]}, "
+          f"explainer_code/ {'with' if record['tree_dirty'] else 'without'} uncommitted changes; "
+          f"miniature/sizes.py then had sha256 {record['sizes_py_sha256'][:12]}..., "
+          f"{'the same as' if same else 'not that of'} the file here now")
     print("    (n_layer,n_head,n_embd)  nanoGPT rule  axis rule (gap)     bound (bits)     "
-          "empirical        true risk        top-1 bound      true top-1")
+          "empirical        true risk        top-1 bound      empirical top-1  true top-1")
+    assert model == 0 and all(seeds(k) == (k, proj + k, batch + k) for k in range(tier["reps"]))
     shapes: dict = {}
     for r in runs:
         shapes.setdefault(r.shape, []).append(r)
@@ -106,6 +171,8 @@ def block3(runs) -> dict:
     for shape, rs in shapes.items():
         nano, axis = miniature_counts(shape)
         assert rs[0].base_params + rs[0].lora_numbers == axis
+        assert sorted(r.rep for r in rs) == list(range(tier["reps"]))
+        assert all(r.d == tier["d"] for r in rs)
 
         def ms(key: str, rs: list = rs) -> str:
             m, se = mean_se([getattr(r, key) for r in rs])
@@ -113,26 +180,49 @@ def block3(runs) -> dict:
 
         print(f"    {shape.label():<24} {nano:>10,}   {axis:>8,} ({100 * (axis / nano - 1):+.0f} %)"
               f"  {ms('bound_bits')}  {ms('sample_bits')}  {ms('true_bits')}  "
-              f"{ms('bound_top1')}  {ms('true_top1')}")
-        out[shape] = {"axis": axis, "nano": nano, "runs": rs}
+              f"{ms('bound_top1')}  {ms('sample_top1')}  {ms('true_top1')}")
+        out[shape] = {"axis": axis, "nano": nano, "runs": sorted(rs, key=lambda r: r.rep)}
+    assert len(out) == len(tier["shapes"])
     return out
 
 
-def size_slope(summary: dict) -> tuple[float, float, float]:
+def slope_of(x: np.ndarray, y: np.ndarray) -> float:
+    """Least-squares slope of y on x."""
+    xc = x - x.mean()
+    return float((xc * (y - y.mean())).sum() / (xc ** 2).sum())
+
+
+def size_slope(summary: dict) -> dict:
     """Least-squares slope of every run's bound on log(axis count) / log(span), span = largest
-    / smallest count: the change of the bound across the whole sweep, with its standard error
-    sqrt(s^2 / sum (x - mean x)^2), s^2 the residual variance on n - 2 degrees of freedom. The
-    runs are treated as independent (each repetition has its own seeds)."""
+    / smallest count: the change of the bound across the whole sweep. Its standard error
+    sqrt(s^2 / sum (x - mean x)^2), with s^2 the residual variance on runs - 2 degrees of freedom
+    (the runs taken as independent), and again with each repetition's mean residual removed
+    first (runs - 4 degrees of freedom for three repetitions: a repetition's seeds are the same
+    for every shape). With every shape run in every repetition the slope is the same both ways.
+    Also the slope of each plot that takes one run per shape."""
     axes = [s["axis"] for s in summary.values()]
     span = max(axes) / min(axes)
-    x = np.array([math.log(s["axis"]) / math.log(span) for s in summary.values()
-                  for _ in s["runs"]])
-    y = np.array([r.bound_bits for s in summary.values() for r in s["runs"]])
+    xs = np.array([math.log(a) / math.log(span) for a in axes])
+    grid = np.array([[r.bound_bits for r in s["runs"]] for s in summary.values()])  # shape x rep
+    n_shapes, reps = grid.shape
+    x, y = np.repeat(xs, reps), grid.ravel()
+    rep = np.tile(np.arange(reps), n_shapes)
+    slope = slope_of(x, y)
     xc = x - x.mean()
-    slope = float((xc * (y - y.mean())).sum() / (xc ** 2).sum())
     resid = y - y.mean() - slope * xc
-    se = math.sqrt(float((resid ** 2).sum()) / (len(y) - 2) / float((xc ** 2).sum()))
-    return slope, se, span
+    df = len(y) - 2
+    se = math.sqrt(float((resid ** 2).sum()) / df / float((xc ** 2).sum()))
+    offsets = np.array([resid[rep == k].mean() for k in range(reps)])
+    blocked = resid - offsets[rep]
+    se_blocked = math.sqrt(float((blocked ** 2).sum()) / (df - (reps - 1))
+                           / float((xc ** 2).sum()))
+    assert abs(slope_of(x, y - offsets[rep]) - slope) < 1e-12
+    one_run = [slope_of(xs, grid[np.arange(n_shapes), list(pick)])
+               for pick in itertools.product(range(reps), repeat=n_shapes)]
+    same_rep = [slope_of(xs, grid[:, k]) for k in range(reps)]
+    return {"slope": slope, "se": se, "df": df, "se_blocked": se_blocked,
+            "df_blocked": df - (reps - 1), "span": span, "one_run": one_run,
+            "same_rep": same_rep, "reps": reps, "shapes": n_shapes}
 
 
 def block4(summary: dict) -> tuple[float, float]:
@@ -141,25 +231,69 @@ def block4(summary: dict) -> tuple[float, float]:
     best_top1 = bayes.best_top1_error(src)
     shapes = list(summary)
     print("[4] What the miniature shows (adjacent shapes, bound difference +- SE of the "
-          "difference)")
+          "difference: runs as independent; paired by repetition, from 3 differences)")
     beyond = 0
     for a, b in itertools.pairwise(shapes):
         ba = [r.bound_bits for r in summary[a]["runs"]]
         bb = [r.bound_bits for r in summary[b]["runs"]]
         diff = float(np.mean(bb) - np.mean(ba))
         se = math.sqrt(mean_se(ba)[1] ** 2 + mean_se(bb)[1] ** 2)
-        flag = "beyond 2 SE" if abs(diff) > 2 * se else "within 2 SE"
-        beyond += abs(diff) > 2 * se
-        print(f"    {a.label()} -> {b.label()}: {diff:+.3f} +- {se:.3f}, {flag}")
-    print(f"    {beyond} of {len(shapes) - 1} steps differ beyond 2 SE")
-    slope, se, span = size_slope(summary)
-    print(f"    fitted slope over all {sum(len(s['runs']) for s in summary.values())} runs (least "
-          f"squares, bound against log parameters): {slope:+.3f} +- {se:.3f} bits per token per "
-          f"factor {span:.1f} in parameters (the sweep's span)")
-    print(f"    smallest slope this design detects (2.8 SE: a two-sided 5 % test with 80 % "
-          f"power): {2.8 * se:.3f}; the slope is within 2 SE of zero")
-    assert abs(slope) < 2 * se
+        paired_diff, paired_se = mean_se([y - x for x, y in zip(ba, bb, strict=True)])
+        assert abs(paired_diff - diff) < 1e-12
+        far = abs(diff) > 2 * se or abs(diff) > 2 * paired_se
+        flag = "beyond 2 SE" if far else "within 2 SE either way"
+        beyond += far
+        print(f"    {a.label()} -> {b.label()}: {diff:+.3f} +- {se:.3f}; paired +- "
+              f"{paired_se:.3f}; {flag}")
+    print(f"    {beyond} of {len(shapes) - 1} steps differ beyond 2 SE, either way")
+    fit = size_slope(summary)
+    slope, se, df = fit["slope"], fit["se"], fit["df"]
+    print(f"    fitted slope over all {df + 2} runs (least squares, bound against log parameters): "
+          f"{slope:+.3f} +- {se:.3f} bits per token per factor {fit['span']:.1f} in parameters "
+          "(the sweep's span); within 2 SE of zero")
+    per_rep, per_rep_se = mean_se(fit["same_rep"])
+    t_rep = student_t_quantile(TEST_QUANTILE, fit["reps"] - 1)
+    print("    a repetition's seeds are the same for every shape, so its runs are not independent; "
+          "two other standard errors for the same slope:")
+    print(f"      each repetition's offset removed ({fit['df_blocked']} degrees of freedom): SE "
+          f"{fit['se_blocked']:.3f}, within 2 SE of zero")
+    print("      from the slopes of the repetitions, "
+          + ", ".join(f"{v:+.3f}" for v in fit["same_rep"])
+          + f" ({fit['reps'] - 1} degrees of freedom): SE {per_rep_se:.3f}, "
+          f"{abs(per_rep) / per_rep_se:.2f} SE from zero, short of the {t_rep:.3f} SE that a "
+          f"two-sided 5 % t-test needs on {fit['reps'] - 1} degrees of freedom")
+    assert abs(per_rep - slope) < 1e-12
+    assert abs(slope) < 2 * se and abs(slope) < 2 * fit["se_blocked"]
+    assert 2 < abs(per_rep) / per_rep_se < t_rep
+    t_test = student_t_quantile(TEST_QUANTILE, df)
+    t_power = student_t_quantile(POWER, df)
+    detect = (t_test + t_power) * se
+    print(f"    smallest slope this design detects, runs as independent: (t_{TEST_QUANTILE} + "
+          f"t_{POWER:.2f}) x SE, Student's t on {df + 2} - 2 = {df} degrees of freedom: "
+          f"({t_test:.3f} + {t_power:.3f}) x SE = {t_test + t_power:.2f} SE = {detect:.3f} "
+          "bits per token across the sweep")
+    print("      (a two-sided 5 % t-test finds a true slope of that size about "
+          f"{100 * POWER:.0f} % of the time, a smaller one less often)")
+    # Student's t tables: t_0.975 = 2.160 and t_0.80 = 0.870 at 13 degrees of freedom
+    assert df == 13 and abs(t_test - 2.1604) < 1e-4 and abs(t_power - 0.8702) < 1e-4
+    assert abs(student_t_quantile(0.975, 2) - 4.3027) < 1e-4  # an even df: the tables' 4.303
+    assert abs(slope) < detect
+    ups = sum(s > 0 for s in fit["one_run"])
+    downs = sum(s < 0 for s in fit["one_run"])
+    print(f"    one run per shape, each of the {fit['reps']}^{fit['shapes']} = "
+          f"{len(fit['one_run'])} ways to choose it: slope {min(fit['one_run']):+.3f} to "
+          f"{max(fit['one_run']):+.3f}, upward in {ups}, downward in {downs}")
+    assert ups > 0 and downs > 0 and ups + downs == len(fit["one_run"])
     every = [r for s in summary.values() for r in s["runs"]]
+    paid = [float(np.mean([r.bound_bits - r.sample_bits for r in s["runs"]]))
+            for s in summary.values()]
+    message = [float(np.mean([r.message_bits for r in s["runs"]])) for s in summary.values()]
+    alphas = sorted({r.best_alpha for r in every})
+    print(f"    bound minus empirical risk (the complexity and subsampling terms), shape means: "
+          f"{min(paid):.3f} to {max(paid):.3f} bits per token; message length L, shape means: "
+          f"{min(message):,.0f} to {max(message):,.0f} bits; the smoothing weight alpha the "
+          f"bound chose: {', '.join(f'{a}' for a in alphas)} in all {len(every)} runs")
+    assert max(paid) - min(paid) < 0.05 and alphas == [0.5]
     gaps = [r.bound_bits - r.true_bits for r in every]
     top1 = [r.bound_top1 for r in every]
     print(f"    bound minus true risk, all {len(every)} runs: {min(gaps):.3f} to {max(gaps):.3f} "
@@ -207,7 +341,7 @@ def main() -> None:
     block1()
     block2()
     record, runs = read_long_tier()
-    summary = block3(runs)
+    summary = block3(record, runs)
     major, _ = block4(summary)
     draw(summary, major)
     assert record["tier"]["reps"] >= 3
