@@ -345,7 +345,7 @@ def main() -> None:
     print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} "
           f"(within 2 standard errors)")
     print(f"    excess, population risk of the fitted (a, b) minus that of the true (a, b): "
-          f"{excess.mean():.4f} +- {se_excess:.4f} (above zero by more than 2 standard errors)")
+          f"{excess.mean():.4f} +- {se_excess:.4f} bits (above zero by more than 2 standard errors)")
     beyond = excess + fitting  # excess minus the fitting gain, paired per sample
     se_beyond = float(beyond.std(ddof=1) / math.sqrt(REPEATS))
     print(f"    excess minus fitting, paired per sample: {beyond.mean():+.4f} +- {se_beyond:.4f} "
@@ -363,7 +363,7 @@ def main() -> None:
     print(f"    fitting plus excess (the gap without the luck, whose expectation is zero): "
           f"{no_luck.mean():.4f} +- {se_no_luck:.4f}, {z_no_luck:.1f} SE above D / (N ln 2) = "
           f"{2 * theory:.4f}")
-    print(f"    excess {excess.mean():.4f} +- {se_excess:.4f}: {z_excess:.1f} SE above its limit "
+    print(f"    excess {excess.mean():.4f} +- {se_excess:.4f} bits: {z_excess:.1f} SE above its limit "
           f"D / (2 N ln 2) = {theory:.4f}; at N = {N_TRAIN} both lie above the asymptotic "
           f"formulas by more than 2 standard errors")
     assert z_no_luck > 2 and z_excess > 2

@@ -238,7 +238,7 @@ def main() -> None:
     K = pacbound.prefix_code_bits(ours["message_bits"])
     t_ours = occam_term(K, n0, rec["n_sample"])
     t_paper = occam_term(PAPER_K, PAPER_N, PAPER_n)
-    print(f"[4] Occam term sqrt((K ln 2 - ln(rho eps)) / 2N): ours (K = {K:,.0f}, N = {n0:,}) "
+    print(f"[4] Occam term sqrt((K ln 2 - ln(rho eps)) / 2N): ours (K = {K:,.0f} bits, N = {n0:,}) "
           f"{t_ours:.4f}; GPT-2 setting (K = {PAPER_K:,}, N = {PAPER_N:,}) {t_paper:.4f}")
     print(f"    K / N: ours {K / n0:.4f} bits per document, GPT-2 setting "
           f"{PAPER_K / PAPER_N:.4f}")
