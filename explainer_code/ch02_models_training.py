@@ -19,7 +19,7 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       the true parameters'). The parts, rounded as printed, add to the printed gap up to a
       rounding residual, which is printed.
   [4] Stochastic gradient descent (batches of 10, seed 12): the same number of steps, noisier,
-      ending close to gradient descent's risk at a twentieth of the work per step; at equal work
+      ending above gradient descent's risk, at a twentieth of the work per step; at equal work
       (500 x 10 points = 25 full-batch steps) gradient descent is lower, and SGD's final risk
       over 100 seeds (3000 to 3099) lies more than 2 standard errors above it.
   [5] Overfitting: polynomials of degree 0 to 11 fitted by least squares to N = 12 nearly evenly
@@ -345,7 +345,8 @@ def main() -> None:
     print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} "
           f"(within 2 standard errors)")
     print(f"    excess, population risk of the fitted (a, b) minus that of the true (a, b): "
-          f"{excess.mean():.4f} +- {se_excess:.4f} bits (above zero by more than 2 standard errors)")
+          f"{excess.mean():.4f} +- {se_excess:.4f} bits "
+          f"(above zero by more than 2 standard errors)")
     beyond = excess + fitting  # excess minus the fitting gain, paired per sample
     se_beyond = float(beyond.std(ddof=1) / math.sqrt(REPEATS))
     print(f"    excess minus fitting, paired per sample: {beyond.mean():+.4f} +- {se_beyond:.4f} "
@@ -363,8 +364,8 @@ def main() -> None:
     print(f"    fitting plus excess (the gap without the luck, whose expectation is zero): "
           f"{no_luck.mean():.4f} +- {se_no_luck:.4f}, {z_no_luck:.1f} SE above D / (N ln 2) = "
           f"{2 * theory:.4f}")
-    print(f"    excess {excess.mean():.4f} +- {se_excess:.4f} bits: {z_excess:.1f} SE above its limit "
-          f"D / (2 N ln 2) = {theory:.4f}; at N = {N_TRAIN} both lie above the asymptotic "
+    print(f"    excess {excess.mean():.4f} +- {se_excess:.4f} bits: {z_excess:.1f} SE above its "
+          f"limit D / (2 N ln 2) = {theory:.4f}; at N = {N_TRAIN} both lie above the asymptotic "
           f"formulas by more than 2 standard errors")
     assert z_no_luck > 2 and z_excess > 2
     assert abs(gaps.mean() - (luck.mean() - fitting.mean() + excess.mean())) < 1e-12

@@ -18,8 +18,9 @@ Claims, numbered as the output blocks:
       formula overflows at +1,000.
   [5] Temperature: dividing the logits by 0.5, 1, 2, 100 moves the distribution from nearly
       one-hot to nearly uniform; its entropy rises from 0.6751 to 1.9999 bits (log2 4 = 2).
-      Cooling from 1 to 0.5 raises the surprisal of exactly the tokens whose logit lies below
-      the probability-weighted mean logit (here three of the four).
+      Cooling from 1 to 0.5 raises the surprisal of three of the four tokens, here exactly those
+      whose logit lies below the probability-weighted mean logit at tau = 1 (the rule for a
+      small cooling; a larger one moves the threshold up with the mean).
   [6] The chain rule on a toy autoregressive model (a bigram table over V = 4, seed 7): the
       product of next-token probabilities sums to 1 over all 4^5 = 1,024 documents of T = 5
       tokens; a document's probability is the product, its surprisal the sum, its loss in bits

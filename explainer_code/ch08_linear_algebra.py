@@ -35,7 +35,7 @@ Claims, numbered as the output blocks:
       bound is loose by a small factor, Chernoff's bound per pair by a large one. (m and gamma,
       not k and eta: the book's notation keeps k for top-k and eta for the learning rate.)
 Deterministic: numpy's default_rng with fixed seeds, float64; every printed value is rounded to
-four significant digits at most, and values at rounding level are printed as bounds.
+at most four decimal places, and values at rounding level are printed as bounds.
 The figure ch08_singular_values.png draws [5], [6] and [7].
 """
 
