@@ -25,8 +25,8 @@ Claims, numbered as the output blocks (all of them the book's own computations):
   [5] Overfitting: polynomials of degree 0 to 11 fitted by least squares to N = 12 nearly evenly
       spaced noisy points (noise seed 13) of sin(pi x); the training error falls to zero at
       degree 11 while the exact population error (a finite sum over the 201-point population:
-      x uniform on the grid -1, -0.99, ..., 1, y = sin(pi x) plus fresh noise of the same sd) is smallest at
-      degree 3 and 33.25 at the top.
+      x uniform on the grid -1, -0.99, ..., 1, y = sin(pi x) plus fresh noise of the same sd)
+      is smallest at degree 3 and 33.25 at the top.
   [6] Luck and fitting, separated: over 1,000 fresh samples of N = 200 points (seeds 1000 to
       1999), the luck, with the sign of [3] (population risk of the true parameters minus their
       training loss), averages to zero within 2 standard errors (luck has no direction), while
