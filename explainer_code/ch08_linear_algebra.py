@@ -35,7 +35,8 @@ Claims, numbered as the output blocks:
       bound is loose by a small factor, Chernoff's bound per pair by a large one. (m and gamma,
       not k and eta: the book's notation keeps k for top-k and eta for the learning rate.)
 Deterministic: numpy's default_rng with fixed seeds, float64; every printed value is rounded to
-at most four decimal places, and values at rounding level are printed as bounds.
+at most four decimal places, or to three significant digits in scientific notation (output [7]),
+and values at rounding level are printed as bounds.
 The figure ch08_singular_values.png draws [5], [6] and [7].
 """
 
@@ -283,8 +284,8 @@ def main() -> None:
         f"{err_row < TINY}; the column formula with rows stacked is off by {err_swap:.2f}"
     )
     print(
-        f"    two {D1} x {d1} factors with orthonormal columns: their Kronecker product is "
-        f"{K.shape[0]:,} x {K.shape[1]}, max |K^T K - I| below 1e-12: {gram_error(K) < TINY}"
+        f"    two {D1} x {d1} factors with orthonormal columns: their Kronecker product M is "
+        f"{K.shape[0]:,} x {K.shape[1]}, max |M^T M - I| below 1e-12: {gram_error(K) < TINY}"
     )
     print(f"    numbers stored: factors {2 * D1 * d1:,}; product {K.size:,}")
     assert err_col < TINY and err_row < TINY and err_swap > 0.1 and gram_error(K) < TINY
