@@ -342,7 +342,7 @@ def main() -> None:
           f"{luck.mean():+.4f} +- {se_luck:.4f} (zero within 2 standard errors)")
     print(f"    fitting, how far the minimum of the training loss lies below the loss at the "
           f"true (a, b): {-fitting.mean():.4f} +- {se_fit:.4f}")
-    print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} "
+    print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} bits "
           f"(within 2 standard errors)")
     print(f"    excess, population risk of the fitted (a, b) minus that of the true (a, b): "
           f"{excess.mean():.4f} +- {se_excess:.4f} bits "

@@ -1,8 +1,9 @@
 """Chapter 23: what the bound says and what it does not, on a predictor whose risk is exact.
 
 The predictor is a bigram table fitted on the training set S of Chapter 22's Markov source and
-coded in a fixed format chosen before the data (each entry -log2 p rounded to a whole number of
-bits in 0..31: 5 bits an entry). Every population quantity is exact (miniature/bayes.py), so the
+coded in one fixed format, not searched by the bound but chosen with Chapter 22's results on
+the same S in view (each entry -log2 p rounded to a whole number of bits in 0..31: 5 bits an
+entry). Every population quantity is exact (miniature/bayes.py), so the
 book can show what a bound certifies, how often it holds, and what it does not cover.
 
 Claims, numbered as the output blocks:
@@ -43,7 +44,7 @@ from miniature import bayes
 from miniature.corpus import EOD, DocSet, MarkovSource, make_markov_source, markov_docset
 
 VOCAB, CONCENTRATION, P_END = 32, 0.1, 1 / 64
-N_DOCS, EPS, ALPHA = 100_000, 0.05, 0.1  # alpha fixed before the data: no grid, no union
+N_DOCS, EPS, ALPHA = 100_000, 0.05, 0.1  # alpha fixed in the script: no grid, no union
 ENTRY_BITS = 5  # -log2 p in whole bits, 0..31
 M_SETS, N_SMALL = 200, 2_000
 SEED_SOURCE, SEED_S, SEED_OTHER, SEED_COVERAGE = 0, 1, 7, 1000
