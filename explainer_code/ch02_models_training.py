@@ -21,12 +21,17 @@ Claims, numbered as the output blocks (all of them the book's own computations):
   [4] Stochastic gradient descent (batches of 10, seed 12): the same number of steps, noisier,
       ending above gradient descent's risk, at a twentieth of the work per step; at equal work
       (500 x 10 points = 25 full-batch steps) gradient descent is lower, and SGD's final risk
-      over 100 seeds (3000 to 3099) lies more than 2 standard errors above it.
+      over 100 seeds (3000 to 3099) lies more than 2 standard errors above it. At a smaller
+      budget (40 steps, 400 points read = 2 full-batch steps) the order reverses: SGD, over the
+      same seeds, lies more than 2 standard errors below gradient descent.
   [5] Overfitting: polynomials of degree 0 to 11 fitted by least squares to N = 12 nearly evenly
       spaced noisy points (noise seed 13) of sin(pi x); the training error falls to zero at
       degree 11 while the exact population error (a finite sum over the 201-point population:
       x uniform on the grid -1, -0.99, ..., 1, y = sin(pi x) plus fresh noise of the same sd)
-      is smallest at degree 3 and 33.25 at the top.
+      is smallest at degree 3 and 33.25 at the top. The training inputs run from -0.95 to
+      0.95; most of degree 11's squared error beyond the noise lies on the ten grid points
+      outside that range, and its error on the points inside is still more than ten times
+      degree 3's.
   [6] Luck and fitting, separated: over 1,000 fresh samples of N = 200 points (seeds 1000 to
       1999), the luck, with the sign of [3] (population risk of the true parameters minus their
       training loss), averages to zero within 2 standard errors (luck has no direction), while
@@ -67,6 +72,7 @@ N_TRAIN, SEED_DATA = 200, 11
 LEARNING_RATE, STEPS = 1.0, 500
 BATCH, SEED_SGD = 10, 12
 SEED_SGD_REPEATS, SGD_REPEATS = 3000, 100  # the repeated SGD runs of [4]
+SMALL_STEPS = 40  # [4]'s smaller budget: 40 x 10 = 400 points read = 2 full-batch steps
 POLY_N, POLY_SEED, NOISE_SD, MAX_DEGREE = 12, 13, 0.3, 11
 POLY_POPULATION = np.linspace(-1.0, 1.0, 201)  # x uniform on this grid; y = sin(pi x) + noise
 REPEATS, SEED_REPEATS = 1000, 1000  # block [6]: samples with seeds 1000 .. 1999
@@ -106,12 +112,12 @@ def draw_data(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def descend(x: np.ndarray, y: np.ndarray, rng: np.random.Generator | None
-            ) -> list[tuple[float, float]]:
+def descend(x: np.ndarray, y: np.ndarray, rng: np.random.Generator | None,
+            steps: int = STEPS) -> list[tuple[float, float]]:
     """Parameters after each step from (0, 0): full-batch if rng is None, else batches of BATCH."""
     a = b = 0.0
     path = [(a, b)]
-    for _ in range(STEPS):
+    for _ in range(steps):
         if rng is None:
             ga, gb = gradient_bits(a, b, x, y)
         else:
@@ -165,8 +171,8 @@ def luck_and_fitting() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def poly_errors(rng: np.random.Generator) -> tuple[list[tuple[int, float, float]], dict]:
     """(degree, train MSE, population MSE) for least-squares polynomials of degree 0..11."""
-    # nearly evenly spaced inputs from the population grid (index gaps of 17 or 18), so no
-    # stretch is left unobserved
+    # nearly evenly spaced inputs from the population grid (index gaps of 17 or 18), from
+    # -0.95 to 0.95: the five grid points at each end lie beyond the outermost input
     x = POLY_POPULATION[np.round(np.linspace(5, 195, POLY_N)).astype(int)]
     y = np.sin(np.pi * x) + NOISE_SD * rng.standard_normal(POLY_N)
     rows, fits = [], {}
@@ -306,6 +312,17 @@ def main() -> None:
     assert equal_steps == 25
     assert sgd_risks[-1] > risks[equal_steps]
     assert sgd_mean - risks[equal_steps] > 2 * sgd_se  # worse even per point read, here
+    small_steps = SMALL_STEPS * BATCH // N_TRAIN
+    small = np.array([risk_bits(*descend(x, y, np.random.default_rng(seed), SMALL_STEPS)[-1], x, y)
+                      for seed in range(SEED_SGD_REPEATS, SEED_SGD_REPEATS + SGD_REPEATS)])
+    small_mean = float(small.mean())
+    small_se = float(small.std(ddof=1)) / math.sqrt(SGD_REPEATS)
+    print(f"    a smaller budget: {SMALL_STEPS} x {BATCH} = {SMALL_STEPS * BATCH} points read = "
+          f"{small_steps} full-batch steps; gradient descent at step {small_steps}: "
+          f"{risks[small_steps]:.4f} bits; SGD after {SMALL_STEPS} steps, same seeds: "
+          f"{small_mean:.4f} +- {small_se:.4f} (SE), "
+          f"{(risks[small_steps] - small_mean) / small_se:.0f} SE below it")
+    assert small_steps == 2 and risks[small_steps] - small_mean > 2 * small_se
 
     rows, fit_data = poly_errors(np.random.default_rng(POLY_SEED))
     best_degree = min(rows, key=lambda r: r[2])[0]
@@ -324,6 +341,16 @@ def main() -> None:
               f"population {population_text}")
     print(f"    lowest population error at degree {best_degree}; noise floor "
           f"{NOISE_SD ** 2:.2f}")
+    top = fit_data["fits"][MAX_DEGREE]
+    bias2 = (np.sin(np.pi * POLY_POPULATION) - top(POLY_POPULATION)) ** 2
+    inside = (POLY_POPULATION >= fit_data["x"].min()) & (POLY_POPULATION <= fit_data["x"].max())
+    share = float(bias2[~inside].sum() / bias2.sum())
+    inside_error = NOISE_SD**2 + float(bias2[inside].mean())
+    print(f"    degree {MAX_DEGREE}: {share:.0%} of its squared error beyond the noise lies on the "
+          f"{int((~inside).sum())} grid points outside the training inputs' range "
+          f"({fit_data['x'].min():g} to {fit_data['x'].max():g}); on the {int(inside.sum())} "
+          f"inside it, its population error is {inside_error:.2f}")
+    assert share > 0.5 and inside_error > 10 * rows[best_degree][2]
     trains = [r[1] for r in rows]
     assert all(a >= c - 1e-9 for a, c in itertools.pairwise(trains))  # nested models
     assert trains[-1] < 1e-6 and rows[-1][2] > 10 * rows[best_degree][2]
