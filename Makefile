@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis bench-miniature
+.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis miniature-sizes bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -167,6 +167,11 @@ miniature-thesis: $(INSTALLED) ## Chapter 22's thesis tier on the copying source
 	../$(PY) -m miniature.thesis ablations --out data/ch22_thesis_ablations.json & \
 	wait; } && \
 	../$(PY) -m miniature.thesis variants --out data/ch22_thesis_variants.json
+
+miniature-sizes: $(INSTALLED) ## Chapter 25's size sweep on the copying source: four GPT shapes x seeds 0-2 with Chapter 22's thesis recipe, one process per seed side by side (about 30 CPU-min); writes explainer_code/data/ch22_thesis_sizes_seed*.json
+	$(KERNELS) && cd explainer_code && { \
+	for s in 0 1 2; do ../$(PY) -m miniature.thesis sizes --seeds $$s --out data/ch22_thesis_sizes_seed$$s.json & done; \
+	wait; }
 
 miniature-gpu: ## Chapter 22's GPU tier under torchrun on every visible GPU (any Python with torch + numpy): writes $(OUT)/ch22_gpu_tier.json
 	mkdir -p $(OUT)

@@ -87,6 +87,8 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--aligned", action="store_true", help="(--bound) training windows start at "
                     "a document's leading EOD, as the scoring reads documents")
     ap.add_argument("--n-head", type=int, default=BOOK_CFG.n_head)
+    ap.add_argument("--n-layer", type=int, default=BOOK_CFG.n_layer)
+    ap.add_argument("--n-embd", type=int, default=BOOK_CFG.n_embd)
     ap.add_argument("--bound", action="store_true",
                     help="the seeds tier's run instead: its data, 100 quantization-aware steps, "
                          "coding and the bound (miniature.experiment.finish)")
@@ -103,7 +105,7 @@ def main() -> None:
     S = repeat_docset(rep, args.n_docs, seed=1)
     fresh = np.stack(rep.sample(args.n_eval, seed=2))
     cfg = dataclasses.replace(BOOK_CFG, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha,
-                              n_head=args.n_head)
+                              n_head=args.n_head, n_layer=args.n_layer, n_embd=args.n_embd)
     param = ProbeParametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
                             lora_rank=args.rank, projector=args.projector,
                             proj_scale=args.proj_scale)
@@ -154,7 +156,7 @@ def bound_row(args: argparse.Namespace) -> dict:
     t0 = time.time()
     S, sample, fresh, cfg = seed_data("repeat")
     cfg = dataclasses.replace(cfg, lora_everywhere=args.everywhere, lora_alpha=args.lora_alpha,
-                              n_head=args.n_head)
+                              n_head=args.n_head, n_layer=args.n_layer, n_embd=args.n_embd)
     tcfg = TrainConfig(steps=args.steps, qat_steps=args.qat, batch_size=args.batch, lr=args.lr,
                        warmup=args.warmup, min_lr_frac=args.min_lr_frac, seed=1337 + args.seed)
     param = ProbeParametrization(cfg, args.kind, args.d, args.seed, 137 + args.seed,
@@ -168,7 +170,8 @@ def bound_row(args: argparse.Namespace) -> dict:
                           clip_sd=args.clip_sd)
     gap = result_gap(r, cfg.vocab_size, S.n_docs, len(sample))
     row = summary(r)
-    row.update(seed=args.seed, true_smoothed_se=r.heldout_smoothed_se, halves=halves,
+    row.update(seed=args.seed, n_params=param.D, true_smoothed_se=r.heldout_smoothed_se,
+               halves=halves,
                train_losses_bits=[round(x / math.log(2), 3) for x in losses],
                gap={k: round(getattr(gap, k), 4) for k in
                     ("occam", "hoeffding", "sample_minus_true", "smoothing")})

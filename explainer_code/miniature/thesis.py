@@ -4,6 +4,7 @@
     python -m miniature.thesis seeds --out data/ch22_thesis_seeds.json
     python -m miniature.thesis ablations --out data/ch22_thesis_ablations.json
     python -m miniature.thesis variants --out data/ch22_thesis_variants.json [--only dense,lora]
+    python -m miniature.thesis sizes --seeds 0 --out data/ch22_thesis_sizes_seed0.json
 
 The seeds tier's copying run (`tiers.seed_data("repeat")`: S, its scored sample, the fresh
 documents) with the recipe that learns the copy, `RECIPE`: a random 1,000-dimensional subspace
@@ -13,10 +14,13 @@ squares of w. `seeds` runs it for seeds 0-4; `ablations` runs seed 0 with one pa
 recipe put back as Step 11 of Chapter 22 had it; `variants` runs the recipe's other three ways of
 training the same GPT (`VARIANTS`: dense, LoRA, SubLoRA; `miniature.subspace`) for seeds 0-4,
 each changing only what the variant needs, and adds to each row its bound with the recipe's
-choice paid (`paid`). Each run is `copying_probe.bound_row`: the
-real arithmetic code, the prefix code, the bound with its four parts, the true risk on the fresh
-documents, the halves of the document scored apart. The file records the command, the commit,
-the machine, the time and every row; `ch22_thesis.py` reads it.
+choice paid (`paid`); `sizes` runs the recipe unchanged on four GPT shapes (`SIZES`, 1 or 2
+layers, width 32 to 128: about 16,000 to 400,000 numbers) for seeds 0-2, the same data and
+d = 1,000 for every shape, so that only the model's size changes. Each run is
+`copying_probe.bound_row`: the real arithmetic code, the prefix code, the bound with its four
+parts, the true risk on the fresh documents, the halves of the document scored apart. The file
+records the command, the commit, the machine, the time and every row; `ch22_thesis.py` reads
+it (the size sweep: `ch25_sizes_copying.py`).
 """
 
 from __future__ import annotations
@@ -52,6 +56,9 @@ VARIANTS = {
     "LoRA": {"kind": "lora", "lr": 3e-3},
     "SubLoRA": {"kind": "sublora"},
 }
+# Model shapes of the size sweep (n_layer, n_embd), each fixed before its first run; 4 heads
+SIZES = ((1, 32), (1, 64), (2, 64), (2, 128))
+SIZE_SEEDS = (0, 1, 2)
 MORE_BITS = 20  # the after-the-fact allowance: a choice among 2^20 configurations, in both roots
 TRIED = {"dense": 1, "LoRA": 1, "SubLoRA": 1}  # configurations run per variant (all recorded)
 
@@ -121,13 +128,24 @@ def write(out: Path, what: str, rows: list[dict], t0: float,
                 f"that the {MORE_BITS}-bit allowance (a choice among 2^{MORE_BITS}) already pays "
                 "for. 'paid' is each row's bound with that allowance in both roots."),
             configurations_tried=TRIED)
+    if what == "sizes":
+        record.update(
+            sizes=SIZES, seeds=sorted({r["seed"] for r in rows}),
+            command=f"make miniature-sizes (python -m miniature.thesis sizes --seeds "
+                    f"{','.join(str(s) for s in sorted({r['seed'] for r in rows}))} --out ...)",
+            selection=(
+                "The four shapes and three seeds were fixed before the first run; every shape "
+                "runs the recipe unchanged (d, learning rate, steps, quantizer), on the same data. "
+                "'paid' is each row's bound with the recipe's 20-bit allowance in both roots."))
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("what", choices=("seeds", "ablations", "variants"))
+    ap.add_argument("what", choices=("seeds", "ablations", "variants", "sizes"))
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--seeds", default="0,1,2", help="(sizes) the seeds this call runs, of "
+                    "SIZE_SEEDS; make miniature-sizes runs one call per seed side by side")
     ap.add_argument("--only", default="", help="(variants) a comma-separated part of VARIANTS; "
                     "the runs already in --out are kept and not run again")
     a = ap.parse_args()
@@ -137,6 +155,12 @@ def main() -> None:
         plan = [(s, "recipe", None) for s in SEEDS]
     elif a.what == "ablations":
         plan = [(0, name, change) for name, change in ABLATIONS.items()]
+    elif a.what == "sizes":
+        seeds = [int(x) for x in a.seeds.split(",")]
+        if not set(seeds) <= set(SIZE_SEEDS):
+            raise SystemExit(f"--seeds {a.seeds}: choose among {SIZE_SEEDS}")
+        plan = [(s, f"{n_layer} x {n_embd}", {"n_layer": n_layer, "n_embd": n_embd})
+                for s in seeds for n_layer, n_embd in SIZES]
     else:
         names = a.only.split(",") if a.only else list(VARIANTS)
         unknown = set(names) - set(VARIANTS)
@@ -155,7 +179,7 @@ def main() -> None:
                 if (name, s) not in done]
     for seed, name, change in plan:
         row = bound_row(options(seed, change))
-        if a.what == "variants":
+        if a.what in ("variants", "sizes"):
             row["paid"] = paid(row)
         rows.append({"run": name, "change": change or {}, **row})
         more = f" (paid {row['paid']['bound_bits']:.3f})" if "paid" in row else ""
