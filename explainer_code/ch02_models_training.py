@@ -343,7 +343,8 @@ def main() -> None:
           f"{NOISE_SD ** 2:.2f}")
     top = fit_data["fits"][MAX_DEGREE]
     bias2 = (np.sin(np.pi * POLY_POPULATION) - top(POLY_POPULATION)) ** 2
-    inside = (POLY_POPULATION >= fit_data["x"].min()) & (POLY_POPULATION <= fit_data["x"].max())
+    grid, lo, hi = POLY_POPULATION, fit_data["x"].min(), fit_data["x"].max()
+    inside = (grid >= lo) & (grid <= hi)
     share = float(bias2[~inside].sum() / bias2.sum())
     inside_error = NOISE_SD**2 + float(bias2[inside].mean())
     print(f"    degree {MAX_DEGREE}: {share:.0%} of its squared error beyond the noise lies on the "

@@ -284,15 +284,16 @@ def main() -> None:
         f"{err_row < TINY}; the column formula with rows stacked is off by {err_swap:.2f}"
     )
     print(
-        f"    two {D1} x {d1} factors with orthonormal columns: their Kronecker product M is "
-        f"{K.shape[0]:,} x {K.shape[1]}, max |M^T M - I| below 1e-12: {gram_error(K) < TINY}"
+        f"    two {D1} x {d1} factors U1, U2 with orthonormal columns: U1 (x) U2 is "
+        f"{K.shape[0]:,} x {K.shape[1]}, its columns orthonormal (max |entry of its Gram matrix "
+        f"minus I| below 1e-12): {gram_error(K) < TINY}"
     )
     print(f"    numbers stored: factors {2 * D1 * d1:,}; product {K.size:,}")
     assert err_col < TINY and err_row < TINY and err_swap > 0.1 and gram_error(K) < TINY
     assert (D1, d1, De, de) == (48, 11, 80, 7)
 
     print(f"[4] cosine of two independent N(0, I_D) vectors, M = {COSINE_PAIRS:,} pairs per D:")
-    print("        D     mean cos   sd cos   sd x sqrt(D) +- SE   share |cos| > 0.1")
+    print("        D     mean cos   sd cos   sd x sqrt(D) +- SE   share |cos| > 0.1 (pairs)")
     cos_by_dim = {}
     for dim in COSINE_DIMS:
         c = cosines(rng, dim, COSINE_PAIRS)
@@ -306,7 +307,7 @@ def main() -> None:
         share = float((np.abs(c) > 0.1).mean())
         print(
             f"    {dim:>6,}   {c.mean():+.4f}   {sd:.4f}   {scaled:.3f} +- {se_scaled:.3f}   "
-            f"{share:.3f}"
+            f"{share:.3f} ({int((np.abs(c) > 0.1).sum()):,})"
         )
         assert abs(c.mean()) < 3 * se_mean and abs(scaled - 1) < 2 * se_scaled
 

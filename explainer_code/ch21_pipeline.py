@@ -9,8 +9,8 @@ Claims, numbered as the output blocks:
       (the pipeline's num_docs); 9,035,582,198 training tokens make 8,823,811 sequences of 1024
       tokens (data_size), rounded up.
   [2] What is trained: GPT-2 small's LoRA tensors (rank 4 on query, value and head) hold
-      351,744 numbers; SubLoRA trains d = 50,000 of them through the "rdkronqr" projector, whose
-      Kronecker factors are 593 x 223 with a 95 x 271 remainder block.
+      351,744 numbers; SubLoRA trains d = 50,000 coordinates that move all of them through the
+      "rdkronqr" projector, whose Kronecker factors are 593 x 223 with a 95 x 271 remainder block.
   [3] What is coded: 11 levels; the codebook costs 11 x 16 = 176 bits and the symbol counts
       11 x 16 = 176 bits; a Gaussian w of 50,000 numbers with standard deviation 0.01 codes in
       about 115,800 bits, about 2.3 bits per number; the authors' prefix code K = L + 2 log2 L,
@@ -22,7 +22,8 @@ Claims, numbered as the output blocks:
   [5] The bound for a toy input (train error 5 bits per token, L = 100,000 bits, N = 8 x 10^6,
       n = 10,000): 7.2569 bits per token at alpha = 1e-4 down to 6.2197 at alpha = 0.5 with the
       code's rule; the top-1 analogue 0.97808.
-  [6] The pipeline's stages in order, with the numbers each hands on (figure ch21_pipeline.png).
+  [6] The method's stages in order (the training run, then the bound run), with the numbers each
+      hands on (figure ch21_pipeline.png).
 Deterministic: numpy only, seed 0 for the Gaussian example.
 """
 
@@ -71,7 +72,8 @@ def block2() -> None:
     (D1, d1), (De, de) = pacbound.kron_shapes(D, INTRINSIC_DIM)
     print(f"[2] GPT-2 small: {N_LAYER} layers, width {N_EMBD}; LoRA rank {LORA_RANK} on query, "
           f"value ({N_LAYER} blocks) and head: D = {D:,} "
-          f"numbers; SubLoRA trains d = {INTRINSIC_DIM:,} ({100 * INTRINSIC_DIM / D:.1f} % of D)")
+          f"numbers; SubLoRA trains d = {INTRINSIC_DIM:,} coordinates that move all of them "
+          f"({100 * INTRINSIC_DIM / D:.1f} % of D)")
     print(f"    rdkronqr: Kronecker factors {D1} x {d1} (each), remainder block {De} x {de}; "
           f"{D1}^2 + {De} = {D1 * D1 + De:,} rows, {d1}^2 + {de} = {d1 * d1 + de:,} columns")
     print(f"    seeds: torch.manual_seed({SEED}) and projector seed {SEED}; training: AdamW, "
@@ -146,21 +148,22 @@ def block5() -> None:
     assert f"{top1:.5f}" == "0.97808"
 
 
-STAGES = [  # (stage, what it hands on), in the order the bound run meets them
+STAGES = [  # (stage, what it hands on), in the order the method runs them
     ("data", "N = 8,009,762\ndocuments"),
     ("train", "w: d = 50,000\nnumbers"),
     ("rebuild", "θ₀, P\nfrom seed 137"),
     ("quantize", "11 levels,\ncodebook"),
     ("code", "message L,\nK = L + 2 log2 L"),
     ("sample", "n = 10,000\ndocuments"),
-    ("score", "q_h(true token),\nrank"),
+    ("score", "q(true token),\nrank"),
     ("smooth", "8 alphas,\nmean per doc"),
     ("bound", "min over alpha\nof the bound"),
 ]
 
 
 def block6() -> None:
-    print(f"[6] stages of the bound run, in order: {', '.join(s for s, _ in STAGES)}")
+    print(f"[6] stages of the method (training run, then bound run), in order: "
+          f"{', '.join(s for s, _ in STAGES)}")
     print("    the message (quantize, code) and the risk (sample, score, smooth) meet in the bound")
     assert len(STAGES) == 9 and STAGES[-1][0] == "bound"
     figure()

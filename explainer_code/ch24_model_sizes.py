@@ -1,24 +1,21 @@
 """Chapter 24: the paper's model sizes, what each number counts, and what size means for the bound.
 
 Claims, numbered as the output blocks:
-  [1] The five sizes 124M, 354M, 458M, 773M and 849M are nanoGPT's count (token table counted
-      once for the tied head, biases in, position embedding out) of the shapes in the authors'
-      get_model_config; the same shapes counted by other rules give other numbers (with the
-      position embedding; bias-free, as the pipeline builds them; the authors' get_num_params,
-      which adds the position embedding and rank-4 LoRA). The table's two other shapes,
-      small-medium (253M) and vlarge (1,556M), are not among the paper's sizes.
+  [1] The five sizes 124M ... 849M match nanoGPT's count (tied head counted once, biases in,
+      position embedding out; that this is the labels' rule is the book's inference) of the
+      shapes in the authors' get_model_config; other rules give other numbers (position
+      embedding in; bias-free; the authors' get_num_params). The table's two other shapes,
+      small-medium and vlarge, are not among the paper's sizes.
   [2] What the 124M label holds, piece by piece: token table, blocks, final LayerNorm; what it
       leaves out (position embedding, LoRA factors, an untied head) and the padding of the
       vocabulary from 50,257 to 50,304.
-  [3] The bound's complexity at a fixed subspace dimension d = 50,000 (the authors' config): a
-      stand-in vector (Gaussian, seed 0) quantized to 11 levels has one message length L and one
-      prefix-code length K whatever the model size; only bits per parameter change.
+  [3] At the config's d = 50,000, a stand-in w (Gaussian, seed 0) quantized to 11 levels has one
+      L and one K whatever the model size; only bits per parameter change.
   [4] Coding every weight instead: the message grows with the parameter count, and the
       complexity term of the bound grows with its square root, far past any useful range.
 Sources: shapes [SOURCE: sublora/utils.py:140-178 @c606ea6], config intrinsic_dim and levels
 [SOURCE: config/sublora_bounds.yaml:29,35 @c606ea6], OpenWebText's training documents
-[SOURCE: nanoGPT data/openwebtext/prepare.py:23-35 @3adf61e]. Pure arithmetic except the
-seeded stand-in vector; runs in about a second.
+[SOURCE: nanoGPT data/openwebtext/prepare.py:23-35 @3adf61e].
 """
 
 from __future__ import annotations
@@ -50,7 +47,7 @@ SIZES = {
     "849M": ("large-vlarge", 25, 25, 1600),
 }
 D_SUB, LEVELS, LORA_RANK = 50_000, 11, 4  # [SOURCE: config/sublora_bounds.yaml:26-29, 35]
-N_OWT, N_SAMPLE, EPS = 8_009_762, 10_000, 0.05  # nanoGPT prepare.py:30; config:36; the book's eps
+N_OWT, N_SAMPLE, EPS = 8_009_762, 10_000, 0.05  # nanoGPT prepare.py:34; config:36; the book's
 SEED = 0
 
 
@@ -60,8 +57,8 @@ def label_of(count: int) -> str:
 
 
 def occam_term(k_bits: float, n_population: int, n_sample: int, eps: float) -> float:
-    """sqrt((K ln 2 - ln(rho eps)) / (2 N)) with rho = n / (n + N): the bound's complexity term
-    before it is multiplied by the loss range (Chapter 14)."""
+    """U_Occ = sqrt((K ln 2 - ln(rho epsilon)) / (2 N)), rho = n / (n + N), b = 0: the bound's
+    complexity term before it is multiplied by the loss range (Chapter 14)."""
     rho = n_sample / (n_sample + n_population)
     return math.sqrt((k_bits * math.log(2) - math.log(rho * eps)) / (2 * n_population))
 
@@ -114,7 +111,8 @@ def block2() -> None:
           f"LoRA factors {lora:,}")
     print(f"    an untied head would add {p.wte:,}: {untied:,} ({label_of(untied)})")
     print(f"    vocabulary padded from {OPENAI_VOCAB:,} to {VOCAB:,}: "
-          f"{VOCAB - OPENAI_VOCAB} x {n_embd} = {pad:,} rows that no token uses")
+          f"{VOCAB - OPENAI_VOCAB} rows x {n_embd} = {pad:,} numbers in rows that stand for no "
+          f"token")
     assert p.wte + blocks + p.ln_f == total == 123_689_472
     assert c.token_embedding + c.attention + c.mlp + c.layernorm == total
 
@@ -137,8 +135,8 @@ def block3(counts: dict[str, int]) -> tuple[float, float]:
     print("    label  parameters      K (bits)    K per parameter")
     for label, count in counts.items():
         print(f"    {label:>5}  {count:>13,}   {K:>10,.1f}    {K / count:.2e}")
-    print(f"    complexity term sqrt((K ln 2 - ln(rho eps)) / (2N)), N = {N_OWT:,} documents, "
-          f"n = {N_SAMPLE:,}, eps = {EPS}: {term:.4f} for every size")
+    print(f"    complexity term sqrt((K ln 2 - ln(rho epsilon)) / (2N)), N = {N_OWT:,} documents, "
+          f"n = {N_SAMPLE:,}, epsilon = {EPS}: {term:.4f} for every size")
     assert abs(2 * math.log2(L) + 1 - (K - L)) < 1e-9 and term < 0.1
     return h, term
 
@@ -163,14 +161,14 @@ def block4(counts: dict[str, int], h: float, term_sub: float) -> list[tuple[int,
 def draw(counts: dict[str, int], k_sub: float, rows: list[tuple[int, float]]) -> None:
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.6), layout="constrained")
     labels = list(counts)
-    parts = {"token table (= head)": [], "attention": [], "MLP": [], "LayerNorms": []}
+    parts = {"token table (= head)": [], "attention": [], "MLP": []}  # LayerNorms: < 0.1 %
     for label in labels:
         _, n_layer, _, n_embd = SIZES[label]
         c = gpt2_components(n_layer, n_embd, VOCAB)
-        for key, value in zip(parts, c, strict=True):
+        for key, value in zip(parts, c[:3], strict=True):
             parts[key].append(100 * value / counts[label])
     left = np.zeros(len(labels))
-    colours = ["#0072B2", "#E69F00", "#009E73", "#999999"]
+    colours = ["#0072B2", "#E69F00", "#009E73"]
     for (key, values), colour in zip(parts.items(), colours, strict=True):
         ax1.barh(labels, values, left=left, color=colour, label=key)
         left += np.array(values)
@@ -184,6 +182,8 @@ def draw(counts: dict[str, int], k_sub: float, rows: list[tuple[int, float]]) ->
     for i, (label, x) in enumerate(zip(labels, xs, strict=True)):
         ax2.annotate(label, (x, k_sub), textcoords="offset points",
                      xytext=(0, 6 if i % 2 == 0 else -16), fontsize=10, ha="center")
+    ax2.set_xticks([2e8, 4e8, 8e8], ["200M", "400M", "800M"])
+    ax2.xaxis.set_minor_formatter(plt.NullFormatter())
     ax2.set_xlabel("parameters (nanoGPT's count)")
     ax2.set_ylabel("prefix-code length K (bits)")
     ax2.set_title("The bound pays for the message, not the size")

@@ -3,18 +3,23 @@
 Claims, numbered as the output blocks:
   [1] The experiment: Chapter 22's Markov source (exact best risk known), one training set of
       N = 100,000 documents, one sample of n = 2,000 of them, 2,000 fresh documents; SubLoRA
-      with d = 500 on three shapes; three repetitions (model, projector and batch seeds) each.
-  [2] Per shape, mean +- standard error over repetitions: message length L, prefix-code length
-      K, empirical risk of the bounded predictor (smoothed, quantized, on the n sampled
-      documents), the bound, and the true risk of the same predictor on fresh documents.
+      with d = 500 on three shapes; three repetitions (model, projector and batch seeds) each,
+      the same seeds for every shape.
+  [2] Per shape, mean +- standard error over repetitions: message length L, empirical risk of
+      the bounded predictor (smoothed, quantized, on the n sampled documents), the bound, and
+      the true risk of the same predictor estimated on fresh documents; per run, empirical minus
+      true risk, the true risk's own standard error, and bound minus true risk.
   [3] The bound split into empirical risk, the complexity term and the subsampling term: at fixed
-      d, the complexity term hardly moves with size; the bound moves with the empirical risk.
-  [4] The verdict of the default tier: whether the largest shape's bound is below the smallest
-      one's by more than 2 standard errors of the difference.
+      d, the complexity term hardly moves with size; the smoothing weight each run chose, and how
+      far the empirical risk sits above the best possible.
+  [4] The verdict of the default tier: every pair of shapes, bound differences +- standard error
+      (runs as independent, and paired by repetition); the largest minus the smallest shape's
+      empirical risk and message length; one run's spread; the smallest difference the 2-SE rule
+      detects, and how often it fires by chance with three runs per shape.
 The long tier (five shapes, 1,200 steps; `python -m miniature.sizes long`) is committed as
 data/ch25_long_tier.json and read by ch26_figure3.py, which draws it as a miniature Figure 3.
-Deterministic: one thread, CPU kernels pinned (miniature/__init__.py). Default tier: about 60 s
-on two cores.
+Deterministic: one thread, CPU kernels pinned (miniature/__init__.py). Default tier: about two
+minutes on two cores.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from miniature.sizes import (
     seeds,
     sweep,
 )
+
+Z_POWER = 0.8416  # standard normal quantile 0.80: 80 % power
 
 
 def terms(run: SweepRun, n_population: int, n_sample: int) -> tuple[float, float]:
@@ -87,45 +94,108 @@ def table(runs: list[SweepRun], tier_name: str, n_population: int, n_sample: int
         summary[shape] = {
             "bound": [r.bound_bits for r in rs], "sample": [r.sample_bits for r in rs],
             "true": [r.true_bits for r in rs], "K": [r.prefix_bits for r in rs],
+            "L": [r.message_bits for r in rs], "alpha": [r.best_alpha for r in rs],
             "terms": [terms(r, n_population, n_sample) for r in rs], "params": rs[0].base_params,
         }
         for r in rs:  # the bound holds for every run: true risk below its bound
             assert r.true_bits < r.bound_bits, (tier_name, shape, r.rep)
+    gaps = [r.sample_bits - r.true_bits for r in runs]
+    true_se = [r.true_se for r in runs]
+    slack = [r.bound_bits - r.true_bits for r in runs]
+    print(f"    per run ({len(runs)} runs): empirical minus true risk {min(gaps):+.3f} to "
+          f"{max(gaps):+.3f}; the true risk's own SE, from the fresh documents, {min(true_se):.3f} "
+          f"to {max(true_se):.3f}; bound minus true risk {min(slack):.3f} to {max(slack):.3f}")
+    assert max(abs(g) for g in gaps) < 2 * max(true_se)
     return summary
 
 
-def verdict(summary: dict, label: str) -> tuple[float, float]:
-    """Largest shape minus smallest: difference of mean bounds and its standard error."""
+def two_sided_tail(t: float, df: int) -> float:
+    """P(|T| > t) for Student's t with an even number of degrees of freedom, in closed form
+    (Abramowitz and Stegun, Handbook of Mathematical Functions, 26.7.3): with theta =
+    atan(t / sqrt(df)), P(|T| <= t) = sin(theta) (1 + cos^2/2 + 1*3 cos^4/(2*4) + ...), the
+    series ending at cos^(df-2). Example: two_sided_tail(2, 2) = 1 - 2 / sqrt(6) = 0.1835."""
+    assert df % 2 == 0 and df > 0
+    theta = math.atan2(t, math.sqrt(df))
+    c2 = math.cos(theta) ** 2
+    term = total = 1.0
+    for k in range(2, df - 1, 2):
+        term *= c2 * (k - 1) / k
+        total += term
+    return 1.0 - math.sin(theta) * total
+
+
+def compare(summary: dict, key: str, a, b, digits: int = 3) -> tuple[float, float, float]:
+    """Shape b minus shape a in `key`: difference of means, SE with the runs as independent,
+    and SE of the mean of the per-repetition differences (paired by repetition)."""
+    xa, xb = summary[a][key], summary[b][key]
+    diff = float(np.mean(xb) - np.mean(xa))
+    se = math.sqrt(mean_se(xa)[1] ** 2 + mean_se(xb)[1] ** 2)
+    paired_diff, paired_se = mean_se([y - x for x, y in zip(xa, xb, strict=True)])
+    assert abs(paired_diff - diff) < 1e-9
+    print(f"    {key_name(key)}, {b.label()} minus {a.label()}: {diff:+.{digits}f} +- "
+          f"{se:.{digits}f} ({abs(diff) / se:.2f} SE); paired +- {paired_se:.{digits}f} "
+          f"({abs(diff) / paired_se:.2f} SE)")
+    return diff, se, paired_se
+
+
+def key_name(key: str) -> str:
+    return {"bound": "bound", "sample": "empirical risk", "L": "message length L (bits)"}[key]
+
+
+def verdict(summary: dict) -> None:
+    """Every pair of shapes; the largest minus the smallest in empirical risk and L; the power
+    and the false-alarm rate of the 2-SE rule."""
     shapes = list(summary)
-    small, large = summary[shapes[0]]["bound"], summary[shapes[-1]]["bound"]
-    diff = float(np.mean(large) - np.mean(small))
-    se = math.sqrt(mean_se(large)[1] ** 2 + mean_se(small)[1] ** 2)
-    if diff < -2 * se:
-        word = "the larger model's bound is lower, beyond 2 SE"
-    elif diff > 2 * se:
-        word = "the larger model's bound is higher, beyond 2 SE"
-    else:
-        word = "no difference beyond 2 SE"
-    print(f"    {label}: bound of {shapes[-1].label()} minus {shapes[0].label()} = {diff:+.3f} "
-          f"+- {se:.3f} (SE): {word}")
-    return diff, se
+    reps = len(summary[shapes[0]]["bound"])
+    print("[4] Verdict, default tier: difference of shape means +- SE of the difference (runs as "
+          f"independent; paired: from the {reps} per-repetition differences)")
+    far = 0
+    for a, b in ((shapes[0], shapes[1]), (shapes[1], shapes[2]), (shapes[0], shapes[2])):
+        diff, se, paired_se = compare(summary, "bound", a, b)
+        far += abs(diff) > 2 * se or abs(diff) > 2 * paired_se
+    print(f"    {far} of 3 bound differences beyond 2 SE, either way")
+    assert far == 0
+    small, large = shapes[0], shapes[-1]
+    e_diff, e_se, _ = compare(summary, "sample", small, large)
+    compare(summary, "L", small, large, 0)
+    assert abs(e_diff) < 2 * e_se
+    sds = [float(np.std(s["bound"], ddof=1)) for s in summary.values()]
+    print("    one run's spread (SD over repetitions) of the bound: "
+          + ", ".join(f"{v:.3f}" for v in sds))
+    se = math.sqrt(mean_se(summary[large]["bound"])[1] ** 2
+                   + mean_se(summary[small]["bound"])[1] ** 2)
+    detect = (2 + Z_POWER) * se
+    print(f"    smallest bound difference, largest minus smallest, that the 2-SE rule finds 80 % "
+          f"of the time: (2 + {Z_POWER:.2f}) x {se:.3f} = {detect:.3f} bits per token "
+          "(normal approximation)")
+    df_unpaired, df_paired = 2 * (reps - 1), reps - 1
+    print(f"    with {reps} runs per shape the 2-SE rule fires by chance "
+          f"{100 * two_sided_tail(2, df_unpaired):.0f} % of the time, not 5 % (Student's t, "
+          f"{df_unpaired} degrees of freedom, equal spreads); paired, "
+          f"{100 * two_sided_tail(2, df_paired):.0f} % ({df_paired} degrees of freedom)")
+    assert abs(two_sided_tail(2, 2) - (1 - 2 / math.sqrt(6))) < 1e-12
 
 
-def block1(tier) -> None:
+def block1(tier) -> float:
     src = make_markov_source(VOCAB, CONCENTRATION, P_END, SEED_SOURCE)
+    best = bayes.best_bits(src)
     print(f"[1] Markov source of Chapter 22: V = {VOCAB}, random guess {math.log2(VOCAB):.3f} "
-          f"bits per token, best possible {bayes.best_bits(src):.3f}")
+          f"bits per token, best possible {best:.3f}")
     print(f"    fixed for every run: S of N = {tier.n_docs:,} documents, the same n = "
           f"{tier.n_sample:,} sampled documents, {tier.n_fresh:,} fresh documents, "
           f"d = {tier.d}, eps = {EPS}")
     print(f"    SubLoRA, {tier.steps} AdamW steps + {tier.qat_steps} quantization-aware steps, "
           f"learning rate {tier.lr:g}; shapes {', '.join(s.label() for s in tier.shapes)}")
-    m, p, b = seeds(0)
-    print(f"    {tier.reps} repetitions; repetition r seeds model r, projector {p} + r, "
-          f"batches {b} + r (r = {m}..{tier.reps - 1})")
+    triples = [seeds(rep) for rep in range(tier.reps)]
+    names = ", ".join(str(rep) for rep in range(tier.reps))
+    print(f"    {tier.reps} repetitions: repetitions {names} seed the model with "
+          + ", ".join(str(t[0]) for t in triples) + ", the projector with "
+          + ", ".join(str(t[1]) for t in triples) + " and the batches with "
+          + ", ".join(str(t[2]) for t in triples) + ", whatever the shape")
+    return best
 
 
-def block3(summary: dict) -> None:
+def block3(summary: dict, best: float) -> None:
     print("[3] The bound = empirical + complexity term + subsampling term (means over "
           "repetitions, bits per token)")
     print("    (n_layer,n_head,n_embd)  K (bits)   empirical  complexity  subsampling  bound")
@@ -142,9 +212,18 @@ def block3(summary: dict) -> None:
     print(f"    across shapes the complexity term spans {max(occ) - min(occ):.3f} bits per token, "
           f"the empirical risk {max(emp) - min(emp):.3f}")
     assert max(occ) - min(occ) < 0.05
+    alphas = sorted({a for s in summary.values() for a in s["alpha"]})
+    runs = sum(len(s["alpha"]) for s in summary.values())
+    grid = ", ".join(f"{a:g}" for a in pacbound.ALPHA_GRID)
+    print(f"    smoothing weight alpha the bound chose: {', '.join(f'{a:g}' for a in alphas)} in "
+          f"all {runs} runs, the largest of its grid ({grid})")
+    above = [e - best for e in emp]
+    print(f"    the empirical risk sits {min(above):.3f} to {max(above):.3f} bits per token above "
+          f"the best possible {best:.3f} (shape means)")
+    assert alphas == [max(pacbound.ALPHA_GRID)]
 
 
-def draw(summary: dict) -> None:
+def draw(summary: dict, best: float) -> None:
     fig, axes = plt.subplots(2, 1, figsize=(5.5, 8.6), layout="constrained")
     for ax in axes[:1]:
         xs = [s["params"] for s in summary.values()]
@@ -169,6 +248,7 @@ def draw(summary: dict) -> None:
     ax.bar(labels, occ, bottom=emp, color="#E69F00", label="complexity term")
     ax.bar(labels, sub, bottom=emp + occ, color="#CC79A7", label="subsampling term")
     ax.axhline(math.log2(VOCAB), color="#999999", ls="--", lw=1, label="random guess")
+    ax.axhline(best, color="#000000", ls=":", lw=1.5, label="best possible")
     ax.set_ylim(0, 5.6)
     ax.set_ylabel("bits per token")
     ax.set_title("the bound, piece by piece (means)", fontsize=10)
@@ -181,14 +261,13 @@ def main() -> None:
     torch.set_num_threads(1)
     print("Chapter 25 -- bounds as models grow, fixed N and d (ch25_bounds_as_models_grow.py)")
     tier = TIERS["default"]
-    block1(tier)
+    best = block1(tier)
     runs = sweep(tier)
     print(f"[2] Default tier, mean +- SE over {tier.reps} repetitions (bits per token; L in bits)")
     default = table(runs, "default", tier.n_docs, tier.n_sample)
-    block3(default)
-    print("[4] Verdict, default tier")
-    verdict(default, "default tier")
-    draw(default)
+    block3(default, best)
+    verdict(default)
+    draw(default, best)
     print("All assertions passed.")
 
 

@@ -11,15 +11,15 @@ Claims, numbered as the output blocks:
       not re-run): the tier's settings, seeds and provenance as the file records them; per shape,
       the count by nanoGPT's rule and by the axis rule, and mean +- SE over three repetitions of
       the bits-per-token and top-1 bounds, empirical and true risks.
-  [4] What the miniature shows: adjacent shapes whose bounds differ beyond 2 standard errors,
-      with the runs taken as independent and paired by repetition (a repetition's seeds are the
-      same for every shape); the least-squares slope of the bound against log parameters over
-      all runs, its standard error with and without each repetition's offset removed and from
-      the three repetitions' own slopes, and the smallest slope the design detects,
-      (t_0.975 + t_0.80) x SE with Student's t on runs - 2 degrees of freedom; the slopes of
-      every plot with one run per shape; the bound minus the empirical risk and the message
-      length per shape; the gap between bound and true risk; the top-1 bound against the
-      majority class.
+  [4] What the miniature shows: adjacent shapes whose bounds differ beyond 2 SE, runs taken as
+      independent and paired by repetition (a repetition's seeds are the same for every shape);
+      what share of Student's t a 2 SE band holds, and the smallest step the design detects; the
+      least-squares slope of the bound against ln parameters, its SE with and without each
+      repetition's offset removed and from the three repetitions' slopes (with the two- and
+      one-sided 5 % quantiles), and the smallest slope the design detects, (t(0.975) + t(0.80))
+      x SE on runs - 2 degrees of freedom; the slopes of every plot with one run per shape; the
+      bound minus the empirical risk, and the message length, per shape; the gap between bound
+      and true risk; the top-1 bound against the majority class.
 Pure arithmetic and a committed data file; runs in about a second.
 """
 
@@ -61,6 +61,7 @@ FIG3_SHAPES = ((4, 4, 32), (4, 4, 64), (4, 4, 128), (8, 8, 256), (8, 8, 384), (8
                (10, 10, 640), (12, 12, 768))
 # the detectable slope: a two-sided test at 5 % (quantile 0.975) with 80 % power
 TEST_QUANTILE, POWER = 0.975, 0.80
+ONE_SIDED = 0.95  # a one-sided test at 5 %
 
 
 def student_t_cdf(t: float, df: int) -> float:
@@ -193,7 +194,7 @@ def slope_of(x: np.ndarray, y: np.ndarray) -> float:
 
 
 def size_slope(summary: dict) -> dict:
-    """Least-squares slope of every run's bound on log(axis count) / log(span), span = largest
+    """Least-squares slope of every run's bound on ln(axis count) / ln(span), span = largest
     / smallest count: the change of the bound across the whole sweep. Its standard error
     sqrt(s^2 / sum (x - mean x)^2), with s^2 the residual variance on runs - 2 degrees of freedom
     (the runs taken as independent), and again with each repetition's mean residual removed
@@ -230,9 +231,9 @@ def block4(summary: dict) -> tuple[float, float]:
     _, major = bayes.majority_top1_error(src)
     best_top1 = bayes.best_top1_error(src)
     shapes = list(summary)
-    print("[4] What the miniature shows (adjacent shapes, bound difference +- SE of the "
-          "difference: runs as independent; paired by repetition, from 3 differences)")
-    beyond = 0
+    print("[4] What the miniature shows (adjacent shapes: bound difference +- SE, runs as "
+          "independent; paired by repetition)")
+    beyond, ratio, ses = 0, 0.0, ([], [])
     for a, b in itertools.pairwise(shapes):
         ba = [r.bound_bits for r in summary[a]["runs"]]
         bb = [r.bound_bits for r in summary[b]["runs"]]
@@ -240,41 +241,51 @@ def block4(summary: dict) -> tuple[float, float]:
         se = math.sqrt(mean_se(ba)[1] ** 2 + mean_se(bb)[1] ** 2)
         paired_diff, paired_se = mean_se([y - x for x, y in zip(ba, bb, strict=True)])
         assert abs(paired_diff - diff) < 1e-12
-        far = abs(diff) > 2 * se or abs(diff) > 2 * paired_se
-        flag = "beyond 2 SE" if far else "within 2 SE either way"
+        far = abs(diff) > 2 * min(se, paired_se)
         beyond += far
+        ratio = max(ratio, abs(diff) / min(se, paired_se))
+        ses[0].append(se), ses[1].append(paired_se)
         print(f"    {a.label()} -> {b.label()}: {diff:+.3f} +- {se:.3f}; paired +- "
-              f"{paired_se:.3f}; {flag}")
+              f"{paired_se:.3f}; {'beyond 2 SE' if far else 'within 2 SE either way'}")
     print(f"    {beyond} of {len(shapes) - 1} steps differ beyond 2 SE, either way")
+    reps = len(summary[shapes[0]]["runs"])
+    dfs = (2 * reps - 2, reps - 1)  # pooled two-sample; paired differences
+    q, pw = ([student_t_quantile(level, k) for k in dfs] for level in (TEST_QUANTILE, POWER))
+    held = [2 * student_t_cdf(2.0, k) - 1 for k in dfs]
+    print(f"    +-2 SE holds Student's t on {dfs[0]} degrees of freedom (independent, pooled) "
+          f"{100 * held[0]:.0f} % of the time, on {dfs[1]} (paired) {100 * held[1]:.0f} %, "
+          f"not 95 %; largest step {ratio:.2f} SE, short of the {q[0]:.3f} and {q[1]:.3f} of a "
+          "two-sided 5 % t-test")
+    print(f"    smallest step found {100 * POWER:.0f} % of the time, (t(0.975) + t(0.80)) x SE: "
+          + "; ".join(f"{name}, ({q[i]:.3f} + {pw[i]:.3f}) x SE = "
+                      f"{(q[i] + pw[i]) * min(ses[i]):.3f} to {(q[i] + pw[i]) * max(ses[i]):.3f}"
+                      for i, name in enumerate(("independent", "paired")))
+          + " bits per token")
+    assert beyond == 0 and ratio < min(q) and held[1] < held[0] < 0.95
     fit = size_slope(summary)
     slope, se, df = fit["slope"], fit["se"], fit["df"]
-    print(f"    fitted slope over all {df + 2} runs (least squares, bound against log parameters): "
+    print(f"    fitted slope over all {df + 2} runs (least squares, bound against ln parameters): "
           f"{slope:+.3f} +- {se:.3f} bits per token per factor {fit['span']:.1f} in parameters "
           "(the sweep's span); within 2 SE of zero")
     per_rep, per_rep_se = mean_se(fit["same_rep"])
-    t_rep = student_t_quantile(TEST_QUANTILE, fit["reps"] - 1)
-    print("    a repetition's seeds are the same for every shape, so its runs are not independent; "
-          "two other standard errors for the same slope:")
+    t_rep, t_one = (student_t_quantile(level, reps - 1) for level in (TEST_QUANTILE, ONE_SIDED))
+    print("    its SE two other ways, as a repetition's runs share their seeds:")
     print(f"      each repetition's offset removed ({fit['df_blocked']} degrees of freedom): SE "
           f"{fit['se_blocked']:.3f}, within 2 SE of zero")
-    print("      from the slopes of the repetitions, "
-          + ", ".join(f"{v:+.3f}" for v in fit["same_rep"])
-          + f" ({fit['reps'] - 1} degrees of freedom): SE {per_rep_se:.3f}, "
-          f"{abs(per_rep) / per_rep_se:.2f} SE from zero, short of the {t_rep:.3f} SE that a "
-          f"two-sided 5 % t-test needs on {fit['reps'] - 1} degrees of freedom")
-    assert abs(per_rep - slope) < 1e-12
+    print("      from the repetitions' slopes, " + ", ".join(f"{v:+.3f}" for v in fit["same_rep"])
+          + f" ({reps - 1} degrees of freedom): SE {per_rep_se:.3f}, "
+          f"{abs(per_rep) / per_rep_se:.2f} SE from zero: short of {t_rep:.3f} (two-sided 5 % "
+          f"t-test), beyond {t_one:.3f} (one-sided)")
+    assert abs(per_rep - slope) < 1e-12 and reps == fit["reps"]
     assert abs(slope) < 2 * se and abs(slope) < 2 * fit["se_blocked"]
-    assert 2 < abs(per_rep) / per_rep_se < t_rep
-    t_test = student_t_quantile(TEST_QUANTILE, df)
-    t_power = student_t_quantile(POWER, df)
+    assert t_one < abs(per_rep) / per_rep_se < t_rep
+    t_test, t_power = (student_t_quantile(level, df) for level in (TEST_QUANTILE, POWER))
     detect = (t_test + t_power) * se
-    print(f"    smallest slope this design detects, runs as independent: (t_{TEST_QUANTILE} + "
-          f"t_{POWER:.2f}) x SE, Student's t on {df + 2} - 2 = {df} degrees of freedom: "
+    print(f"    smallest slope a two-sided 5 % t-test finds {100 * POWER:.0f} % of the time (a "
+          f"smaller one less often), runs as independent, {df} degrees of freedom: "
           f"({t_test:.3f} + {t_power:.3f}) x SE = {t_test + t_power:.2f} SE = {detect:.3f} "
           "bits per token across the sweep")
-    print("      (a two-sided 5 % t-test finds a true slope of that size about "
-          f"{100 * POWER:.0f} % of the time, a smaller one less often)")
-    # Student's t tables: t_0.975 = 2.160 and t_0.80 = 0.870 at 13 degrees of freedom
+    # Student's t tables: t(0.975) = 2.160 and t(0.80) = 0.870 at 13 degrees of freedom
     assert df == 13 and abs(t_test - 2.1604) < 1e-4 and abs(t_power - 0.8702) < 1e-4
     assert abs(student_t_quantile(0.975, 2) - 4.3027) < 1e-4  # an even df: the tables' 4.303
     assert abs(slope) < detect
