@@ -7,7 +7,7 @@ Claims, numbered as the output blocks:
       epsilon = 0.05. Its true risk is exact, so each draw is checked without sampling error.
   [2] Coverage: the bound fell below the true risk of the predictor it covers in none of the
       200 draws, where the promise allows a failure rate up to epsilon; the empirical risk alone
-      fell below the true risk in most draws (figure ch22_coverage.png).
+      fell below the true risk in about half of them (figure ch22_coverage.png).
   [3] The margin: the smallest, mean and largest gap between bound and true risk, and the
       probability of seeing no failure at all in 200 draws if the failure rate were epsilon.
 Seeds: source 0; training set i: hash_seed(2200, i) for documents and sample. Numpy only, exact.
@@ -82,7 +82,7 @@ def main() -> None:
     print(f"[2] bound below the true risk of its predictor: {d.violations} of {N_SETS} "
           f"(the promise allows a failure rate of {EPS}, about {allowed:.0f} of {N_SETS})")
     print(f"    empirical risk below the true risk: {d.optimistic} of {N_SETS}")
-    assert d.violations == 0 and d.optimistic > N_SETS // 2
+    assert d.violations == 0
 
     gap = d.bound - d.true
     p_none = (1 - EPS) ** N_SETS

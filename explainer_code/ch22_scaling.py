@@ -15,10 +15,10 @@ Claims, numbered as the output blocks:
   [3] d: with N fixed, a larger subspace lowers the empirical loss and lengthens the message;
       in this one-seed sweep the bound is lowest in the middle of the range tried (whether that
       holds beyond seed noise is [6]).
-  [4] Scale: the Occam part of the complexity term depends on K / N. Our default run and the
-      GPT-2 setting (N = 8,009,762, and K = 115,860 bits, the length Chapter 21 computes for a
-      synthetic Gaussian w of d = 50,000 numbers, not a measured message) give terms of the
-      same size; GPT-2 scale needs far more compute, not a different bound.
+  [4] Scale: the Occam root depends on K / N. Our default run and the GPT-2 setting
+      (N = 8,009,762, and K = 115,860 bits, the length Chapter 21 computes for a synthetic
+      Gaussian w of d = 50,000 numbers, not a measured message) give roots of the same order;
+      the bound multiplies each by its loss range (not printed here).
   [5] The GPU tier (data/ch22_gpu_tier.json): a larger model (4 layers, width 128) and more
       steps, run once on an NVIDIA H200 in one process; its provenance as corrected in the file;
       one seed per run, so differences between its runs are not claimed.
@@ -238,7 +238,7 @@ def main() -> None:
     K = pacbound.prefix_code_bits(ours["message_bits"])
     t_ours = occam_term(K, n0, rec["n_sample"])
     t_paper = occam_term(PAPER_K, PAPER_N, PAPER_n)
-    print(f"[4] Occam term sqrt((K ln 2 - ln(rho eps)) / 2N): ours (K = {K:,.0f} bits, N = {n0:,}) "
+    print(f"[4] Occam root sqrt((K ln 2 - ln(rho eps)) / 2N): ours (K = {K:,.0f} bits, N = {n0:,}) "
           f"{t_ours:.4f}; GPT-2 setting (K = {PAPER_K:,}, N = {PAPER_N:,}) {t_paper:.4f}")
     print(f"    K / N: ours {K / n0:.4f} bits per document, GPT-2 setting "
           f"{PAPER_K / PAPER_N:.4f}")
