@@ -92,7 +92,8 @@ def block3() -> float:
     print(f"[3] {LEVELS} levels, 16-bit codebook: codebook {LEVELS} x 16 = {parts.codebook} bits, "
           f"counts {LEVELS} "
           f"x ceil(log2 {INTRINSIC_DIM:,}) = {parts.counts} bits")
-    print(f"    w ~ N(0, 0.01^2), d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per number, "
+    print(f"    w Gaussian with sd 0.01, d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per "
+          "number, "
           f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "
           f"({parts.total / INTRINSIC_DIM:.2f} bits per number)")
     authors_k = pacbound.authors_prefix_code_bits(parts.total)
@@ -131,7 +132,7 @@ def block5() -> None:
     train_error, message, N, n = 5.0, 100_000, 8_000_000, BOUND_SAMPLES
     K = pacbound.authors_prefix_code_bits(message)
     print(f"[5] toy input: train error {train_error} bits per token, L = {message:,} bits "
-          f"(K = {K:,.2f}), N = {N:,}, n = {n:,}, eps = {EPS}")
+          f"(K = {K:,.2f}), N = {N:,}, n = {n:,}, epsilon = {EPS}")
     extra, rows = MISC_EXTRA_BITS, []
     for a in ALPHAS:
         extra += 8
