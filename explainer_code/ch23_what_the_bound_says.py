@@ -229,7 +229,7 @@ def draw(cov: dict, major: float) -> None:
                                    height_ratios=(3, 2), layout="constrained")
     order = np.argsort(cov["train"] - cov["true"])
     xs = np.arange(M_SETS)
-    ax1.axhline(major, color="#999999", ls="--", lw=1, label="majority class (vacuous above)")
+    ax1.axhline(major, color="#999999", ls="--", lw=1, label="majority class")
     ax1.plot(xs, cov["bound"][order], ".", color="#D55E00", ms=4, label="bound")
     ax1.plot(xs, cov["true"][order], ".", color="#009E73", ms=4, label="true error (exact)")
     ax1.set_ylabel("top-1 error")
