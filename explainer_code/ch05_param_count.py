@@ -18,7 +18,11 @@ Claims, numbered as the output blocks:
   [5] Every formula checked against torch modules built on the "meta" device (shapes only).
   [6] The eight gaps between Figure 3's x-positions and the authors' count, in parameters: all
       positive (+10 to +141); independent reading errors, as likely on either side, would put all
-      eight on the same side with probability 2^-7.
+      eight on the same side with probability 2^-7. The offsets (ppm) fitted by least squares as
+      a + b ln(count), the form a log axis calibrated with a slightly wrong position and scale
+      gives (to first order, x = A count^B with B - 1 = b / 10^6): largest residual, against a
+      fixed ratio (a shifted log axis alone); the same for a layout counting
+      n_embd more (nanoGPT's biases, LoRA on one attention matrix per block and the head; E44).
   [7] Other LoRA layouts (W_K or W_O as well, or no head) change the count by far more than
       the gaps: of these four, only LoRA on two attention matrices per block and the head fits
       Figure 3; layouts outside these four may fit too, so the code, not the count, says which
@@ -46,6 +50,7 @@ pacbound) or exact fractions; block [5] checks the closed forms against torch mo
 from __future__ import annotations
 
 import json
+import math
 from fractions import Fraction
 from pathlib import Path
 
@@ -532,6 +537,55 @@ def block6_gaps() -> None:
     assert positive == len(gaps) == 8 and gaps == [10, 15, 28, 41, 71, 78, 41, 141]
     assert gaps == [p["x_params"] - authors_closed_form(p["n_layer"], p["n_embd"]) for p in points]
     assert f"{chance:.4f}" == "0.0078"
+    authors = [pb.authors_num_params(p["n_layer"], p["n_embd"], LORA_R) for p in points]
+    fit = log_axis_fit(authors, [p["x_params"] for p in points])
+    print(
+        f"    offset (ppm) fitted as a + b ln(count), 2 parameters: a = {fit['a']:+.2f}, b = "
+        f"{fit['b']:+.3f} ({fit['b'] * math.log(10):+.2f} per factor 10); largest residual "
+        f"{fit['worst']:.2f} ppm, rms {fit['rms']:.2f} ppm ({len(points) - 2} degrees of freedom)"
+    )
+    print(
+        f"      to first order x = A count^B, B - 1 = {fit['b']:.2f}e-06: a log axis calibrated "
+        f"with a slightly wrong position and scale; one such error moves all {len(points)} "
+        f"points. A fixed ratio (shifted axis) leaves up to {fit['worst_ratio']:.2f} ppm"
+    )
+    alt = [
+        pb.gpt2_params(p["n_layer"], p["n_embd"], include_pos=True)
+        + p["n_layer"] * pb.lora_factor_count(p["n_embd"], p["n_embd"], LORA_R)
+        + pb.lora_factor_count(V_PAD, p["n_embd"], LORA_R)
+        for p in points
+    ]
+    assert [a - b for a, b in zip(alt, authors, strict=True)] == [p["n_embd"] for p in points]
+    fit_alt = log_axis_fit(alt, [p["x_params"] for p in points])
+    below = [-v for v in fit_alt["ppm"]]
+    print(
+        "    nanoGPT's biases, LoRA on one attention matrix per block and the head (n_embd more): "
+        f"points {min(below):.1f} to {max(below):.1f} ppm below it; same fit: up to "
+        f"{fit_alt['worst']:.2f} ppm, rms {fit_alt['rms']:.2f} ppm"
+    )
+    assert min(below) > 0 and fit["worst"] < 0.6 and fit["rms"] < 0.45 < 1.4 < fit_alt["rms"]
+    assert fit["worst_ratio"] > 2.7 and fit["b"] < 0
+    assert [f"{fit[k]:.2f}" for k in ("a", "worst", "rms", "worst_ratio")] == [
+        "20.33", "0.57", "0.40", "2.73"]
+    assert (f"{fit['b']:.3f}", f"{min(below):.1f}", f"{max(below):.1f}", f"{fit_alt['rms']:.2f}",
+            f"{fit_alt['worst']:.2f}") == ("-1.060", "5.0", "13.3", "1.44", "2.26")
+
+
+def log_axis_fit(counts: list[int], xs: list[int]) -> dict:
+    """Least-squares fit of ppm = 10^6 (x / count - 1) as a + b ln(count), in plain floats: a, b,
+    the largest absolute residual and the rms residual on points - 2 degrees of freedom, and
+    the largest residual of the one-parameter fit (the mean ppm: a fixed ratio). Example: ppm of
+    exactly 3 - ln(count) gives a = 3, b = -1 and residuals 0."""
+    ppm = [1e6 * (x / c - 1) for x, c in zip(xs, counts, strict=True)]
+    logs = [math.log(c) for c in counts]
+    mx, my = sum(logs) / len(logs), sum(ppm) / len(ppm)
+    b = sum((u - mx) * (v - my) for u, v in zip(logs, ppm, strict=True)) / sum(
+        (u - mx) ** 2 for u in logs)
+    a = my - b * mx
+    resid = [v - a - b * u for u, v in zip(logs, ppm, strict=True)]
+    return {"a": a, "b": b, "ppm": ppm, "worst": max(abs(r) for r in resid),
+            "rms": math.sqrt(sum(r * r for r in resid) / (len(resid) - 2)),
+            "worst_ratio": max(abs(v - my) for v in ppm)}
 
 
 def lora_layout_count(n_layer: int, d: int, matrices: int, head: bool) -> int:

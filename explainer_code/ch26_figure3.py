@@ -5,21 +5,16 @@ Claims, numbered as the output blocks:
       (every tensor, position embedding and rank-4 LoRA included, fused c_attn), the share of the
       LoRA factors and of the token table in the authors' count; the sweep spans a factor of
       about 66 in parameters.
-  [2] How the shapes grow: width and depth change together, so no pair of points isolates depth;
-      at the smallest shape the head's two LoRA factors are a tenth of the count.
+  [2] How the shapes grow: width and depth change together, so no pair of points isolates depth.
   [3] A miniature Figure 3 from the long tier of the size sweep (data/ch25_long_tier.json, read,
-      not re-run): the tier's settings, seeds and provenance as the file records them; per shape,
-      the count by nanoGPT's rule and by the axis rule, and mean +- SE over three repetitions of
-      the bits-per-token and top-1 bounds, empirical and true risks.
-  [4] What the miniature shows: adjacent shapes whose bounds differ beyond 2 SE, runs taken as
-      independent and paired by repetition (a repetition's seeds are the same for every shape);
-      what share of Student's t a 2 SE band holds, and the smallest step the design detects; the
-      least-squares slope of the bound against ln parameters, its SE with and without each
-      repetition's offset removed and from the three repetitions' slopes (with the two- and
-      one-sided 5 % quantiles), and the smallest slope the design detects, (t(0.975) + t(0.80))
-      x SE on runs - 2 degrees of freedom; the slopes of every plot with one run per shape; the
-      bound minus the empirical risk, and the message length, per shape; the gap between bound
-      and true risk; the top-1 bound against the majority class.
+      not re-run): settings, seeds, provenance; per shape both counts and mean +- SE over three
+      repetitions of the bounds and risks (bits, top-1); the smallest shape's gap, by part.
+  [4] What the miniature shows: adjacent steps against 2 SE (independent; paired by repetition),
+      the share of Student's t a 2 SE band holds; the least-squares slope on ln parameters, its SE
+      three ways (plain, repetition offsets removed, from the repetitions' slopes, with how likely
+      so small an SE is); the smallest step and slope detected, and the exact power of that rule;
+      the slopes of every one-run-per-shape plot; bound minus empirical and true risk, message
+      length, top-1 bound against the majority class.
 Pure arithmetic and a committed data file; runs in about a second.
 """
 
@@ -97,6 +92,16 @@ def student_t_quantile(p: float, df: int) -> float:
     return (lo + hi) / 2
 
 
+def nct_power(shift: float, crit: float, df: int) -> float:
+    """P(|Z + shift| > crit sqrt(V / df)), Z normal, V chi-square on df: a two-sided t-test's power
+    against an effect of `shift` SE (noncentral t), midpoint rule over V; (0, 2.1604, 13): 0.05."""
+    v = np.arange(0.005, 400, 0.01)
+    density = v ** (df / 2 - 1) * np.exp(-v / 2) / (2 ** (df / 2) * math.gamma(df / 2))
+    tails = [math.erfc((c - shift) / 2**0.5) + math.erfc((c + shift) / 2**0.5)
+             for c in crit * np.sqrt(v / df)]
+    return float(np.sum(density * tails)) * 0.01 / 2
+
+
 def block1() -> list[int]:
     print("[1] Figure 3's eight shapes, counted two ways (V = 50,304, rank-4 LoRA on W_Q, W_V, "
           "head)")
@@ -117,19 +122,13 @@ def block1() -> list[int]:
 
 
 def block2() -> None:
-    n_layer, _, n_embd = FIG3_SHAPES[0]
-    head = LORA_RANK * (GPT2_VOCAB + n_embd)
-    authors = authors_num_params(n_layer, n_embd, LORA_RANK, GPT2_VOCAB)
     steps = [(a[0] != b[0], a[2] != b[2]) for a, b in itertools.pairwise(FIG3_SHAPES)]
     both = sum(1 for depth, width in steps if depth and width)
     width_only = sum(1 for depth, width in steps if width and not depth)
     print(f"[2] From one shape to the next: {width_only} of {len(steps)} steps change only the "
           f"width, {both} change depth and width together, none only the depth")
     print("    so no pair of points isolates depth; n_head = n_layer in every shape")
-    print(f"    smallest shape: the head's LoRA factors {LORA_RANK} x ({GPT2_VOCAB:,} + {n_embd}) "
-          f"= {head:,}, {100 * head / authors:.1f} % of the authors' count {authors:,}")
     assert both + width_only == len(steps) and all(s[0] == s[1] for s in FIG3_SHAPES)
-    assert 10 < 100 * head / authors < 11
 
 
 def miniature_counts(shape) -> tuple[int, int]:
@@ -184,6 +183,12 @@ def block3(record: dict, runs) -> dict:
               f"{ms('bound_top1')}  {ms('sample_top1')}  {ms('true_top1')}")
         out[shape] = {"axis": axis, "nano": nano, "runs": sorted(rs, key=lambda r: r.rep)}
     assert len(out) == len(tier["shapes"])
+    sh = min(out, key=lambda sh: out[sh]["axis"])
+    pos, head = BLOCK * sh.n_embd, LORA_RANK * (VOCAB + sh.n_embd)
+    gap = out[sh]["axis"] - out[sh]["nano"]
+    print(f"    {sh.label()}: the rules' gap {gap:,} = position embedding {pos:,} + LoRA in the "
+          f"blocks {gap - pos - head:,} + on the head {head:,}")
+    assert gap - pos - head == sh.n_layer * 4 * LORA_RANK * sh.n_embd and pos > gap - pos
     return out
 
 
@@ -276,19 +281,28 @@ def block4(summary: dict) -> tuple[float, float]:
           + f" ({reps - 1} degrees of freedom): SE {per_rep_se:.3f}, "
           f"{abs(per_rep) / per_rep_se:.2f} SE from zero: short of {t_rep:.3f} (two-sided 5 % "
           f"t-test), beyond {t_one:.3f} (one-sided)")
-    assert abs(per_rep - slope) < 1e-12 and reps == fit["reps"]
+    chance = 1 - math.exp(-((per_rep_se / fit["se_blocked"]) ** 2))  # chi-square on 2 df
+    print(f"      so small an SE ({reps - 1} degrees of freedom) has probability {chance:.3f} if "
+          f"the true SE is {fit['se_blocked']:.3f}")
+    assert abs(per_rep - slope) < 1e-12 and reps == fit["reps"] == 3 and chance < 0.05
     assert abs(slope) < 2 * se and abs(slope) < 2 * fit["se_blocked"]
     assert t_one < abs(per_rep) / per_rep_se < t_rep
     t_test, t_power = (student_t_quantile(level, df) for level in (TEST_QUANTILE, POWER))
     detect = (t_test + t_power) * se
-    print(f"    smallest slope a two-sided 5 % t-test finds {100 * POWER:.0f} % of the time (a "
-          f"smaller one less often), runs as independent, {df} degrees of freedom: "
+    print(f"    smallest slope a two-sided 5 % t-test finds {100 * POWER:.0f} % of the time, runs "
+          f"as independent, {df} degrees of freedom: "
           f"({t_test:.3f} + {t_power:.3f}) x SE = {t_test + t_power:.2f} SE = {detect:.3f} "
           "bits per token across the sweep")
     # Student's t tables: t(0.975) = 2.160 and t(0.80) = 0.870 at 13 degrees of freedom
     assert df == 13 and abs(t_test - 2.1604) < 1e-4 and abs(t_power - 0.8702) < 1e-4
     assert abs(student_t_quantile(0.975, 2) - 4.3027) < 1e-4  # an even df: the tables' 4.303
     assert abs(slope) < detect
+    exact = [nct_power(a + b, a, k)
+             for a, b, k in zip((*q, t_test), (*pw, t_power), (*dfs, df), strict=True)]
+    print(f"    exact power (noncentral t): steps {100 * exact[0]:.0f} % ({dfs[0]} degrees of "
+          f"freedom) and {100 * exact[1]:.0f} % ({dfs[1]}), slope {100 * exact[2]:.0f} % ({df})")
+    assert [f"{100 * e:.0f}" for e in exact] == ["79", "77", "80"]
+    assert abs(nct_power(0.0, t_test, df) - 0.05) < 1e-6
     ups = sum(s > 0 for s in fit["one_run"])
     downs = sum(s < 0 for s in fit["one_run"])
     print(f"    one run per shape, each of the {fit['reps']}^{fit['shapes']} = "
@@ -307,8 +321,8 @@ def block4(summary: dict) -> tuple[float, float]:
     assert max(paid) - min(paid) < 0.05 and alphas == [0.5]
     gaps = [r.bound_bits - r.true_bits for r in every]
     top1 = [r.bound_top1 for r in every]
-    print(f"    bound minus true risk, all {len(every)} runs: {min(gaps):.3f} to {max(gaps):.3f} "
-          f"bits per token")
+    print(f"    bound minus (estimated) true risk, all {len(every)} runs: {min(gaps):.3f} to "
+          f"{max(gaps):.3f} bits per token")
     print(f"    top-1 bounds {min(top1):.3f} to {max(top1):.3f}, against the majority class "
           f"{major:.3f} and the best possible {best_top1:.3f}")
     assert all(g > 0 for g in gaps) and max(top1) < major
@@ -320,9 +334,9 @@ def draw(summary: dict, major: float) -> None:
     xs = [s["axis"] for s in summary.values()]
     for ax, keys, guess, unit in (
         (ax1, (("bound_bits", "bound"), ("sample_bits", "empirical risk"),
-               ("true_bits", "true risk")), math.log2(VOCAB), "bits per token"),
+               ("true_bits", "estimated true risk")), math.log2(VOCAB), "bits per token"),
         (ax2, (("bound_top1", "bound"), ("sample_top1", "empirical error"),
-               ("true_top1", "true error")), major, "top-1 error"),
+               ("true_top1", "estimated true error")), major, "top-1 error"),
     ):
         for (key, name), colour, marker in zip(keys, ("#D55E00", "#0072B2", "#009E73"),
                                                ("o", "^", "s"), strict=True):
