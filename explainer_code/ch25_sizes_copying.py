@@ -11,24 +11,28 @@ Claims, numbered as the output blocks:
   [1] Provenance; the design (shapes, their numbers D, seeds, what is fixed); the baselines on
       the same S, sample and N: the best count table of orders 0-2 and the random guess.
   [2] Per shape, mean +- SE over the 3 seeds: the bound with the recipe's choice paid (20 bits
-      in both roots, as Chapter 22), the true risk of the bounded predictor on 5,000 fresh
-      documents, the copied half on fresh documents, the message, and how much the training
-      loss still fell over the last third of training; every run's bound is above its true
-      risk, and the margin below the best table of each shape.
-  [3] The fitted slope of the paid bound, and of the true risk, against ln D (ordinary least
-      squares over the 12 runs, SE from the residuals, 10 degrees of freedom), written per 25
-      times the numbers; whether it is beyond 2 SE; the smallest slope the design finds 80 % of
-      the time with the 2-SE rule, (2 + 0.84) SE (normal approximation). Whether every shape
-      reached a plateau: the largest shape's training loss still falls over the last third by
-      more than 2 SE beyond the smallest's, so the slope is that of one fixed training budget,
-      not of every shape at its plateau.
-The figure ch25_sizes_copying.png: every run's paid bound and true risk against D, the fitted
-line, the best table and the random guess.
+      in both roots, as Chapter 22: "paid"), the true risk of the bounded predictor on 5,000
+      fresh documents, the copied half on fresh documents, the message (mean, and its range over
+      the runs), the smoothing weight each run's bound chose, how much the training loss still
+      fell over the last third of the training steps (the quantization-aware steps after them
+      left out), and the margin below the best table; every run's bound is above its true risk;
+      the runs whose paid bound is above a random guess are counted.
+  [3] Differences of adjacent shapes' mean paid bounds, +- SE of the difference (seeds as
+      independent); the slope of the paid bound against ln D with the four shapes as the units
+      (ordinary least squares on the shape means, SE from their residuals, 2 degrees of
+      freedom), written per 25 times the numbers, and without the largest shape; whether each
+      is beyond 2 SE. A straight line does not describe the means: the bound falls from the
+      smallest shape to the one-layer model of width 64, beyond 2 SE, and rises after it. The
+      largest shape's training loss still falls over the last third by more than 2 SE beyond
+      the smallest's: one fixed training budget, not every shape at its plateau.
+The figure ch25_sizes_copying.png: every run's paid bound and true risk against D, the shape
+means joined, the best table and the random guess.
 Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -45,7 +49,8 @@ FILES = [DATA / f"ch22_thesis_sizes_seed{s}.json" for s in (0, 1, 2)]
 VOCAB, SPAN, N_DOCS, N_SAMPLE, SEED_S, SEED_SAMPLE = 32, 16, 100_000, 5_000, 1, 3
 MORE_BITS = 20  # Chapter 22's allowance for the recipe's choice, paid in both roots
 PER = 25  # slopes are written per 25 times the numbers, as Chapter 25's first sweep
-STEPS_LOGGED = 100  # train_losses_bits: one mean loss per 100 steps (copying_probe)
+STEPS_LOGGED = 100  # train_losses_bits: one mean loss per 100 steps, the last 100 the
+# quantization-aware steps (theta_adam.train logs every 100 of steps + qat_steps)
 
 
 def mean_se(xs: list[float]) -> tuple[float, float]:
@@ -69,13 +74,13 @@ def paid_bound(row: dict) -> float:
         eps=EPS / len(pacbound.ALPHA_GRID) / 2.0**MORE_BITS)
 
 
-def late_fall(row: dict) -> float:
-    """How much the logged training loss (bits) fell over the last third of the steps: the mean
-    of the logged losses of the middle third minus that of the last third."""
-    losses = row["train_losses_bits"]
-    steps = (len(losses) - 1) * STEPS_LOGGED
-    third = steps // 3 // STEPS_LOGGED
-    return float(np.mean(losses[-2 * third:-third]) - np.mean(losses[-third:]))
+def late_fall(row: dict, steps: int) -> float:
+    """How much the logged training loss (bits) fell over the last third of the `steps` training
+    steps: the mean of the middle third's logged losses minus the last third's (the logged
+    losses after `steps`, of the quantization-aware steps, left out)."""
+    losses = row["train_losses_bits"][: steps // STEPS_LOGGED]
+    third = len(losses) // 3
+    return float(np.mean(losses[third:2 * third]) - np.mean(losses[2 * third:]))
 
 
 def ols(x: np.ndarray, y: np.ndarray) -> tuple[float, float, int]:
@@ -122,42 +127,59 @@ def main() -> None:
 
     print(f"[2] per shape, mean +- SE over {len(FILES)} seeds (bits per token; the recipe's "
           f"choice paid, {MORE_BITS} bits in both roots)")
+    steps = recs[0]["recipe"]["steps"]
     for s in shapes:
         rs = by_shape[s]
         paid = [paid_bound(r) for r in rs]
         assert all(p > r["true_smoothed"] for p, r in zip(paid, rs, strict=True))
+        bits = [r["message_bits"] for r in rs]
         print(f"    {s[0]} x {s[1]:<3} (D = {rs[0]['n_params']:>7,}): bound {fmt(paid)}, true "
               f"risk {fmt([r['true_smoothed'] for r in rs])}, copied half "
               f"{fmt([r['halves']['quantized']['second'] for r in rs])}, message "
-              f"{mean_se([r['message_bits'] for r in rs])[0]:,.0f} bits, "
-              f"fall over the last third {fmt([late_fall(r) for r in rs])}, below the table "
+              f"{np.mean(bits):,.0f} bits ({min(bits):,} to {max(bits):,}), alpha "
+              f"{', '.join(str(r['best_alpha']) for r in rs)}, fall over the last third "
+              f"{fmt([late_fall(r, steps) for r in rs])}, below the table "
               f"{fmt([table.bound_bits - p for p in paid])}")
+    above = sum(paid_bound(r) > guess for r in runs)
+    print(f"    runs whose paid bound is above a random guess: {above} of {len(runs)}")
 
-    x = np.log(np.array([r["n_params"] for r in runs], dtype=float))
-    print(f"[3] slopes against ln D over the {len(runs)} runs (ordinary least squares), "
-          f"per {PER} times the numbers (bits per token)")
-    fits = {}
-    for name, y in (("paid bound", [paid_bound(r) for r in runs]),
-                    ("true risk", [r["true_smoothed"] for r in runs])):
-        slope, se, df = ols(x, np.array(y))
-        k = math.log(PER)
-        fits[name] = (slope, se)
-        verdict = "beyond 2 SE" if abs(slope) > 2 * se else "within 2 SE"
-        print(f"    {name}: {slope * k:+.3f} +- {se * k:.3f} ({abs(slope) / se:.1f} SE, "
-              f"{df} degrees of freedom): {verdict}; smallest slope found 80 % of the time: "
-              f"(2 + 0.84) x {se * k:.3f} = {2.84 * se * k:.3f}")
-    falls = {s: mean_se([late_fall(r) for r in by_shape[s]]) for s in shapes}
+    means = {sh: mean_se([paid_bound(r) for r in by_shape[sh]]) for sh in shapes}
+    print(f"[3] the paid bound against size (bits per token): adjacent shapes, difference of "
+          f"means +- SE (seeds as independent); slopes against ln D per {PER} times the numbers, "
+          "the four shapes as the units")
+    steps_beyond = []
+    for a, b in itertools.pairwise(shapes):
+        diff = means[b][0] - means[a][0]
+        se = math.hypot(means[a][1], means[b][1])
+        steps_beyond.append(abs(diff) > 2 * se)
+        print(f"    {b[0]} x {b[1]} minus {a[0]} x {a[1]}: {diff:+.3f} +- {se:.3f} "
+              f"({abs(diff) / se:.1f} SE)")
+    k = math.log(PER)
+    x = np.log(np.array([by_shape[sh][0]["n_params"] for sh in shapes], dtype=float))
+    y = np.array([means[sh][0] for sh in shapes])
+    slope, se, df = ols(x, y)
+    print(f"    slope, four shapes: {slope * k:+.3f} +- {se * k:.3f} ({abs(slope) / se:.1f} SE, "
+          f"{df} degrees of freedom): {'beyond' if abs(slope) > 2 * se else 'within'} 2 SE")
+    slope3, se3, df3 = ols(x[:-1], y[:-1])
+    print(f"    slope without the largest shape: {slope3 * k:+.3f} +- {se3 * k:.3f} "
+          f"({abs(slope3) / se3:.1f} SE, {df3} degree of freedom)")
+    assert steps_beyond[0] and means[shapes[1]][0] < means[shapes[0]][0]  # falls first
+    assert means[shapes[-1]][0] > means[shapes[1]][0]  # then rises: not monotone
+    assert abs(slope) < 2 * se
+    falls = {sh: mean_se([late_fall(r, steps) for r in by_shape[sh]]) for sh in shapes}
     small, large = falls[shapes[0]], falls[shapes[-1]]
+    print(f"    not monotone: lowest at {shapes[1][0]} x {shapes[1][1]}, highest at "
+          f"{shapes[-1][0]} x {shapes[-1][1]}")
     print(f"    plateau: the training loss still fell over the last third by {large[0]:.3f} +- "
           f"{large[1]:.3f} for {shapes[-1][0]} x {shapes[-1][1]}, {small[0]:.3f} +- {small[1]:.3f} "
-          f"for {shapes[0][0]} x {shapes[0][1]}: these slopes are of one budget of "
-          f"{recs[0]['recipe']['steps']:,} steps, not of every shape at its plateau")
+          f"for {shapes[0][0]} x {shapes[0][1]}: one budget of {steps:,} steps, not every shape "
+          "at its plateau")
     assert large[0] - small[0] > 2 * math.hypot(large[1], small[1])
-    figure(runs, fits, table.bound_bits, guess)
+    figure(runs, table.bound_bits, guess)
     print("All assertions passed.")
 
 
-def figure(runs: list[dict], fits: dict, table: float, guess: float) -> None:
+def figure(runs: list[dict], table: float, guess: float) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -165,14 +187,13 @@ def figure(runs: list[dict], fits: dict, table: float, guess: float) -> None:
 
     fig, ax = plt.subplots(figsize=(5.5, 4.2))
     d = np.array([r["n_params"] for r in runs], dtype=float)
+    sizes = sorted(set(d))
     for name, ys, colour, marker in (
             ("bound (choice paid)", [paid_bound(r) for r in runs], "#D55E00", "o"),
             ("true risk", [r["true_smoothed"] for r in runs], "#0072B2", "s")):
-        ax.plot(d, ys, marker, color=colour, alpha=0.8, label=name)
-        slope, _ = fits["paid bound" if colour == "#D55E00" else "true risk"]
-        xs = np.geomspace(d.min(), d.max(), 20)
-        mid = np.mean(np.log(d))
-        ax.plot(xs, np.mean(ys) + slope * (np.log(xs) - mid), color=colour, lw=1)
+        ys = np.array(ys)
+        ax.plot(d, ys, marker, color=colour, alpha=0.6, label=name)
+        ax.plot(sizes, [ys[d == size].mean() for size in sizes], color=colour, lw=1)
     ax.axhline(table, color="#009E73", ls="-.", lw=1, label="best count table's bound")
     ax.axhline(guess, color="black", ls="--", lw=1, label="random guess")
     ax.set_xscale("log")
