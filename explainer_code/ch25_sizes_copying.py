@@ -14,17 +14,19 @@ Claims, numbered as the output blocks:
       in both roots, as Chapter 22: "paid"), the true risk of the bounded predictor on 5,000
       fresh documents, the copied half on fresh documents, the message (mean, and its range over
       the runs), the smoothing weight each run's bound chose, how much the training loss still
-      fell over the last third of the training steps (the quantization-aware steps after them
-      left out), and the margin below the best table; every run's bound is above its true risk;
-      the runs whose paid bound is above a random guess are counted.
+      fell late in training (the mean logged loss of the middle third of the training steps
+      minus that of the last third; the quantization-aware steps after them left out), and the
+      margin below the best table; every run's bound is above its true risk; the range of
+      empirical minus true risk over all runs; the runs whose paid bound is above a guess.
   [3] Differences of adjacent shapes' mean paid bounds, +- SE of the difference (seeds as
-      independent); the slope of the paid bound against ln D with the four shapes as the units
-      (ordinary least squares on the shape means, SE from their residuals, 2 degrees of
-      freedom), written per 25 times the numbers, and without the largest shape; whether each
-      is beyond 2 SE. A straight line does not describe the means: the bound falls from the
-      smallest shape to the one-layer model of width 64, beyond 2 SE, and rises after it. The
-      largest shape's training loss still falls over the last third by more than 2 SE beyond
-      the smallest's: one fixed training budget, not every shape at its plateau.
+      independent, and paired by seed); the slope of the paid bound against ln D with the four
+      shapes as the units (ordinary least squares on the shape means, SE from their residuals,
+      2 degrees of freedom), written per 25 times the numbers, and without the largest shape;
+      how far the shape means scatter about the line against the seed noise of a mean (the line
+      does not fit); the bound falls from the smallest shape to the one-layer model of width 64,
+      beyond 2 SE, and rises after it. The largest shape's late fall of the training loss
+      exceeds the smallest's by more than 2 SE: one fixed training budget, not every shape at
+      its plateau.
 The figure ch25_sizes_copying.png: every run's paid bound and true risk against D, the shape
 means joined, the best table and the random guess.
 Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
@@ -137,9 +139,12 @@ def main() -> None:
               f"risk {fmt([r['true_smoothed'] for r in rs])}, copied half "
               f"{fmt([r['halves']['quantized']['second'] for r in rs])}, message "
               f"{np.mean(bits):,.0f} bits ({min(bits):,} to {max(bits):,}), alpha "
-              f"{', '.join(str(r['best_alpha']) for r in rs)}, fall over the last third "
+              f"{', '.join(str(r['best_alpha']) for r in rs)}, late fall "
               f"{fmt([late_fall(r, steps) for r in rs])}, below the table "
               f"{fmt([table.bound_bits - p for p in paid])}")
+    gaps = [r["true_smoothed"] + r["gap"]["sample_minus_true"] - r["true_smoothed"] for r in runs]
+    print(f"    empirical minus true risk of the bounded predictor, every run: {min(gaps):+.3f} to "
+          f"{max(gaps):+.3f}: no shape overfits; the bounds rank the shapes by how well they fit")
     above = sum(paid_bound(r) > guess for r in runs)
     print(f"    runs whose paid bound is above a random guess: {above} of {len(runs)}")
 
@@ -151,15 +156,24 @@ def main() -> None:
     for a, b in itertools.pairwise(shapes):
         diff = means[b][0] - means[a][0]
         se = math.hypot(means[a][1], means[b][1])
+        per_seed = {r["seed"]: paid_bound(r) for r in by_shape[b]}
+        paired = [per_seed[r["seed"]] - paid_bound(r) for r in by_shape[a]]
+        pse = mean_se(paired)[1]
         steps_beyond.append(abs(diff) > 2 * se)
         print(f"    {b[0]} x {b[1]} minus {a[0]} x {a[1]}: {diff:+.3f} +- {se:.3f} "
-              f"({abs(diff) / se:.1f} SE)")
+              f"({abs(diff) / se:.1f} SE); paired by seed +- {pse:.3f} ({abs(diff) / pse:.1f} SE)")
     k = math.log(PER)
     x = np.log(np.array([by_shape[sh][0]["n_params"] for sh in shapes], dtype=float))
     y = np.array([means[sh][0] for sh in shapes])
     slope, se, df = ols(x, y)
     print(f"    slope, four shapes: {slope * k:+.3f} +- {se * k:.3f} ({abs(slope) / se:.1f} SE, "
           f"{df} degrees of freedom): {'beyond' if abs(slope) > 2 * se else 'within'} 2 SE")
+    resid = y - (y.mean() + slope * (x - x.mean()))
+    noise = math.sqrt(np.mean([means[sh][1] ** 2 for sh in shapes]))
+    print(f"    the shape means scatter about that line by {math.sqrt(np.mean(resid ** 2)):.3f} "
+          f"(root mean square), against a seed SE of a shape mean of about {noise:.3f}: the "
+          "line does not fit, and its misfit is what makes the slope's SE large")
+    assert math.sqrt(np.mean(resid ** 2)) > 2 * noise
     slope3, se3, df3 = ols(x[:-1], y[:-1])
     print(f"    slope without the largest shape: {slope3 * k:+.3f} +- {se3 * k:.3f} "
           f"({abs(slope3) / se3:.1f} SE, {df3} degree of freedom)")
@@ -170,10 +184,10 @@ def main() -> None:
     small, large = falls[shapes[0]], falls[shapes[-1]]
     print(f"    not monotone: lowest at {shapes[1][0]} x {shapes[1][1]}, highest at "
           f"{shapes[-1][0]} x {shapes[-1][1]}")
-    print(f"    plateau: the training loss still fell over the last third by {large[0]:.3f} +- "
-          f"{large[1]:.3f} for {shapes[-1][0]} x {shapes[-1][1]}, {small[0]:.3f} +- {small[1]:.3f} "
-          f"for {shapes[0][0]} x {shapes[0][1]}: one budget of {steps:,} steps, not every shape "
-          "at its plateau")
+    print(f"    plateau: the middle third's mean training loss minus the last third's, bits per "
+          f"token: {large[0]:.3f} +- {large[1]:.3f} for {shapes[-1][0]} x {shapes[-1][1]}, "
+          f"{small[0]:.3f} +- {small[1]:.3f} for {shapes[0][0]} x {shapes[0][1]}: one budget of "
+          f"{steps:,} steps, not every shape at its plateau")
     assert large[0] - small[0] > 2 * math.hypot(large[1], small[1])
     figure(runs, table.bound_bits, guess)
     print("All assertions passed.")
