@@ -379,18 +379,23 @@ def sandbox_status() -> bool:
     return False
 
 
-def sandbox_command(writable: Sequence[str], files: Sequence[str], chdir: str) -> list[str]:
-    """The bwrap command line that runs a command with only `writable` folders and `files`
-    writable, Matplotlib's folders too; each is made here first (`files` empty)."""
+def writable_paths(writable: Sequence[str], files: Sequence[str]) -> list[str]:
+    """What a sandbox leaves writable: `writable` folders, `files` and Matplotlib's folders,
+    each made here first (`files` empty)."""
     for folder in writable:
         Path(folder).mkdir(parents=True, exist_ok=True)
     for name in files:
         Path(name).write_bytes(b"")
-    command = [shutil.which(BWRAP) or BWRAP, *BWRAP_FLAGS]
     for cache in library_caches():  # as Matplotlib would make them on its first import
         with contextlib.suppress(OSError):
             cache.mkdir(parents=True, exist_ok=True)
-    for path in [*writable, *files, *(str(p) for p in library_caches() if p.is_dir())]:
+    return [*writable, *files, *(str(p) for p in library_caches() if p.is_dir())]
+
+
+def sandbox_command(writable: Sequence[str], files: Sequence[str], chdir: str) -> list[str]:
+    """The bwrap command line that runs a command with only `writable_paths` writable."""
+    command = [shutil.which(BWRAP) or BWRAP, *BWRAP_FLAGS]
+    for path in writable_paths(writable, files):
         command += ["--bind", path, path]
     return [*command, "--chdir", chdir, "--"]
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import os
 import re
@@ -59,6 +60,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from explainer_tools import zygote
 from explainer_tools.containment import (
     Containment,
     ProcessCap,
@@ -68,6 +70,7 @@ from explainer_tools.containment import (
     repo_relative_dir,
     sandbox_command,
     sandbox_status,
+    writable_paths,
 )
 from explainer_tools.layout import (
     DEFAULT,
@@ -99,6 +102,7 @@ POLL_S = 0.01
 WATCH_S = 0.25  # how long the warm parent's reports are waited for between watchdog looks
 RUNNER_FILES = (".out", ".err", ".refused", ".deps.json")  # what the runner writes, per script
 CPU_EXIT = 128 + getattr(signal, "SIGXCPU", 24)  # how a child reports its CPU limit
+_said: list[str] = []  # the warm sandbox's fallback, said once
 
 
 @dataclass(frozen=True)
@@ -327,9 +331,17 @@ def _collect(request: Request, returncode: int, seconds: float, timed_out: bool,
 
 
 def _serve(stdin: bytes) -> int:
-    """The warm parent: import the heavy modules, then fork a child per request."""
+    """The warm parent: import the heavy modules, then fork a child per request; in the warm
+    sandbox (`sandbox` in the job), once a forked probe says the kernel lets it (else the one
+    report is why not)."""
     set_death_signal(signal.SIGTERM)
     job = json.loads(stdin)
+    sandboxed = bool(job.get("sandbox"))
+    if sandboxed:
+        reason = zygote.probe()
+        if reason:
+            print(json.dumps({"unavailable": reason}), flush=True)
+            return 0
     for name in job.get("warm", WARM_MODULES):
         with contextlib.suppress(ImportError):
             __import__(name)
@@ -337,6 +349,7 @@ def _serve(stdin: bytes) -> int:
     base_path = list(sys.path[1:])
     pending = [Request(**r) for r in job["requests"]]
     running: dict[int, tuple[Request, float]] = {}
+    caps: dict[int, ProcessCap] = {}  # a root pipeline's cgroup per sandboxed script
     jobs = max(1, int(job["jobs"]))
 
     become_subreaper()  # what a killed child leaves behind comes here, to be ended
@@ -353,6 +366,8 @@ def _serve(stdin: bytes) -> int:
     while pending or running:
         while pending and len(running) < jobs:
             request = pending.pop(0)
+            cap = ProcessCap.make(f"explainer-{os.getpid()}-{request.stem}",
+                                  PROCESS_LIMIT) if sandboxed else None
             pid = os.fork()
             if pid == 0:  # the child
                 code = 1
@@ -361,6 +376,12 @@ def _serve(stdin: bytes) -> int:
                     set_death_signal(signal.SIGKILL)
                     for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
                         signal.signal(sig, signal.SIG_DFL)
+                    if sandboxed:  # contained before any script code, then run from PID 1
+                        if cap is not None:
+                            cap.join()
+                        zygote.contain(writable_paths(*_sandbox_paths(request)))
+                        zygote.run_as_init(functools.partial(
+                            _run_in_this_process, request, base_path, preloaded))
                     code = _run_in_this_process(request, base_path, preloaded)
                 except BaseException:
                     import traceback
@@ -371,6 +392,8 @@ def _serve(stdin: bytes) -> int:
             with contextlib.suppress(PermissionError, ProcessLookupError):
                 os.setpgid(pid, pid)  # also from the parent: no race with an early kill
             running[pid] = (request, time.monotonic())
+            if cap is not None:
+                caps[pid] = cap
         finished = False
         for pid, (request, began) in list(running.items()):
             done, status = os.waitpid(pid, os.WNOHANG)
@@ -387,8 +410,9 @@ def _serve(stdin: bytes) -> int:
             del running[pid]
             _end_orphans(set(running))  # and what left the group, re-parented to us
             code = os.waitstatus_to_exitcode(status) if not timed_out else -9
+            capped = pid in caps and caps.pop(pid).close()
             print(json.dumps({"stem": request.stem, "returncode": code, "seconds": elapsed,
-                              "timed_out": timed_out}), flush=True)
+                              "timed_out": timed_out, "capped": capped}), flush=True)
             finished = True
         if not finished:
             time.sleep(POLL_S)
@@ -434,7 +458,10 @@ def _base_env() -> dict[str, str]:
     return {**os.environ, **run_environment()}
 
 
-def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
+def _run_warm(requests: list[Request], jobs: int,
+              sandboxed: bool = False) -> dict[str, Result] | None:
+    """The warm parent's runs; None when `sandboxed` and its probe found the kernel refusing
+    the warm sandbox (said once, in one line)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "explainer_tools.runner", "serve"],
         stdin=subprocess.PIPE,
@@ -447,9 +474,11 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
     results: dict[str, Result] = {}
     watchdog = Watchdog()
     halted = ""  # why the watchdog ended the parent
+    unavailable = ""  # why the warm sandbox cannot be used (its probe)
     try:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps({"jobs": jobs, "warm": warm_modules(requests),
+                                     "sandbox": sandboxed,
                                      "requests": [r.__dict__ for r in requests]}).encode("utf-8"))
         proc.stdin.close()
         # Read the parent's reports with a timeout, never blocking on it: a script that stops
@@ -466,9 +495,15 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
                 *lines, pending = pending.split(b"\n")
                 for line in lines:
                     report = json.loads(line)
+                    if "unavailable" in report:
+                        unavailable = report["unavailable"]
+                        continue
                     request = by_stem[report["stem"]]
                     results[request.stem] = _collect(request, report["returncode"],
-                                                     report["seconds"], report["timed_out"])
+                                                     report["seconds"], report["timed_out"],
+                                                     sandboxed=sandboxed)
+                    if report["capped"]:
+                        results[request.stem].process_limit = PROCESS_LIMIT
             elif watchdog.stopped_roots([proc.pid]):
                 halted = "a process of the runner was stopped (SIGSTOP) and the runner was ended"
                 kill_tree(proc.pid)
@@ -485,6 +520,12 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
         for stream in (proc.stdin, proc.stdout):
             if stream is not None:
                 stream.close()
+    if unavailable:
+        if not _said:
+            _said.append(unavailable)
+            print(f"note: the warm sandbox is unavailable ({unavailable}); each chapter script "
+                  "runs in a fresh bubblewrap sandbox", file=sys.stderr)
+        return None
     for request in requests:
         if request.stem not in results:
             why = halted or f"the runner ended (exit {proc.returncode})"
@@ -497,12 +538,16 @@ def _run_warm(requests: list[Request], jobs: int) -> dict[str, Result]:
 # --------------------------------------------------------------------------- plain subprocesses
 
 
-def _sandbox_prefix(request: Request) -> list[str]:
-    """The command prefix that runs the script in the kernel's sandbox, its writable folders
-    and the runner's files for it made first."""
+def _sandbox_paths(request: Request) -> tuple[list[str], list[str]]:
+    """The folders and the runner's files a sandboxed script may write."""
     folders = [*(request.writable or (request.cwd,)), str(request.path(".tmp"))]
-    return sandbox_command(list(dict.fromkeys(folders)),
-                           [str(request.path(s)) for s in RUNNER_FILES], str(DEFAULT.root))
+    return list(dict.fromkeys(folders)), [str(request.path(s)) for s in RUNNER_FILES]
+
+
+def _sandbox_prefix(request: Request) -> list[str]:
+    """The command prefix that runs the script in bubblewrap, its writable folders and the
+    runner's files for it made first."""
+    return sandbox_command(*_sandbox_paths(request), str(DEFAULT.root))
 
 
 def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> dict[str, Result]:
@@ -576,10 +621,17 @@ def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None,
         return {}
     if sandbox is None:
         sandbox = sandbox_status()
-    if sandbox:  # the kernel's sandbox needs a fresh process per script: no warm parent
-        return _run_plain(requests, jobs, sandboxed=True)
     use_warm = warm_available() if warm is None else warm and hasattr(os, "fork")
-    return _run_warm(requests, jobs) if use_warm else _run_plain(requests, jobs)
+    if sandbox:
+        if use_warm:
+            capped = [replace(r, processes=PROCESS_LIMIT) for r in requests]
+            results = _run_warm(capped, jobs, sandboxed=True)
+            if results is not None:
+                return results
+        return _run_plain(requests, jobs, sandboxed=True)
+    results = _run_warm(requests, jobs) if use_warm else _run_plain(requests, jobs)
+    assert results is not None
+    return results
 
 
 def main(argv: list[str]) -> int:

@@ -25,9 +25,12 @@ from explainer_tools.layout import DEFAULT
 REPO_ROOT = DEFAULT.root
 
 # warm: the fork parent (True); plain: a process per script (False); sandbox: a process per
-# script in the kernel's sandbox (None; bwrap, the default where it works). Outside the sandbox
-# the audit hooks alone contain the script.
-MODES = pytest.mark.parametrize("warm", [True, False, None], ids=["warm", "plain", "sandbox"])
+# script in bubblewrap (None); warm-sandbox: the fork parent's children in the kernel's sandbox
+# ("zygote", the default where it works). Outside the sandbox the audit hooks alone contain the
+# script.
+MODES = pytest.mark.parametrize("warm", [True, False, None, "zygote"],
+                                ids=["warm", "plain", "sandbox", "warm-sandbox"])
+SANDBOXED = (None, "zygote")
 
 
 
@@ -40,7 +43,7 @@ def run_one(tmp_path: Path, text: str, warm: bool, **fields: object) -> runner.R
     (cwd / "ok").mkdir(exist_ok=True)
     fields.setdefault("writable", (str(cwd / "ok"), str(cwd / "probe.tmp")))
     request = runner.Request(str(script), str(cwd), "probe", {}, **fields)  # type: ignore[arg-type]
-    return runner.run_scripts([request], jobs=1, warm=bool(warm), sandbox=warm is None)["probe"]
+    return runner.run_scripts([request], jobs=1, warm=bool(warm), sandbox=warm in SANDBOXED)["probe"]
 
 
 # --------------------------------------------------------------------------- A15: writes refused
@@ -218,7 +221,7 @@ def test_probe_B2_the_cpu_limit_stops_computing_not_waiting(tmp_path: Path, warm
         cwd.mkdir()
         requests.append(runner.Request(str(script), str(cwd), stem, {}, timeout=timeout,
                                        cpu_limit=1))
-    results = runner.run_scripts(requests, jobs=2, warm=bool(warm), sandbox=warm is None)
+    results = runner.run_scripts(requests, jobs=2, warm=bool(warm), sandbox=warm in SANDBOXED)
     busy, waiting = results["busy"], results["waiting"]
     assert busy.cpu_exceeded and not busy.timed_out
     assert waiting.returncode == 0 and waiting.stdout == b"done\n"
