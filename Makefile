@@ -105,7 +105,7 @@ lint: $(INSTALLED) ## ruff over all Python code
 # pytest on two workers (pytest-xdist, requirements-test.lock); TEST_WORKERS=0 runs it in one process.
 # Work units (tests/conftest.py's scheduler): one file each, the browser suite as one.
 TEST_WORKERS ?= 2
-sandbox: $(INSTALLED) ## Say whether chapter scripts run in the kernel's sandbox here (bubblewrap: apt-get install bubblewrap) or with audit hooks only
+sandbox: $(INSTALLED) ## Say whether chapter scripts run in the kernel's sandbox here, and which (warm, or bubblewrap per script; apt-get install bubblewrap), or with audit hooks only
 	$(PY) -m explainer_tools.containment
 
 test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium; the sandbox needs bubblewrap)

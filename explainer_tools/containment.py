@@ -1,9 +1,10 @@
 """Containment of a chapter script, in two layers.
 
-By the kernel (`sandbox_command`): where bubblewrap (`bwrap`) is installed and the kernel lets
-it make namespaces, each script runs in a mount namespace where the whole file system is
+By the kernel: where bubblewrap (`bwrap`) is installed and the kernel lets it make namespaces,
+each script runs -- in a child of the runner's warm parent that contains itself (zygote.py), or
+else in bwrap (`sandbox_command`) -- in a mount namespace where the whole file system is
 read-only except its figure folder, its temporary folder, the runner's files for it and
-Matplotlib's folders (`library_caches`), in a PID namespace of its own (it cannot see or signal
+Matplotlib's folders (`writable_paths`), in a PID namespace of its own (it cannot see or signal
 the pipeline, and everything it starts ends with it), without network, capabilities or
 controlling terminal. `sandbox_status` says once whether this machine can; where it cannot, the
 pipeline says so in one line and falls back to the layer below alone
@@ -407,5 +408,10 @@ if __name__ == "__main__":  # `make sandbox`: does this machine run scripts in t
         print(f"sandbox: {error}", file=sys.stderr)
         sys.exit(1)
     if contained:
-        print("sandbox: chapter scripts run in bubblewrap (read-only tree, own PID and network "
-              "namespaces)")
+        from explainer_tools import zygote
+
+        reason = zygote.probe()
+        how = ("in the warm sandbox (children of a warm parent that contain themselves)"
+               if not reason else f"in bubblewrap, one per script (warm sandbox: {reason})")
+        print(f"sandbox: chapter scripts run {how}: read-only tree, own PID and network "
+              "namespaces")

@@ -1,12 +1,19 @@
 """Run chapter scripts as `python script.py` would, recording the repository files they read.
 
-Three modes, one child code (`_run_in_this_process`):
+Four modes, one child code (`_run_in_this_process`):
 
-- Sandbox (the default where `containment.sandbox_status` says the kernel's sandbox works): one
-  fresh `python -m explainer_tools.runner one REQUEST` per script inside bubblewrap
-  (`containment.sandbox_command`): the file system read-only but the script's figure and
-  temporary folders, Matplotlib's folders and the runner's files for it; its own PID, network
-  and IPC namespaces, a new session, no capabilities. Killing bwrap ends the whole namespace.
+- Warm sandbox (the default where `containment.sandbox_status` says the kernel's sandbox works
+  and a probe of the warm parent's, forked once per run, says the kernel lets it contain a
+  forked child): the warm parent below, whose every child contains itself before any script
+  code (`zygote.contain`): the file system read-only but the script's figure and temporary
+  folders, Matplotlib's folders and the runner's files for it; its own user, mount, PID,
+  network and IPC namespaces, a new session, no capabilities; the script runs as the child of
+  the namespace's PID 1, and killing the child outside ends the whole namespace. Where the
+  probe fails, one line says so and the next mode runs.
+- Sandbox (`EXPLAINER_RUNNER=subprocess`, or the warm sandbox's fallback): one fresh
+  `python -m explainer_tools.runner one REQUEST` per script inside bubblewrap
+  (`containment.sandbox_command`), with the same folders writable and the same namespaces.
+  Killing bwrap ends the whole namespace.
 - Warm (outside the sandbox, where `os.fork` exists): one parent, `runner serve`, started in
   the pinned run environment (`layout.run_environment`: the CPU code paths are read when torch
   loads), imports numpy, torch and Matplotlib (Agg) -- running no torch operation, so no thread
@@ -614,9 +621,9 @@ def _run_plain(requests: list[Request], jobs: int, sandboxed: bool = False) -> d
 def run_scripts(requests: list[Request], jobs: int, warm: bool | None = None,
                 sandbox: bool | None = None) -> dict[str, Result]:
     """Run every request, at most `jobs` at a time; results by request stem. `sandbox`: in the
-    kernel's sandbox (None: where this machine can, containment.sandbox_status); `warm`, outside
-    it: with the warm parent (None: where fork exists and EXPLAINER_RUNNER is not
-    "subprocess")."""
+    kernel's sandbox (None: where this machine can, containment.sandbox_status); `warm`: with
+    the warm parent, in the sandbox the warm sandbox where its probe passes (None: where fork
+    exists and EXPLAINER_RUNNER is not "subprocess"; otherwise bwrap per script there)."""
     if not requests:
         return {}
     if sandbox is None:

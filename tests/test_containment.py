@@ -43,7 +43,8 @@ def run_one(tmp_path: Path, text: str, warm: bool, **fields: object) -> runner.R
     (cwd / "ok").mkdir(exist_ok=True)
     fields.setdefault("writable", (str(cwd / "ok"), str(cwd / "probe.tmp")))
     request = runner.Request(str(script), str(cwd), "probe", {}, **fields)  # type: ignore[arg-type]
-    return runner.run_scripts([request], jobs=1, warm=bool(warm), sandbox=warm in SANDBOXED)["probe"]
+    results = runner.run_scripts([request], jobs=1, warm=bool(warm), sandbox=warm in SANDBOXED)
+    return results["probe"]
 
 
 # --------------------------------------------------------------------------- A15: writes refused
