@@ -94,7 +94,8 @@ OPEN_FILES_LIMIT = 1024
 PROCESS_LIMIT = 256
 # The code that decides how scripts run: part of every stamp (issue 10.5).
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
-               "explainer_tools/containment.py", "explainer_tools/process_tree.py")
+               "explainer_tools/containment.py", "explainer_tools/process_tree.py",
+               "explainer_tools/zygote.py")
 
 
 def run_environment() -> dict[str, str]:

@@ -365,6 +365,8 @@ def _serve(stdin: bytes) -> int:
         for pid in running:
             kill_tree(pid)
         _end_orphans(set())
+        for cap in caps.values():
+            cap.close()
         os._exit(128 + signum)
 
     signal.signal(signal.SIGTERM, stop)
