@@ -92,7 +92,7 @@ OPEN_FILES_LIMIT = 1024
 # Processes and threads a script in the sandbox may have at once, itself included (a fork bomb
 # stops here): RLIMIT_NPROC in the sandbox's user namespace, or a cgroup's pids.max for root.
 PROCESS_LIMIT = 256
-# The code that decides how scripts run: part of every stamp (issue 10.5).
+# The code that decides how scripts run: part of every stamp.
 RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
                "explainer_tools/containment.py", "explainer_tools/process_tree.py",
                "explainer_tools/zygote.py")

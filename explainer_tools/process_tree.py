@@ -91,8 +91,8 @@ def kill_tree(root: int, include_root: bool = True) -> None:
 
     `root` is first stopped (SIGSTOP): it can start nothing more, and it stays alive, so the
     descendants it is subreaper of stay in its tree. Killing `root` first would let a child that
-    left the group with setsid be re-parented away at once, out of reach of the scan (issue 31,
-    A11). The scan through /proc repeats until no descendant is left: what a killed descendant
+    left the group with setsid be re-parented away at once, out of reach of the scan. The
+    scan through /proc repeats until no descendant is left: what a killed descendant
     had started is re-parented to the stopped `root` and found on the next pass."""
     if include_root:
         send_signal(root, signal.SIGSTOP)
@@ -121,7 +121,7 @@ def reap_children() -> None:
 
 
 def end_descendants() -> None:
-    """The script is over: nothing it started may outlive it (issue 31, A11)."""
+    """The script is over: nothing it started may outlive it."""
     kill_tree(os.getpid(), include_root=False)
     for _attempt in range(100):
         reap_children()

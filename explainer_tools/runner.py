@@ -228,7 +228,7 @@ def _run_script(script: Path) -> int:
 
         traceback.print_exc()
         status = 1
-    atexit._run_exitfuncs()  # as the interpreter does on exit (issue 31, A23)
+    atexit._run_exitfuncs()  # as the interpreter does on exit
     with contextlib.suppress(Exception):
         sys.stdout.flush()
         sys.stderr.flush()
@@ -238,7 +238,7 @@ def _run_script(script: Path) -> int:
 def _run_in_this_process(request: Request, base_path: list[str], preloaded: set[str]) -> int:
     """The child: run the script here, contained, and record what it read. Returns the exit
     status; the inputs file (`.deps.json`) is written only when the script returned normally,
-    so a script that ends with os._exit gets no stamp (issue 31, A22)."""
+    so a script that ends with os._exit gets no stamp."""
     become_subreaper()
     script = Path(request.script).resolve()
     root = Path(request.root).resolve()
