@@ -387,6 +387,15 @@ def read_reference(layout: Layout = DEFAULT) -> Fingerprint | None:
     return parse_fingerprint(path.read_text(encoding="utf-8"), REFERENCE_PATH)
 
 
+def elsewhere(recorded: dict[str, str] | None, here: dict[str, str] | None,
+              layout: Layout) -> dict[str, str] | None:
+    """The kernels committed products were made on (`recorded`; None: the reference machine's)
+    where they compute other bits than `here` (this machine's; None: not known), else None."""
+    reference = read_reference(layout) if here else None
+    recorded = recorded or (reference.kernels if reference else None)
+    return recorded if here and recorded and recorded.get("id") != here["id"] else None
+
+
 def check_line(layout: Layout = DEFAULT) -> str:
     """`report` for this machine, or the reason it could not be made (never raises)."""
     try:

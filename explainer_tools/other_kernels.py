@@ -13,6 +13,15 @@ output number by number and its figures pixel by pixel, within the tolerance sta
 `numerics` (`text_mismatch`, `figure_mismatch`); within it, the committed products stand, and the
 pages and the stamp are compared byte for byte as everywhere else. A stale script is compared
 byte for byte on any machine.
+
+A stamp stale in the runner's code alone (`layout.RUNNER_CODE`: how scripts run, not what they
+compute) counts as fresh here, in `check` and in `regenerate` alike: the script is re-run and,
+within the tolerance, its committed products and their kernels stand and its stamp takes the new
+hashes (`regenerate` writes it; `check` expects it); beyond the tolerance, `regenerate` writes the
+new products and `check` fails. So a change to the runner can be landed from any machine. The
+notebook follows the same rule with the files its stamp lists from `explainer_tools/`: on other
+kernels, `regenerate` executes it (its claims are checked there), then keeps the committed
+notebook and restamps it with its recorded kernels (`pipeline.execute_notebooks`).
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ import dataclasses
 from typing import Any
 
 from explainer_tools import numerics
-from explainer_tools.layout import Layout
+from explainer_tools.layout import RUNNER_CODE, Layout
 from explainer_tools.stamps import is_fresh, recorded_kernels
 from explainer_tools.tree_io import PipelineError
 
@@ -42,15 +51,13 @@ def machine_kernels(layout: Layout) -> Kernels | None:
 
 def other_kernels(scripts: list[str], layout: Layout) -> dict[str, Kernels]:
     """The scripts whose committed products were made on kernels that compute other bits than
-    this machine's, with those kernels; only scripts whose stamp is fresh."""
+    this machine's, with those kernels; only scripts whose stamp is fresh but for the runner's
+    code."""
     here = machine_kernels(layout)
-    if here is None:
-        return {}
-    reference = numerics.read_reference(layout)
     found = {}
     for script in scripts:
-        recorded = recorded_kernels(script, layout) or (reference.kernels if reference else None)
-        if recorded and recorded.get("id") != here["id"] and is_fresh(script, layout):
+        recorded = numerics.elsewhere(recorded_kernels(script, layout), here, layout)
+        if recorded and is_fresh(script, layout, ignoring=RUNNER_CODE):
             found[script] = recorded
     return found
 
@@ -80,7 +87,7 @@ def settle_other_kernels(runs: dict[str, Any], recorded: dict[str, Kernels],
                 figures[name] = old
         where = f"made on {kernels.get('cpu', '?')} (kernels {kernels.get('id', '?')})"
         if mismatch:
-            notes.append(f"check: {script}: its committed products were {where}; here they "
+            notes.append(f"{script}: its committed products were {where}; here they "
                          f"differ beyond the tolerance for other kernels: {mismatch}")
             continue
         same = committed == run.output and figures == run.figures
@@ -88,7 +95,7 @@ def settle_other_kernels(runs: dict[str, Any], recorded: dict[str, Kernels],
                                            kernels=kernels)
         if not same:
             notes.append(
-                f"check: {script}: its committed products were {where}; here every number "
+                f"{script}: its committed products were {where}; here every number "
                 f"agrees within the tolerance for other kernels "
                 f"({100 * numerics.RELATIVE_TOLERANCE:g} % or {numerics.LAST_DIGIT_UNITS} units "
                 f"of the last digit) and every figure in all but "

@@ -76,6 +76,7 @@ from explainer_tools.stamps import (
     is_fresh,
     read_stamp,
     render_stamp,
+    same_stamp,
     stamp_environment,
     stamped_figures,
 )
@@ -114,7 +115,7 @@ class Plan:
     remove: list[Path] = field(default_factory=list)  # products nothing makes any more
     ran: list[str] = field(default_factory=list)
     runs: dict[str, ScriptRun] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)  # check: scripts made on other kernels
+    notes: list[str] = field(default_factory=list)  # scripts made on other kernels
     beyond: list[str] = field(default_factory=list)  # ... whose products differ too much
 
 
@@ -267,10 +268,10 @@ def orphans(scripts: list[str], layout: Layout) -> list[Path]:
 def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
          checking: bool = False) -> Plan:
     """Run `to_run` and compute every file the layout's tree should hold for `scripts`
-    (`checking`: for check, which puts back whatever changed in the tree meanwhile, and compares
-    the products of scripts recorded on other kernels within a tolerance: `Plan.notes`)."""
+    (`checking`: for check, which puts back whatever changed in the tree meanwhile); products
+    made on other kernels stand where within the tolerance (`other_kernels`: `Plan.notes`)."""
     result = Plan(ran=list(to_run))
-    recorded = other_kernels(to_run, layout) if checking else {}
+    recorded = other_kernels(to_run, layout)
     # In the kernel's sandbox the scripts cannot write the tree; outside it, what changed in the
     # tree meanwhile is named (and fails check), never put back.
     guard = (contextlib.nullcontext() if not to_run or sandboxed()
@@ -385,12 +386,18 @@ def notebook_kernels(target: Path, layout: Layout) -> dict[str, str] | None:
     return stamp.get("kernels") if stamp else None
 
 
-def notebook_is_fresh(source: Path, target: Path, layout: Layout) -> bool:
+def notebook_is_fresh(source: Path, target: Path, layout: Layout, ignoring: str = "") -> bool:
+    """`same_stamp` for the notebook `target` (`ignoring`: `explainer_tools/`, what runs it)."""
     stamp = layout.notebook_stamp_path(target)
-    if not stamp.is_file() or not target.is_file():
-        return False
-    return stamp.read_text(encoding="utf-8") == render_notebook_stamp(
-        source, target.read_bytes(), layout, notebook_kernels(target, layout))
+    return target.is_file() and same_stamp(stamp, render_notebook_stamp(
+        source, target.read_bytes(), layout, notebook_kernels(target, layout)), ignoring)
+
+
+def notebook_other_kernels(source: Path, target: Path, layout: Layout) -> dict[str, str] | None:
+    """Its kernels, where the committed notebook is one `other_kernels` would name; else None."""
+    recorded = numerics.elsewhere(notebook_kernels(target, layout), machine_kernels(layout), layout)
+    fresh = recorded and notebook_is_fresh(source, target, layout, "explainer_tools/")
+    return recorded if fresh else None
 
 
 def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
@@ -400,7 +407,9 @@ def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
     for source, target in layout.notebook_targets().items():
         if not force and notebook_is_fresh(source, target, layout):
             continue
-        print(f"regenerate: executing {relative(source)} (about 90 s)", flush=True)
+        other = notebook_other_kernels(source, target, layout)
+        print(f"regenerate: executing {relative(source)} (about 90 s)" + (
+            "; made on other kernels, it is kept and restamped" if other else ""), flush=True)
         try:
             with TreeGuard(layout.root, failing=False):
                 notebook = notebooks.execute_notebook(source, layout)
@@ -411,8 +420,9 @@ def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
                 f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
                 f"{error}"
             ) from None
+        notebook = target.read_bytes() if other else notebook  # other kernels: it stands
         stamp = render_notebook_stamp(source, notebook, layout,
-                                      machine_kernels(layout)).encode("utf-8")
+                                      other or machine_kernels(layout)).encode("utf-8")
         written += apply({target: notebook, layout.notebook_stamp_path(target): stamp}, layout)
     return written
 
@@ -424,14 +434,11 @@ def notebook_differences(layout: Layout) -> list[Difference]:
     relative = layout.relative
     unavailable = cpu_paths.pinned_paths_unavailable()  # '' on x86-64 with AVX2
     here = machine_kernels(layout)
-    reference = numerics.read_reference(layout) if here else None
     for source, target in layout.notebook_targets().items():
         if not target.is_file():
             found.append(Difference(f"{relative(target)}: missing\n", REGENERATE))
             continue
-        recorded = notebook_kernels(target, layout) or (reference.kernels if reference else None)
-        other = (here is not None and recorded is not None and recorded.get("id") != here["id"]
-                 and notebook_is_fresh(source, target, layout))
+        recorded = notebook_other_kernels(source, target, layout)
         try:
             with TreeGuard(layout.root):
                 fresh = notebooks.execute_notebook(source, layout)
@@ -444,7 +451,7 @@ def notebook_differences(layout: Layout) -> list[Difference]:
             continue
         committed = target.read_bytes()
         kernels = here
-        if other:  # training carries the other last bits into other losses and sampled text
+        if recorded:  # training carries the other last bits into other losses and sampled text
             if notebooks.comparable_text(committed) != notebooks.comparable_text(fresh):
                 print(cpu_paths.not_compared_message(relative(target), (
                     f"it was made on {recorded.get('cpu', '?')} (kernels {recorded.get('id')}), "
@@ -495,6 +502,7 @@ def _regenerate(jobs: int, force: bool, notebooks: bool, only: list[str] | None,
     to_run = [s for s in chosen if force or not is_fresh(s, layout)]
     notebooks = notebooks and not only
     result = plan(scripts, to_run, jobs, layout)
+    print("".join(f"regenerate: {note}\n" for note in result.notes), end="")
     written = apply(result.files, layout, result.remove)
     for path in result.remove:
         print(f"  removed {layout.relative(path)} (nothing makes it any more)")
@@ -513,7 +521,7 @@ def script_differences(scripts: list[str], jobs: int,
     differences, and how many files were compared."""
     result = plan(scripts, scripts, jobs, layout, checking=True)
     for note in result.notes:
-        print(note)
+        print(f"check: {note}")
     found = differences(result.files, scripts, layout)
     if result.beyond:
         found.insert(0, Difference(

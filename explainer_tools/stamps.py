@@ -3,7 +3,8 @@ the one reader of a stamp file (`read_stamp`) and the freshness rule (`is_fresh`
 
 A stamp is stale when the script, a repository file it imported or read, a folder it listed,
 `requirements.lock`, the run environment or the runner's code (`layout.RUNNER_CODE`) changed, or
-when a product (output, figure) no longer matches its hash.
+when a product (output, figure) no longer matches its hash. `is_fresh(..., ignoring=RUNNER_CODE)`
+asks whether the runner's code is all that changed (`other_kernels`).
 """
 
 from __future__ import annotations
@@ -82,22 +83,38 @@ def recorded_kernels(script: str, layout: Layout) -> dict[str, str] | None:
     return stamp.get("kernels") if stamp else None
 
 
-def is_fresh(script: str, layout: Layout) -> bool:
+def is_fresh(script: str, layout: Layout, ignoring: Iterable[str] = ()) -> bool:
     """True when the committed stamp matches the current inputs, environment, runner and
-    products of `script`."""
+    products of `script`; inputs named in `ignoring` (`RUNNER_CODE`: a change to the runner
+    alone) are not compared, whether the stamp lists them or not."""
     stamp = read_stamp(layout.stamp_path(script))
     if stamp is None or not layout.output_path(script).is_file():
         return False
     if stamp["environment"] != stamp_environment():
         return False
+    ignored = set(ignoring)
     lock = layout.relative(layout.lock_file)
-    if lock not in stamp["inputs"] or not set(RUNNER_CODE) <= set(stamp["inputs"]):
+    if lock not in stamp["inputs"] or not set(RUNNER_CODE) - ignored <= set(stamp["inputs"]):
         return False
-    if any(input_hash(path, layout) != digest for path, digest in stamp["inputs"].items()):
+    if any(input_hash(path, layout) != digest for path, digest in stamp["inputs"].items()
+           if path not in ignored):
         return False
     checks = [(layout.output_path(script), stamp["output"])]
     checks += [(layout.fig_dir / name, h) for name, h in stamp["figures"].items()]
     return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
+
+
+def same_stamp(path: Path, expected: str, ignoring: str = "") -> bool:
+    """True when the stamp file at `path` reads `expected` (a rendered stamp); where `ignoring`
+    names a folder (`explainer_tools/`), the inputs either lists under it are not compared."""
+    if not ignoring:
+        return path.is_file() and path.read_text(encoding="utf-8") == expected
+
+    def compared(fields: dict) -> dict:
+        inputs = fields["inputs"].items()
+        return {**fields, "inputs": {p: h for p, h in inputs if not p.startswith(ignoring)}}
+    stamp = read_stamp(path)
+    return stamp is not None and compared(stamp) == compared(json.loads(expected))
 
 
 def stamped_figures(script: str, layout: Layout) -> list[str]:
