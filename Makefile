@@ -106,7 +106,7 @@ lint: $(INSTALLED) ## ruff over all Python code
 # Work units (tests/conftest.py's scheduler): one file each, the browser suite as one.
 TEST_WORKERS ?= 2
 sandbox: $(INSTALLED) ## Say whether chapter scripts run in the kernel's sandbox here, and which (warm, or bubblewrap per script; apt-get install bubblewrap), or with audit hooks only
-	$(PY) -m explainer_tools.containment
+	$(PY) -m explainer_tools.sandbox_report
 
 test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium; the sandbox needs bubblewrap)
 	$(MAKE) --no-print-directory sandbox

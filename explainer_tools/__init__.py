@@ -14,9 +14,12 @@ parses the imports and fails otherwise):
    `cpu_paths`: whether this CPU can take the pinned AVX2 code paths the outputs were made on.
    `process_tree`: a process's descendants (/proc) and how to end them all. `containment`: the
    kernel's sandbox (bubblewrap) and the audit hook that refuse a script's writes outside its
-   folders, its resource limits. `notebook_slim`: the notebook page's stylesheet cut to what
-   its cells use, its figures as files.
-1. `markers`: embed markers in pages. `provenance`: tags -> badges. `runner`: runs scripts
+   folders, its resource limits. `zygote`: the same sandbox built by the warm parent's
+   children themselves (namespaces, mounts, capabilities), without bubblewrap.
+   `notebook_slim`: the notebook page's stylesheet cut to what its cells use, its figures as
+   files.
+1. `sandbox_report`: `make sandbox`'s one line. `markers`: embed markers in pages.
+   `provenance`: tags -> badges. `runner`: runs scripts
    (in the kernel's sandbox, or a warm fork parent, or plain subprocesses), with limits, a
    watchdog and dependency tracing.
    `notebooks`: executes and compares the companion notebooks. `stamps`: the stamp files and
@@ -60,6 +63,7 @@ LAYERS: dict[str, int] = {
     "yaml_input": 1,
     "process_tree": 0,
     "containment": 0,
+    "zygote": 0,
     "math_render": 0,
     "build_cache": 0,
     "site_config": 0,
@@ -79,6 +83,7 @@ LAYERS: dict[str, int] = {
     "source_pages": 2,
     "provenance": 1,
     "runner": 1,
+    "sandbox_report": 1,
     "notebooks": 1,
     "stamps": 1,
     "tree_io": 1,

