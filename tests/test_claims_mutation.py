@@ -336,7 +336,7 @@ def test_the_harness_on_every_page_keeps_its_catch_rates() -> None:
     assert result.rate("unit") == 1.0
     # The sample is drawn from today's pages, so the rates move when the prose does: after the
     # economy pass removed citations that repeated the one before them in a paragraph (rules
-    # unchanged) 135/156, 133/152 and 182/319
+    # unchanged) 135/156, 133/152 and 182/319; after this round's reviews 181/319
     assert result.rate("row swap") >= 0.86  # 135/156
     assert result.rate("between rows") >= 0.87  # 133/152
-    assert result.rate("sentence swap") >= 0.56  # 182/319
+    assert result.rate("sentence swap") >= 0.56  # 181/319
