@@ -26,7 +26,7 @@ parses the imports and fails otherwise):
    figures), `number_links` (numbers -> output lines). `yaml_input`: the data files read with
    `markdown`'s strict loader, each field's type checked.
    `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
-   unchanged. `build_helper`: the build's second process, reading pages from the end.
+   unchanged.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `explorer_presets`: the bound explorer's presets, read from the outputs at build time.
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
@@ -68,7 +68,6 @@ LAYERS: dict[str, int] = {
     "explorer_presets": 1,
     "figure_zoom": 1,
     "render_cache": 1,
-    "build_helper": 1,
     "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,

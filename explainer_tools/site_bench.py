@@ -142,12 +142,9 @@ def serve(site: Path, compress: bool = False) -> Iterator[tuple[str, list[tuple[
         server.server_close()
 
 
-def build(site: Path, project: Path = LAYOUT.root, helper: bool = True) -> tuple[float, float]:
-    """`mkdocs build --strict` of `project` into `site`: (wall seconds, CPU seconds); `helper`
-    False: without the build's second process (build_helper.py), for comparison."""
+def build(site: Path, project: Path = LAYOUT.root) -> tuple[float, float]:
+    """`mkdocs build --strict` of `project` into `site`: (wall seconds, CPU seconds)."""
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-    if not helper:
-        env["EXPLAINER_BUILD_HELPER"] = "0"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
     result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d",
@@ -227,12 +224,12 @@ def scratch_copy(dest: Path, cache: bool = True) -> None:
         shutil.copytree(LAYOUT.root / ".cache", dest / ".cache")
 
 
-def cold_build(helper: bool = True) -> tuple[float, float]:
+def cold_build() -> tuple[float, float]:
     """`build` of a scratch copy of the project without its `.cache/`, as a fresh clone builds."""
     with tempfile.TemporaryDirectory(prefix="bench-cold-") as folder:
         scratch = Path(folder) / "project"
         scratch_copy(scratch, cache=False)
-        return build(scratch / "site", scratch, helper)
+        return build(scratch / "site", scratch)
 
 
 def _free_port() -> int:
@@ -428,9 +425,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mkdocs build --strict of a fresh clone (no .cache/): {wall:.1f} s wall, "
               f"{cpu:.1f} s CPU; budget {BUDGET_BUILD_SECONDS:.0f} s: "
               f"{_verdict(wall < BUDGET_BUILD_SECONDS)}")
-        wall, cpu = cold_build(helper=False)
-        print(f"  the same without the build's second process (EXPLAINER_BUILD_HELPER=0): "
-              f"{wall:.1f} s wall, {cpu:.1f} s CPU")
     from playwright.sync_api import sync_playwright
 
     rows: dict[str, tuple[float, int]] = {}

@@ -18,9 +18,6 @@ needs nothing, so this module is the plugin and composes the features:
 - provenance (`mkdocs_hooks`): tags become badges, the notebook's too.
 - math (`mkdocs_hooks`, `math_render`): every formula rendered, last (post_page, post_build).
 
-A build reads pages from the end of the book in a second process (`build_helper`, from
-`on_nav`), which hands its memoised work back before the build reads them.
-
 Loading happens once per build (`on_files`): the reader's state (pages, labels, bibliography,
 glossary, ledger, verified numbers) is shared with the errata feature. Every error stops the
 build as a PluginError naming the file and line (the features raise them; nothing exits).
@@ -43,7 +40,6 @@ from mkdocs.structure.files import File, Files
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer_tools import (
-    build_helper,
     crossref,
     errata_hook,
     mkdocs_hooks,
@@ -81,15 +77,8 @@ def on_config(config: Any) -> Any:
 
 def on_env(env: Any, config: Any, files: Files) -> Any:
     """The theme's templates compiled once, not on every build (Jinja's bytecode cache in
-    `.cache/jinja/`, checked against each template's source). Every page is read: the helper,
-    if one ran, has handed back its formulas."""
-    build_helper.join()
+    `.cache/jinja/`, checked against each template's source)."""
     return site_speed.template_cache(env)
-
-
-def on_build_error(error: Exception) -> None:
-    """A failed build leaves no helper process behind."""
-    build_helper.stop()
 
 
 @event_priority(100)  # first: the nav and every plugin see the notebook as a page
@@ -132,17 +121,7 @@ def _source_files(files: Files, config: Any) -> Files:
 on_files = CombinedEvent(_notebook_files, _book_files, _source_files)
 
 
-def on_nav(nav: Any, config: Any, files: Files) -> Any:
-    """A helper process starts, reading pages from the end of the book (build_helper.py); each
-    page's numbers are then checked as it is read. Without one (`make serve`'s rebuilds), every
-    page's numbers are checked here, in one batch."""
-    if not build_helper.start(config, files):
-        reader_hook.check_numbers(list(reader_hook.STATE.sources))
-    return nav
-
-
 def on_pre_page(page: Any, config: Any, files: Files) -> Any:
-    build_helper.join_before(page.file.src_uri)  # the helper's work, before its first page
     notebook_page.prepare(page)
     return page
 
@@ -153,13 +132,9 @@ def _errata_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 
 def _reader_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    """The reader features' and the badges' Markdown (neither changes the page object: the
-    build's two processes share the result, `build_helper.shared`)."""
-    def compute() -> str:
-        text = reader_hook.on_page_markdown(markdown, page, config, files)
-        return mkdocs_hooks.on_page_markdown(text, page, config, files)
-
-    return build_helper.shared("markdown", [page.file.src_uri, markdown], compute)
+    """The reader features' and the badges' Markdown."""
+    markdown = reader_hook.on_page_markdown(markdown, page, config, files)
+    return mkdocs_hooks.on_page_markdown(markdown, page, config, files)
 
 
 @event_priority(-100)  # last: the features above read the title as written
@@ -195,7 +170,7 @@ def page_url(from_page: str, to_page: str, directory_urls: bool) -> str:
     return crossref.relative_url(from_page, to_page, "", directory_urls).removesuffix("#")
 
 
-def _page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     directory_urls = bool(config["use_directory_urls"])
     links = {target: (page_url(src, source.path, directory_urls), source.lines,
@@ -204,18 +179,6 @@ def _page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     html_text = source_pages.link_sources(html_text, links)  # first: less HTML for the rest
     html_text = reader_hook.on_page_content(html_text, page, config, files)
     return mkdocs_hooks.on_page_content(html_text, page, config, files)
-
-
-def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
-    """The features' HTML, which depends on the page's HTML and front matter `scripts` alone
-    (the build's two processes share it, `build_helper.shared`); the print-site plugin
-    keeps the final HTML as `page.html`."""
-    key = [page.file.src_uri, html_text, page.meta.get("scripts")]
-    html_text = build_helper.shared(
-        "content", key, lambda: _page_content(html_text, page, config, files))
-    page.html = html_text
-    build_helper.prefill(page, html_text, config)  # the page's later work, done now
-    return html_text
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:

@@ -48,8 +48,6 @@ CACHE = "explainer_tools/build_cache.py"
 NOTEBOOK = "explainer_tools/notebook_page.py"
 CONFIG = "explainer_tools/site_config.py"
 BENCH = "explainer_tools/site_bench.py"
-HELPER = "explainer_tools/build_helper.py"
-T_HELPER = "tests/test_build_helper.py"
 PDF = "explainer_tools/pdf.py"
 
 MUTANTS = [
@@ -465,8 +463,8 @@ MUTANTS = [
     mutant("cache: the version not in the file name", CACHE,
            'f"{name}-{digest(version)[:16]}.json"', 'f"{name}.json"', T_MATH),
     mutant("cache: a new entry never saved", CACHE,
-           "        self._added[digest(key)] = value\n        self._dirty = True",
-           "        self._added[digest(key)] = value", T_MATH),
+           "        self._used[digest(key)] = value\n        self._dirty = True",
+           "        self._used[digest(key)] = value", T_MATH),
     mutant("cache: stale entries kept on save", CACHE,
            "json.dumps(self._used, sort_keys=True)",
            "json.dumps({**self._load(), **self._used}, sort_keys=True)", T_BUILD),
@@ -621,18 +619,4 @@ MUTANTS = [
            '    flags = ["--no-strict", "--dirtyreload"] if dirty else ["--strict"]',
            '    flags = ["--strict", "--dirtyreload"] if dirty else ["--strict"]',
            "tests/test_doctests.py"),
-    mutant("helper: the child's log not silenced", HELPER, "        os.dup2(quiet, 2)\n",
-           "", T_HELPER),
-    mutant("helper: a memo of one build saved in .cache/ where it is merged", CACHE,
-           "        memo(name, version, keep).merge(added)",
-           "        memo(name, version).merge(added)", T_HELPER),
-    mutant("helper: the shared page HTML not given to the print page", PLUGIN,
-           "    page.html = html_text\n", "", T_HELPER),
-    mutant("helper: the shared results keyed without the page", PLUGIN,
-           '    key = [page.file.src_uri, html_text, page.meta.get("scripts")]',
-           '    key = [html_text, page.meta.get("scripts")]', T_HELPER),
-    mutant("helper: the parent does not wait for the page the child is reading", HELPER,
-           "        time.sleep(POLL_S)", "        return", T_HELPER),
-    mutant("helper: the child's formulas lost", HELPER,
-           '    math_render.add_formulas(payload.get("formulas", []))', "", T_HELPER),
 ]
