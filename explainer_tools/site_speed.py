@@ -1,14 +1,5 @@
-"""Three third-party extensions made fast for this book, with what they produce unchanged.
+"""Two third-party extensions made fast for this book, with what they produce unchanged.
 
-- **Material's search index.** Its parser (an `html.parser.HTMLParser`) calls Python for every
-  tag, and a page's highlighted code is one `<span>` per token: most of the time of indexing.
-  `light_search_html` hands it the page without what it would throw away anyway: the inside
-  of every element marked `data-search-exclude` (the embedded script sources; the empty element
-  stays, so the parser sees the same structure) and the `<span>` tags inside `<pre>` (spans are
-  not kept in the index, and inside `<pre>` text is joined unchanged). The index is the same,
-  byte for byte (tests/test_math_render.py checks it on a page). And each page's entries are
-  memoised by the page's HTML, URL, title, table of contents and front matter (`search_key`,
-  `.cache/search/`): after an edit, `make serve` parses only the pages whose HTML changed.
 - **The print-site plugin's anchor rewriting** (`update_anchor_ids`): its scan is quadratic in
   a line's length, and a paragraph of rendered formulas is one long line. It also prefixes the
   ids of h1-h6, sup and li only, while its link rewriting prefixes every in-book link: links to
@@ -52,19 +43,13 @@ The page as the browser starts it (`on_post_page`, each a pure function of the p
   same (device preference on a first visit, the choice stored for the next page, Enter) and
   touches nothing at load that is already right.
 
-`patch_plugins()` installs the first three (from the site plugin's `on_config`), and the Jinja
+`patch_plugins()` installs the first two (from the site plugin's `on_config`), and the Jinja
 bytecode cache on every environment the theme gives out (`template_cache`); a plugin that is not
 installed is left alone.
-
-    >>> light_search_html('<div class="highlight" data-search-exclude><pre>x</pre></div><p>y</p>')
-    '<div class="highlight" data-search-exclude></div><p>y</p>'
-    >>> light_search_html('<pre><span class="k">def</span> f</pre>')
-    '<pre>def f</pre>'
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -72,28 +57,9 @@ from typing import Any
 from explainer_tools import build_cache
 from explainer_tools.html_text import CLASS_ATTR  # the class attribute, either quote
 
-# An element marked for exclusion whose content holds no element of its own kind (the embedded
-# sources: `<div class="highlight" data-search-exclude><pre>..</pre></div>`): the content goes.
-EXCLUDED = re.compile(
-    r"(?P<open><(?P<tag>div|pre|span)\b[^>]*\sdata-search-exclude\b[^>]*>)"
-    r"(?:(?!<(?P=tag)\b).)*?(?P<close></(?P=tag)>)", re.S)
-PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
-SPAN_TAG = re.compile(r"</?span\b[^>]*>")
-
 ANCHOR_TAGS = re.compile(r'<(?!input\b)([a-z][a-z0-9-]*)(\s[^>]*?)?\sid="([^"]*)"', re.I)
 TEX_HREF = re.compile(r"\\href\{#([^}]*)\}")  # a link inside a formula, still TeX here
 ID_REFERENCES = re.compile(r'\s(aria-labelledby|aria-describedby|aria-controls|headers)="([^"]*)"')
-
-
-def light_search_html(page_html: str) -> str:
-    """The page as the search parser needs it (module docstring)."""
-    page_html = EXCLUDED.sub(r"\g<open>\g<close>", page_html)
-
-    def without_spans(match: re.Match[str]) -> str:
-        block = match.group(0)
-        return block if "data-search-exclude" in block else SPAN_TAG.sub("", block)
-
-    return PRE.sub(without_spans, page_html)
 
 
 def update_anchor_ids(page_html: str, page_key: str) -> str:
@@ -113,88 +79,6 @@ def update_anchor_ids(page_html: str, page_key: str) -> str:
     return ID_REFERENCES.sub(
         lambda m: f' {m.group(1)}="{" ".join(f"{page_key}-{i}" for i in m.group(2).split())}"',
         page_html)
-
-
-def _patch_search() -> None:
-    try:
-        from material.plugins.search import plugin as search
-    except ImportError:
-        return
-    if getattr(search.Parser, "explainer_light", False):
-        return
-
-    class LightParser(search.Parser):
-        explainer_light = True
-
-        def feed(self, data: str) -> None:
-            super().feed(light_search_html(data))
-
-    search.Parser = LightParser
-    _memoise_search_entries(search)
-
-
-def toc_key(toc: Any) -> list[Any]:
-    """What Material's search reads of a page's table of contents: each item's id and URL."""
-    return [[item.id, item.url, toc_key(item.children)] for item in toc]
-
-
-def search_key(page: Any) -> list[Any]:
-    """Everything Material's `SearchIndex.add_entry_from_context` reads of a page: its HTML,
-    URL, title, table of contents and the front matter fields `search`, `title` and `tags`."""
-    meta = {name: page.meta.get(name) for name in ("search", "title", "tags")}
-    return [page.content, page.url, page.title, toc_key(page.toc),
-            json.dumps(meta, sort_keys=True, default=repr)]
-
-
-def saved_entries(entries: list[dict[str, Any]]) -> list[list[list[Any]]]:
-    """Search entries as the memo keeps them: each a list of (field, value) pairs, since the
-    memo's file is written with sorted keys and the index keeps the fields in their order.
-
-    >>> saved_entries([{"location": "a/", "title": "A", "text": "x", "boost": 2.0}])
-    [[['location', 'a/'], ['title', 'A'], ['text', 'x'], ['boost', 2.0]]]
-    """
-    return json.loads(json.dumps([list(entry.items()) for entry in entries], default=str))
-
-
-def restored_entries(saved: list[list[list[Any]]]) -> list[dict[str, Any]]:
-    """`saved_entries` undone, as new objects (the memo's copy is never handed out).
-
-    >>> restored_entries([[["location", "a/"], ["title", "A"], ["text", "x"]]])
-    [{'location': 'a/', 'title': 'A', 'text': 'x'}]
-    """
-    return [{name: json.loads(json.dumps(value)) for name, value in entry} for entry in saved]
-
-
-def memoised_entries(original: Any, memo: build_cache.Memo) -> Any:
-    """`SearchIndex.add_entry_from_context` (`original`) memoised in `memo` by `search_key`."""
-    def add_entry_from_context(self: Any, page: Any) -> None:
-        key = search_key(page)
-        saved = memo.get(key)
-        if saved is None:
-            start = len(self.entries)
-            original(self, page)
-            memo.put(key, saved_entries(self.entries[start:]))
-        else:
-            self.entries.extend(restored_entries(saved))
-
-    add_entry_from_context.explainer_cached = True  # type: ignore[attr-defined]
-    add_entry_from_context.explainer_original = original  # type: ignore[attr-defined]
-    return add_entry_from_context
-
-
-def _memoise_search_entries(search: Any) -> None:
-    """A page's search entries memoised by all they depend on (`search_key`, and the versions
-    of Material and of the book's code, the light parser's), in `.cache/search/`: after an
-    edit only the pages whose HTML changed are parsed again. Off when jieba (Chinese
-    segmentation, with dictionaries of its own) is installed."""
-    index = search.SearchIndex
-    if getattr(index.add_entry_from_context, "explainer_cached", False) or search.jieba:
-        return
-    import material
-
-    memo = build_cache.memo("search", f"material {material.__version__} search entries v1 "
-                            f"{build_cache.tools_digest()}")
-    index.add_entry_from_context = memoised_entries(index.add_entry_from_context, memo)
 
 
 def _patch_print_site() -> None:
@@ -324,7 +208,6 @@ def quick_watch(serve_module: Any) -> None:
 
 
 def patch_plugins() -> None:
-    _patch_search()
     _patch_print_site()
     _patch_highlight()
     _patch_theme_env()

@@ -67,38 +67,6 @@ def test_print_page_anchor_rewrite_is_linear_and_targets_its_tags() -> None:
 # ---------------------------------------------------------------- the build's speed-ups
 # (explainer_tools/site_speed.py, build_cache.py, notebook_page.py): same output, less work.
 
-PAGE_FOR_SEARCH = (
-    '<h1 id="t">Title<a class="headerlink" href="#t">¶</a></h1><p>Some <em>prose</em>, '
-    '<span class="num">0.42</span>.</p>\n'
-    '<div class="highlight" data-search-exclude><pre><span></span><code><span class="k">def'
-    '</span><span class="w"> </span><span class="nf">f</span>():</code></pre></div>\n'
-    '<h2 id="code">Code</h2><div class="highlight"><pre><span></span><code><span class="n">x'
-    '</span><span class="w">  </span><span class="o">=</span><span class="w"> </span>'
-    '<span class="mi">1</span>\n<span class="n">y</span> &lt; 2</code></pre></div>'
-    '<ul><li>a <span class="x">b</span></li></ul>')
-
-
-def _sections(page_html: str, parser_class) -> list[tuple[str, str, str | None]]:
-    parser = parser_class()
-    parser.feed(page_html)
-    parser.close()
-    return [("".join(s.title), "".join(s.text), s.id) for s in parser.data]
-
-
-def test_the_light_search_page_gives_the_same_index() -> None:
-    from material.plugins.search import plugin as search
-
-    from explainer_tools import site_speed
-
-    original = getattr(search.Parser, "__mro__", [search.Parser])
-    base = next(c for c in original if not getattr(c, "explainer_light", False)
-                and c.__name__ == "Parser")
-    light = site_speed.light_search_html(PAGE_FOR_SEARCH)
-    assert "def" not in light and '<span class="n">' not in light, "the page was made lighter"
-    assert _sections(light, base) == _sections(PAGE_FOR_SEARCH, base)
-    assert "x  = 1\ny &lt; 2" in _sections(light, base)[1][1], "code text kept as it was"
-
-
 def test_highlighting_is_memoised_by_source_lexer_and_options(tmp_path, monkeypatch) -> None:
     from pymdownx import highlight as module
 

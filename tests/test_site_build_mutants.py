@@ -291,67 +291,6 @@ def test_the_templates_compile_once_into_the_cache(tmp_path: Path,
     assert env.bytecode_cache.directory == str(tmp_path / "jinja")
 
 
-def _search_page(content: str, url: str = "a/", meta: dict | None = None) -> SimpleNamespace:
-    from mkdocs.structure.toc import get_toc
-
-    toc = get_toc([{"level": 1, "id": "t", "name": "T", "children": []}])
-    return SimpleNamespace(content=content, url=url, title="T", toc=toc, meta=meta or {})
-
-
-def _search_index(memo: build_cache.Memo, parsed: list[str]) -> type:
-    """Material's SearchIndex, its page parsing counted in `parsed`, memoised in `memo`."""
-    from material.plugins.search import plugin as search
-
-    method = search.SearchIndex.add_entry_from_context
-    material_method = getattr(method, "explainer_original", method)
-
-    def counted(self, page) -> None:
-        parsed.append(page.url)
-        material_method(self, page)
-
-    return type("Index", (search.SearchIndex,),
-                {"add_entry_from_context": site_speed.memoised_entries(counted, memo)})
-
-
-def _entries(index: type, page: SimpleNamespace) -> list[dict]:
-    built = index()
-    built.add_entry_from_context(page)
-    return built.entries
-
-
-SEARCH_PAGE = '<h1 id="t">T</h1><p>one word</p><h2 id="s">S</h2><p>more</p>'
-
-
-def test_search_entries_of_an_unchanged_page_come_from_the_memo_and_an_edit_is_parsed(
-        tmp_path: Path) -> None:
-    parsed: list[str] = []
-    memo = build_cache.Memo("search-test", "v1", directory=tmp_path)
-    index = _search_index(memo, parsed)
-    first = _entries(index, _search_page(SEARCH_PAGE))
-    again = _entries(index, _search_page(SEARCH_PAGE))
-    assert parsed == ["a/"] and again == first and len(first) == 2
-    again[0]["text"] = "changed by a later step"
-    assert _entries(index, _search_page(SEARCH_PAGE)) == first, "the memo's copy is not handed out"
-    edited = _entries(index, _search_page(SEARCH_PAGE.replace("one word", "two words")))
-    assert parsed == ["a/", "a/"] and "two words" in edited[0]["text"], "an edit is parsed"
-    assert _entries(index, _search_page(SEARCH_PAGE, url="b/"))[0]["location"] == "b/"
-    assert _entries(index, _search_page(SEARCH_PAGE, meta={"search": {"exclude": True}})) == []
-    assert _entries(index, _search_page(SEARCH_PAGE, meta={"title": "X"})) == first
-    assert len(parsed) == 5, "the title from the front matter is part of the key"
-
-
-def test_search_entries_read_back_from_the_file_keep_their_fields_in_order(
-        tmp_path: Path) -> None:
-    parsed: list[str] = []
-    memo = build_cache.Memo("search-test", "v1", directory=tmp_path)
-    first = _entries(_search_index(memo, parsed), _search_page(SEARCH_PAGE))
-    memo.save()
-    read = _entries(_search_index(build_cache.Memo("search-test", "v1", directory=tmp_path),
-                                  parsed), _search_page(SEARCH_PAGE))
-    assert parsed == ["a/"] and read == first
-    assert [list(entry) for entry in read] == [["location", "title", "text"]] * 2
-
-
 def test_a_page_part_of_the_book_page_is_rewritten_once_and_again_after_an_edit() -> None:
     calls: list[tuple] = []
 
