@@ -1,4 +1,4 @@
-"""Two third-party extensions made fast for this book, with what they produce unchanged.
+"""A third-party extension made fast for this book, with what it produces unchanged.
 
 - **The print-site plugin's anchor rewriting** (`update_anchor_ids`): its scan is quadratic in
   a line's length, and a paragraph of rendered formulas is one long line. It also prefixes the
@@ -11,11 +11,6 @@
   (the notebook's figures) are left alone instead of being made into anchors. Each page's
   part of the whole-book page is memoised by its HTML in the process (`memoised_page_part`):
   after an edit `make serve` rewrites the edited page's part only.
-
-- **Pygments' highlighting** of code blocks (pymdownx.highlight): the embedded chapter scripts
-  are most of the book's code and change only with the scripts. Each block's HTML is memoised
-  by its source, the lexer and the formatter with their options, and the versions of Pygments
-  and pymdownx (`build_cache.memo`, in `.cache/highlight/`, saved after a build).
 
 The page as the browser starts it (`on_post_page`, each a pure function of the page's HTML):
 
@@ -43,7 +38,7 @@ The page as the browser starts it (`on_post_page`, each a pure function of the p
   same (device preference on a first visit, the choice stored for the next page, Enter) and
   touches nothing at load that is already right.
 
-`patch_plugins()` installs the first two (from the site plugin's `on_config`), and the Jinja
+`patch_plugins()` installs the first (from the site plugin's `on_config`), and the Jinja
 bytecode cache on every environment the theme gives out (`template_cache`); a plugin that is not
 installed is left alone.
 """
@@ -124,37 +119,6 @@ def _keeping_data_urls(is_external: Any) -> Any:
     return keeps
 
 
-def _options(options: dict[str, Any]) -> list[list[str]]:
-    return sorted([str(k), repr(v)] for k, v in options.items())
-
-
-def _patch_highlight() -> None:
-    try:
-        import pygments
-        import pymdownx
-        from pymdownx import highlight as module
-    except ImportError:
-        return
-    if getattr(module.highlight, "explainer_cached", False):
-        return
-    memo = build_cache.memo("highlight", f"pygments {pygments.__version__} pymdownx "
-                            f"{pymdownx.__version__}")
-    original = module.highlight
-
-    def highlight(src: str, lexer: Any, formatter: Any) -> str:
-        key = [src, f"{type(lexer).__module__}.{type(lexer).__qualname__}",
-               _options(lexer.options), f"{type(formatter).__module__}."
-               f"{type(formatter).__qualname__}", _options(formatter.options)]
-        code = memo.get(key)
-        if code is None:
-            code = original(src, lexer, formatter)
-            memo.put(key, code)
-        return code
-
-    highlight.explainer_cached = True  # type: ignore[attr-defined]
-    module.highlight = highlight
-
-
 def template_cache(env: Any) -> Any:
     """Give the theme's Jinja environment a bytecode cache in `.cache/jinja/` (Jinja checks each
     template's source against its cached code)."""
@@ -209,7 +173,6 @@ def quick_watch(serve_module: Any) -> None:
 
 def patch_plugins() -> None:
     _patch_print_site()
-    _patch_highlight()
     _patch_theme_env()
 
 

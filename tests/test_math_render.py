@@ -67,32 +67,16 @@ def test_print_page_anchor_rewrite_is_linear_and_targets_its_tags() -> None:
 # ---------------------------------------------------------------- the build's speed-ups
 # (explainer_tools/site_speed.py, build_cache.py, notebook_page.py): same output, less work.
 
-def test_highlighting_is_memoised_by_source_lexer_and_options(tmp_path, monkeypatch) -> None:
-    from pymdownx import highlight as module
+def test_every_memo_of_the_build_is_kept_for_the_next_build(tmp_path, monkeypatch) -> None:
+    from explainer_tools import build_cache
 
-    from explainer_tools import build_cache, site_speed
-
-    calls = []
-    monkeypatch.setattr(module, "highlight", lambda src, lexer, fmt: calls.append(src) or src)
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
     monkeypatch.setattr(build_cache, "_MEMOS", {})
-    site_speed._patch_highlight()
-
-    class Lexer:
-        def __init__(self) -> None:
-            self.options = {"stripnl": False}
-
-    class Formatter:
-        def __init__(self, **options) -> None:
-            self.options = options
-
-    assert module.highlight("a = 1", Lexer(), Formatter(linenos=False)) == "a = 1"
-    module.highlight("a = 1", Lexer(), Formatter(linenos=False))
-    assert calls == ["a = 1"], "the second block came from the memo"
-    module.highlight("a = 1", Lexer(), Formatter(linenos=True))
-    assert calls == ["a = 1", "a = 1"], "other formatter options: highlighted again"
+    build_cache.memo("render-test", "v1").put(["page"], {"content": "<p>a</p>"})
+    build_cache.memo("numbers-test", "v1").put(["page"], [1])
     build_cache.save_all()
-    assert list((tmp_path / "highlight").glob("highlight-*.json")), "kept for the next build"
+    assert build_cache.Memo("render-test", "v1").get(["page"]) == {"content": "<p>a</p>"}
+    assert build_cache.Memo("numbers-test", "v1").get(["page"]) == [1]
 
 
 def test_a_memo_survives_the_process_only_through_its_file(tmp_path) -> None:

@@ -248,27 +248,6 @@ def test_the_whole_book_page_keeps_links_to_data_urls() -> None:
     assert not keeps("../chapters/09-x/")
 
 
-def test_highlighting_is_memoised_by_the_lexers_options_too(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pymdownx import highlight as module
-
-    calls: list[str] = []
-    monkeypatch.setattr(module, "highlight", lambda src, lexer, fmt: calls.append(src) or src)
-    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
-    monkeypatch.setattr(build_cache, "_MEMOS", {})
-    site_speed._patch_highlight()
-
-    def lexer(**options: object) -> SimpleNamespace:
-        return SimpleNamespace(options=options)
-
-    formatter = SimpleNamespace(options={"linenos": False})
-    module.highlight("a = 1", lexer(stripnl=False), formatter)
-    module.highlight("a = 1", lexer(stripnl=True), formatter)
-    assert calls == ["a = 1", "a = 1"], "other lexer options: highlighted again"
-    module.highlight("b = 2", lexer(stripnl=True), formatter)
-    assert calls[-1] == "b = 2", "another source: highlighted"
-
-
 def _png(folder: Path, name: str, width: int, height: int) -> None:
     (folder / name).write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + width.to_bytes(4, "big")
                                 + height.to_bytes(4, "big"))
