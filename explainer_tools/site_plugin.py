@@ -75,12 +75,6 @@ def on_config(config: Any) -> Any:
     return mkdocs_hooks.on_config(config)
 
 
-def on_env(env: Any, config: Any, files: Files) -> Any:
-    """The theme's templates compiled once, not on every build (Jinja's bytecode cache in
-    `.cache/jinja/`, checked against each template's source)."""
-    return site_speed.template_cache(env)
-
-
 @event_priority(100)  # first: the nav and every plugin see the notebook as a page
 def _notebook_files(files: Files, config: Any) -> Files:
     notebook_page.start_conversions(files)

@@ -38,8 +38,7 @@ The page as the browser starts it (`on_post_page`, each a pure function of the p
   same (device preference on a first visit, the choice stored for the next page, Enter) and
   touches nothing at load that is already right.
 
-`patch_plugins()` installs the first (from the site plugin's `on_config`), and the Jinja
-bytecode cache on every environment the theme gives out (`template_cache`); a plugin that is not
+`patch_plugins()` installs the first (from the site plugin's `on_config`); a plugin that is not
 installed is left alone.
 """
 
@@ -119,37 +118,6 @@ def _keeping_data_urls(is_external: Any) -> Any:
     return keeps
 
 
-def template_cache(env: Any) -> Any:
-    """Give the theme's Jinja environment a bytecode cache in `.cache/jinja/` (Jinja checks each
-    template's source against its cached code)."""
-    import jinja2
-
-    folder = build_cache.CACHE_ROOT / "jinja"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return env  # a read-only checkout compiles the templates as before
-    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
-    return env
-
-
-def _patch_theme_env() -> None:
-    """Every Jinja environment the theme gives out with the bytecode cache, not only the build's
-    (`on_env`): the print-site plugin renders its page and Material's search its translations
-    in environments of their own (`Theme.get_env()`), which compiled every template again."""
-    from mkdocs import theme
-
-    get_env = theme.Theme.get_env
-    if getattr(get_env, "explainer_cached", False):
-        return
-
-    def cached_env(self: Any) -> Any:
-        return template_cache(get_env(self))
-
-    cached_env.explainer_cached = True  # type: ignore[attr-defined]
-    theme.Theme.get_env = cached_env  # type: ignore[method-assign]
-
-
 WATCH_SECONDS = 0.1  # `make serve`'s polling of docs/ and mkdocs.yml for a saved edit
 
 
@@ -173,7 +141,6 @@ def quick_watch(serve_module: Any) -> None:
 
 def patch_plugins() -> None:
     _patch_print_site()
-    _patch_theme_env()
 
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'

@@ -404,9 +404,6 @@ MUTANTS = [
     mutant("speed: the palette form not handed over", SPEED,
            "    return page_html.replace(MATERIAL_PALETTE,", "    return page_html.replace(MATERIAL_PALETTE + 'x',",
            doc("site_speed")),
-    mutant("speed: templates compiled on every build", SPEED,
-           "    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))", "    pass",
-           T_BUILD),
     mutant("speed: a book page part keyed without the page's HTML", SPEED,
            "        key = [page_html, page_url, bool(directory_urls), str(heading_number)]",
            "        key = [page_url, bool(directory_urls), str(heading_number)]", T_BUILD),
@@ -423,8 +420,6 @@ MUTANTS = [
            "            super().__init__(*args, **kwargs)", T_BUILD),
     mutant("site plugin: make serve's quick polling not installed", PLUGIN,
            "        site_speed.quick_watch(serve)", "        pass", T_BUILD),
-    mutant("speed: the theme's other environments compile every template", SPEED,
-           "        return template_cache(get_env(self))", "        return get_env(self)", T_BUILD),
     # build_cache
     mutant("cache: a key's mapping order matters", CACHE,
            "json.dumps(value, sort_keys=True).encode()", "json.dumps(value).encode()", T_BUILD),

@@ -260,16 +260,6 @@ def test_a_figure_already_lazy_or_missing_is_left_as_it_is(tmp_path: Path) -> No
     assert site_speed.lazy_figures(done + missing, tmp_path) == done + missing
 
 
-def test_the_templates_compile_once_into_the_cache(tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    import jinja2
-
-    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
-    env = site_speed.template_cache(jinja2.Environment())
-    assert isinstance(env.bytecode_cache, jinja2.FileSystemBytecodeCache)
-    assert env.bytecode_cache.directory == str(tmp_path / "jinja")
-
-
 def test_a_page_part_of_the_book_page_is_rewritten_once_and_again_after_an_edit() -> None:
     calls: list[tuple] = []
 
@@ -299,20 +289,6 @@ def test_make_serve_polls_for_a_saved_edit_every_tenth_of_a_second(tmp_path: Pat
     assert server.observer.timeout == site_speed.WATCH_SECONDS == 0.1
     assert [emitter.timeout for emitter in server.observer.emitters] == [0.1]
     server.server_close()
-
-
-def test_every_environment_the_theme_gives_out_compiles_into_the_cache(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The print-site plugin and Material's search make environments of their own."""
-    import jinja2
-    from mkdocs.theme import Theme
-
-    monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
-    site_speed.patch_plugins()
-    env = Theme(name="mkdocs").get_env()
-    assert isinstance(env.bytecode_cache, jinja2.FileSystemBytecodeCache)
-    env.get_template("main.html")
-    assert any((tmp_path / "jinja").iterdir())
 
 
 # ----------------------------------------------------------------------------- the site bench
