@@ -63,14 +63,6 @@ GENERATED = (GeneratedPage("glossary", "glossary.md"),
              GeneratedPage("ledger", "claims-ledger.md"))
 
 
-def on_startup(command: str, dirty: bool) -> None:
-    """`make serve` notices a saved edit within 0.1 s, not 0.5 s (`site_speed.quick_watch`)."""
-    if command == "serve":
-        from mkdocs.commands import serve
-
-        site_speed.quick_watch(serve)
-
-
 def on_config(config: Any) -> Any:
     return mkdocs_hooks.on_config(config)
 

@@ -118,27 +118,6 @@ def _keeping_data_urls(is_external: Any) -> Any:
     return keeps
 
 
-WATCH_SECONDS = 0.1  # `make serve`'s polling of docs/ and mkdocs.yml for a saved edit
-
-
-def quick_watch(serve_module: Any) -> None:
-    """`mkdocs serve` polls the files it watches every 0.5 s (its LiveReloadServer's
-    `polling_interval`), so a saved edit waits 0.25 s on average, up to 0.5 s, before the
-    rebuild starts: poll every `WATCH_SECONDS` instead (a scan of docs/ takes about 0.4 ms)."""
-    server = serve_module.LiveReloadServer
-    if getattr(server, "explainer_quick", False):
-        return
-
-    class QuickServer(server):
-        explainer_quick = True
-
-        def __init__(self, *args: Any, polling_interval: float = WATCH_SECONDS,
-                     **kwargs: Any) -> None:
-            super().__init__(*args, polling_interval=polling_interval, **kwargs)
-
-    serve_module.LiveReloadServer = QuickServer
-
-
 def patch_plugins() -> None:
     _patch_print_site()
 

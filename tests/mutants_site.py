@@ -415,11 +415,6 @@ MUTANTS = [
            "        key = [page_html, page_url, bool(directory_urls)]", T_BUILD),
     mutant("speed: a book page part never memoised", SPEED,
            "            memo.put(key, part)", "            pass", T_BUILD),
-    mutant("speed: make serve polls every half second", SPEED,
-           "            super().__init__(*args, polling_interval=polling_interval, **kwargs)",
-           "            super().__init__(*args, **kwargs)", T_BUILD),
-    mutant("site plugin: make serve's quick polling not installed", PLUGIN,
-           "        site_speed.quick_watch(serve)", "        pass", T_BUILD),
     # build_cache
     mutant("cache: a key's mapping order matters", CACHE,
            "json.dumps(value, sort_keys=True).encode()", "json.dumps(value).encode()", T_BUILD),

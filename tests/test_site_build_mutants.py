@@ -277,20 +277,6 @@ def test_a_page_part_of_the_book_page_is_rewritten_once_and_again_after_an_edit(
     assert len(calls) == 5
 
 
-def test_make_serve_polls_for_a_saved_edit_every_tenth_of_a_second(tmp_path: Path) -> None:
-    from mkdocs.commands import serve
-
-    site_plugin = pytest.importorskip("explainer_tools.site_plugin")
-    site_plugin.on_startup(command="build", dirty=False)
-    site_plugin.on_startup(command="serve", dirty=False)
-    server = serve.LiveReloadServer(builder=lambda: None, host="127.0.0.1", port=0,
-                                    root=str(tmp_path))
-    server.watch(str(tmp_path))
-    assert server.observer.timeout == site_speed.WATCH_SECONDS == 0.1
-    assert [emitter.timeout for emitter in server.observer.emitters] == [0.1]
-    server.server_close()
-
-
 # ----------------------------------------------------------------------------- the site bench
 
 
