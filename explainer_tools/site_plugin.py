@@ -5,8 +5,9 @@ needs nothing, so this module is the plugin and composes the features:
 
 - notebook (`notebook_page`): the companion notebook as a page, from mkdocs-jupyter's cache (no
   Jupyter import unless the notebook changed), its `.ipynb` copied beside it.
-- build (`mkdocs_hooks`, `site_speed`): SOURCE_DATE_EPOCH; fast search, print-site,
-  highlighting; the theme's templates compiled once.
+- build (`mkdocs_hooks`, `render_cache`, `print_site_anchors`): SOURCE_DATE_EPOCH; each page's
+  Markdown converted only when it changed; every in-book link of the whole-book page finding
+  its target.
 - errata (`errata_hook`): each erratum page rendered from its front matter, at priority 50
   (before the badges: its fields hold tags). Owns the errata index, filled at its marker.
 - reader (`reader_hook`): labels and numbered formulas and figures, verified numbers linked to
@@ -17,6 +18,7 @@ needs nothing, so this module is the plugin and composes the features:
   linked from the chapter instead of collapsed in it.
 - provenance (`mkdocs_hooks`): tags become badges, the notebook's too.
 - math (`mkdocs_hooks`, `math_render`): every formula rendered, last (post_page, post_build).
+- page start (`site_speed`): what made a phone's load slow, fixed in the written page (post_page).
 
 Loading happens once per build (`on_files`): the reader's state (pages, labels, bibliography,
 glossary, ledger, verified numbers) is shared with the errata feature. Every error stops the
@@ -171,7 +173,7 @@ def on_post_page(output: str, page: Any, config: Any) -> str:
     notebook_page.copy_source(page)
     output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
     output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them
-    output = site_speed.own_palette(site_speed.out_of_tab_order(output))
+    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))
     return site_speed.search_index_after_load(site_speed.head_links_resolved(output))
 
 

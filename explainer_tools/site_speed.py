@@ -1,18 +1,5 @@
-"""A third-party extension made fast for this book, with what it produces unchanged.
-
-- **The print-site plugin's anchor rewriting** (`update_anchor_ids`): its scan is quadratic in
-  a line's length, and a paragraph of rendered formulas is one long line. It also prefixes the
-  ids of h1-h6, sup and li only, while its link rewriting prefixes every in-book link: links to
-  equations, figures, output lines and glossary entries pointed nowhere on the whole-book page.
-  This one prefixes every id in one pass (inputs excepted: the plugin's `fix_tabbed_content`
-  does those) and the references to ids inside the page (aria-labelledby, aria-describedby,
-  aria-controls, headers) and the links inside formulas (`\\href{#..}`, still TeX at that
-  point), so every in-book link finds its target (`make pdf` checks it). Links to `data:` URLs
-  (the notebook's figures) are left alone instead of being made into anchors. Each page's
-  part of the whole-book page is memoised by its HTML in the process (`memoised_page_part`):
-  after an edit `make serve` rewrites the edited page's part only.
-
-The page as the browser starts it (`on_post_page`, each a pure function of the page's HTML):
+"""The page as the browser starts it: what made a phone's load of a page slow, fixed at build time
+(`on_post_page`, each a pure function of the page's HTML).
 
 - **Links out of the tab order written in the page.** Number links and links to output lines
   (a chapter holds hundreds) leave the tab order (`tabindex="-1"`, `out_of_tab_order`): written
@@ -31,96 +18,23 @@ The page as the browser starts it (`on_post_page`, each a pure function of the p
   after the head's links does the same before anything is styled; Material then finds them
   absolute and leaves them alone.
 
-- **The light and dark switch run by the reader's script** (`own_palette`): Material's palette
-  component, when it starts, sets the palette again and restyles the whole page three times
-  (Chapter 5, Lighthouse's total blocking time on a phone: 520 ms with it, 445 ms without,
-  median of 3). The switch's form is handed to docs/javascripts/reader.js, which behaves the
-  same (device preference on a first visit, the choice stored for the next page, Enter) and
-  touches nothing at load that is already right.
-
-`patch_plugins()` installs the first (from the site plugin's `on_config`); a plugin that is not
-installed is left alone.
+- **The light and dark switch without whole-page restyles** (`palette_without_restyles`):
+  Material's palette component, when it starts, sets the palette again, adds its colour tags and
+  reads the header's colours, restyling the whole page. The switch's form is handed to
+  docs/javascripts/reader.js, which behaves the same (device preference on a first visit, the
+  choice stored for the next page, Enter) and touches nothing at load that is already right.
+  Side by side, 9 loads each at a phone's viewport, the renderer's main thread spent 43 ms more
+  CPU with Material's switch on Chapter 5, 138 ms on the notebook's page and 30 ms on the home
+  page (more in every pair on the first two); on a phone four times slower, as Lighthouse
+  simulates one, that is 120-550 ms, over the 100 ms a reader notices.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
 
-from explainer_tools import build_cache
 from explainer_tools.html_text import CLASS_ATTR  # the class attribute, either quote
-
-ANCHOR_TAGS = re.compile(r'<(?!input\b)([a-z][a-z0-9-]*)(\s[^>]*?)?\sid="([^"]*)"', re.I)
-TEX_HREF = re.compile(r"\\href\{#([^}]*)\}")  # a link inside a formula, still TeX here
-ID_REFERENCES = re.compile(r'\s(aria-labelledby|aria-describedby|aria-controls|headers)="([^"]*)"')
-
-
-def update_anchor_ids(page_html: str, page_key: str) -> str:
-    """`id="x"` -> `id="KEY-x"` on every element but `<input>`, and the page's references to
-    ids likewise, as the plugin's link rewriting expects (module docstring).
-
-    >>> update_anchor_ids('<h2 id="a">A</h2><div id="b"></div><li class="c" id="d">', "p")
-    '<h2 id="p-a">A</h2><div id="p-b"></div><li class="c" id="p-d">'
-    >>> update_anchor_ids('<nav aria-labelledby="t u"><input id="__tabbed_1">', "p")
-    '<nav aria-labelledby="p-t p-u"><input id="__tabbed_1">'
-    >>> update_anchor_ids(r'<span class="arithmatex">\\(x = {\\href{#out-s-L1}{2}}\\)</span>', "p")
-    '<span class="arithmatex">\\\\(x = {\\\\href{#p-out-s-L1}{2}}\\\\)</span>'
-    """
-    page_html = ANCHOR_TAGS.sub(
-        lambda m: f'<{m.group(1)}{m.group(2) or ""} id="{page_key}-{m.group(3)}"', page_html)
-    page_html = TEX_HREF.sub(lambda m: f"\\href{{#{page_key}-{m.group(1)}}}", page_html)
-    return ID_REFERENCES.sub(
-        lambda m: f' {m.group(1)}="{" ".join(f"{page_key}-{i}" for i in m.group(2).split())}"',
-        page_html)
-
-
-def _patch_print_site() -> None:
-    try:
-        from mkdocs_print_site_plugin import urls
-    except ImportError:
-        return
-    urls.update_anchor_ids = update_anchor_ids
-    if not getattr(urls.is_external, "explainer_data_urls", False):
-        urls.is_external = _keeping_data_urls(urls.is_external)
-    from mkdocs_print_site_plugin import renderer
-
-    if not getattr(renderer.fix_internal_links, "explainer_cached", False):
-        renderer.fix_internal_links = memoised_page_part(
-            renderer.fix_internal_links, build_cache.Memo("print-site", "", directory=None))
-
-
-def memoised_page_part(original: Any, memo: build_cache.Memo) -> Any:
-    """print-site's `fix_internal_links` (`original`: one page's part of the whole-book page,
-    its links and ids rewritten; string work only) memoised by its arguments, in this process:
-    `make serve` rewrites only the parts of pages whose HTML changed."""
-    def fix_internal_links(page_html: str, page_url: str, directory_urls: bool,
-                           heading_number: Any) -> str:
-        key = [page_html, page_url, bool(directory_urls), str(heading_number)]
-        part = memo.get(key)
-        if part is None:
-            part = original(page_html, page_url, directory_urls, heading_number)
-            memo.put(key, part)
-        return part
-
-    fix_internal_links.explainer_cached = True  # type: ignore[attr-defined]
-    return fix_internal_links
-
-
-def _keeping_data_urls(is_external: Any) -> Any:
-    """print-site's test for links it leaves alone, with `data:` URLs added: the notebook's
-    figures may link to their own data, and the plugin made such links into anchors of the
-    whole-book page that point nowhere."""
-    def keeps(url: str) -> bool:
-        return url.startswith("data:") or is_external(url)
-
-    keeps.explainer_data_urls = True  # type: ignore[attr-defined]
-    return keeps
-
-
-def patch_plugins() -> None:
-    _patch_print_site()
-
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
                         r'src="(?P<src>[^"]*assets/fig/(?P<name>[\w.-]+\.png))"(?P<rest>[^>]*)>')
@@ -267,11 +181,12 @@ def search_index_after_load(page_html: str) -> str:
 MATERIAL_PALETTE = '<form class="md-header__option" data-md-component="palette">'
 
 
-def own_palette(page_html: str) -> str:
+def palette_without_restyles(page_html: str) -> str:
     """The header's light and dark switch handed from Material's palette component to the
     reader's script (module docstring): Material mounts only what names a component.
 
-    >>> own_palette('<form class="md-header__option" data-md-component="palette"><input>')
+    >>> palette_without_restyles(
+    ...     '<form class="md-header__option" data-md-component="palette"><input>')
     '<form class="md-header__option" data-reader-palette><input>'
     """
     return page_html.replace(MATERIAL_PALETTE,

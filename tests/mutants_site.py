@@ -44,6 +44,7 @@ PLUGIN = "explainer_tools/site_plugin.py"
 HOOKS = "explainer_tools/mkdocs_hooks.py"
 MATH = "explainer_tools/math_render.py"
 SPEED = "explainer_tools/site_speed.py"
+ANCHORS = "explainer_tools/print_site_anchors.py"
 CACHE = "explainer_tools/build_cache.py"
 NOTEBOOK = "explainer_tools/notebook_page.py"
 CONFIG = "explainer_tools/site_config.py"
@@ -277,9 +278,9 @@ MUTANTS = [
            "    pass", T_SITE),
     mutant("site plugin: links in formulas left in the tab order", PLUGIN,
            "    output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them\n"
-           "    output = site_speed.own_palette(site_speed.out_of_tab_order(output))\n"
+           "    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))\n"
            "    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
-           "    output = site_speed.own_palette(site_speed.out_of_tab_order(output))\n"
+           "    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))\n"
            "    output = mkdocs_hooks.on_post_page(output, page, config)\n"
            "    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: the head's links left relative", PLUGIN,
@@ -289,7 +290,7 @@ MUTANTS = [
            "site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
            "site_speed.head_links_resolved(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: the palette left to Material", PLUGIN,
-           "    output = site_speed.own_palette(site_speed.out_of_tab_order(output))",
+           "    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))",
            "    output = site_speed.out_of_tab_order(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     # mkdocs_hooks
     mutant("build hooks: the caller's SOURCE_DATE_EPOCH overridden", HOOKS,
@@ -347,17 +348,17 @@ MUTANTS = [
            '            _MEMO[item] = result["html"]', T_BUILD),
     mutant("math: the cache file not read", MATH,
            "        _MEMO.setdefault((tex, bool(display)), rendered)", "        pass", T_BUILD),
-    # site_speed
-    mutant("speed: input ids prefixed", SPEED,
+    # print_site_anchors, site_speed
+    mutant("print page: input ids prefixed", ANCHORS,
            "ANCHOR_TAGS = re.compile(r'<(?!input\\b)([a-z]", "ANCHOR_TAGS = re.compile(r'<([a-z]",
-           doc("site_speed")),
-    mutant("speed: links in formulas not prefixed", SPEED,
+           doc("print_site_anchors")),
+    mutant("print page: links in formulas not prefixed", ANCHORS,
            r'    page_html = TEX_HREF.sub(lambda m: f"\\href{{#{page_key}-{m.group(1)}}}", page_html)',
-           "    pass", doc("site_speed")),
-    mutant("speed: aria references not prefixed", SPEED,
+           "    pass", doc("print_site_anchors")),
+    mutant("print page: aria references not prefixed", ANCHORS,
            "ID_REFERENCES = re.compile(r'\\s(aria-labelledby|", "ID_REFERENCES = re.compile(r'\\s(none|",
-           doc("site_speed")),
-    mutant("speed: data: links made anchors", SPEED,
+           doc("print_site_anchors")),
+    mutant("print page: data: links made anchors", ANCHORS,
            '        return url.startswith("data:") or is_external(url)',
            "        return is_external(url)", T_BUILD),
     mutant("speed: the first figure deferred", SPEED,
@@ -404,16 +405,16 @@ MUTANTS = [
     mutant("speed: the palette form not handed over", SPEED,
            "    return page_html.replace(MATERIAL_PALETTE,", "    return page_html.replace(MATERIAL_PALETTE + 'x',",
            doc("site_speed")),
-    mutant("speed: a book page part keyed without the page's HTML", SPEED,
+    mutant("print page: a book page part keyed without the page's HTML", ANCHORS,
            "        key = [page_html, page_url, bool(directory_urls), str(heading_number)]",
            "        key = [page_url, bool(directory_urls), str(heading_number)]", T_BUILD),
-    mutant("speed: a book page part keyed without the page's URL", SPEED,
+    mutant("print page: a book page part keyed without the page's URL", ANCHORS,
            "        key = [page_html, page_url, bool(directory_urls), str(heading_number)]",
            "        key = [page_html, bool(directory_urls), str(heading_number)]", T_BUILD),
-    mutant("speed: a book page part keyed without its heading number", SPEED,
+    mutant("print page: a book page part keyed without its heading number", ANCHORS,
            "        key = [page_html, page_url, bool(directory_urls), str(heading_number)]",
            "        key = [page_html, page_url, bool(directory_urls)]", T_BUILD),
-    mutant("speed: a book page part never memoised", SPEED,
+    mutant("print page: a book page part never memoised", ANCHORS,
            "            memo.put(key, part)", "            pass", T_BUILD),
     # build_cache
     mutant("cache: a key's mapping order matters", CACHE,

@@ -7,7 +7,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from explainer_tools import math_render
-from explainer_tools.mkdocs_hooks import _render_math, update_anchor_ids
+from explainer_tools.mkdocs_hooks import _render_math
+from explainer_tools.print_site_anchors import update_anchor_ids
 
 
 def test_inline_display_and_tag_are_rendered_with_mathml() -> None:
@@ -65,7 +66,7 @@ def test_print_page_anchor_rewrite_is_linear_and_targets_its_tags() -> None:
 
 
 # ---------------------------------------------------------------- the build's speed-ups
-# (explainer_tools/site_speed.py, build_cache.py, notebook_page.py): same output, less work.
+# (build_cache.py, notebook_page.py): same output, less work.
 
 def test_every_memo_of_the_build_is_kept_for_the_next_build(tmp_path, monkeypatch) -> None:
     from explainer_tools import build_cache

@@ -22,6 +22,7 @@ from explainer_tools import (
     mkdocs_hooks,
     notebook_page,
     pdf,
+    print_site_anchors,
     site_bench,
     site_config,
     site_speed,
@@ -243,7 +244,7 @@ def test_an_unreadable_mkdocs_yml_is_an_error_naming_it(tmp_path: Path, text: st
 
 
 def test_the_whole_book_page_keeps_links_to_data_urls() -> None:
-    keeps = site_speed._keeping_data_urls(lambda url: url.startswith("https:"))
+    keeps = print_site_anchors._keeping_data_urls(lambda url: url.startswith("https:"))
     assert keeps("data:image/png;base64,AAAA") and keeps("https://x.org")
     assert not keeps("../chapters/09-x/")
 
@@ -267,7 +268,7 @@ def test_a_page_part_of_the_book_page_is_rewritten_once_and_again_after_an_edit(
         calls.append((page_html, page_url))
         return f"{page_url}|{directory_urls}|{number}|{page_html}"
 
-    part = site_speed.memoised_page_part(rewrite, build_cache.Memo("p", "", directory=None))
+    part = print_site_anchors.memoised_page_part(rewrite, build_cache.Memo("p", "", directory=None))
     first = part("<p>a</p>", "a/", True, "1")
     assert part("<p>a</p>", "a/", True, "1") == first and len(calls) == 1
     assert part("<p>b</p>", "a/", True, "1") == "a/|True|1|<p>b</p>", "an edited page rewritten"
