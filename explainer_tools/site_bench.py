@@ -21,8 +21,9 @@ a busy machine, not only at rest. Nothing is downloaded here: without Lighthouse
 how to get it and goes on.
 
 Budgets: every chapter rendered in under 0.5 s, no page over 1 MB without the search
-index, `make site` under 5 s, a prose edit re-rendered by `make serve` in under 2 s, Lighthouse
-mobile performance at least 95 on those pages at rest, at least 90 beside two busy loops. The
+index, `make site` under 5 s (under 20 s from a fresh clone, with no `.cache/`), a prose edit
+re-rendered by `make serve` in under 2 s, Lighthouse mobile performance at least 95 on those
+pages at rest, at least 90 beside two busy loops. The
 bench prints each budget and whether it is met. The figures depend on the machine and its load:
 read them, do not assert them in a test.
 
@@ -70,6 +71,7 @@ NAMED = {"": "Home", "chapters/05-transformers-gpt2/": "Chapter 5",
 BUDGET_SECONDS = 0.5
 BUDGET_BYTES = 1_000_000
 BUDGET_BUILD_SECONDS = 5.0
+BUDGET_COLD_BUILD_SECONDS = 20.0  # a fresh clone: no .cache/
 BUDGET_SERVE_SECONDS = 2.0
 BUDGET_LIGHTHOUSE = 95
 BUDGET_LIGHTHOUSE_BUSY = 90  # beside two busy loops
@@ -423,8 +425,8 @@ def main(argv: list[str] | None = None) -> int:
               f"{BUDGET_BUILD_SECONDS:.0f} s: {_verdict(wall < BUDGET_BUILD_SECONDS)}")
         wall, cpu = cold_build()
         print(f"mkdocs build --strict of a fresh clone (no .cache/): {wall:.1f} s wall, "
-              f"{cpu:.1f} s CPU; budget {BUDGET_BUILD_SECONDS:.0f} s: "
-              f"{_verdict(wall < BUDGET_BUILD_SECONDS)}")
+              f"{cpu:.1f} s CPU; budget {BUDGET_COLD_BUILD_SECONDS:.0f} s: "
+              f"{_verdict(wall < BUDGET_COLD_BUILD_SECONDS)}")
     from playwright.sync_api import sync_playwright
 
     rows: dict[str, tuple[float, int]] = {}
