@@ -28,8 +28,9 @@ parses the imports and fails otherwise):
    Reader features: `bibliography` (BibTeX, citations), `crossref` (numbered formulas and
    figures), `number_links` (numbers -> output lines). `yaml_input`: the data files read with
    `markdown`'s strict loader, each field's type checked.
-   `site_speed`: Material's search, the print-site plugin and highlighting made fast, output
-   unchanged. `build_helper`: the build's second process, reading pages from the end.
+   `site_speed`: the page as the browser starts it (what made a phone's load slow, fixed at
+   build time). `print_site_anchors`: the print-site plugin's whole-book page with every
+   in-book link finding its target. `render_cache`: each page's Markdown converted once.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `explorer_presets`: the bound explorer's presets, read from the outputs at build time.
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
@@ -69,10 +70,10 @@ LAYERS: dict[str, int] = {
     "site_config": 0,
     "notebook_slim": 0,
     "site_speed": 1,
+    "print_site_anchors": 1,
     "explorer_presets": 1,
     "figure_zoom": 1,
     "render_cache": 1,
-    "build_helper": 1,
     "notebook_page": 1,
     "bibliography": 1,
     "crossref": 1,

@@ -7,9 +7,7 @@ after a version digest (the code or library versions the results depend on), so 
 either starts a fresh file. `save()` writes only what this process used, so the file does not
 grow with every edit; a read-only checkout builds without it. `memo(name, version)` gives the
 one Memo of that name in this process (MkDocs loads hook files afresh on every rebuild of
-`make serve`; this module stays), and `save_all()` saves them all. `added_entries()` and
-`merge()` carry the entries one process added to another (the build's helper process,
-build_helper.py).
+`make serve`; this module stays), and `save_all()` saves them all.
 
     >>> memo = Memo("doctest", "v1", directory=None)
     >>> memo.get(["a", 1]) is None
@@ -45,12 +43,10 @@ class Memo:
     def __init__(self, name: str, version: str, directory: Path | str | None = "cache") -> None:
         """`directory`: where the file lives (`.cache/` by default); None: in memory only."""
         folder = CACHE_ROOT if directory == "cache" else directory
-        self.name, self.version = name, version
         self.file = (Path(folder) / name / f"{name}-{digest(version)[:16]}.json"
                      if folder is not None else None)
         self._stored: dict[str, Any] | None = None
         self._used: dict[str, Any] = {}
-        self._added: dict[str, Any] = {}  # put since `forget_added` (by digest of the key)
         self._dirty = False
 
     def _load(self) -> dict[str, Any]:
@@ -76,14 +72,7 @@ class Memo:
 
     def put(self, key: Any, value: Any) -> None:
         self._used[digest(key)] = value
-        self._added[digest(key)] = value
         self._dirty = True
-
-    def merge(self, added: dict[str, Any]) -> None:
-        """Take entries another process added (by digest of the key, as `added_entries` gives)."""
-        if added:
-            self._used.update(added)
-            self._dirty = True
 
     def save(self) -> None:
         """Write the entries this process used (after a build), if any is new."""
@@ -103,51 +92,13 @@ class Memo:
 _MEMOS: dict[tuple[str, str], Memo] = {}
 
 
-def memo(name: str, version: str, keep: bool = True) -> Memo:
-    """The process's one Memo for (name, version); `keep=False`: in memory only (never saved),
-    for results valid in one build alone (`drop_memos` forgets them)."""
+def memo(name: str, version: str) -> Memo:
+    """The process's one Memo for (name, version)."""
     if (name, version) not in _MEMOS:
-        _MEMOS[name, version] = Memo(name, version, "cache" if keep else None)
+        _MEMOS[name, version] = Memo(name, version)
     return _MEMOS[name, version]
-
-
-def drop_memos(version: str) -> None:
-    """Forget the memos of this version (a build's in-memory memos, after the build)."""
-    for key in [key for key in _MEMOS if key[1] == version]:
-        del _MEMOS[key]
 
 
 def save_all() -> None:
     for each in _MEMOS.values():
         each.save()
-
-
-def forget_added() -> None:
-    """From now on, `added_entries` gives only what is put after this call."""
-    for each in _MEMOS.values():
-        each._added = {}
-
-
-def added_entries() -> list[list[Any]]:
-    """[[name, version, {digest of key: value}, kept in .cache/?]] of every entry put since
-    `forget_added`.
-
-    >>> _MEMOS.clear(); forget_added()
-    >>> one = memo("doctest", "v1"); one.file = None; one.put(["k"], 1)
-    >>> entries = added_entries(); entries == [["doctest", "v1", {digest(["k"]): 1}, False]]
-    True
-    >>> _MEMOS.clear(); memo("doctest", "v1").get(["k"]) is None
-    True
-    >>> merge(entries); memo("doctest", "v1").get(["k"])
-    1
-    >>> _MEMOS.clear()
-    """
-    return [[each.name, each.version, dict(each._added), each.file is not None]
-            for each in _MEMOS.values() if each._added]
-
-
-def merge(entries: list[list[Any]]) -> None:
-    """Take the entries `added_entries` gave in another process into this process's memos (a
-    memo kept in memory only there is kept in memory only here)."""
-    for name, version, added, keep in entries:
-        memo(name, version, keep).merge(added)

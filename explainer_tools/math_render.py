@@ -35,7 +35,6 @@ import json
 import re
 import threading
 from pathlib import Path
-from typing import Any
 
 KATEX_JS = Path(__file__).resolve().parent / "data" / "katex" / "katex.min.js"
 CACHE_DIR = Path(__file__).resolve().parent.parent / ".cache" / "katex"
@@ -135,34 +134,6 @@ def save_cache() -> None:
         _disk_dirty = False
     except OSError:
         pass  # a read-only checkout builds without the cache
-
-
-def engine_started() -> bool:
-    """Whether this process runs V8 (a process that does must not fork: V8's threads would not
-    follow into the child)."""
-    return _ENGINE._context is not None
-
-
-def known_formulas() -> set[tuple[str, bool]]:
-    """The formulas rendered or loaded so far (`formulas_since` gives what came after)."""
-    _load_disk_cache()
-    return set(_MEMO)
-
-
-def formulas_since(known: set[tuple[str, bool]]) -> list[list[Any]]:
-    """[[TeX, display?, HTML]] of every formula rendered since `known_formulas` gave `known`."""
-    return sorted([tex, display, rendered] for (tex, display), rendered in _MEMO.items()
-                  if (tex, display) not in known)
-
-
-def add_formulas(rows: list[list[Any]]) -> None:
-    """Take formulas another process rendered (as `formulas_since` gives them)."""
-    global _disk_dirty
-    _load_disk_cache()
-    for tex, display, rendered in rows:
-        if (tex, bool(display)) not in _MEMO:
-            _MEMO[tex, bool(display)] = rendered
-            _disk_dirty = True
 
 
 def render_formulas(items: list[tuple[str, bool]]) -> list[str]:

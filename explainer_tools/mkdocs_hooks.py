@@ -14,10 +14,9 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
-from explainer_tools import build_cache, math_render, render_cache
+from explainer_tools import build_cache, math_render, print_site_anchors, render_cache
 from explainer_tools.explorer_presets import REQUEST, PresetError, expand
 from explainer_tools.provenance import ProvenanceError, render_tags, render_tags_in_html
-from explainer_tools.site_speed import patch_plugins, update_anchor_ids  # noqa: F401
 
 # mkdocs-jupyter's template loads MathJax 2 (with an empty src) and configures it; the page's
 # formulas are rendered at build time instead.
@@ -37,12 +36,11 @@ def source_date_epoch(folder: Path) -> str | None:
 
 
 def on_config(config: Any) -> Any:
-    """Speed up Material's search indexing, the print-site plugin's anchor rewriting and
-    highlighting (site_speed.py), and convert each page's Markdown only when it changed
-    (render_cache.py). MkDocs dates the sitemap with
+    """Fix the print-site plugin's anchors (print_site_anchors.py), and convert each page's
+    Markdown only when it changed (render_cache.py). MkDocs dates the sitemap with
     SOURCE_DATE_EPOCH when it is set; set it to the last commit's date unless the caller chose
     one (outside a git checkout: today, as before)."""
-    patch_plugins()
+    print_site_anchors.fix_print_site()
     render_cache.patch_render()
     if "SOURCE_DATE_EPOCH" not in os.environ:
         epoch = source_date_epoch(Path(config["config_file_path"]).resolve().parent)

@@ -5,7 +5,7 @@ Each feature lives in its own module (bibliography, crossref, glossary, ledger, 
 module wires them into the build's events (site_plugin.py calls it):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
-  read the outputs the pages' numbers are checked against (`check_numbers`, cached per page).
+  check the pages' numbers (cached per page).
   `generated_page` writes the pages the features own (Glossary, Bibliography, Claims ledger),
   which site_plugin.py adds.
 - `on_page_markdown`: fail on an unknown citation key or label (naming page and line); append the
@@ -59,7 +59,6 @@ class _State:
     nav: list[Any] = field(default_factory=list)
     directory_urls: bool = True  # False in the copy built to work from a folder (make offline)
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
-    numbers_checked: set[str] = field(default_factory=set)  # pages `numbers` holds the answer of
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
     tools_digest: str = ""  # of explainer_tools' sources, once per process
@@ -154,8 +153,9 @@ def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.Numb
     return {src: links for src, links in result.items() if links}
 
 
-def _load_outputs() -> None:
-    """The outputs and stamps the pages' numbers are checked against (`check_numbers`)."""
+def _load_numbers(sources: dict[str, str]) -> None:
+    """The claim check's verified numbers, as offsets into each page's Markdown body, with the
+    outputs and stamps they are checked against."""
     STATE.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
                      for path in sorted(STATE.layout.output_dir.glob("*.txt"))}
     for script in STATE.outputs:
@@ -165,20 +165,7 @@ def _load_outputs() -> None:
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
     if not STATE.tools_digest:
         STATE.tools_digest = build_cache.tools_digest()
-    STATE.numbers, STATE.numbers_checked = {}, set()
-
-
-def check_numbers(pages: list[str]) -> None:
-    """The claim check's verified numbers of these pages (by src_uri), as offsets into each
-    page's Markdown body, cached or checked now in one batch. A page not asked for is checked
-    when it is linked (`_link_numbers`): so it is in a build with a helper process
-    (build_helper.py), each process checking the pages it reads; without one, the site plugin
-    asks for them all before the first page is read."""
-    wanted = {src: STATE.sources[src] for src in pages
-              if src in STATE.sources and src not in STATE.numbers_checked}
-    if wanted:
-        STATE.numbers.update(_verified_links(wanted))
-        STATE.numbers_checked.update(wanted)
+    STATE.numbers = _verified_links(sources)
 
 
 def layout_of(config: Any) -> Layout:
@@ -216,7 +203,7 @@ def on_files(files: Files, config: Any) -> Files:
         STATE.directory_urls = bool(config["use_directory_urls"])
         plan = book.load_plan(STATE.layout.root)
         STATE.chapters = {c.number: c for c in book.chapter_status(plan, STATE.nav)}
-        _load_outputs()
+        _load_numbers(STATE.sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
             book.BookError, ledger.LedgerError, ValueError) as error:
         raise PluginError(str(error)) from None
@@ -254,8 +241,6 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 
 def _link_numbers(markdown: str, page: Any) -> str:
-    if page.file.src_uri not in STATE.numbers:
-        check_numbers([page.file.src_uri])
     links = STATE.numbers.get(page.file.src_uri)
     if not links or not page.file.abs_src_path:
         return markdown

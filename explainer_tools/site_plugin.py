@@ -5,8 +5,9 @@ needs nothing, so this module is the plugin and composes the features:
 
 - notebook (`notebook_page`): the companion notebook as a page, from mkdocs-jupyter's cache (no
   Jupyter import unless the notebook changed), its `.ipynb` copied beside it.
-- build (`mkdocs_hooks`, `site_speed`): SOURCE_DATE_EPOCH; fast search, print-site,
-  highlighting; the theme's templates compiled once.
+- build (`mkdocs_hooks`, `render_cache`, `print_site_anchors`): SOURCE_DATE_EPOCH; each page's
+  Markdown converted only when it changed; every in-book link of the whole-book page finding
+  its target.
 - errata (`errata_hook`): each erratum page rendered from its front matter, at priority 50
   (before the badges: its fields hold tags). Owns the errata index, filled at its marker.
 - reader (`reader_hook`): labels and numbered formulas and figures, verified numbers linked to
@@ -17,9 +18,7 @@ needs nothing, so this module is the plugin and composes the features:
   linked from the chapter instead of collapsed in it.
 - provenance (`mkdocs_hooks`): tags become badges, the notebook's too.
 - math (`mkdocs_hooks`, `math_render`): every formula rendered, last (post_page, post_build).
-
-A build reads pages from the end of the book in a second process (`build_helper`, from
-`on_nav`), which hands its memoised work back before the build reads them.
+- page start (`site_speed`): what made a phone's load slow, fixed in the written page (post_page).
 
 Loading happens once per build (`on_files`): the reader's state (pages, labels, bibliography,
 glossary, ledger, verified numbers) is shared with the errata feature. Every error stops the
@@ -43,7 +42,6 @@ from mkdocs.structure.files import File, Files
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from explainer_tools import (
-    build_helper,
     crossref,
     errata_hook,
     mkdocs_hooks,
@@ -67,29 +65,8 @@ GENERATED = (GeneratedPage("glossary", "glossary.md"),
              GeneratedPage("ledger", "claims-ledger.md"))
 
 
-def on_startup(command: str, dirty: bool) -> None:
-    """`make serve` notices a saved edit within 0.1 s, not 0.5 s (`site_speed.quick_watch`)."""
-    if command == "serve":
-        from mkdocs.commands import serve
-
-        site_speed.quick_watch(serve)
-
-
 def on_config(config: Any) -> Any:
     return mkdocs_hooks.on_config(config)
-
-
-def on_env(env: Any, config: Any, files: Files) -> Any:
-    """The theme's templates compiled once, not on every build (Jinja's bytecode cache in
-    `.cache/jinja/`, checked against each template's source). Every page is read: the helper,
-    if one ran, has handed back its formulas."""
-    build_helper.join()
-    return site_speed.template_cache(env)
-
-
-def on_build_error(error: Exception) -> None:
-    """A failed build leaves no helper process behind."""
-    build_helper.stop()
 
 
 @event_priority(100)  # first: the nav and every plugin see the notebook as a page
@@ -132,17 +109,7 @@ def _source_files(files: Files, config: Any) -> Files:
 on_files = CombinedEvent(_notebook_files, _book_files, _source_files)
 
 
-def on_nav(nav: Any, config: Any, files: Files) -> Any:
-    """A helper process starts, reading pages from the end of the book (build_helper.py); each
-    page's numbers are then checked as it is read. Without one (`make serve`'s rebuilds), every
-    page's numbers are checked here, in one batch."""
-    if not build_helper.start(config, files):
-        reader_hook.check_numbers(list(reader_hook.STATE.sources))
-    return nav
-
-
 def on_pre_page(page: Any, config: Any, files: Files) -> Any:
-    build_helper.join_before(page.file.src_uri)  # the helper's work, before its first page
     notebook_page.prepare(page)
     return page
 
@@ -153,13 +120,9 @@ def _errata_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
 
 
 def _reader_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
-    """The reader features' and the badges' Markdown (neither changes the page object: the
-    build's two processes share the result, `build_helper.shared`)."""
-    def compute() -> str:
-        text = reader_hook.on_page_markdown(markdown, page, config, files)
-        return mkdocs_hooks.on_page_markdown(text, page, config, files)
-
-    return build_helper.shared("markdown", [page.file.src_uri, markdown], compute)
+    """The reader features' and the badges' Markdown."""
+    markdown = reader_hook.on_page_markdown(markdown, page, config, files)
+    return mkdocs_hooks.on_page_markdown(markdown, page, config, files)
 
 
 @event_priority(-100)  # last: the features above read the title as written
@@ -195,7 +158,7 @@ def page_url(from_page: str, to_page: str, directory_urls: bool) -> str:
     return crossref.relative_url(from_page, to_page, "", directory_urls).removesuffix("#")
 
 
-def _page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     directory_urls = bool(config["use_directory_urls"])
     links = {target: (page_url(src, source.path, directory_urls), source.lines,
@@ -206,23 +169,11 @@ def _page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
     return mkdocs_hooks.on_page_content(html_text, page, config, files)
 
 
-def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
-    """The features' HTML, which depends on the page's HTML and front matter `scripts` alone
-    (the build's two processes share it, `build_helper.shared`); the print-site plugin
-    keeps the final HTML as `page.html`."""
-    key = [page.file.src_uri, html_text, page.meta.get("scripts")]
-    html_text = build_helper.shared(
-        "content", key, lambda: _page_content(html_text, page, config, files))
-    page.html = html_text
-    build_helper.prefill(page, html_text, config)  # the page's later work, done now
-    return html_text
-
-
 def on_post_page(output: str, page: Any, config: Any) -> str:
     notebook_page.copy_source(page)
     output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
     output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them
-    output = site_speed.own_palette(site_speed.out_of_tab_order(output))
+    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))
     return site_speed.search_index_after_load(site_speed.head_links_resolved(output))
 
 

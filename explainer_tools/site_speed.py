@@ -1,32 +1,5 @@
-"""Three third-party extensions made fast for this book, with what they produce unchanged.
-
-- **Material's search index.** Its parser (an `html.parser.HTMLParser`) calls Python for every
-  tag, and a page's highlighted code is one `<span>` per token: most of the time of indexing.
-  `light_search_html` hands it the page without what it would throw away anyway: the inside
-  of every element marked `data-search-exclude` (the embedded script sources; the empty element
-  stays, so the parser sees the same structure) and the `<span>` tags inside `<pre>` (spans are
-  not kept in the index, and inside `<pre>` text is joined unchanged). The index is the same,
-  byte for byte (tests/test_math_render.py checks it on a page). And each page's entries are
-  memoised by the page's HTML, URL, title, table of contents and front matter (`search_key`,
-  `.cache/search/`): after an edit, `make serve` parses only the pages whose HTML changed.
-- **The print-site plugin's anchor rewriting** (`update_anchor_ids`): its scan is quadratic in
-  a line's length, and a paragraph of rendered formulas is one long line. It also prefixes the
-  ids of h1-h6, sup and li only, while its link rewriting prefixes every in-book link: links to
-  equations, figures, output lines and glossary entries pointed nowhere on the whole-book page.
-  This one prefixes every id in one pass (inputs excepted: the plugin's `fix_tabbed_content`
-  does those) and the references to ids inside the page (aria-labelledby, aria-describedby,
-  aria-controls, headers) and the links inside formulas (`\\href{#..}`, still TeX at that
-  point), so every in-book link finds its target (`make pdf` checks it). Links to `data:` URLs
-  (the notebook's figures) are left alone instead of being made into anchors. Each page's
-  part of the whole-book page is memoised by its HTML in the process (`memoised_page_part`):
-  after an edit `make serve` rewrites the edited page's part only.
-
-- **Pygments' highlighting** of code blocks (pymdownx.highlight): the embedded chapter scripts
-  are most of the book's code and change only with the scripts. Each block's HTML is memoised
-  by its source, the lexer and the formatter with their options, and the versions of Pygments
-  and pymdownx (`build_cache.memo`, in `.cache/highlight/`, saved after a build).
-
-The page as the browser starts it (`on_post_page`, each a pure function of the page's HTML):
+"""The page as the browser starts it: what made a phone's load of a page slow, fixed at build time
+(`on_post_page`, each a pure function of the page's HTML).
 
 - **Links out of the tab order written in the page.** Number links and links to output lines
   (a chapter holds hundreds) leave the tab order (`tabindex="-1"`, `out_of_tab_order`): written
@@ -45,290 +18,23 @@ The page as the browser starts it (`on_post_page`, each a pure function of the p
   after the head's links does the same before anything is styled; Material then finds them
   absolute and leaves them alone.
 
-- **The light and dark switch run by the reader's script** (`own_palette`): Material's palette
-  component, when it starts, sets the palette again and restyles the whole page three times
-  (Chapter 5, Lighthouse's total blocking time on a phone: 520 ms with it, 445 ms without,
-  median of 3). The switch's form is handed to docs/javascripts/reader.js, which behaves the
-  same (device preference on a first visit, the choice stored for the next page, Enter) and
-  touches nothing at load that is already right.
-
-`patch_plugins()` installs the first three (from the site plugin's `on_config`), and the Jinja
-bytecode cache on every environment the theme gives out (`template_cache`); a plugin that is not
-installed is left alone.
-
-    >>> light_search_html('<div class="highlight" data-search-exclude><pre>x</pre></div><p>y</p>')
-    '<div class="highlight" data-search-exclude></div><p>y</p>'
-    >>> light_search_html('<pre><span class="k">def</span> f</pre>')
-    '<pre>def f</pre>'
+- **The light and dark switch without whole-page restyles** (`palette_without_restyles`):
+  Material's palette component, when it starts, sets the palette again, adds its colour tags and
+  reads the header's colours, restyling the whole page. The switch's form is handed to
+  docs/javascripts/reader.js, which behaves the same (device preference on a first visit, the
+  choice stored for the next page, Enter) and touches nothing at load that is already right.
+  Side by side, 9 loads each at a phone's viewport, the renderer's main thread spent 43 ms more
+  CPU with Material's switch on Chapter 5, 138 ms on the notebook's page and 30 ms on the home
+  page (more in every pair on the first two); on a phone four times slower, as Lighthouse
+  simulates one, that is 120-550 ms, over the 100 ms a reader notices.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any
 
-from explainer_tools import build_cache
 from explainer_tools.html_text import CLASS_ATTR  # the class attribute, either quote
-
-# An element marked for exclusion whose content holds no element of its own kind (the embedded
-# sources: `<div class="highlight" data-search-exclude><pre>..</pre></div>`): the content goes.
-EXCLUDED = re.compile(
-    r"(?P<open><(?P<tag>div|pre|span)\b[^>]*\sdata-search-exclude\b[^>]*>)"
-    r"(?:(?!<(?P=tag)\b).)*?(?P<close></(?P=tag)>)", re.S)
-PRE = re.compile(r"<pre\b[^>]*>.*?</pre>", re.S)
-SPAN_TAG = re.compile(r"</?span\b[^>]*>")
-
-ANCHOR_TAGS = re.compile(r'<(?!input\b)([a-z][a-z0-9-]*)(\s[^>]*?)?\sid="([^"]*)"', re.I)
-TEX_HREF = re.compile(r"\\href\{#([^}]*)\}")  # a link inside a formula, still TeX here
-ID_REFERENCES = re.compile(r'\s(aria-labelledby|aria-describedby|aria-controls|headers)="([^"]*)"')
-
-
-def light_search_html(page_html: str) -> str:
-    """The page as the search parser needs it (module docstring)."""
-    page_html = EXCLUDED.sub(r"\g<open>\g<close>", page_html)
-
-    def without_spans(match: re.Match[str]) -> str:
-        block = match.group(0)
-        return block if "data-search-exclude" in block else SPAN_TAG.sub("", block)
-
-    return PRE.sub(without_spans, page_html)
-
-
-def update_anchor_ids(page_html: str, page_key: str) -> str:
-    """`id="x"` -> `id="KEY-x"` on every element but `<input>`, and the page's references to
-    ids likewise, as the plugin's link rewriting expects (module docstring).
-
-    >>> update_anchor_ids('<h2 id="a">A</h2><div id="b"></div><li class="c" id="d">', "p")
-    '<h2 id="p-a">A</h2><div id="p-b"></div><li class="c" id="p-d">'
-    >>> update_anchor_ids('<nav aria-labelledby="t u"><input id="__tabbed_1">', "p")
-    '<nav aria-labelledby="p-t p-u"><input id="__tabbed_1">'
-    >>> update_anchor_ids(r'<span class="arithmatex">\\(x = {\\href{#out-s-L1}{2}}\\)</span>', "p")
-    '<span class="arithmatex">\\\\(x = {\\\\href{#p-out-s-L1}{2}}\\\\)</span>'
-    """
-    page_html = ANCHOR_TAGS.sub(
-        lambda m: f'<{m.group(1)}{m.group(2) or ""} id="{page_key}-{m.group(3)}"', page_html)
-    page_html = TEX_HREF.sub(lambda m: f"\\href{{#{page_key}-{m.group(1)}}}", page_html)
-    return ID_REFERENCES.sub(
-        lambda m: f' {m.group(1)}="{" ".join(f"{page_key}-{i}" for i in m.group(2).split())}"',
-        page_html)
-
-
-def _patch_search() -> None:
-    try:
-        from material.plugins.search import plugin as search
-    except ImportError:
-        return
-    if getattr(search.Parser, "explainer_light", False):
-        return
-
-    class LightParser(search.Parser):
-        explainer_light = True
-
-        def feed(self, data: str) -> None:
-            super().feed(light_search_html(data))
-
-    search.Parser = LightParser
-    _memoise_search_entries(search)
-
-
-def toc_key(toc: Any) -> list[Any]:
-    """What Material's search reads of a page's table of contents: each item's id and URL."""
-    return [[item.id, item.url, toc_key(item.children)] for item in toc]
-
-
-def search_key(page: Any) -> list[Any]:
-    """Everything Material's `SearchIndex.add_entry_from_context` reads of a page: its HTML,
-    URL, title, table of contents and the front matter fields `search`, `title` and `tags`."""
-    meta = {name: page.meta.get(name) for name in ("search", "title", "tags")}
-    return [page.content, page.url, page.title, toc_key(page.toc),
-            json.dumps(meta, sort_keys=True, default=repr)]
-
-
-def saved_entries(entries: list[dict[str, Any]]) -> list[list[list[Any]]]:
-    """Search entries as the memo keeps them: each a list of (field, value) pairs, since the
-    memo's file is written with sorted keys and the index keeps the fields in their order.
-
-    >>> saved_entries([{"location": "a/", "title": "A", "text": "x", "boost": 2.0}])
-    [[['location', 'a/'], ['title', 'A'], ['text', 'x'], ['boost', 2.0]]]
-    """
-    return json.loads(json.dumps([list(entry.items()) for entry in entries], default=str))
-
-
-def restored_entries(saved: list[list[list[Any]]]) -> list[dict[str, Any]]:
-    """`saved_entries` undone, as new objects (the memo's copy is never handed out).
-
-    >>> restored_entries([[["location", "a/"], ["title", "A"], ["text", "x"]]])
-    [{'location': 'a/', 'title': 'A', 'text': 'x'}]
-    """
-    return [{name: json.loads(json.dumps(value)) for name, value in entry} for entry in saved]
-
-
-def memoised_entries(original: Any, memo: build_cache.Memo) -> Any:
-    """`SearchIndex.add_entry_from_context` (`original`) memoised in `memo` by `search_key`."""
-    def add_entry_from_context(self: Any, page: Any) -> None:
-        key = search_key(page)
-        saved = memo.get(key)
-        if saved is None:
-            start = len(self.entries)
-            original(self, page)
-            memo.put(key, saved_entries(self.entries[start:]))
-        else:
-            self.entries.extend(restored_entries(saved))
-
-    add_entry_from_context.explainer_cached = True  # type: ignore[attr-defined]
-    add_entry_from_context.explainer_original = original  # type: ignore[attr-defined]
-    return add_entry_from_context
-
-
-def _memoise_search_entries(search: Any) -> None:
-    """A page's search entries memoised by all they depend on (`search_key`, and the versions
-    of Material and of the book's code, the light parser's), in `.cache/search/`: after an
-    edit only the pages whose HTML changed are parsed again. Off when jieba (Chinese
-    segmentation, with dictionaries of its own) is installed."""
-    index = search.SearchIndex
-    if getattr(index.add_entry_from_context, "explainer_cached", False) or search.jieba:
-        return
-    import material
-
-    memo = build_cache.memo("search", f"material {material.__version__} search entries v1 "
-                            f"{build_cache.tools_digest()}")
-    index.add_entry_from_context = memoised_entries(index.add_entry_from_context, memo)
-
-
-def _patch_print_site() -> None:
-    try:
-        from mkdocs_print_site_plugin import urls
-    except ImportError:
-        return
-    urls.update_anchor_ids = update_anchor_ids
-    if not getattr(urls.is_external, "explainer_data_urls", False):
-        urls.is_external = _keeping_data_urls(urls.is_external)
-    from mkdocs_print_site_plugin import renderer
-
-    if not getattr(renderer.fix_internal_links, "explainer_cached", False):
-        renderer.fix_internal_links = memoised_page_part(
-            renderer.fix_internal_links, build_cache.Memo("print-site", "", directory=None))
-
-
-def memoised_page_part(original: Any, memo: build_cache.Memo) -> Any:
-    """print-site's `fix_internal_links` (`original`: one page's part of the whole-book page,
-    its links and ids rewritten; string work only) memoised by its arguments, in this process:
-    `make serve` rewrites only the parts of pages whose HTML changed."""
-    def fix_internal_links(page_html: str, page_url: str, directory_urls: bool,
-                           heading_number: Any) -> str:
-        key = [page_html, page_url, bool(directory_urls), str(heading_number)]
-        part = memo.get(key)
-        if part is None:
-            part = original(page_html, page_url, directory_urls, heading_number)
-            memo.put(key, part)
-        return part
-
-    fix_internal_links.explainer_cached = True  # type: ignore[attr-defined]
-    return fix_internal_links
-
-
-def _keeping_data_urls(is_external: Any) -> Any:
-    """print-site's test for links it leaves alone, with `data:` URLs added: the notebook's
-    figures may link to their own data, and the plugin made such links into anchors of the
-    whole-book page that point nowhere."""
-    def keeps(url: str) -> bool:
-        return url.startswith("data:") or is_external(url)
-
-    keeps.explainer_data_urls = True  # type: ignore[attr-defined]
-    return keeps
-
-
-def _options(options: dict[str, Any]) -> list[list[str]]:
-    return sorted([str(k), repr(v)] for k, v in options.items())
-
-
-def _patch_highlight() -> None:
-    try:
-        import pygments
-        import pymdownx
-        from pymdownx import highlight as module
-    except ImportError:
-        return
-    if getattr(module.highlight, "explainer_cached", False):
-        return
-    memo = build_cache.memo("highlight", f"pygments {pygments.__version__} pymdownx "
-                            f"{pymdownx.__version__}")
-    original = module.highlight
-
-    def highlight(src: str, lexer: Any, formatter: Any) -> str:
-        key = [src, f"{type(lexer).__module__}.{type(lexer).__qualname__}",
-               _options(lexer.options), f"{type(formatter).__module__}."
-               f"{type(formatter).__qualname__}", _options(formatter.options)]
-        code = memo.get(key)
-        if code is None:
-            code = original(src, lexer, formatter)
-            memo.put(key, code)
-        return code
-
-    highlight.explainer_cached = True  # type: ignore[attr-defined]
-    module.highlight = highlight
-
-
-def template_cache(env: Any) -> Any:
-    """Give the theme's Jinja environment a bytecode cache in `.cache/jinja/` (Jinja checks each
-    template's source against its cached code)."""
-    import jinja2
-
-    folder = build_cache.CACHE_ROOT / "jinja"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return env  # a read-only checkout compiles the templates as before
-    env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
-    return env
-
-
-def _patch_theme_env() -> None:
-    """Every Jinja environment the theme gives out with the bytecode cache, not only the build's
-    (`on_env`): the print-site plugin renders its page and Material's search its translations
-    in environments of their own (`Theme.get_env()`), which compiled every template again."""
-    from mkdocs import theme
-
-    get_env = theme.Theme.get_env
-    if getattr(get_env, "explainer_cached", False):
-        return
-
-    def cached_env(self: Any) -> Any:
-        return template_cache(get_env(self))
-
-    cached_env.explainer_cached = True  # type: ignore[attr-defined]
-    theme.Theme.get_env = cached_env  # type: ignore[method-assign]
-
-
-WATCH_SECONDS = 0.1  # `make serve`'s polling of docs/ and mkdocs.yml for a saved edit
-
-
-def quick_watch(serve_module: Any) -> None:
-    """`mkdocs serve` polls the files it watches every 0.5 s (its LiveReloadServer's
-    `polling_interval`), so a saved edit waits 0.25 s on average, up to 0.5 s, before the
-    rebuild starts: poll every `WATCH_SECONDS` instead (a scan of docs/ takes about 0.4 ms)."""
-    server = serve_module.LiveReloadServer
-    if getattr(server, "explainer_quick", False):
-        return
-
-    class QuickServer(server):
-        explainer_quick = True
-
-        def __init__(self, *args: Any, polling_interval: float = WATCH_SECONDS,
-                     **kwargs: Any) -> None:
-            super().__init__(*args, polling_interval=polling_interval, **kwargs)
-
-    serve_module.LiveReloadServer = QuickServer
-
-
-def patch_plugins() -> None:
-    _patch_search()
-    _patch_print_site()
-    _patch_highlight()
-    _patch_theme_env()
-
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
                         r'src="(?P<src>[^"]*assets/fig/(?P<name>[\w.-]+\.png))"(?P<rest>[^>]*)>')
@@ -475,11 +181,12 @@ def search_index_after_load(page_html: str) -> str:
 MATERIAL_PALETTE = '<form class="md-header__option" data-md-component="palette">'
 
 
-def own_palette(page_html: str) -> str:
+def palette_without_restyles(page_html: str) -> str:
     """The header's light and dark switch handed from Material's palette component to the
     reader's script (module docstring): Material mounts only what names a component.
 
-    >>> own_palette('<form class="md-header__option" data-md-component="palette"><input>')
+    >>> palette_without_restyles(
+    ...     '<form class="md-header__option" data-md-component="palette"><input>')
     '<form class="md-header__option" data-reader-palette><input>'
     """
     return page_html.replace(MATERIAL_PALETTE,

@@ -7,7 +7,8 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from explainer_tools import math_render
-from explainer_tools.mkdocs_hooks import _render_math, update_anchor_ids
+from explainer_tools.mkdocs_hooks import _render_math
+from explainer_tools.print_site_anchors import update_anchor_ids
 
 
 def test_inline_display_and_tag_are_rendered_with_mathml() -> None:
@@ -65,66 +66,18 @@ def test_print_page_anchor_rewrite_is_linear_and_targets_its_tags() -> None:
 
 
 # ---------------------------------------------------------------- the build's speed-ups
-# (explainer_tools/site_speed.py, build_cache.py, notebook_page.py): same output, less work.
+# (build_cache.py, notebook_page.py): same output, less work.
 
-PAGE_FOR_SEARCH = (
-    '<h1 id="t">Title<a class="headerlink" href="#t">¶</a></h1><p>Some <em>prose</em>, '
-    '<span class="num">0.42</span>.</p>\n'
-    '<div class="highlight" data-search-exclude><pre><span></span><code><span class="k">def'
-    '</span><span class="w"> </span><span class="nf">f</span>():</code></pre></div>\n'
-    '<h2 id="code">Code</h2><div class="highlight"><pre><span></span><code><span class="n">x'
-    '</span><span class="w">  </span><span class="o">=</span><span class="w"> </span>'
-    '<span class="mi">1</span>\n<span class="n">y</span> &lt; 2</code></pre></div>'
-    '<ul><li>a <span class="x">b</span></li></ul>')
+def test_every_memo_of_the_build_is_kept_for_the_next_build(tmp_path, monkeypatch) -> None:
+    from explainer_tools import build_cache
 
-
-def _sections(page_html: str, parser_class) -> list[tuple[str, str, str | None]]:
-    parser = parser_class()
-    parser.feed(page_html)
-    parser.close()
-    return [("".join(s.title), "".join(s.text), s.id) for s in parser.data]
-
-
-def test_the_light_search_page_gives_the_same_index() -> None:
-    from material.plugins.search import plugin as search
-
-    from explainer_tools import site_speed
-
-    original = getattr(search.Parser, "__mro__", [search.Parser])
-    base = next(c for c in original if not getattr(c, "explainer_light", False)
-                and c.__name__ == "Parser")
-    light = site_speed.light_search_html(PAGE_FOR_SEARCH)
-    assert "def" not in light and '<span class="n">' not in light, "the page was made lighter"
-    assert _sections(light, base) == _sections(PAGE_FOR_SEARCH, base)
-    assert "x  = 1\ny &lt; 2" in _sections(light, base)[1][1], "code text kept as it was"
-
-
-def test_highlighting_is_memoised_by_source_lexer_and_options(tmp_path, monkeypatch) -> None:
-    from pymdownx import highlight as module
-
-    from explainer_tools import build_cache, site_speed
-
-    calls = []
-    monkeypatch.setattr(module, "highlight", lambda src, lexer, fmt: calls.append(src) or src)
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
     monkeypatch.setattr(build_cache, "_MEMOS", {})
-    site_speed._patch_highlight()
-
-    class Lexer:
-        def __init__(self) -> None:
-            self.options = {"stripnl": False}
-
-    class Formatter:
-        def __init__(self, **options) -> None:
-            self.options = options
-
-    assert module.highlight("a = 1", Lexer(), Formatter(linenos=False)) == "a = 1"
-    module.highlight("a = 1", Lexer(), Formatter(linenos=False))
-    assert calls == ["a = 1"], "the second block came from the memo"
-    module.highlight("a = 1", Lexer(), Formatter(linenos=True))
-    assert calls == ["a = 1", "a = 1"], "other formatter options: highlighted again"
+    build_cache.memo("render-test", "v1").put(["page"], {"content": "<p>a</p>"})
+    build_cache.memo("numbers-test", "v1").put(["page"], [1])
     build_cache.save_all()
-    assert list((tmp_path / "highlight").glob("highlight-*.json")), "kept for the next build"
+    assert build_cache.Memo("render-test", "v1").get(["page"]) == {"content": "<p>a</p>"}
+    assert build_cache.Memo("numbers-test", "v1").get(["page"]) == [1]
 
 
 def test_a_memo_survives_the_process_only_through_its_file(tmp_path) -> None:

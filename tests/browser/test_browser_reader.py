@@ -163,9 +163,9 @@ def header_metas(tab: Any) -> tuple[str, str]:
 
 def test_the_palette_choice_holds_on_the_next_page_and_enter_switches(
         tab: Any, server: StaticServer) -> None:
-    """The switch is the reader's script's (site_speed.own_palette): Material's palette component
-    is not started, the choice is stored where Material's script at the top of a page reads it,
-    the metas follow the header, and Enter on the switch switches back."""
+    """The switch is the reader's script's (site_speed.palette_without_restyles): Material's
+    palette component is not started, the choice is stored where Material's script at the top
+    of a page reads it, the metas follow the header, and Enter on the switch switches back."""
     goto(tab, server, "")
     assert header_metas(tab)[0] == "light", f"/: color-scheme meta {header_metas(tab)}"
     tab.locator("form[data-reader-palette] label:visible").click()
