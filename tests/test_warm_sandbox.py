@@ -150,3 +150,26 @@ def test_a_chapter_script_prints_the_same_in_both_sandboxes(tmp_path: Path) -> N
     figures = [sorted(p.name for p in (tmp_path / mode / "cwd" / "fig").iterdir())
                for mode in ("warm", "bwrap")]
     assert figures[0] == figures[1] == ["ch01_concentration.png"]
+
+
+def test_where_the_kernel_refuses_it_one_line_says_so_and_bubblewrap_runs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The warm parent's probe fails (made to, through a sitecustomize that only the warm
+    parent's Python imports first): the run says why in one line, once, and each script runs in
+    its own bubblewrap sandbox instead, its writes to the tree refused as before."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\n"
+        "import explainer_tools.zygote as z\nz.probe = lambda: 'refused here by a test'\n"
+        "sys.path.pop(0)\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    monkeypatch.setattr(runner, "_said", [])
+    before = digests()
+    first = run(tmp_path, f"open({str(TARGETS[0])!r}, 'a').write('x')", stem="one")
+    second = run(tmp_path, "print('ran')", stem="two")
+    err = capsys.readouterr().err
+    assert err.count("the warm sandbox is unavailable (refused here by a test)") == 1, err
+    assert first.sandboxed and first.returncode != 0 and digests() == before
+    assert second.sandboxed and second.returncode == 0 and second.stdout == b"ran\n"
