@@ -184,7 +184,7 @@ def write_long_tier(out: Path) -> None:
     record = {
         "provenance": (
             "Written by `python -m miniature.sizes long` (run from explainer_code/); read by "
-            "ch25_bounds_as_models_grow.py and ch26_figure3.py. Markov source of Chapter 22; "
+            "ch26_figure3.py. Markov source of Chapter 22; "
             "seeds of repetition r: model r, projector 137 + r, batches 1337 + r; source 0, "
             "S 1, fresh 2, sample 3. One thread, CPU kernels pinned."),
         "command": "cd explainer_code && ../.venv/bin/python -m miniature.sizes long",
