@@ -179,8 +179,8 @@ def load_chapters(root: Path) -> list[Chapter]:
 
 def home_markdown(chapters: list[Chapter], nav: list[Any]) -> str:
     """The home page's list: one bold line per part, then its chapters in order (written ones
-    linked) and the part's other nav pages (a companion notebook) after the chapter before them.
-    Links are relative to `docs/index.md`."""
+    linked) and the part's other nav pages (a companion notebook) after the chapter before them,
+    "Beside Chapter N: " before their link. Links are relative to `docs/index.md`."""
     extras: dict[tuple[str, int], list[tuple[str, str]]] = {}
     last = 0
     for part, title, page in nav_items(nav):
@@ -199,7 +199,9 @@ def home_markdown(chapters: list[Chapter], nav: list[Any]) -> str:
             else:
                 lines.append(f"- {chapter.number}\\. {title} {PLANNED_MARK}")
             for title, page in extras.get((part, chapter.number), []):
-                lines.append(f"- [{title}]({page})")
+                # text before the link keeps it inline, as the chapters' numbers do theirs: a
+                # list item that is a bare link is a touch target too small on a phone
+                lines.append(f"- Beside Chapter {chapter.number}: [{title}]({page})")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"
 

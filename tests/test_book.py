@@ -41,6 +41,10 @@ def test_nav_chapter_missing_from_the_plan_or_in_another_part_is_an_error() -> N
 def test_home_list_links_written_and_marks_planned() -> None:
     home = book.fill_home("# Home\n\n" + book.HOME_MARKER + "\n", book.chapter_status(PLAN, NAV),
                           NAV)
+    # a page of the part that is not a chapter: after its chapter, with text before its link
+    extra = [NAV[0], {PART: [*NAV[1][PART], {"A notebook": "notebooks/n.ipynb"}]}]
+    listed = book.fill_home(book.HOME_MARKER + "\n", book.chapter_status(PLAN, extra), extra)
+    assert "- Beside Chapter 9: [A notebook](notebooks/n.ipynb)" in listed
     assert "- 9\\. [Generalization, written](chapters/09-gen.md)" in home
     assert f"- 10\\. Hoeffding {book.PLANNED_MARK}" in home
     assert "](chapters/10" not in home  # a planned chapter is never linked
