@@ -85,11 +85,13 @@ def run_tier(name: str, out: Path, device: str) -> None:
     dev = f"cuda:{torch.cuda.current_device()}" if device == "cuda" else "cpu"
     src = make_markov_source(**SOURCE)
     fresh = markov_docset(src, t["n_fresh"], seed=SEED_FRESH)
-    rows, t0 = [], time.time()
+    rows, tables, t0 = [], [], time.time()
     docsets: dict[int, object] = {}
     for n_docs, d in t["runs"]:
         if n_docs not in docsets:  # the first N documents of one seeded stream, made once
             docsets = {n_docs: markov_docset(src, n_docs, seed=SEED_S)}
+            if rank == 0 and n_docs not in {r["n_docs"] for r in tables}:
+                tables += table_rows(src, docsets[n_docs], fresh, table_samples(t))
         S = docsets[n_docs]
         sample = np.random.default_rng(SEED_SAMPLE).integers(0, n_docs, size=t["n_sample"])
         tcfg = TrainConfig(steps=t["steps"], qat_steps=t["qat"], lr=t["lr"], log_every=100)
@@ -113,16 +115,16 @@ def run_tier(name: str, out: Path, device: str) -> None:
             rows.append(row)
             print(f"tier {name}: {label} bound {row['bound_bits']:.3f} "
                   f"({time.time() - t0:.0f} s so far)", file=sys.stderr, flush=True)
-            write_record(name, t, world, device, t0, rows, out)  # after every run: a crash
+            write_record(name, t, world, device, t0, rows, out, tables)  # every run: a crash
     if rank == 0:  # loses at most the run in progress
-        write_record(name, t, world, device, t0, rows, out)
+        write_record(name, t, world, device, t0, rows, out, tables)
         print(f"tier {name}: wrote {out}", file=sys.stderr)
     if ddp:
         dist.destroy_process_group()
 
 
 def write_record(name: str, t: dict, world: int, device: str, t0: float, rows: list[dict],
-                 out: Path) -> None:
+                 out: Path, tables: list[dict]) -> None:
     """The data file: every finished run, with command, commit, machine, time, peak memory."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     record = {
@@ -133,11 +135,40 @@ def write_record(name: str, t: dict, world: int, device: str, t0: float, rows: l
         "config": {**dataclasses.asdict(t["cfg"]), "lora_rank": 4},  # Parametrization: rank 4
         "train": {"steps": t["steps"], "qat_steps": t["qat"], "lr": t["lr"],
                   "batch_size": TrainConfig().batch_size},
-        "n_sample": t["n_sample"], "n_fresh": t["n_fresh"], "runs": rows,
+        "n_sample": t["n_sample"], "n_fresh": t["n_fresh"], "runs": rows, "tables": tables,
     }
     record["complete"] = len(rows) == len(t["runs"])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+
+
+def table_samples(t: dict) -> list[int]:
+    """The sample sizes n to bound count tables at: this tier's, and the GPU tier's too (its runs
+    use the same source, S and sample seed), unless the tier is a smoke test."""
+    if os.environ.get("CH22_TIER_STEPS"):
+        return [t["n_sample"]]
+    return sorted({t["n_sample"], TIERS["gpu"]["n_sample"]})
+
+
+def table_rows(src, S, fresh, samples: list[int]) -> list[dict]:
+    """The best count table of `miniature.ngram`'s grid on S, bounded from a sample of each size
+    drawn as the runs draw theirs; its true risk exact for orders 0-1, on `fresh` for order 2."""
+    from miniature import ngram
+
+    rows = []
+    for n in samples:
+        sample = np.random.default_rng(SEED_SAMPLE).integers(0, S.n_docs, size=n)
+        best, _ = ngram.best_table(S, SOURCE["vocab"], sample)
+        if best.table.order <= 1:
+            true, se = ngram.exact_bits(src, best.table, best.best_alpha), 0.0
+        else:
+            true, se = ngram.heldout_bits(best.table, fresh, best.best_alpha)
+        rows.append({"n_docs": S.n_docs, "n_sample": n, "order": best.table.order,
+                     "precision": best.table.precision, "message_bits": best.table.message_bits,
+                     "bound_bits": round(best.bound_bits, 4), "best_alpha": best.best_alpha,
+                     "true_bits": round(true, 4), "true_se": round(se, 4),
+                     "bound_top1": round(best.bound_top1, 4)})
+    return rows
 
 
 def summary(r) -> dict:
