@@ -74,8 +74,8 @@ def block1(src, S) -> dict[str, float]:
           f"~ Dirichlet({CONCENTRATION}), P(end) = 1/{round(1 / P_END)} after each symbol")
     print(f"    training set S: N = {S.n_docs:,} documents, {int(S.lengths.sum()):,} symbols, "
           f"mean length {S.lengths.mean():.1f}")
-    print(f"    exact: entropy rate {rate:.3f} bits per token; best possible per-document risk "
-          f"{best:.3f} bits per token; best possible top-1 error {best_top1:.3f}")
+    print(f"    exact: entropy rate {rate:.3f} bits per token; the source's own per-document risk "
+          f"{best:.3f} bits per token, its top-1 error {best_top1:.3f}")
     print(f"    random guess log2 {VOCAB} = {guess:.3f} bits per token; majority class (always "
           f"token {major}) top-1 error {major_err:.3f}")
     assert guess == 5.0 and rate < best < guess and best_top1 < major_err and major_err > 0.9
@@ -131,13 +131,13 @@ def block5(r: Result, facts: dict[str, float]) -> None:
           f"{r.smoothed[r.best_alpha]:.3f}  bound {r.bound_bits:.3f}  true risk "
           f"{r.heldout_smoothed:.3f} (+- {r.heldout_smoothed_se:.3f})")
     print(f"    unsmoothed (alpha = 0): empirical {r.sample_bits:.3f}  true risk "
-          f"{r.heldout_bits:.3f} (+- {r.heldout_se:.3f})  best possible "
+          f"{r.heldout_bits:.3f} (+- {r.heldout_se:.3f})  the source's own "
           f"{facts['best']:.3f}  random guess {facts['guess']:.3f}")
     print(f"    gap: bound - true risk of the bounded predictor "
           f"{r.bound_bits - r.heldout_smoothed:.3f}; bound - unsmoothed true risk "
           f"{r.bound_bits - r.heldout_bits:.3f}")
     print(f"    top-1 error: empirical {r.sample_top1:.3f}  bound {r.bound_top1:.3f}  true "
-          f"{r.heldout_top1:.3f}  best possible {facts['best_top1']:.3f}  majority class "
+          f"{r.heldout_top1:.3f}  the source's own {facts['best_top1']:.3f}  majority class "
           f"{facts['major_err']:.3f}")
     assert facts["best"] < r.heldout_bits < r.bound_bits < facts["guess"]
     assert r.heldout_smoothed + 3 * r.heldout_smoothed_se < r.bound_bits  # beyond Monte Carlo
@@ -217,7 +217,7 @@ def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
         vals = [values[key](results[kind]) for kind in KINDS]
         ax1.bar(x + (k - 1) * 0.26, vals, 0.26, color=colors[key], label=key)
     ax1.axhline(facts["guess"], color="black", lw=1, ls="--", label="random guess")
-    ax1.axhline(facts["best"], color="grey", lw=1, ls=":", label="best possible")
+    ax1.axhline(facts["best"], color="grey", lw=1, ls=":", label="the source's own risk")
     ax1.set_xticks(x, ["SubLoRA", "LoRA only", "subspace,\nall weights", "full,\nquantized"])
     ax1.set_ylabel("bits per token")
     ax1.set_ylim(0, max(8.0, facts["guess"] + 1))

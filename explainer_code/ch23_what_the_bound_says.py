@@ -125,9 +125,9 @@ def block2(src, r: dict) -> None:
     const = float(-(freq * np.log2(freq)).sum())
     print("[2] Non-vacuous against which baseline (exact values)")
     print(f"    bits per token: bound {r['bound']:.4f} < best constant distribution {const:.3f} < "
-          f"random guess log2 {VOCAB} = {guess_bits:.3f}; best possible {best:.4f}")
+          f"random guess log2 {VOCAB} = {guess_bits:.3f}; the source's own {best:.4f}")
     print(f"    top-1 error: empirical {r['top1_emp']:.4f}, bound {r['top1_bound']:.4f} < majority "
-          f"class {major:.4f}; true {r['top1_true']:.4f}; best possible {best1:.4f}")
+          f"class {major:.4f}; true {r['top1_true']:.4f}; the source's own {best1:.4f}")
     print(f"    the majority class is the best constant guess under the source (token {token}): "
           f"its exact population error")
     print(f"    a top-1 bound above {major:.4f} would be 'below 1' and still say less than "

@@ -6,12 +6,12 @@ reaches back past the leading EOD is filled with EOD, so documents stay independ
 
 The table. Counts n(ctx, j) of target j after context ctx on the training set S, with half a
 count added everywhere, give q(j | ctx) = (n(ctx, j) + 1/2) / (n(ctx) + V/2). Each entry is
-stored as -log2 q(j | ctx) rounded to a grid of step 32 / 2^c bits and clipped to c bits (the
-precision; c = 8: steps of 1/8 bit, the unigram table of `miniature.experiment`); the predictor
-renormalises each row of the stored values. The message is the V^o x V entries of c bits each,
-in a fixed order: L = c V^(o+1) bits (no entry is left out, so no index is needed).
+stored as -log2 q(j | ctx) rounded to a grid of step 32 / 2^b bits and clipped to b bits (the
+precision b; b = 8: steps of 1/8 bit, the unigram table of `miniature.experiment`); the predictor
+renormalises each row of the stored values. The message is the V^o x V entries of b bits each,
+in a fixed order: L = b V^(o+1) bits (no entry is left out, so no index is needed).
 
-What is paid for. The order o and the precision c are chosen after scoring the sample, from the
+What is paid for. The order o and the precision b are chosen after scoring the sample, from the
 fixed grid ORDERS x PRECISIONS (18 tables), and the smoothing weight from the eight of the alpha
 grid. Both choices are paid by the union bound: each of the 18 x 8 (table, alpha) pairs gets
 failure probability eps / 144, in the Occam root and in the sample's Hoeffding root alike (a
@@ -44,7 +44,8 @@ EPS = 0.05
 
 @dataclass(frozen=True)
 class Table:
-    """A coded count table: probs[c, j] = p(j | context c), c = sum_i c_i V^i over the k tokens."""
+    """A coded count table: probs[ctx, j] = q(j | ctx), where ctx = sum_i x_i V^(i-1) over the
+    o = `order` tokens x_1 (the last) ... x_o before the target; b = `precision` bits per entry."""
 
     order: int
     precision: int
@@ -95,7 +96,7 @@ def quantize_probs(p: np.ndarray, precision: int) -> np.ndarray:
 
 def count_probs(S: DocSet, vocab: int, order: int,
                 tokens: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> np.ndarray:
-    """(V^k, V): p(j | c) = (n(c, j) + 1/2) / (n(c) + V/2) from the counts of S, before storing."""
+    """(V^o, V): q(j | ctx) = (n(ctx, j) + 1/2) / (n(ctx) + V/2) from S's counts, before storing."""
     ctx, tgt, _ = tokens or _contexts(S, order, vocab)
     counts = np.bincount(ctx * vocab + tgt, minlength=vocab ** (order + 1)).astype(float)
     counts = counts.reshape(vocab**order, vocab) + 0.5
