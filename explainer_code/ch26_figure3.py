@@ -33,7 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import script_io
-from miniature import bayes
+from miniature import bayes, ngram
 from miniature.corpus import make_markov_source
 from miniature.model import GPTConfig
 from miniature.sizes import (
@@ -42,7 +42,9 @@ from miniature.sizes import (
     LORA_RANK,
     P_END,
     SEED_SOURCE,
+    TIERS,
     VOCAB,
+    data,
     mean_se,
     read_long_tier,
     seeds,
@@ -324,8 +326,17 @@ def block4(summary: dict) -> tuple[float, float]:
     print(f"    bound minus (estimated) true risk, all {len(every)} runs: {min(gaps):.3f} to "
           f"{max(gaps):.3f} bits per token")
     print(f"    top-1 bounds {min(top1):.3f} to {max(top1):.3f}, against the majority class "
-          f"{major:.3f} and the best possible {best_top1:.3f}")
+          f"{major:.3f} and the source's own {best_top1:.3f}")
+    S, _, sample = data(TIERS["long"])
+    table, _ = ngram.best_table(S, VOCAB, sample)
+    bounds = [r.bound_bits for r in every]
+    above = sum(t > table.bound_top1 for t in top1)
+    print(f"    baseline on the same S and sample: the best count table (order "
+          f"{table.table.order}, {table.table.precision} bits per entry) bounds "
+          f"{table.bound_bits:.3f} bits per token, below every run's bound; its top-1 bound "
+          f"{table.bound_top1:.3f}, below {above} of the {len(top1)} runs'")
     assert all(g > 0 for g in gaps) and max(top1) < major
+    assert table.bound_bits < min(bounds)
     return major, best_top1
 
 
