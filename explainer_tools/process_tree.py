@@ -1,9 +1,9 @@
-"""Process trees on Linux: find every descendant of a process through /proc, and end them all.
+"""Process trees: find every descendant of a process (psutil), and end them all.
 
-A process that is a subreaper (PR_SET_CHILD_SUBREAPER) keeps its orphaned descendants (a child
-that double-forks, or calls setsid and outlives its parent) in its tree, so `descendants` finds
-them; `kill_tree` stops the root first so that none is re-parented away while it works. Outside
-Linux, prctl is a no-op and /proc is absent: only the process group can be reached.
+A process that is a subreaper (PR_SET_CHILD_SUBREAPER, Linux) keeps its orphaned descendants (a
+child that double-forks, or calls setsid and outlives its parent) in its tree, so `descendants`
+finds them; `kill_tree` stops the root first so that none is re-parented away while it works.
+Outside Linux prctl is a no-op, so a descendant that leaves its parent may be out of reach.
 """
 
 from __future__ import annotations
@@ -12,6 +12,10 @@ import contextlib
 import os
 import signal
 import time
+
+import psutil
+
+GONE = (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess)
 
 
 def prctl(option: int, value: int) -> None:
@@ -34,46 +38,30 @@ def become_subreaper() -> None:
     prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
 
 
-def parents() -> dict[int, int]:
-    """pid -> parent pid of every live (not zombie) process, from /proc; empty without /proc."""
-    found: dict[int, int] = {}
-    try:
-        names = [entry.name for entry in os.scandir("/proc")]
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                fields = handle.read().rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if fields and fields[0] not in (b"Z", b"X"):
-            found[int(name)] = int(fields[1])
-    return found
-
-
 def stopped(pid: int) -> bool:
     """Whether `pid` is stopped (SIGSTOP, SIGTSTP, or by a tracer); False where unknown."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() in (psutil.STATUS_STOPPED, psutil.STATUS_TRACING_STOP)
+    except GONE:
         return False
-    return bool(fields) and fields[0] in (b"T", b"t")
 
 
-def descendants(root: int) -> list[int]:
-    """Every live descendant of `root` (children first found, breadth first)."""
-    children: dict[int, list[int]] = {}
-    for pid, parent in parents().items():
-        children.setdefault(parent, []).append(pid)
-    found, queue = [], [root]
-    while queue:
-        for child in children.get(queue.pop(0), []):
-            found.append(child)
-            queue.append(child)
+def children(root: int) -> list[int]:
+    """The live (not zombie) children of `root`."""
+    return descendants(root, recursive=False)
+
+
+def descendants(root: int, recursive: bool = True) -> list[int]:
+    """Every live (not zombie) descendant of `root`."""
+    try:
+        below = psutil.Process(root).children(recursive=recursive)
+    except GONE:
+        return []
+    found = []
+    for child in below:
+        with contextlib.suppress(*GONE):
+            if child.status() not in (psutil.STATUS_ZOMBIE, psutil.STATUS_DEAD):
+                found.append(child.pid)
     return found
 
 
@@ -92,7 +80,7 @@ def kill_tree(root: int, include_root: bool = True) -> None:
     `root` is first stopped (SIGSTOP): it can start nothing more, and it stays alive, so the
     descendants it is subreaper of stay in its tree. Killing `root` first would let a child that
     left the group with setsid be re-parented away at once, out of reach of the scan. The
-    scan through /proc repeats until no descendant is left: what a killed descendant
+    scan repeats until no descendant is left: what a killed descendant
     had started is re-parented to the stopped `root` and found on the next pass."""
     if include_root:
         send_signal(root, signal.SIGSTOP)
@@ -105,7 +93,7 @@ def kill_tree(root: int, include_root: bool = True) -> None:
         time.sleep(0.001)
     if include_root:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(root, signal.SIGKILL)  # outside Linux (no /proc), all we can see
+            os.killpg(root, signal.SIGKILL)  # the group, for what the scan could not reach
         kill(root)
 
 

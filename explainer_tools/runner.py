@@ -90,10 +90,10 @@ from explainer_tools.layout import (
 from explainer_tools.process_tree import (
     Watchdog,
     become_subreaper,
+    children,
     descendants,
     end_descendants,
     kill_tree,
-    parents,
     set_death_signal,
 )
 
@@ -439,9 +439,8 @@ def _serve(stdin: bytes) -> int:
 def _end_orphans(scripts: set[int]) -> None:
     """Kill and reap every child of this process that is not a running script's child: the
     orphans of scripts that ended, re-parented here because this process is a subreaper."""
-    me = os.getpid()
-    for pid, parent in parents().items():
-        if parent == me and pid not in scripts:
+    for pid in children(os.getpid()):
+        if pid not in scripts:
             kill_tree(pid)
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
