@@ -171,9 +171,9 @@ def block7(results: dict[str, Result], facts: dict[str, float]) -> None:
           "real-valued / quantized, bound, true risk of the bounded predictor, top-1 bound")
     for kind in KINDS:
         r = results[kind]
-        print(f"    {kind:<9} d = {r.d:>7,}  L = {r.message.total:>8,}  {r.sample_bits_raw:.3f} / "
-              f"{r.sample_bits:.3f}  bound {r.bound_bits:7.3f}  true {r.heldout_smoothed:.3f}  "
-              f"top-1 bound {r.bound_top1:.3f}")
+        print(f"    {kind:<9} coded {r.d:>7,}  L = {r.message.total:>8,}  "
+              f"{r.sample_bits_raw:.3f} / {r.sample_bits:.3f}  bound {r.bound_bits:7.3f}  "
+              f"true {r.heldout_smoothed:.3f}  top-1 bound {r.bound_top1:.3f}")
     sub, full = results["sublora"], results["full"]
     assert full.bound_bits > facts["guess"] > sub.bound_bits
     assert full.message.total > 5 * sub.message.total and full.sample_bits < sub.sample_bits

@@ -124,7 +124,8 @@ def main() -> None:
     guess = math.log2(WORDNET_VOCAB)
     print(f"[2] SubLoRA, d = {D_SUB:,}, {STEPS} + {QAT_STEPS} steps: message L = "
           f"{r.message.total:,} bits, K = {r.prefix_bits:,.1f} (+ {EXTRA_BITS})")
-    print(f"    sample: {r.sample_bits_raw:.3f} bits per token before quantization, "
+    print(f"    sample of n = {N_SAMPLE:,} documents of S: {r.sample_bits_raw:.3f} bits per token "
+          "before quantization, "
           f"{r.sample_bits:.3f} after")
     for a in pacbound.ALPHA_GRID:
         print(f"    alpha {a:<6g}  range {pacbound.loss_range(a, WORDNET_VOCAB):6.3f}  smoothed "
