@@ -33,6 +33,8 @@ parses the imports and fails otherwise):
    in-book link finding its target. `render_cache`: each page's Markdown converted once.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `explorer_presets`: the bound explorer's presets, read from the outputs at build time.
+   `glue`: values by name: the markers a script prints around a glued value, the sidecar
+   `outputs/<stem>.names.json`, a page's `{glue}` references resolved.
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
    the outputs (make check's last line; make numerics).
 2. Reader features on YAML data: `glossary`, `ledger` (the claims ledger).
@@ -61,6 +63,7 @@ LAYERS: dict[str, int] = {
     "html_text": 0,
     "cpu_paths": 0,
     "raw_tex": 0,
+    "glue": 1,
     "yaml_input": 1,
     "process_tree": 0,
     "containment": 0,
