@@ -49,7 +49,8 @@ parses the imports and fails otherwise):
    how check compares them there (within the tolerance `numerics` states).
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
-4. `scaffold`: `make chapter`. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
+4. `scaffold`: `make chapter`. `glue_migrate`: a page's numbers rewritten as references to
+   glued values. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
 5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: the site
    plugin's features (build, provenance and math; errata; the reader features).
 6. `site_plugin`: the MkDocs plugin (the one hooks file in mkdocs.yml), composing them.
@@ -103,6 +104,7 @@ LAYERS: dict[str, int] = {
     "pipeline": 3,
     "errata_pages": 3,
     "scaffold": 4,
+    "glue_migrate": 4,
     "bench": 4,
     "pdf": 4,
     "site_bench": 5,
