@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import time
@@ -147,7 +148,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         if outputs.blocks(script) is None:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
                                      f"outputs/{script.removesuffix('.py')}.txt"))
-    check_glued(text, page, scripts, outputs, report)
+    text = check_glued(text, page, scripts, outputs, report)
     elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
                                                                      errors)
     last_script: list[str] = []
@@ -206,10 +207,9 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     if report.glued:
         for occurrence in report.bare:
             errors.append(ClaimError(
-                page, occurrence.line, f"{occurrence.text} is written as a number in a fully "
-                "cited section of a page that quotes values by name: quote it by name "
-                "({glue}`name`, `python -m explainer_tools.glue_migrate`) or waive it",
-                occurrence.text))
+                page, occurrence.line, f"{occurrence.text} is a bare number in the section "
+                f"{occurrence.note!r} of a page that quotes values by name: write {{glue}}`name` "
+                "(python -m explainer_tools.glue_migrate PAGE) or waive it", occurrence.text))
     for element in elements:
         for waiver in element.waivers:
             for value in waiver.values:
@@ -326,7 +326,7 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
                                             waiver.reason, occurrence.end))
             continue
         if element.strict:
-            report.bare.append(occurrence)
+            report.bare.append(dataclasses.replace(occurrence, note=element.strict))
         if not unit.citations:
             report.uncited.append(occurrence)
             if element.strict:
@@ -369,10 +369,12 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
 
 
 def check_glued(text: str, page: str, scripts: list[str], outputs: Outputs,
-                report: PageReport) -> None:
+                report: PageReport) -> str:
     """The values the page quotes by name: verified by construction (the name is the printed
-    text), counted as glued; a name that no script prints is an error at its line."""
-    for reference in references(text):
+    text), counted as glued; a name that no script prints is an error at its line. Returns the
+    page with each reference blanked (the digits of a name are no number of the prose)."""
+    found = references(text)
+    for reference in found:
         try:
             script, value = resolve(reference, scripts, outputs.names, page)
         except GlueError as error:
@@ -385,6 +387,10 @@ def check_glued(text: str, page: str, scripts: list[str], outputs: Outputs,
             script, value.block, value.line,
             printed[value.line - 1] if value.line <= len(printed) else ""))
         report.cited.add((script, value.block))
+    for reference in found:
+        text = (text[:reference.start] + " " * (reference.end - reference.start)
+                + text[reference.end:])
+    return text
 
 
 def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> None:
