@@ -49,7 +49,6 @@ figure folders (`tree_io.read_regular`): a link, FIFO or socket is an error nami
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import sys
 import tempfile
@@ -66,11 +65,13 @@ from explainer_tools.other_kernels import machine_kernels, other_kernels, settle
 from explainer_tools.run_products import (
     changed_during_run,
     collect_figures,
+    figure_diff,
     limits,
     normalise_output,
     output_too_long,
     run_error,
     sandboxed,
+    text_diff,
 )
 from explainer_tools.stamps import (
     is_fresh,
@@ -308,29 +309,6 @@ def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
 
 
 # --------------------------------------------------------------------------- differences
-
-
-def text_diff(path: Path, expected: bytes, layout: Layout) -> str:
-    committed = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
-    name = layout.relative(path)
-    return "".join(
-        difflib.unified_diff(
-            committed.splitlines(keepends=True),
-            expected.decode("utf-8", "replace").splitlines(keepends=True),
-            fromfile=f"{name} (committed)",
-            tofile=f"{name} (regenerated)",
-        )
-    )
-
-
-def figure_diff(path: Path, expected: bytes, layout: Layout) -> str:
-    """Say how a committed PNG differs from the regenerated one."""
-    name = layout.relative(path)
-    if not path.is_file():
-        return f"{name}: figure missing from the tree (the script draws it)\n"
-    committed = path.read_bytes()
-    return (f"{name}: figure differs ({len(committed):,} bytes committed, {len(expected):,} "
-            f"regenerated)\n  {numerics.pixel_difference(committed, expected)}\n")
 
 
 @dataclass(frozen=True)
