@@ -48,6 +48,7 @@ from explainer_tools import (
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.markdown import read_front_matter
 from explainer_tools.yaml_input import front_matter_problem
 
 
@@ -249,7 +250,7 @@ def _glued_links(source: str, page: Any) -> list[number_links.NumberLink]:
     """The page's references to glued values, as links (offsets into `source`); an unknown
     name is an error naming the page and line."""
     src = page.file.src_uri
-    scripts = glue.declared_scripts(page.meta or {})
+    scripts = glue.declared_scripts(read_front_matter(source).mapping)
     links = []
     for reference in glue.references(source):
         try:

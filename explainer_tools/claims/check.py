@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 import time
@@ -46,7 +45,7 @@ from explainer_tools.claims.swaps import (
     line_mismatch,
 )
 from explainer_tools.claims.units import unit_after, unit_named
-from explainer_tools.glue import GlueError, references, resolve
+from explainer_tools.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
 from explainer_tools.tree_io import PipelineError, read_regular
@@ -140,10 +139,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         return report
     errors.extend(foreign_digits(text, page))
     front, body_start = _split_front_matter(text)
-    declared = front.get("scripts") or []
-    if isinstance(declared, str):
-        declared = [declared]
-    scripts = [str(s).rsplit("/", 1)[-1] for s in declared]
+    scripts = declared_scripts(front)
     for script in scripts:
         if outputs.blocks(script) is None:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
@@ -204,12 +200,6 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
                 line = element.line + element.text.count("\n", 0, start)
                 errors.append(ClaimError(page, line, message))
     check_uncited(report, scripts, outputs)
-    if report.glued:
-        for occurrence in report.bare:
-            errors.append(ClaimError(
-                page, occurrence.line, f"{occurrence.text} is a bare number in the section "
-                f"{occurrence.note!r} of a page that quotes values by name: write {{glue}}`name` "
-                "(python -m explainer_tools.glue_migrate PAGE) or waive it", occurrence.text))
     for element in elements:
         for waiver in element.waivers:
             for value in waiver.values:
@@ -325,8 +315,14 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             report.waived.append(Occurrence(token.text, token.value, line, occurrence.offset,
                                             waiver.reason, occurrence.end))
             continue
-        if element.strict:
-            report.bare.append(dataclasses.replace(occurrence, note=element.strict))
+        if element.strict:  # a numeral where every number must cite its block
+            report.bare.append(occurrence)
+            if report.glued:  # ... on a page that quotes values by name: refused
+                report.errors.append(ClaimError(
+                    page, line, f"{token.text} is a bare number in the section "
+                    f"{element.strict!r} of a page that quotes values by name: write "
+                    "{glue}`name` (python -m explainer_tools.glue_migrate PAGE) or waive it",
+                    token.text))
         if not unit.citations:
             report.uncited.append(occurrence)
             if element.strict:
