@@ -1,6 +1,6 @@
 """Values by name: a chapter script glues a printed value to a name; a page refers to the name.
 
-Modelled on MyST-NB's `glue(name, value)` and its `{glue}` role. Three parts:
+Three parts:
 
 - The script prints `script_io.glue("slack_100", value, ".4f")`, which returns the text to
   print. When the pipeline runs it, it sets `GLUE_ENV`, and the text comes wrapped in control
