@@ -1,4 +1,4 @@
-"""Printed values with names, so that a page can quote them by name (MyST-NB's `glue`).
+"""Printed values with names, so that a page can quote them by name (explainer_tools/glue.py).
 
     from script_glue import glue
     print(f"    N = 100: {glue('slack_n100', slack, '.4f')}")
