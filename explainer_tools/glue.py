@@ -25,6 +25,7 @@ Three parts:
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -198,6 +199,8 @@ def resolve(reference: Reference, scripts: list[str], names: dict[str, dict[str,
         raise GlueError(f"{where}: the value named {name!r} is printed by "
                         f"{' and '.join(printed_by)}; write {printed_by[0]}:{name}")
     listed = sorted(n for s in candidates for n in names.get(s, {}))
+    close = difflib.get_close_matches(name, listed, n=3)  # a typo's intended name first
+    listed = close + [n for n in listed if n not in close]
     shown = ", ".join(listed[:12]) + (f", ... ({len(listed)} in all)" if len(listed) > 12 else "")
     raise GlueError(f"{where}: no value named {name!r} printed by {' or '.join(candidates)} "
                     f"(names it prints: {shown or 'none'})")

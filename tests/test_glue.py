@@ -169,8 +169,8 @@ def test_the_claim_check_counts_glued_values_and_refuses_bare_numbers() -> None:
     assert "2 glued, 1 bare in the fully cited sections" in report.summary()
 
 
-UNKNOWN = ("docs/p.md:9: no value named 'totl' printed by s.py (names it prints: mean, n_p50_t5, "
-           "total)")
+UNKNOWN = ("docs/p.md:9: no value named 'totl' printed by s.py (names it prints: total, mean, "
+           "n_p50_t5)")
 
 
 def test_an_unknown_name_fails_the_check_with_file_and_line() -> None:
