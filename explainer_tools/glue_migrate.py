@@ -3,14 +3,17 @@
     python -m explainer_tools.glue_migrate docs/chapters/10-hoeffding-union-bound.md
     python -m explainer_tools.glue_migrate --dry-run PAGE   # say what it would do, write nothing
 
-For each number the claim check verifies (`claims.api.verified_numbers`: the output line that
-prints it), the tool looks for the one glued value with the same text on that line (in a
+For each number the claim check verifies (`claims.api.verified_numbers`: the block and the output
+line that print it), the tool picks the glued value of its block with the same text (in a
 formula, a comma written `{,}`) and writes `` {glue}`name` `` (in math `\\glue{name}`;
-`script.py:name` where the page's scripts do not decide). The site shows the printed text where
-the number stood, so the page reads the same; only the markup differs. What it cannot rewrite it
-lists, one line each, with why: no glued value of that text on that line (a constant of a
-formula that the check matched to some printing, or a value printed elsewhere too: the check
-names the first printing in the block), or several (say which by hand).
+`script.py:name` where the page's scripts do not decide). Which one: the check names the first
+printing in the block, so where the block prints the text on several lines (0.5 in every row of
+a table), the one on a line that the unambiguous numbers of the same page line (a table row, most
+often a sentence) print on; else the one on the check's line. The site shows the printed text
+where the number stood, so the page reads the same; only the markup differs. What it cannot
+rewrite it lists, one line each, with why: no glued value of that text on the check's line (a
+constant of a formula that the check matched to some printing), or several (say which by
+hand).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from explainer_tools import glue, number_links
-from explainer_tools.claims.api import verified_numbers
+from explainer_tools.claims.api import VerifiedNumber, verified_numbers
 from explainer_tools.layout import DEFAULT
 from explainer_tools.markdown import read_front_matter
 
@@ -43,25 +46,34 @@ def migrate(root: Path, page: Path) -> Migration:
     maths = number_links.math_ranges(text)
     result = Migration(text)
     edits: list[tuple[int, int, str]] = []
-    for number in claims.verified if claims else []:
-        in_math = any(start < number.span[0] < end for start, end in maths)
-        glued = names.get(number.script, {}).values()
+    numbers = claims.verified if claims else []
 
-        def same(value: glue.Glued, in_math: bool = in_math, written: str = number.text) -> bool:
-            return (number_links.math_text(value.text) if in_math else value.text) == written
-        where = (f"{relative}:{number.line}: {number.text} (output line {number.output_line} of "
-                 f"{number.script})")
-        found = [g for g in glued if g.line == number.output_line and same(g)]
+    def same_text(number: VerifiedNumber) -> list[glue.Glued]:
+        """The values its block glues with its text (in a formula, `{,}` for a comma)."""
+        in_math = any(start < number.span[0] < end for start, end in maths)
+        return [g for g in names.get(number.script, {}).values() if g.block == number.block
+                and (number_links.math_text(g.text) if in_math else g.text) == number.text]
+    found_in_block = [same_text(number) for number in numbers]
+    pinned: dict[int, set[int]] = {}  # page line -> output lines its unambiguous values print on
+    for number, found in zip(numbers, found_in_block, strict=True):
+        if len(found) == 1 and found[0].line == number.output_line:
+            pinned.setdefault(number.line, set()).add(found[0].line)
+    for number, in_block in zip(numbers, found_in_block, strict=True):
+        found = [g for g in in_block if g.line in pinned.get(number.line, set())]
+        if len(found) != 1:  # the row or sentence does not decide: the check's line does
+            found = [g for g in in_block if g.line == number.output_line]
         if len(found) != 1:
             why = (f"glued as {', '.join(sorted(g.name for g in found))}: say which by hand"
                    if found else "no glued value with this text on that line")
-            result.missed.append(f"{where}: {why}")
+            result.missed.append(f"{relative}:{number.line}: {number.text} (output line "
+                                 f"{number.output_line} of {number.script}): {why}")
             continue
         name = found[0].name
         printed_by = [s for s in scripts if name in names.get(s, {})]
         reference = name if printed_by == [number.script] else f"{number.script}:{name}"
+        math = any(start < number.span[0] < end for start, end in maths)
         edits.append((number.span[0], number.span[1],
-                      f"\\glue{{{reference}}}" if in_math else f"{{glue}}`{reference}`"))
+                      f"\\glue{{{reference}}}" if math else f"{{glue}}`{reference}`"))
     for start, end, reference in sorted(edits, reverse=True):
         result.text = result.text[:start] + reference + result.text[end:]
     result.rewritten = len(edits)

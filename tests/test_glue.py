@@ -209,13 +209,20 @@ def test_an_ambiguous_name_asks_for_its_script() -> None:
 
 # --------------------------------------------------------------------------- the migration
 
-MIGRATE_OUTPUT = "T\n[1] total = 1,536, mean 0.1235, and 0.1235 again\n    N = 1,000\n"
+MIGRATE_OUTPUT = ("T\n[1] total = 1,536, mean 0.1235, and 0.1235 again\n    N = 1,000\n"
+                  "    row a: 0.5 11.1\n    row b: 0.5 22.2\n")
 MIGRATE_NAMES = {"names": {"total": {"text": "1,536", "line": 2, "block": 1},
                            "mean": {"text": "0.1235", "line": 2, "block": 1},
                            "again": {"text": "0.1235", "line": 2, "block": 1},
-                           "n": {"text": "1,000", "line": 3, "block": 1}}}
+                           "n": {"text": "1,000", "line": 3, "block": 1},
+                           "a_p": {"text": "0.5", "line": 4, "block": 1},
+                           "a_v": {"text": "11.1", "line": 4, "block": 1},
+                           "b_p": {"text": "0.5", "line": 5, "block": 1},
+                           "b_v": {"text": "22.2", "line": 5, "block": 1}}}
 MIGRATE_PAGE = ("---\nscripts: [ch01_m.py]\n---\n\n# Title\n\n"
                 "The total is 1,536 at \\(N=1{,}000\\) and the mean 0.1235 (output [1]).\n\n"
+                "The rows (output [1]):\n\n| row | p | value |\n| --- | --- | --- |\n"
+                "| a | 0.5 | 11.1 |\n| b | 0.5 | 22.2 |\n\n"
                 "<!-- embed: output ch01_m.py [1] -->\n```text\n" + MIGRATE_OUTPUT.split("\n", 1)[1]
                 + "```\n<!-- /embed -->\n")
 
@@ -230,7 +237,10 @@ def test_the_migration_rewrites_numbers_and_the_page_shows_the_same(tmp_path: Pa
     page.write_text(MIGRATE_PAGE)
     result = glue_migrate.migrate(tmp_path, page)
     assert "{glue}`total` at \\(N=\\glue{n}\\) and the mean 0.1235" in result.text
-    assert result.rewritten == 2 and len(result.missed) == 1
+    # The check names 0.5's first printing for both rows; each row's other value says which.
+    assert "| b | {glue}`b_p` | {glue}`b_v` |" in result.text
+    assert "| a | {glue}`a_p` | {glue}`a_v` |" in result.text
+    assert result.rewritten == 6 and len(result.missed) == 1
     assert "docs/p.md:7: 0.1235 (output line 2 of ch01_m.py): glued as again, mean" in (
         result.missed[0])
     outputs = {"ch01_m.py": MIGRATE_OUTPUT}
@@ -250,7 +260,11 @@ def test_the_migration_rewrites_numbers_and_the_page_shows_the_same(tmp_path: Pa
         after.append(number_links.NumberLink(
             reference.start, reference.end, result.text[reference.start:reference.end], script,
             value.block, value.line, "", value.text))
-    assert number_links.link_numbers(result.text, after, embedded) == shown_before
+    shown_after = number_links.link_numbers(result.text, after, embedded)
+    assert '| b | <a class="num" href="#out-ch01_m-L5" data-block="1">0.5</a> |' in shown_after
+    assert '| b | <a class="num" href="#out-ch01_m-L4" data-block="1">0.5</a> |' in shown_before
+    line = re.compile(r"#out-ch01_m-L[0-9]+")  # the same text and links, some to a closer line
+    assert line.sub("#", shown_after) == line.sub("#", shown_before)
     assert glue_migrate.main(["--root", str(tmp_path), str(page)]) == 0
     assert page.read_text() == result.text  # a second run finds nothing more to rewrite
 
