@@ -6,14 +6,14 @@
 For each number the claim check verifies (`claims.api.verified_numbers`: the block and the output
 line that print it), the tool picks the glued value of its block with the same text (in a
 formula, a comma written `{,}`) and writes `` {glue}`name` `` (in math `\\glue{name}`;
-`script.py:name` where the page's scripts do not decide). Which one: the check names the first
-printing in the block, so where the block prints the text on several lines (0.5 in every row of
-a table), the one on a line that the unambiguous numbers of the same page line (a table row, most
-often a sentence) print on; else the one on the check's line. The site shows the printed text
-where the number stood, so the page reads the same; only the markup differs. What it cannot
-rewrite it lists, one line each, with why: no glued value of that text on the check's line (a
-constant of a formula that the check matched to some printing), or several (say which by
-hand).
+`script.py:name` where the page's scripts do not decide). Which one: the value of that text if
+the block glues only one; where it glues several (0.5 in every row of a table), the one on the
+line that the unambiguous numbers of the same page line (a table row, a sentence) print on, if
+exactly one is there. It never guesses by value: a name is what the number means, so a number
+two values could stand for is left for a person. The site shows the printed text where the
+number stood, so the page reads the same; only the markup differs. What it cannot rewrite it
+lists, one line each, with why: no glued value of that text in its block (a constant of a
+formula that the check matched to some printing), or several (say which by hand).
 """
 
 from __future__ import annotations
@@ -60,11 +60,11 @@ def migrate(root: Path, page: Path) -> Migration:
             pinned.setdefault(number.line, set()).add(found[0].line)
     for number, in_block in zip(numbers, found_in_block, strict=True):
         found = [g for g in in_block if g.line in pinned.get(number.line, set())]
-        if len(found) != 1:  # the row or sentence does not decide: the check's line does
-            found = [g for g in in_block if g.line == number.output_line]
-        if len(found) != 1:
-            why = (f"glued as {', '.join(sorted(g.name for g in found))}: say which by hand"
-                   if found else "no glued value with this text on that line")
+        if len(found) != 1:  # the row or sentence does not decide: only a unique text does
+            found = in_block if len(in_block) == 1 else []
+        if not found:
+            why = (f"glued as {', '.join(sorted(g.name for g in in_block))}: say which by hand"
+                   if in_block else "no glued value with this text in its block")
             result.missed.append(f"{relative}:{number.line}: {number.text} (output line "
                                  f"{number.output_line} of {number.script}): {why}")
             continue
