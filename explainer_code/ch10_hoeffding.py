@@ -24,6 +24,8 @@ Claims, numbered as the output blocks:
       sqrt(ln 2 / 20) = 0.1862 however large N is.
 Figure: ch10_union_width.png (exact tails vs Hoeffding; slack vs m for several k).
 Deterministic: exact rational arithmetic, numpy Generators with fixed seeds.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from fractions import Fraction
 
 import numpy as np
 import pacbound as pb
+from script_glue import glue
 
 EPS = 0.05
 SLACK_N = (10, 100, 1_000, 10_000, 100_000, 1_000_000)
@@ -88,15 +91,19 @@ def union_slack_log(ln_k: float, m: int, eps: float) -> float:
 
 
 def block1_slack() -> None:
-    print(f"[1] Hoeffding's slack sqrt(ln(1/eps) / (2N)) at eps = {EPS}, loss in [0, 1]")
-    print("    " + "  ".join(f"N = {n:,}: {pb.hoeffding_bound(0.0, n=n, eps=EPS):.4f}"
+    print(f"[1] Hoeffding's slack sqrt(ln(1/eps) / (2N)) at eps = {glue('eps', EPS)}, loss in "
+          f"[{glue('loss_min', 0)}, {glue('loss_max', 1)}]")
+    print("    " + "  ".join(f"N = {glue(f'slack_N{n}', n, ',')}: "
+                             f"{glue(f'slack_{n}', pb.hoeffding_bound(0.0, n=n, eps=EPS), '.4f')}"
                              for n in SLACK_N))  # fmt: skip
     s100 = pb.hoeffding_bound(0.0, n=100, eps=EPS)
     s400 = pb.hoeffding_bound(0.0, n=400, eps=EPS)
     s_range = pb.hoeffding_bound(0.0, n=100, eps=EPS, loss_range=2.0)
     print(
-        f"    four times the data halves it: n = 100 gives {s100:.4f}, n = 400 gives {s400:.4f}; "
-        f"a loss in [-1, 1] (range 2) at n = 100 doubles it: {s_range:.4f}"
+        f"    four times the data halves it: n = {glue('halve_n', 100)} gives {s100:.4f}, "
+        f"n = {glue('halve_4n', 400)} gives {glue('slack_400', s400, '.4f')}; a loss in "
+        f"[{glue('range_min', -1)}, {glue('range_max', 1)}] (range {glue('range', 2)}) at n = 100 "
+        f"doubles it: {glue('slack_range2', s_range, '.4f')}"
     )
     assert math.isclose(s100, 2 * s400) and math.isclose(s_range, 2 * s100)
     assert (
@@ -109,7 +116,8 @@ def block1_slack() -> None:
 
 def block2_exact_tails() -> dict[Fraction, list[tuple[float, float, float]]]:
     print(
-        f"[2] P(training error <= p - t) for N = {N_TAIL} samples of a 0-1 loss with mean p: "
+        f"[2] P(training error <= p - t) for N = {glue('tail_N', N_TAIL)} samples of a 0-1 loss "
+        "with mean p: "
         "exact binomial tail vs Hoeffding's exp(-2 N t^2)"
     )
     print("       p     t     exact tail    Hoeffding    Hoeffding / exact")
@@ -120,15 +128,21 @@ def block2_exact_tails() -> dict[Fraction, list[tuple[float, float, float]]]:
             exact = float(lower_tail(N_TAIL, p, t))
             hoeff = math.exp(-2 * N_TAIL * t * t)
             rows[p].append((t, exact, hoeff))
-            ratio = f"{hoeff / exact:,.1f}" if exact > 0 else "(exact tail is 0)"
-            print(f"    {float(p):4}  {t:4}   {exact:.4e}   {hoeff:.4e}    {ratio}")
+            key = f"tail_p{round(100 * p)}_t{round(100 * t)}"
+            ratio = (glue(f"{key}_ratio", hoeff / exact, ",.1f") if exact > 0
+                     else "(exact tail is 0)")
+            print(f"    {glue(f'{key}_p', float(p), '4')}  {glue(f'{key}_t', t, '4')}   "
+                  f"{glue(f'{key}_exact', exact, '.4e')}   {glue(f'{key}_hoeffding', hoeff, '.4e')}"
+                  f"    {ratio}")
             assert exact <= hoeff
     hoeff_slack = pb.hoeffding_bound(0.0, n=N_TAIL, eps=EPS)
     for p in TAIL_P:
         s = exact_slack(N_TAIL, p, EPS)
+        key = f"needed_p{round(100 * p)}"
         print(
-            f"    slack needed for a failure probability <= {EPS} at p = {float(p)}: "
-            f"exact {s:.2f}, Hoeffding {hoeff_slack:.4f}"
+            f"    slack needed for a failure probability <= {glue(f'{key}_eps', EPS)} at p = "
+            f"{glue(f'{key}_p', float(p))}: exact {glue(f'{key}_exact', s, '.2f')}, Hoeffding "
+            f"{glue(f'{key}_hoeffding', hoeff_slack, '.4f')}"
         )
         assert s < hoeff_slack
     return rows
@@ -139,17 +153,20 @@ def block3_simulation() -> None:
     p = TAIL_P[0]
     errors = rng.binomial(N_TAIL, float(p), size=SIM_REPEATS) / N_TAIL
     print(
-        f"[3] Simulation: {SIM_REPEATS:,} training sets of N = {N_TAIL} at p = {float(p)} "
-        f"(seed {SIM_SEED})"
+        f"[3] Simulation: {glue('sim_repeats', SIM_REPEATS, ',')} training sets of N = "
+        f"{glue('sim_N', N_TAIL)} at p = {glue('sim_p', float(p))} "
+        f"(seed {glue('sim_seed', SIM_SEED)})"
     )
     print("      t    simulated   std. error   exact       Hoeffding")
     for t in TAIL_T[:4]:
         freq = float((errors <= float(p) - t + 1e-9).mean())
         exact = float(lower_tail(N_TAIL, p, t))
         se = math.sqrt(exact * (1 - exact) / SIM_REPEATS)
+        key = f"sim_t{round(100 * t)}"
         print(
-            f"    {t:4}   {freq:.5f}     {se:.5f}     {exact:.5f}     "
-            f"{math.exp(-2 * N_TAIL * t * t):.5f}"
+            f"    {glue(f'{key}_t', t, '4')}   {glue(f'{key}_simulated', freq, '.5f')}     "
+            f"{glue(f'{key}_se', se, '.5f')}     {glue(f'{key}_exact', exact, '.5f')}     "
+            f"{glue(f'{key}_hoeffding', math.exp(-2 * N_TAIL * t * t), '.5f')}"
         )
         assert abs(freq - exact) < 4 * se
 
@@ -160,14 +177,15 @@ def block4_selection() -> dict[str, list[float]]:
     single = pb.hoeffding_bound(0.0, n=SELECT_N, eps=EPS)
     q = failure_probability(SELECT_N, p, single)
     print(
-        f"[4] |H| hypotheses, each a fair coin guessing a fair-coin label (true error 0.5); pick "
-        f"the lowest training error on N = {SELECT_N} (seed {SELECT_SEED}, "
-        f"{SELECT_REPEATS:,} redraws); eps = {EPS}"
+        f"[4] |H| hypotheses, each a fair coin guessing a fair-coin label (true error "
+        f"{glue('select_true_error', 0.5)}); pick the lowest training error on N = "
+        f"{glue('select_N', SELECT_N)} (seed {glue('select_seed', SELECT_SEED)}, "
+        f"{glue('select_repeats', SELECT_REPEATS, ',')} redraws); eps = {glue('select_eps', EPS)}"
     )
     print("    single slack = sqrt(ln(1/eps) / (2N)); union slack = sqrt(ln(|H|/eps) / (2N))")
     print(
-        f"    the single-hypothesis slack {single:.4f} fails for one fixed hypothesis with "
-        f"probability phi = {float(q):.5f}"
+        f"    the single-hypothesis slack {glue('select_single_slack', single, '.4f')} fails for "
+        f"one fixed hypothesis with probability phi = {glue('phi', float(q), '.5f')}"
     )
     print(
         "        |H|   best training error   single slack: fails  exact 1-(1-phi)^|H|"
@@ -184,9 +202,14 @@ def block4_selection() -> dict[str, list[float]]:
         exact_union = float(1 - (1 - q_u) ** k)
         sim_union = float((best + u < 0.5).mean())
         se = math.sqrt(max(exact_single * (1 - exact_single), 1e-12) / SELECT_REPEATS)
+        key = f"select_k{k}"
         print(
-            f"    {k:7,}   mean {best.mean():.4f}            {sim_single:.4f}     "
-            f"{exact_single:.4f}          {u:.4f}   {sim_union:.4f}  {exact_union:.4f}"
+            f"    {glue(f'{key}_k', k, '7,')}   mean {glue(f'{key}_best', best.mean(), '.4f')}"
+            f"            {glue(f'{key}_single_simulated', sim_single, '.4f')}     "
+            f"{glue(f'{key}_single_exact', exact_single, '.4f')}          "
+            f"{glue(f'{key}_union_slack', u, '.4f')}   "
+            f"{glue(f'{key}_union_simulated', sim_union, '.4f')}  "
+            f"{glue(f'{key}_union_exact', exact_union, '.4f')}"
         )
         assert abs(sim_single - exact_single) < 4 * se + 1e-9
         assert exact_union <= EPS
@@ -197,55 +220,65 @@ def block4_selection() -> dict[str, list[float]]:
         if k == UNION_DETAIL_K:
             detail = (float(q_u), exact_union, k * float(q_u))
     print(
-        "    the chosen hypothesis still has true error 0.5: its low training error is luck "
-        "found by searching"
+        f"    the chosen hypothesis still has true error {glue('chosen_true_error', 0.5)}: its "
+        "low training error is luck found by searching"
     )
     assert out["single"][0] <= EPS < out["single"][1] and out["single"][3] > 0.99
     phi_u, exact_u, summed = detail
     print(
-        f"    |H| = {UNION_DETAIL_K:,}: one hypothesis fails the union slack with probability "
-        f"phi_u = {phi_u:.2g}, against the budget eps/|H| = {EPS / UNION_DETAIL_K:.0e}; the sum "
-        f"|H| phi_u = {summed:.6f}, the exact 1-(1-phi_u)^|H| = {exact_u:.6f}"
+        f"    |H| = {glue('detail_k', UNION_DETAIL_K, ',')}: one hypothesis fails the union slack "
+        f"with probability phi_u = {glue('phi_u', phi_u, '.2g')}, against the budget eps/|H| = "
+        f"{glue('phi_u_budget', EPS / UNION_DETAIL_K, '.0e')}; the sum |H| phi_u = "
+        f"{glue('phi_u_sum', summed, '.6f')}, the exact 1-(1-phi_u)^|H| = "
+        f"{glue('phi_u_exact', exact_u, '.6f')}"
     )
     print(
-        f"    so over-counting explains {(summed - exact_u) / (EPS - exact_u):.3%} of the gap "
-        f"between eps = {EPS} and {exact_u:.4f}; Hoeffding's looseness at eps/|H| the rest"
+        f"    so over-counting explains "
+        f"{glue('overcount_share', 100 * (summed - exact_u) / (EPS - exact_u), '.3f')}% of the gap "
+        f"between eps = {glue('gap_eps', EPS)} and {glue('gap_exact', exact_u, '.4f')}; "
+        "Hoeffding's looseness at eps/|H| the rest"
     )
     assert phi_u < EPS / UNION_DETAIL_K / 10 and (summed - exact_u) / (EPS - exact_u) < 0.01
     return out
 
 
 def block5_union_price() -> None:
-    print(f"[5] Union-bound slack sqrt(ln(|H|/eps) / (2N)) at eps = {EPS}")
-    print("    " + "|H| \\ N".rjust(14) + "".join(f"{m:>11,}" for m in UNION_M)
-          + "   N for slack " + f"{TARGET_SLACK}")  # fmt: skip
+    print(f"[5] Union-bound slack sqrt(ln(|H|/eps) / (2N)) at eps = {glue('union_eps', EPS)}")
+    print("    " + "|H| \\ N".rjust(14) + "".join(glue(f"union_N{m}", m, ">11,") for m in UNION_M)
+          + "   N for slack " + glue("target_slack", TARGET_SLACK))  # fmt: skip
     needed = {}
     for k in UNION_K:
-        cells = "".join(f"{union_slack(k, m, EPS):>11.4f}" for m in UNION_M)
+        cells = "".join(glue(f"union_k{k}_N{m}", union_slack(k, m, EPS), ">11.4f")
+                        for m in UNION_M)
         m_needed = math.ceil(math.log(k / EPS) / (2 * TARGET_SLACK**2))
         needed[k] = m_needed
-        print(f"    {k:>14,}{cells}   {m_needed:>10,}")
+        print(f"    {glue(f'union_k{k}', k, '>14,')}{cells}   "
+              f"{glue(f'union_k{k}_needed', m_needed, '>10,')}")
         assert union_slack(k, m_needed, EPS) <= TARGET_SLACK < union_slack(k, m_needed - 1, EPS)
     ratio = needed[10**9] / needed[1]
     print(
-        f"    a billion hypotheses need {ratio:.1f} times the data of one: the price grows with "
-        f"ln |H| = {math.log(10**9):.2f} nats = log2 |H| = {math.log2(10**9):.2f} bits, not "
-        "with |H|"
+        f"    a billion hypotheses need {glue('billion_ratio', ratio, '.1f')} times the data of "
+        f"one: the price grows with ln |H| = {glue('billion_nats', math.log(10**9), '.2f')} nats = "
+        f"log2 |H| = {glue('billion_bits', math.log2(10**9), '.2f')} bits, not with |H|"
     )
     assert 7 < ratio < 8
     k30 = 2**30
     m30 = math.ceil(math.log(k30 / EPS) / (2 * TARGET_SLACK**2))
     print(
-        f"    2^30 = {k30:,} hypotheses need {m30:,} samples for a slack of {TARGET_SLACK}, "
-        f"{m30 - needed[10**9]} more than a billion"
+        f"    2^30 = {glue('k30', k30, ',')} hypotheses need {glue('k30_needed', m30, ',')} "
+        f"samples for a slack of {glue('k30_slack', TARGET_SLACK)}, "
+        f"{glue('k30_extra', m30 - needed[10**9])} more than a billion"
     )
     assert union_slack(k30, m30, EPS) <= TARGET_SLACK < union_slack(k30, m30 - 1, EPS)
     limit = math.sqrt(math.log(2) / (2 * GROWTH_DOCS_PER_BIT))
     grown = [(m, union_slack_log(m / GROWTH_DOCS_PER_BIT * math.log(2), m, EPS)) for m in UNION_M]
     print(
-        f"    a class that grows with the data, |H| = 2^(N/{GROWTH_DOCS_PER_BIT}): slack "
-        + ", ".join(f"{s:.4f} at N = {m:,}" for m, s in grown)
-        + f"; it tends to sqrt(ln 2 / {2 * GROWTH_DOCS_PER_BIT}) = {limit:.4f}, never to 0"
+        "    a class that grows with the data, |H| = "
+        f"2^(N/{glue('growth_per_bit', GROWTH_DOCS_PER_BIT)}): slack "
+        + ", ".join(f"{glue(f'growth_{m}', s, '.4f')} at N = {glue(f'growth_N{m}', m, ',')}"
+                    for m, s in grown)
+        + f"; it tends to sqrt(ln 2 / {glue('growth_limit_denominator', 2 * GROWTH_DOCS_PER_BIT)})"
+        f" = {glue('growth_limit', limit, '.4f')}, never to 0"
     )
     assert all(s > limit for _, s in grown) and grown[-1][1] - limit < 1e-3
 

@@ -33,6 +33,8 @@ parses the imports and fails otherwise):
    in-book link finding its target. `render_cache`: each page's Markdown converted once.
    `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `explorer_presets`: the bound explorer's presets, read from the outputs at build time.
+   `glue`: values by name: the markers a script prints around a glued value, the sidecar
+   `outputs/<stem>.names.json`, a page's `{glue}` references resolved.
    `numerics`: probes of the floating-point kernels, compared with the machine that committed
    the outputs (make check's last line; make numerics).
 2. Reader features on YAML data: `glossary`, `ledger` (the claims ledger).
@@ -47,7 +49,8 @@ parses the imports and fails otherwise):
    how check compares them there (within the tolerance `numerics` states).
 3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
    `errata_pages`: erratum pages and the errata index as rendered, with source lines.
-4. `scaffold`: `make chapter`. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
+4. `scaffold`: `make chapter`. `glue_migrate`: a page's numbers rewritten as references to
+   glued values. `bench`: `make bench`, `make costs`. `pdf`: `make pdf`.
 5. `__main__`: the one command line. `mkdocs_hooks`, `errata_hook`, `reader_hook`: the site
    plugin's features (build, provenance and math; errata; the reader features).
 6. `site_plugin`: the MkDocs plugin (the one hooks file in mkdocs.yml), composing them.
@@ -61,6 +64,7 @@ LAYERS: dict[str, int] = {
     "html_text": 0,
     "cpu_paths": 0,
     "raw_tex": 0,
+    "glue": 1,
     "yaml_input": 1,
     "process_tree": 0,
     "containment": 0,
@@ -100,6 +104,7 @@ LAYERS: dict[str, int] = {
     "pipeline": 3,
     "errata_pages": 3,
     "scaffold": 4,
+    "glue_migrate": 4,
     "bench": 4,
     "pdf": 4,
     "site_bench": 5,

@@ -15,6 +15,10 @@ numbers of a page it verified, and where each was printed. This module then
   page's table of stamp states (one small JSON script element), so that the card's text is built
   from the line on the page and costs no bytes per number.
 
+A value a page quotes by name (`{glue}`name``, `\\glue{name}` in math: glue.py) becomes the
+same link, its text the one printed (`NumberLink.shown`); in a heading, or in a formula whose
+line is not embedded, the text alone.
+
 Because the links come from the checker's own results, the site cannot show a provenance that
 `make check` would not accept. No layout shift: the link keeps the text's size and only adds a
 dotted underline (hidden in print).
@@ -56,6 +60,7 @@ class NumberLink:
     block: int
     output_line: int
     output_text: str
+    shown: str = ""  # a glued value (glue.py): the printed text that replaces the reference
 
 
 def anchor(script: str, line: int) -> str:
@@ -106,6 +111,15 @@ def stamps_json(checked_at: dict[str, str]) -> str:
     return f'<div class="number-stamps" hidden data-stamps="{data}"></div>'
 
 
+def math_text(text: str) -> str:
+    """Printed text as it stands in a formula: a thousands comma braced, as pages write it.
+
+    >>> math_text("1,000,000")
+    '1{,}000{,}000'
+    """
+    return text.replace(",", "{,}")
+
+
 def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str, int]]) -> str:
     """Wrap each verified number of the Markdown body in its link (from the end backwards, so
     earlier offsets stay valid). Numbers in headings are left alone (they would enter the TOC)."""
@@ -114,22 +128,25 @@ def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str
     for link in sorted(links, key=lambda item: item.start, reverse=True):
         if markdown[link.start : link.end] != link.text:
             continue  # the body does not hold the number where the check saw it: skip safely
+        in_math = _inside(link.start, maths)
+        text = (math_text(link.shown) if in_math else html.escape(link.shown)) if link.shown \
+            else link.text
         line_start = markdown.rfind("\n", 0, link.start) + 1
-        if markdown[line_start:link.start].lstrip().startswith("#"):
-            continue
         target = (link.script, link.output_line) in embedded
         href = f"#{anchor(link.script, link.output_line)}"
-        if _inside(link.start, maths):
-            if not target:
+        if markdown[line_start:link.start].lstrip().startswith("#") or (in_math and not target):
+            if not link.shown:
                 continue
+            wrapped = f"{{{text}}}" if in_math else text  # a glued value still shows its text
+        elif in_math:
             # Braced, so that `\sqrt2` -> `\sqrt{\href{..}{2}}` keeps its argument.
-            wrapped = f"{{\\href{{{href}}}{{{link.text}}}}}"
+            wrapped = f"{{\\href{{{href}}}{{{text}}}}}"
         elif target:
-            wrapped = f'<a class="num" href="{href}" data-block="{link.block}">{link.text}</a>'
+            wrapped = f'<a class="num" href="{href}" data-block="{link.block}">{text}</a>'
         else:
             wrapped = (f'<span class="num" tabindex="0" data-script="{link.script}" '
                        f'data-block="{link.block}" data-line="{link.output_line}" '
-                       f'data-printed="{attribute(link.output_text)}">{link.text}</span>')
+                       f'data-printed="{attribute(link.output_text)}">{text}</span>')
         result = result[: link.start] + wrapped + result[link.end :]
     return result
 

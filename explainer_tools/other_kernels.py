@@ -29,7 +29,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from explainer_tools import numerics
+from explainer_tools import glue, numerics
 from explainer_tools.layout import RUNNER_CODE, Layout
 from explainer_tools.stamps import is_fresh, recorded_kernels
 from explainer_tools.tree_io import PipelineError
@@ -91,8 +91,10 @@ def settle_other_kernels(runs: dict[str, Any], recorded: dict[str, Kernels],
                          f"differ beyond the tolerance for other kernels: {mismatch}")
             continue
         same = committed == run.output and figures == run.figures
-        runs[script] = dataclasses.replace(run, output=committed, figures=figures,
-                                           kernels=kernels)
+        names = glue.names_path(layout.output_dir, script)  # they print the committed text
+        runs[script] = dataclasses.replace(
+            run, output=committed, figures=figures, kernels=kernels,
+            names=names.read_text(encoding="utf-8") if run.names and names.is_file() else run.names)
         if not same:
             notes.append(
                 f"{script}: its committed products were {where}; here every number "

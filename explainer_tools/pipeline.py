@@ -49,7 +49,6 @@ figure folders (`tree_io.read_regular`): a link, FIFO or socket is an error nami
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 import sys
 import tempfile
@@ -58,7 +57,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explainer_tools import cpu_paths, notebooks, numerics, run_costs, runner
+from explainer_tools import cpu_paths, glue, notebooks, numerics, run_costs, runner
 from explainer_tools.layout import DEFAULT, FIG_DIR_ENV, Layout, sha256
 from explainer_tools.markers import MarkerError, embed, resolver
 from explainer_tools.notebooks import stop_executions  # `check`'s flag is named notebooks
@@ -66,11 +65,13 @@ from explainer_tools.other_kernels import machine_kernels, other_kernels, settle
 from explainer_tools.run_products import (
     changed_during_run,
     collect_figures,
+    figure_diff,
     limits,
     normalise_output,
     output_too_long,
     run_error,
     sandboxed,
+    text_diff,
 )
 from explainer_tools.stamps import (
     is_fresh,
@@ -101,10 +102,11 @@ class ScriptRun:
     seconds: float = 0.0  # wall time of its child process
     script_seconds: float = 0.0  # the script's own run time (runner.Result.script_seconds)
     kernels: dict[str, str] | None = None  # the machine's (numerics.Fingerprint.kernels)
+    names: str = ""  # its values glued to names: the sidecar's text ("" when none, glue.py)
 
     def stamp(self, layout: Layout) -> str:
         return render_stamp(self.script, self.inputs, self.output, self.figures, layout,
-                            kernels=self.kernels)
+                            kernels=self.kernels, names=self.names)
 
 
 @dataclass
@@ -138,7 +140,8 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
         fig_dir.mkdir(parents=True)
         requests.append(runner.Request(
             script=str(layout.code_dir / script), cwd=str(scratch), stem=stem,
-            env={FIG_DIR_ENV: str(fig_dir), **extra,  # torch._dynamo's caches: its own folder
+            env={FIG_DIR_ENV: str(fig_dir), glue.GLUE_ENV: "1",  # glued values marked
+                 **extra,  # torch._dynamo's caches: its own folder
                  "TORCHINDUCTOR_CACHE_DIR": str(scratch / f"{stem}.tmp" / "torchinductor")},
             timeout=timeout, cpu_limit=cpu_limit,
             writable=(str(fig_dir), str(scratch / f"{stem}.tmp")), root=str(layout.root)))
@@ -162,9 +165,10 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
             errors.append(error)
             continue
         try:
-            output = normalise_output(result.stdout, script)
+            stdout, glued = glue.split_output(result.stdout, script)
+            output = normalise_output(stdout, script)
             figures = collect_figures(scratch / "fig" / request.stem, script)
-        except PipelineError as error:
+        except (PipelineError, glue.GlueError) as error:
             errors.append(str(error))
             continue
         error = changed_during_run(script, sources[script], result.inputs, began_ns, layout)
@@ -172,7 +176,8 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
             errors.append(error)
             continue
         runs[script] = ScriptRun(script, output, figures, result.inputs, result.seconds,
-                                 result.script_seconds, kernels)
+                                 result.script_seconds, kernels,
+                                 glue.render_names(script, glued))
     if errors:
         raise PipelineError("regenerate: " + "\n".join(errors))
     return runs
@@ -261,8 +266,9 @@ def orphans(scripts: list[str], layout: Layout) -> list[Path]:
     """Outputs and stamps of scripts that no longer exist (e.g. after a rename)."""
     wanted = {layout.output_path(s) for s in scripts} | {layout.stamp_path(s) for s in scripts}
     wanted |= {layout.notebook_stamp_path(target) for target in layout.notebook_targets().values()}
-    return sorted(p for p in [*layout.output_dir.glob("*.txt"), *layout.stamp_dir.glob("*.json")]
-                  if p not in wanted)
+    wanted |= {glue.names_path(layout.output_dir, s) for s in scripts}
+    return sorted(p for p in [*layout.output_dir.glob("*.txt"), *layout.stamp_dir.glob("*.json"),
+                              *layout.output_dir.glob("*" + glue.SUFFIX)] if p not in wanted)
 
 
 def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
@@ -288,6 +294,11 @@ def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
         outputs[script] = run.output
         result.files[layout.output_path(script)] = run.output.encode("utf-8")
         result.files[layout.stamp_path(script)] = run.stamp(layout).encode("utf-8")
+        names = glue.names_path(layout.output_dir, script)
+        if run.names:
+            result.files[names] = run.names.encode("utf-8")
+        elif names.is_file():
+            result.remove.append(names)
         for name, data in run.figures.items():
             result.files[fig_dir / name] = data
         dropped = set(stamped_figures(script, layout)) - set(run.figures) - set(owners)
@@ -298,29 +309,6 @@ def plan(scripts: list[str], to_run: list[str], jobs: int, layout: Layout,
 
 
 # --------------------------------------------------------------------------- differences
-
-
-def text_diff(path: Path, expected: bytes, layout: Layout) -> str:
-    committed = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
-    name = layout.relative(path)
-    return "".join(
-        difflib.unified_diff(
-            committed.splitlines(keepends=True),
-            expected.decode("utf-8", "replace").splitlines(keepends=True),
-            fromfile=f"{name} (committed)",
-            tofile=f"{name} (regenerated)",
-        )
-    )
-
-
-def figure_diff(path: Path, expected: bytes, layout: Layout) -> str:
-    """Say how a committed PNG differs from the regenerated one."""
-    name = layout.relative(path)
-    if not path.is_file():
-        return f"{name}: figure missing from the tree (the script draws it)\n"
-    committed = path.read_bytes()
-    return (f"{name}: figure differs ({len(committed):,} bytes committed, {len(expected):,} "
-            f"regenerated)\n  {numerics.pixel_difference(committed, expected)}\n")
 
 
 @dataclass(frozen=True)
@@ -349,6 +337,11 @@ def differences(files: dict[Path, bytes], scripts: list[str], layout: Layout) ->
             found.append(Difference(
                 f"{relative(stray)}: no chapter script draws this figure\n",
                 f"delete it (`git rm {relative(stray)}`) or restore the script that draws it"))
+    for script in scripts:  # a script that glues no value any more (check runs every one)
+        names = glue.names_path(layout.output_dir, script)
+        if layout.output_path(script) in files and names not in files and names.is_file():
+            found.append(Difference(f"{relative(names)}: {script} glues no value any more\n",
+                                    REGENERATE))
     for stray in orphans(scripts, layout):
         found.append(Difference(
             f"{relative(stray)}: no chapter script of that name\n",

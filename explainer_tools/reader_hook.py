@@ -10,7 +10,9 @@ module wires them into the build's events (site_plugin.py calls it):
   which site_plugin.py adds.
 - `on_page_markdown`: fail on an unknown citation key or label (naming page and line); append the
   page's References section.
-- `on_page_markdown` also links every number the claim check verified to its output line.
+- `on_page_markdown` also links every number the claim check verified to its output line, and
+  replaces each value quoted by name (glue.py) with its printed text, linked the same way; an
+  unknown name fails the build with the page and line.
 - `on_page_content`: number formulas and figures; turn citations, references and first uses of
   glossary terms into links (a term to its Glossary entry); anchor the lines of embedded
   outputs; add the "last verified" line to chapters.
@@ -38,6 +40,7 @@ from explainer_tools import (
     crossref,
     figure_zoom,
     glossary,
+    glue,
     ledger,
     number_links,
     verified,
@@ -45,6 +48,7 @@ from explainer_tools import (
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.html_text import map_prose
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.markdown import read_front_matter
 from explainer_tools.yaml_input import front_matter_problem
 
 
@@ -61,6 +65,7 @@ class _State:
     numbers: dict[str, list[number_links.NumberLink]] = field(default_factory=dict)  # by page
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
+    names: dict[str, dict[str, glue.Glued]] = field(default_factory=dict)  # script -> values
     tools_digest: str = ""  # of explainer_tools' sources, once per process
     sources: dict[str, str] = field(default_factory=dict)  # every Markdown page, by src_uri
     ledger: list[dict] = field(default_factory=list)  # the claims ledger's entries
@@ -163,6 +168,7 @@ def _load_numbers(sources: dict[str, str]) -> None:
         if stamp:
             STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
+    STATE.names = glue.read_names(STATE.layout.output_dir)
     if not STATE.tools_digest:
         STATE.tools_digest = build_cache.tools_digest()
     STATE.numbers = _verified_links(sources)
@@ -240,20 +246,48 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     return markdown + bibliography.references_markdown([k for k, _ in cited], STATE.entries)
 
 
+def _glued_links(source: str, page: Any) -> list[number_links.NumberLink]:
+    """The page's references to glued values, as links (offsets into `source`); an unknown
+    name is an error naming the page and line."""
+    src = page.file.src_uri
+    scripts = glue.declared_scripts(read_front_matter(source).mapping)
+    links = []
+    for reference in glue.references(source):
+        try:
+            script, value = glue.resolve(reference, scripts, STATE.names, f"docs/{src}")
+        except glue.GlueError as error:
+            raise PluginError(str(error)) from None
+        printed = STATE.outputs.get(script, "").split("\n")
+        links.append(number_links.NumberLink(
+            reference.start, reference.end, source[reference.start:reference.end], script,
+            value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
+            value.text))
+    return links
+
+
 def _link_numbers(markdown: str, page: Any) -> str:
-    links = STATE.numbers.get(page.file.src_uri)
-    if not links or not page.file.abs_src_path:
+    links = STATE.numbers.get(page.file.src_uri, [])
+    if not page.file.abs_src_path:
         return markdown
     raw = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
     source = raw.replace("\r\n", "\n").replace("\r", "\n")
+    glued = _glued_links(source, page)
+    if not links and not glued:
+        return markdown
     body = source.rfind(markdown) if markdown else -1
     if body < 0:
+        if glued:
+            line = source.count("\n", 0, glued[0].start) + 1
+            raise PluginError(f"docs/{page.file.src_uri}:{line}: the page's Markdown changed "
+                              "before the values it quotes by name could be placed")
         return markdown  # MkDocs changed the body (no verified offsets to trust): no links
     starts = _crlf_shift(raw, [n.start for n in links])  # the claim check reads bytes as written
     ends = _crlf_shift(raw, [n.end for n in links])
     shifted = [number_links.NumberLink(start - body, end - body, n.text, n.script, n.block,
                                        n.output_line, n.output_text)
                for n, start, end in zip(links, starts, ends, strict=True) if start >= body]
+    shifted += [dataclasses.replace(n, start=n.start - body, end=n.end - body) for n in glued
+                if n.start >= body]
     embedded = number_links.embedded_lines(markdown, STATE.outputs)
     return number_links.link_numbers(markdown, shifted, embedded)
 

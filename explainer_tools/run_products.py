@@ -3,18 +3,20 @@
 its figures (regular PNG files: `collect_figures`), whether its source or inputs changed while it
 ran (`changed_during_run`), and why the run cannot be used (`run_error`: refused writes, limits,
 a stopped process, a failure, an exit that skipped the end of the script). Each problem is one
-message naming the script (and the line, the file). Used by pipeline.py.
+message naming the script (and the line, the file). And how a product differs from the committed
+file (`text_diff`, `figure_diff`). Used by pipeline.py.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 import re
 import time
 from pathlib import Path
 
-from explainer_tools import containment, runner
+from explainer_tools import containment, numerics, runner
 from explainer_tools.layout import (
     OUTPUT_CAP_BYTES,
     Layout,
@@ -175,3 +177,26 @@ def run_error(script: str, request: runner.Request, result: runner.Result) -> st
 
 def _tail(stdout: bytes, title: str) -> str:
     return f"--- {title} ---\n" + stdout.decode("utf-8", "replace") if stdout else ""
+
+
+def text_diff(path: Path, expected: bytes, layout: Layout) -> str:
+    committed = path.read_bytes().decode("utf-8", "replace") if path.is_file() else ""
+    name = layout.relative(path)
+    return "".join(
+        difflib.unified_diff(
+            committed.splitlines(keepends=True),
+            expected.decode("utf-8", "replace").splitlines(keepends=True),
+            fromfile=f"{name} (committed)",
+            tofile=f"{name} (regenerated)",
+        )
+    )
+
+
+def figure_diff(path: Path, expected: bytes, layout: Layout) -> str:
+    """Say how a committed PNG differs from the regenerated one."""
+    name = layout.relative(path)
+    if not path.is_file():
+        return f"{name}: figure missing from the tree (the script draws it)\n"
+    committed = path.read_bytes()
+    return (f"{name}: figure differs ({len(committed):,} bytes committed, {len(expected):,} "
+            f"regenerated)\n  {numerics.pixel_difference(committed, expected)}\n")

@@ -3,8 +3,9 @@ the one reader of a stamp file (`read_stamp`) and the freshness rule (`is_fresh`
 
 A stamp is stale when the script, a repository file it imported or read, a folder it listed,
 `requirements.lock`, the run environment or the runner's code (`layout.RUNNER_CODE`) changed, or
-when a product (output, figure) no longer matches its hash. `is_fresh(..., ignoring=RUNNER_CODE)`
-asks whether the runner's code is all that changed (`other_kernels`).
+when a product (output, its glued values, figure) no longer matches its hash.
+`is_fresh(..., ignoring=RUNNER_CODE)` asks whether the runner's code is all that changed
+(`other_kernels`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ def render_stamp(
     environment: dict[str, str] | None = None,
     runner_code: Iterable[str] = RUNNER_CODE,
     kernels: dict[str, str] | None = None,
+    names: str = "",
 ) -> str:
     """The stamp of a run: hashes of everything it read and produced (paths relative to the
     layout's root), the run environment, the code that ran it and, when known, the kernels of
@@ -43,6 +45,7 @@ def render_stamp(
         "environment": environment if environment is not None else stamp_environment(),
         "inputs": hashed,
         "output": sha256(output.encode("utf-8")),
+        **({"names": sha256(names.encode("utf-8"))} if names else {}),  # its glued values
         "figures": {name: sha256(data) for name, data in sorted(figures.items())},
     }
     if kernels is not None:
@@ -100,6 +103,11 @@ def is_fresh(script: str, layout: Layout, ignoring: Iterable[str] = ()) -> bool:
            if path not in ignored):
         return False
     checks = [(layout.output_path(script), stamp["output"])]
+    names = layout.output_dir / f"{Path(script).stem}.names.json"  # glue.names_path (layer 1)
+    if "names" in stamp:
+        checks.append((names, stamp["names"]))
+    elif names.is_file():
+        return False
     checks += [(layout.fig_dir / name, h) for name, h in stamp["figures"].items()]
     return all(p.is_file() and sha256(p.read_bytes()) == h for p, h in checks)
 

@@ -35,8 +35,8 @@ MUTANTS = [
     # test_claims_mutation.py:87 timed wall-clock seconds; now CPU seconds (a slower check fails,
     # a busy machine does not: a sleep survives, see the report)
     Mutant("suite: the claim check burns CPU", "explainer_tools/claims/outputs.py",
-           "        return cls(texts, origin=str(directory))",
+           "        return cls(texts, origin=str(directory), names=read_names(directory))",
            "        sum(i * i for i in range(350_000_000))\n        return cls(texts, origin=str("
-           "directory))",
+           "directory), names=read_names(directory))",
            ("tests/test_claims_mutation.py::test_the_committed_site_passes_in_seconds_of_cpu_time",)),
 ]

@@ -35,6 +35,12 @@ Numbers are read in the digits 0-9 only: a number written in other decimal digit
 check could not compare it. Invalid front matter is a page's one error (read as absent, it would
 declare no scripts, and every number would be reported uncited).
 
+Values quoted by name (`{glue}`name``, `\\glue{name}` in math: explainer_tools/glue.py) are
+verified by construction: each is counted as glued, its name must be printed by a script of the
+page (else an error at its line), and the digits of a name are no number of the prose. On a page
+that quotes any value by name, a number written as digits in a fully cited section (checked or
+uncited; not skipped by rule, not waived) is an error; the page's summary counts them ("bare").
+
 What is not prose: front matter, fenced code blocks (embedded outputs and sources), everything
 between `<!-- embed: ... -->` and `<!-- /embed -->`, HTML comments, HTML tags, link targets and
 URLs. Inline code (`n_embd = 768`) is code, not prose: its numbers are skipped and counted as such.

@@ -45,6 +45,7 @@ from explainer_tools.claims.swaps import (
     line_mismatch,
 )
 from explainer_tools.claims.units import unit_after, unit_named
+from explainer_tools.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
 from explainer_tools.tree_io import PipelineError, read_regular
@@ -138,14 +139,12 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         return report
     errors.extend(foreign_digits(text, page))
     front, body_start = _split_front_matter(text)
-    declared = front.get("scripts") or []
-    if isinstance(declared, str):
-        declared = [declared]
-    scripts = [str(s).rsplit("/", 1)[-1] for s in declared]
+    scripts = declared_scripts(front)
     for script in scripts:
         if outputs.blocks(script) is None:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
                                      f"outputs/{script.removesuffix('.py')}.txt"))
+    text = check_glued(text, page, scripts, outputs, report)
     elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
                                                                      errors)
     last_script: list[str] = []
@@ -316,6 +315,14 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             report.waived.append(Occurrence(token.text, token.value, line, occurrence.offset,
                                             waiver.reason, occurrence.end))
             continue
+        if element.strict:  # a numeral where every number must cite its block
+            report.bare.append(occurrence)
+            if report.glued:  # ... on a page that quotes values by name: refused
+                report.errors.append(ClaimError(
+                    page, line, f"{token.text} is a bare number in the section "
+                    f"{element.strict!r} of a page that quotes values by name: write "
+                    "{glue}`name` (python -m explainer_tools.glue_migrate PAGE) or waive it",
+                    token.text))
         if not unit.citations:
             report.uncited.append(occurrence)
             if element.strict:
@@ -355,6 +362,31 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             message += f"; closest there: {closest.text} in {where}"
             message += f" (near miss: {kind})" if kind else ""
         report.errors.append(ClaimError(page, line, message, token.text))
+
+
+def check_glued(text: str, page: str, scripts: list[str], outputs: Outputs,
+                report: PageReport) -> str:
+    """The values the page quotes by name: verified by construction (the name is the printed
+    text), counted as glued; a name that no script prints is an error at its line. Returns the
+    page with each reference blanked (the digits of a name are no number of the prose)."""
+    found = references(text)
+    for reference in found:
+        try:
+            script, value = resolve(reference, scripts, outputs.names, page)
+        except GlueError as error:
+            message = str(error).removeprefix(f"{page}:{reference.line}: ")
+            report.errors.append(ClaimError(page, reference.line, message))
+            continue
+        printed = outputs.text(script).split("\n")
+        report.glued.append(Occurrence(
+            value.text, None, reference.line, reference.start, reference.name, reference.end,
+            script, value.block, value.line,
+            printed[value.line - 1] if value.line <= len(printed) else ""))
+        report.cited.add((script, value.block))
+    for reference in found:
+        text = (text[:reference.start] + " " * (reference.end - reference.start)
+                + text[reference.end:])
+    return text
 
 
 def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> None:
@@ -445,8 +477,8 @@ def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -
     began = time.perf_counter()
     try:
         outputs = Outputs.from_dir(root / "outputs")
-    except PipelineError as error:  # an output that is not a regular file: nothing to check
-        where, _, why = str(error).partition(": ")
+    except (PipelineError, GlueError) as error:  # an output that is not a regular file, a names
+        where, _, why = str(error).partition(": ")  # file that does not read: nothing to check
         return SiteReport([], [], [ClaimError(_display_name(Path(where), root), 0, why)], 0.0)
     errors: list[ClaimError] = []
     for script in outputs.scripts:

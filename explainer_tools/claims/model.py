@@ -58,10 +58,16 @@ class PageReport:
     errors: list[ClaimError] = field(default_factory=list)
     cited: set[tuple[str, int]] = field(default_factory=set)
     uncited_errors: set[int] = field(default_factory=set)  # offsets already reported as errors
+    glued: list[Occurrence] = field(default_factory=list)  # values quoted by name (glue.py)
+    bare: list[Occurrence] = field(default_factory=list)  # numbers written in a strict section
 
     def summary(self) -> str:
+        # A page that quotes values by name also says how many numbers its strict sections
+        # still write as numerals (checked or uncited; not skipped by rule, not waived).
+        glued = (f", {len(self.glued)} glued, {len(self.bare)} bare in the fully cited sections"
+                 if self.glued else "")
         return (f"{self.page}: {len(self.checked)} checked, {len(self.skipped)} skipped by rule, "
-                f"{len(self.waived)} waived, {len(self.uncited)} uncited, "
+                f"{len(self.waived)} waived, {len(self.uncited)} uncited{glued}, "
                 f"{len(self.errors)} error{'s' if len(self.errors) != 1 else ''}")
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from explainer_tools.blocks import Block, BlockError, parse_blocks
 from explainer_tools.claims.numbers import Token, content_words, scan_numbers
 from explainer_tools.claims.units import kinds_named, unit_after
+from explainer_tools.glue import Glued, read_names
 from explainer_tools.layout import output_name, script_of_output
 from explainer_tools.tree_io import read_regular
 
@@ -21,8 +22,10 @@ from explainer_tools.tree_io import read_regular
 class Outputs:
     """Script outputs, by script name (`ch05_param_count.py`), parsed into blocks on first use."""
 
-    def __init__(self, texts: Mapping[str, str], origin: str = "outputs") -> None:
+    def __init__(self, texts: Mapping[str, str], origin: str = "outputs",
+                 names: Mapping[str, dict[str, Glued]] | None = None) -> None:
         self._texts = dict(texts)
+        self.names = dict(names or {})  # script -> its glued values (glue.py)
         self._origin = origin
         self._blocks: dict[str, dict[int, Block]] = {}
         self._values: dict[tuple[str, int], list[Token]] = {}
@@ -34,7 +37,11 @@ class Outputs:
     def from_dir(cls, directory: Path) -> Outputs:
         texts = {script_of_output(path): read_regular(path).decode("utf-8", "replace")
                  for path in sorted(directory.glob("*.txt"))}
-        return cls(texts, origin=str(directory))
+        return cls(texts, origin=str(directory), names=read_names(directory))
+
+    def text(self, script: str) -> str:
+        """The script's whole output ("" for an unknown script)."""
+        return self._texts.get(script, "")
 
     @property
     def scripts(self) -> list[str]:

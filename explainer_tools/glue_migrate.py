@@ -1,0 +1,105 @@
+"""Rewrite a page's numbers as references to the values its scripts glue (glue.py).
+
+    python -m explainer_tools.glue_migrate docs/chapters/10-hoeffding-union-bound.md
+    python -m explainer_tools.glue_migrate --dry-run PAGE   # say what it would do, write nothing
+
+For each number the claim check verifies (`claims.api.verified_numbers`: the block and the output
+line that print it), the tool picks the glued value of its block with the same text (in a
+formula, a comma written `{,}`) and writes `` {glue}`name` `` (in math `\\glue{name}`;
+`script.py:name` where the page's scripts do not decide). Which one: the value of that text if
+the block glues only one; where it glues several (0.5 in every row of a table), the one on the
+line that the unambiguous numbers of the same page line (a table row, a sentence) print on, if
+exactly one is there. It never guesses by value: a name is what the number means, so a number
+two values could stand for is left for a person. The site shows the printed text where the
+number stood, so the page reads the same; only the markup differs. What it cannot rewrite it
+lists, one line each, with why: no glued value of that text in its block (a constant of a
+formula that the check matched to some printing), or several (say which by hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from explainer_tools import glue, number_links
+from explainer_tools.claims.api import VerifiedNumber, verified_numbers
+from explainer_tools.layout import DEFAULT
+from explainer_tools.markdown import read_front_matter
+
+
+@dataclass
+class Migration:
+    text: str  # the page as rewritten
+    rewritten: int = 0
+    missed: list[str] = field(default_factory=list)  # not rewritten, with why
+
+
+def migrate(root: Path, page: Path) -> Migration:
+    """The page with every number it can rewrite as a reference to a glued value."""
+    text = page.read_bytes().decode("utf-8")  # as the claim check reads it: its offsets
+    relative = page.resolve().relative_to(root.resolve()).as_posix()
+    claims = verified_numbers(root, [root / relative]).get(relative)
+    names = glue.read_names(root / "outputs")
+    scripts = glue.declared_scripts(read_front_matter(text).mapping)
+    maths = number_links.math_ranges(text)
+    result = Migration(text)
+    edits: list[tuple[int, int, str]] = []
+    numbers = claims.verified if claims else []
+
+    def same_text(number: VerifiedNumber) -> list[glue.Glued]:
+        """The values its block glues with its text (in a formula, `{,}` for a comma)."""
+        in_math = any(start < number.span[0] < end for start, end in maths)
+        return [g for g in names.get(number.script, {}).values() if g.block == number.block
+                and (number_links.math_text(g.text) if in_math else g.text) == number.text]
+    found_in_block = [same_text(number) for number in numbers]
+    pinned: dict[int, set[int]] = {}  # page line -> output lines its unambiguous values print on
+    for number, found in zip(numbers, found_in_block, strict=True):
+        if len(found) == 1 and found[0].line == number.output_line:
+            pinned.setdefault(number.line, set()).add(found[0].line)
+    for number, in_block in zip(numbers, found_in_block, strict=True):
+        found = [g for g in in_block if g.line in pinned.get(number.line, set())]
+        if len(found) != 1:  # the row or sentence does not decide: only a unique text does
+            found = in_block if len(in_block) == 1 else []
+        if not found:
+            why = (f"glued as {', '.join(sorted(g.name for g in in_block))}: say which by hand"
+                   if in_block else "no glued value with this text in its block")
+            result.missed.append(f"{relative}:{number.line}: {number.text} (output line "
+                                 f"{number.output_line} of {number.script}): {why}")
+            continue
+        name = found[0].name
+        printed_by = [s for s in scripts if name in names.get(s, {})]
+        reference = name if printed_by == [number.script] else f"{number.script}:{name}"
+        math = any(start < number.span[0] < end for start, end in maths)
+        edits.append((number.span[0], number.span[1],
+                      f"\\glue{{{reference}}}" if math else f"{{glue}}`{reference}`"))
+    for start, end, reference in sorted(edits, reverse=True):
+        result.text = result.text[:start] + reference + result.text[end:]
+    result.rewritten = len(edits)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m explainer_tools.glue_migrate",
+                                     description=__doc__.split("\n")[0])
+    parser.add_argument("page", type=Path)
+    parser.add_argument("--root", type=Path, default=DEFAULT.root)
+    parser.add_argument("--dry-run", action="store_true", help="write nothing")
+    args = parser.parse_args(argv)
+    try:
+        result = migrate(args.root, args.page)
+    except (glue.GlueError, OSError, ValueError) as error:
+        print(f"glue_migrate: {error}", file=sys.stderr)
+        return 2
+    for line in result.missed:
+        print(f"not rewritten: {line}")
+    if not args.dry_run and result.rewritten:
+        args.page.write_bytes(result.text.encode("utf-8"))
+    print(f"glue_migrate: {args.page}: {result.rewritten} number(s) "
+          f"{'would be ' if args.dry_run else ''}rewritten, {len(result.missed)} not rewritten")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
