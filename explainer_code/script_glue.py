@@ -1,7 +1,7 @@
 """Printed values with names, so that a page can quote them by name (explainer_tools/glue.py).
 
     from script_glue import glue
-    print(f"    N = 100: {glue('slack_n100', slack, '.4f')}")
+    print(f"    N = 100: {glue('slack_100', slack, '.4f')}")
 
 `glue(name, value, spec)` returns the text to print: `format(value, spec)` (a string value as it
 is), padding included; the name holds the text without its padding. Put a width in `spec`, never
@@ -9,8 +9,8 @@ in the f-string around the result (`{glue(...):>8}` would count the markers). Ru
 is all it does. When the pipeline runs the script it sets
 `EXPLAINER_GLUE=1`; the text then comes wrapped in control characters that the pipeline strips
 from the output (the golden `outputs/<stem>.txt` is what a reader sees) and records, with the
-output line, in `outputs/<stem>.names.json`. A page writes `` {glue}`slack_n100` `` (in math
-`\\glue{slack_n100}`) and shows the printed text, linked to its line. Print each name once.
+output line, in `outputs/<stem>.names.json`. A page writes `` {glue}`slack_100` `` (in math
+`\\glue{slack_100}`) and shows the printed text, linked to its line. Print each name once.
 
 It is a module of its own, not a function of script_io.py: every script that imports a module
 has it among the inputs of its stamp, and only the scripts that glue should be re-run when it

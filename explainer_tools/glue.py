@@ -2,7 +2,7 @@
 
 Three parts:
 
-- The script prints `script_io.glue("slack_100", value, ".4f")`, which returns the text to
+- The script prints `script_glue.glue("slack_100", value, ".4f")`, which returns the text to
   print. When the pipeline runs it, it sets `GLUE_ENV`, and the text comes wrapped in control
   characters (`START name SEP text END`, which no output may otherwise hold). `split_output`
   strips them, so the golden output is the text a reader sees, byte for byte, and returns each
@@ -35,7 +35,7 @@ from explainer_tools.blocks import parse_blocks
 from explainer_tools.markdown import scan
 
 GLUE_ENV = "EXPLAINER_GLUE"  # the pipeline sets it to "1": print markers around glued values
-START, SEP, END = "\x02", "\x1f", "\x03"  # the same characters as explainer_code/script_io.py
+START, SEP, END = "\x02", "\x1f", "\x03"  # the same characters as explainer_code/script_glue.py
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 SUFFIX = ".names.json"
 
@@ -82,7 +82,7 @@ def split_output(data: bytes, script: str) -> tuple[bytes, list[Glued]]:
             offset = len(clean) + min(s for s in stray if s >= 0) - position
             clean += data[position:]
             raise GlueError(f"{where}: output line {line_at(offset)}: a glue marker outside a "
-                            "glued value (print what script_io.glue returns, whole)")
+                            "glued value (print what script_glue.glue returns, whole)")
         if start < 0:
             clean += data[position:]
             break
@@ -94,7 +94,7 @@ def split_output(data: bytes, script: str) -> tuple[bytes, list[Glued]]:
         again = data.find(START.encode(), start + 1, line_end)
         if sep < 0 or end < sep or 0 <= again < end:
             raise GlueError(f"{where}: output line {line_at(len(clean))}: a glued value is not "
-                            "closed on its line (print what script_io.glue returns, whole)")
+                            "closed on its line (print what script_glue.glue returns, whole)")
         name = data[start + 1:sep].decode("utf-8", "replace")
         if not NAME.match(name):
             raise GlueError(f"{where}: output line {line_at(len(clean))}: {name!r} is not a "
