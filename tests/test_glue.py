@@ -169,6 +169,18 @@ def test_the_claim_check_counts_glued_values_and_refuses_bare_numbers() -> None:
     assert "2 glued, 1 bare in the fully cited sections" in report.summary()
 
 
+def test_a_name_from_a_block_the_sentence_does_not_cite_is_an_error() -> None:
+    output = OUTPUT + "[2] other 7.5\n"
+    names = {"s.py": {**NAMES["s.py"], "other": glue.Glued("other", "7.5", 4, 2)}}
+    page = PAGE.replace("the mean {glue}`mean`", "the mean {glue}`other`")
+    report = check_page(page, "docs/p.md", Outputs({"s.py": output}, names=names))
+    assert [str(e) for e in report.errors] == [
+        "docs/p.md:9: 'other' is printed in output [2] of s.py, which this sentence does not "
+        "cite (output [1] of s.py)"]
+    cited = page.replace("(output [1])", "(outputs [1] and [2])")
+    assert check_page(cited, "docs/p.md", Outputs({"s.py": output}, names=names)).errors == []
+
+
 UNKNOWN = ("docs/p.md:9: no value named 'totl' printed by s.py (names it prints: total, mean, "
            "n_p50_t5)")
 

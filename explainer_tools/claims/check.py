@@ -180,6 +180,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     _inherit_citations(elements, units)
     for unit in units:
         _check_unit(unit, page, outputs, report)
+    check_glued_blocks(units, page, report)
     check_order(units, page, outputs, report)
     check_context(units, page, outputs, report)
     check_joined(units, page, outputs, report)
@@ -387,6 +388,23 @@ def check_glued(text: str, page: str, scripts: list[str], outputs: Outputs,
         text = (text[:reference.start] + " " * (reference.end - reference.start)
                 + text[reference.end:])
     return text
+
+
+def check_glued_blocks(units: list[_Unit], page: str, report: PageReport) -> None:
+    """A value quoted by name in a sentence (row, item) that cites outputs must be printed in a
+    block it cites, as a number written out must: a real name of the wrong block is an error."""
+    for unit in units:
+        if not unit.citations:
+            continue
+        start = unit.element.start + unit.start
+        end = unit.element.start + unit.end
+        cited = {(c.script, block) for c in unit.citations for block in c.blocks}
+        for glued in report.glued:
+            if start <= glued.offset < end and (glued.script, glued.block) not in cited:
+                where = "; ".join(c.describe() for c in unit.citations)
+                report.errors.append(ClaimError(
+                    page, glued.line, f"'{glued.note}' is printed in output [{glued.block}] of "
+                    f"{glued.script}, which this sentence does not cite ({where})"))
 
 
 def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> None:
