@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 from explainer_tools import pipeline, run_costs, runner
+from explainer_tools.containment import SANDBOX_ENV
 from explainer_tools.layout import DEFAULT, Layout, write_atomic
 
 MINIATURE_PREFIXES = ("ch21_", "ch22_")
@@ -115,8 +116,10 @@ def miniature(budget: float = MINIATURE_BUDGET_S, layout: Layout = DEFAULT) -> i
           f"plain processes; {os.cpu_count()} CPU(s), load average {load:.2f} at the start")
     print(f"  budget: {budget:g} s per script on an unloaded two-core machine (BOOK.md), "
           f"compared with CPU time")
-    previous = os.environ.get(runner.RUNNER_ENV)
-    os.environ[runner.RUNNER_ENV] = "subprocess"
+    previous = {name: os.environ.get(name) for name in (runner.RUNNER_ENV, SANDBOX_ENV)}
+    # Plain child processes: a sandboxed script is a child of bubblewrap or of the warm parent,
+    # whose CPU time never reaches this process's RUSAGE_CHILDREN (it would read 0.0 s).
+    os.environ[runner.RUNNER_ENV], os.environ[SANDBOX_ENV] = "subprocess", "off"
     mpl_previous = os.environ.get("MPLCONFIGDIR")
     mpl_dir = tempfile.TemporaryDirectory(prefix="bench-miniature-mpl-")
     os.environ["MPLCONFIGDIR"] = mpl_dir.name  # Matplotlib's cache: the runner allows this one
@@ -131,7 +134,7 @@ def miniature(budget: float = MINIATURE_BUDGET_S, layout: Layout = DEFAULT) -> i
                   f"{'equals the committed copy' if same else 'DIFFERS from outputs/'}",
                   flush=True)
     finally:
-        for name, value in ((runner.RUNNER_ENV, previous), ("MPLCONFIGDIR", mpl_previous)):
+        for name, value in (*previous.items(), ("MPLCONFIGDIR", mpl_previous)):
             if value is None:
                 os.environ.pop(name, None)
             else:

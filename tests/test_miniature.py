@@ -3,6 +3,8 @@ that score every target once, document sets, and the four parametrizations' size
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import miniature  # pins CPU kernels before torch
 import numpy as np
 import pytest
@@ -154,6 +156,30 @@ def test_bench_miniature_selects_the_default_tier_and_judges_cpu_time() -> None:
     rows = [("a.py", 400.0, 149.0, True), ("b.py", 20.0, 151.0, True)]
     assert bench.over_budget(rows, 150.0) == ["b.py"]  # CPU time decides, not wall time
     assert bench.over_budget(rows, 200.0) == []
+
+
+SPIN = ("import time\nstart = time.process_time()\nwhile time.process_time() - start < 0.4:\n"
+        "    pass\nprint('spun')\n")
+
+
+def test_bench_miniature_measures_each_script_s_cpu_time(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench reads CPU time from its children: a script that spins 0.4 s of CPU must show
+    it, whatever sandbox the caller asked for (a sandboxed child's time never reaches it)."""
+    from explainer_tools import bench
+    from explainer_tools.layout import Layout
+
+    (tmp_path / "explainer_code").mkdir()
+    (tmp_path / "explainer_code" / "ch22_spin.py").write_text(SPIN)
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "ch22_spin.txt").write_text("spun\n")
+    monkeypatch.setenv("EXPLAINER_SANDBOX", "required")
+    assert bench.miniature(150.0, Layout(tmp_path)) == 0
+    row = next(line for line in capsys.readouterr().out.splitlines() if "ch22_spin.py" in line)
+    cpu = float(row.split("CPU")[1].split("s")[0])
+    assert cpu >= 0.35, row
+    assert "equals the committed copy" in row
 
 
 def test_the_miniature_pins_the_pipeline_s_code_paths() -> None:
