@@ -44,7 +44,9 @@ from miniature import ngram
 from miniature.corpus import RepeatSource, repeat_docset
 from miniature.experiment import EPS, EXTRA_BITS, gap_parts
 from miniature.model import GPTConfig
+from miniature.sizes import mean_se
 from miniature.subspace import count_params
+from miniature.thesis import MORE_BITS, paid_bound
 
 DATA = Path(__file__).resolve().parent / "data"
 SEEDS_FILE = DATA / "ch22_thesis_seeds.json"
@@ -55,32 +57,13 @@ VOCAB, SPAN, N_DOCS, N_SAMPLE, SEED_S, SEED_SAMPLE = 32, 16, 100_000, 5_000, 1, 
 PARTS = ("occam", "hoeffding", "sample_minus_true", "smoothing")
 PROBE_DOCS = 512  # copying_probe's --n-eval, its default; thesis.py does not change it
 GOAL = 0.5  # bits per token below every table and the random guess
-MORE_BITS = 20
 STEP11 = {"kind": "sublora", "d": 1_000, "lr": 0.01, "steps": 800, "batch": 16,
           "aligned": False, "levels": 11, "clip_sd": 0.0}  # ch22_seeds.py [1], tiers.SEED_*
-
-
-def mean_se(xs: list[float]) -> tuple[float, float]:
-    a = np.asarray(xs, dtype=float)
-    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(len(a)))
 
 
 def fmt(xs: list[float]) -> str:
     m, s = mean_se(xs)
     return f"{round(m, 3) + 0.0:.3f} +- {s:.3f}"  # + 0.0: a mean that rounds to 0 prints 0.000
-
-
-def bound_with(row: dict, more_bits: float) -> float:
-    """The bound of a row at its chosen alpha with the choice among 2^more_bits configurations
-    paid in both roots, as Chapter 22's Step 9 pays a choice made after its sample was scored:
-    eps / (8 * 2^bits) in each (in the Occam root the same as more_bits bits of message). At 0
-    it is the row's bound (checked)."""
-    sample_smoothed = row["true_smoothed"] + row["gap"]["sample_minus_true"]
-    nats = (row["prefix_bits"] + EXTRA_BITS) * math.log(2)
-    return pacbound.subsampling_bound(
-        train_error=sample_smoothed, loss_range=pacbound.loss_range(row["best_alpha"], VOCAB),
-        complexity_nats=nats, n_population=N_DOCS, n_sample=N_SAMPLE,
-        eps=EPS / len(pacbound.ALPHA_GRID) / 2.0**more_bits)
 
 
 def block1(rec: dict, abl: dict) -> None:
@@ -141,8 +124,8 @@ def block3(runs: list[dict], step11: list[dict]) -> dict:
           f"{fmt([r['bound_bits'] for r in step11])}")
     low = min(t.bound_bits for t in tables.values())
     for r in runs:
-        assert abs(bound_with(r, 0) - r["bound_bits"]) < 2e-3
-    paid = [bound_with(r, MORE_BITS) for r in runs]
+        assert abs(paid_bound(r, 0) - r["bound_bits"]) < 2e-3
+    paid = [paid_bound(r, MORE_BITS) for r in runs]
     pm, ps = mean_se(paid)
     print(f"    the recipe as run, {len(runs)} seeds: bound {m:.3f} +- {s:.3f} (holds for a recipe "
           f"fixed before its sample was scored; this one was not)")
@@ -171,9 +154,9 @@ def block4(abl: list[dict], runs: list[dict]) -> None:
 
 
 def paid_parts(row: dict) -> dict:
-    """A row's bound with the recipe's choice paid (`bound_with`), its four parts (`gap_parts` at
-    eps / 2^MORE_BITS: Occam and Hoeffding grow, the other two do not change) and its top-1
-    bound paid the same way (eps / 2^MORE_BITS, loss range 1, no grid)."""
+    """A row's bound with the recipe's choice paid (`miniature.thesis.paid_bound`), its four parts
+    (`gap_parts` at eps / 2^MORE_BITS: Occam and Hoeffding grow, the other two do not change) and
+    its top-1 bound paid the same way (eps / 2^MORE_BITS, loss range 1, no grid)."""
     sample_smoothed = row["true_smoothed"] + row["gap"]["sample_minus_true"]
     gap = gap_parts(sample_smoothed=sample_smoothed, true_smoothed=row["true_smoothed"],
                     true_raw=row["true_bits"], alpha=row["best_alpha"], vocab=VOCAB,
@@ -183,7 +166,7 @@ def paid_parts(row: dict) -> dict:
         train_error=row["sample_top1"], loss_range=1.0,
         complexity_nats=(row["prefix_bits"] + EXTRA_BITS) * math.log(2), n_population=N_DOCS,
         n_sample=N_SAMPLE, eps=EPS / 2.0**MORE_BITS)
-    out = {"bound": bound_with(row, MORE_BITS), "top1": top1, "occam": gap.occam,
+    out = {"bound": paid_bound(row, MORE_BITS), "top1": top1, "occam": gap.occam,
            "hoeffding": gap.hoeffding, "sample_minus_true": gap.sample_minus_true,
            "smoothing": gap.smoothing}
     # the parts add up to the bound minus the unsmoothed true risk (the row's numbers are

@@ -40,40 +40,23 @@ import math
 from pathlib import Path
 
 import numpy as np
-import pacbound
 import script_io
 from miniature import ngram
 from miniature.corpus import RepeatSource, repeat_docset
-from miniature.experiment import EPS, EXTRA_BITS
+from miniature.sizes import mean_se
+from miniature.thesis import MORE_BITS, paid_bound
 
 DATA = Path(__file__).resolve().parent / "data"
 FILES = [DATA / f"ch22_thesis_sizes_seed{s}.json" for s in (0, 1, 2)]
 VOCAB, SPAN, N_DOCS, N_SAMPLE, SEED_S, SEED_SAMPLE = 32, 16, 100_000, 5_000, 1, 3
-MORE_BITS = 20  # Chapter 22's allowance for the recipe's choice, paid in both roots
 PER = 25  # slopes are written per 25 times the numbers, as Chapter 25's first sweep
 STEPS_LOGGED = 100  # train_losses_bits: one mean loss per 100 steps, the last 100 the
 # quantization-aware steps (theta_adam.train logs every 100 of steps + qat_steps)
 
 
-def mean_se(xs: list[float]) -> tuple[float, float]:
-    a = np.asarray(xs, dtype=float)
-    return float(a.mean()), float(a.std(ddof=1) / math.sqrt(len(a)))
-
-
 def fmt(xs: list[float]) -> str:
     m, s = mean_se(xs)
     return f"{round(m, 3) + 0.0:.3f} +- {s:.3f}"
-
-
-def paid_bound(row: dict) -> float:
-    """The row's bound at its alpha with the recipe's choice among 2^MORE_BITS configurations
-    paid in both roots (eps / (8 * 2^MORE_BITS) in each), as ch22_thesis.py's `bound_with`."""
-    sample_smoothed = row["true_smoothed"] + row["gap"]["sample_minus_true"]
-    nats = (row["prefix_bits"] + EXTRA_BITS) * math.log(2)
-    return pacbound.subsampling_bound(
-        train_error=sample_smoothed, loss_range=pacbound.loss_range(row["best_alpha"], VOCAB),
-        complexity_nats=nats, n_population=N_DOCS, n_sample=N_SAMPLE,
-        eps=EPS / len(pacbound.ALPHA_GRID) / 2.0**MORE_BITS)
 
 
 def late_fall(row: dict, steps: int) -> float:

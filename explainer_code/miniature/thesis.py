@@ -70,11 +70,32 @@ def options(seed: int, change: dict | None = None) -> argparse.Namespace:
     return args
 
 
+N_POPULATION, N_SCORED, VOCAB = 100_000, 5_000, 32  # tiers.seed_data("repeat"): N, n and V
+
+
+def paid_bound(row: dict, more_bits: float = MORE_BITS) -> float:
+    """A row's bits-per-token bound at its alpha with the recipe's choice among 2^more_bits
+    configurations paid in both roots: eps / (8 * 2^more_bits) in each (in the Occam root the
+    same as more_bits bits of message). At 0 it is the row's own bound."""
+    import math
+
+    import pacbound
+
+    from miniature.experiment import EPS, EXTRA_BITS
+
+    return pacbound.subsampling_bound(
+        train_error=row["true_smoothed"] + row["gap"]["sample_minus_true"],
+        loss_range=pacbound.loss_range(row["best_alpha"], VOCAB),
+        complexity_nats=(row["prefix_bits"] + EXTRA_BITS) * math.log(2),
+        n_population=N_POPULATION, n_sample=N_SCORED,
+        eps=EPS / len(pacbound.ALPHA_GRID) / 2.0**more_bits)
+
+
 def paid(row: dict, more_bits: float = MORE_BITS) -> dict:
     """A row's bounds with the recipe's choice among 2^more_bits configurations paid in both
-    roots (eps / (8 * 2^more_bits) in each, as ch22_thesis.py's `bound_with`): the bits-per-token
-    bound at the row's alpha, its Occam and Hoeffding parts (`experiment.gap_parts`; the sample-
-    minus-true and smoothing parts do not change), and the top-1 bound (eps / 2^more_bits)."""
+    roots (`paid_bound`): the bits-per-token bound at the row's alpha, its Occam and Hoeffding
+    parts (`experiment.gap_parts`; the sample-minus-true and smoothing parts do not change), and
+    the top-1 bound (eps / 2^more_bits)."""
     import math
 
     import pacbound
@@ -83,15 +104,12 @@ def paid(row: dict, more_bits: float = MORE_BITS) -> dict:
 
     sample = row["true_smoothed"] + row["gap"]["sample_minus_true"]
     nats = (row["prefix_bits"] + EXTRA_BITS) * math.log(2)
-    n_pop, n = 100_000, 5_000  # tiers.seed_data("repeat"): N and the scored sample
+    n_pop, n = N_POPULATION, N_SCORED
     gap = gap_parts(sample_smoothed=sample, true_smoothed=row["true_smoothed"],
-                    true_raw=row["true_bits"], alpha=row["best_alpha"], vocab=32,
+                    true_raw=row["true_bits"], alpha=row["best_alpha"], vocab=VOCAB,
                     charged_bits=row["prefix_bits"] + EXTRA_BITS, n_population=n_pop,
                     n_sample=n, eps=EPS / 2.0**more_bits)
-    bound = pacbound.subsampling_bound(
-        train_error=sample, loss_range=pacbound.loss_range(row["best_alpha"], 32),
-        complexity_nats=nats, n_population=n_pop, n_sample=n,
-        eps=EPS / len(pacbound.ALPHA_GRID) / 2.0**more_bits)
+    bound = paid_bound(row, more_bits)
     top1 = pacbound.subsampling_bound(
         train_error=row["sample_top1"], loss_range=1.0, complexity_nats=nats,
         n_population=n_pop, n_sample=n, eps=EPS / 2.0**more_bits)
