@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis miniature-sizes bench-miniature
+.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-ablation miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis miniature-sizes bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -145,6 +145,9 @@ SEEDS_DATA = data/ch22_seeds
 # Each call of a seeds tier records the kernel id of the machine it ran on (make numerics):
 # a chapter script that compares its run with the file needs it.
 KERNELS = export EXPLAINER_KERNELS=$$($(PY) -m explainer_tools.numerics --id)
+miniature-ablation: $(INSTALLED) ## Chapter 22's ablation on the Markov source: LoRA, subspace and full (seed 0; about 140 CPU-s on two cores), which ch22_markov.py reads beside its own SubLoRA run; writes explainer_code/data/ch22_ablation.json
+	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers ablation
+
 miniature-seeds: $(INSTALLED) ## Chapter 22's seeds tier: 4 CPU processes side by side (35 runs of about 30 CPU-s each); writes explainer_code/data/ch22_seeds_*.json
 	$(KERNELS) && cd explainer_code && \
 	CH22_SEED_SOURCES=markov CH22_SEED_KINDS=sublora,lora ../$(PY) -m miniature.tiers seeds --out $(SEEDS_DATA)_tier.json & \

@@ -22,7 +22,9 @@ Claims, numbered as the output blocks:
       has a lower bound than SubLoRA; order 0 cannot read context, order 2 costs too many bits.
   [7] The ablation, same data and steps: SubLoRA vs LoRA only vs a subspace over all weights vs
       the full network quantized (message length, empirical loss, bound, true risk of the
-      bounded predictor; figure).
+      bounded predictor; figure). SubLoRA is the run above; the other three are read from the
+      ablation tier (data/ch22_ablation.json, `make miniature-ablation`: their training costs
+      about 140 CPU-s, over a script's budget), each checked against the seeds tier's seed 0.
   [8] Where each bound's gap goes: bound minus the unsmoothed true risk = Occam term + Hoeffding
       term + (smoothed sample risk - smoothed true risk) + smoothing cost, for every variant and
       the best table; the parts add up to the gap.
@@ -34,9 +36,11 @@ the true risk: one standard error over 5,000 fresh documents, printed; the table
 
 from __future__ import annotations
 
+import json
 import math
 import sys
 import time
+from dataclasses import dataclass
 
 import miniature  # noqa: F401  (pins the CPU kernels before torch is imported)
 import numpy as np
@@ -44,8 +48,16 @@ import pacbound
 import script_io
 import torch
 from miniature import bayes, ngram
-from miniature.corpus import EOD, make_markov_source, markov_docset
-from miniature.experiment import EPS, EXTRA_BITS, Result, gap_parts, result_gap, run_method
+from miniature.corpus import DATA_DIR, EOD, make_markov_source, markov_docset
+from miniature.experiment import (
+    EPS,
+    EXTRA_BITS,
+    Gap,
+    Result,
+    gap_parts,
+    result_gap,
+    run_method,
+)
 from miniature.model import GPTConfig
 from miniature.subspace import count_params
 from miniature.train import LEVELS, TrainConfig
@@ -166,26 +178,75 @@ def block6(tables: dict[int, ngram.TableBound], exact: dict[int, float], order2_
     assert all(t.bound_bits > exact.get(k, order2_true) for k, t in tables.items())
 
 
-def block7(results: dict[str, Result], facts: dict[str, float]) -> None:
+@dataclass(frozen=True)
+class Row:
+    """One variant of the ablation, as blocks [7] and [8] and the figure read it."""
+
+    kind: str
+    coded: int
+    message_bits: int
+    sample_bits_raw: float
+    sample_bits: float
+    sample_smoothed: float  # at the bound's alpha
+    bound_bits: float
+    true_smoothed: float
+    true_bits: float
+    bound_top1: float
+    gap: Gap
+
+
+def live_row(r: Result) -> Row:
+    """The row of a run made here."""
+    return Row(r.kind, r.d, r.message.total, r.sample_bits_raw, r.sample_bits,
+               r.smoothed[r.best_alpha], r.bound_bits, r.heldout_smoothed, r.heldout_bits,
+               r.bound_top1, result_gap(r, VOCAB, N_DOCS, N_SAMPLE))
+
+
+def tier_rows() -> dict[str, Row]:
+    """The ablation tier's rows (data/ch22_ablation.json), checked against the seeds tier's seed
+    0, which ran the same configuration and recorded four decimals."""
+    record = json.loads((DATA_DIR / "ch22_ablation.json").read_text(encoding="utf-8"))
+    seeds = {}
+    for part in ("tier", "more", "full"):
+        data = json.loads((DATA_DIR / f"ch22_seeds_{part}.json").read_text(encoding="utf-8"))
+        seeds.update({r["kind"]: r for r in data["runs"]
+                      if r["source"] == "markov" and r["seed"] == 0 and r["d"] == D_SUB})
+    assert (record["n_docs"], record["n_sample"], record["n_fresh"]) == (N_DOCS, N_SAMPLE,
+                                                                         N_FRESH)
+    rows = {}
+    for run in record["runs"]:
+        seed0 = seeds[run["kind"]]
+        for key in ("bound_bits", "true_smoothed", "sample_bits", "bound_top1"):
+            assert abs(run[key] - seed0[key]) < 6e-5, (run["kind"], key)
+        assert run["message_bits"] == seed0["message_bits"]
+        gap = {k: v for k, v in run["gap"].items() if k != "total"}
+        rows[run["kind"]] = Row(run["kind"], run["coded"], run["message_bits"],
+                                run["sample_bits_raw"], run["sample_bits"],
+                                run["sample_smoothed"], run["bound_bits"], run["true_smoothed"],
+                                run["true_bits"], run["bound_top1"], Gap(**gap))
+    return rows
+
+
+def block7(rows: dict[str, Row], facts: dict[str, float]) -> None:
     print("[7] ablation (same data, steps, sample): numbers coded, message L, empirical bits "
           "real-valued / quantized, bound, true risk of the bounded predictor, top-1 bound")
     for kind in KINDS:
-        r = results[kind]
-        print(f"    {kind:<9} coded {r.d:>7,}  L = {r.message.total:>8,}  "
+        r = rows[kind]
+        print(f"    {kind:<9} coded {r.coded:>7,}  L = {r.message_bits:>8,}  "
               f"{r.sample_bits_raw:.3f} / {r.sample_bits:.3f}  bound {r.bound_bits:7.3f}  "
-              f"true {r.heldout_smoothed:.3f}  top-1 bound {r.bound_top1:.3f}")
-    sub, full = results["sublora"], results["full"]
+              f"true {r.true_smoothed:.3f}  top-1 bound {r.bound_top1:.3f}")
+    sub, full = rows["sublora"], rows["full"]
     assert full.bound_bits > facts["guess"] > sub.bound_bits
-    assert full.message.total > 5 * sub.message.total and full.sample_bits < sub.sample_bits
-    assert all(r.heldout_smoothed < r.bound_bits for r in results.values())
-    figure(results, facts)
+    assert full.message_bits > 5 * sub.message_bits and full.sample_bits < sub.sample_bits
+    assert all(r.true_smoothed < r.bound_bits for r in rows.values())
+    figure(rows, facts)
 
 
-def block8(results: dict[str, Result], table: ngram.TableBound, table_true: float,
+def block8(rows: dict[str, Row], table: ngram.TableBound, table_true: float,
            table_raw: float) -> None:
     print("[8] the gap (bound - unsmoothed true risk) in parts that add up to it: Occam, "
           "Hoeffding, sample - true (smoothed), smoothing cost")
-    gaps = {kind: result_gap(results[kind], VOCAB, N_DOCS, N_SAMPLE) for kind in KINDS}
+    gaps = {kind: rows[kind].gap for kind in KINDS}
     gaps["table"] = gap_parts(sample_smoothed=table.smoothed[table.best_alpha],
                               true_smoothed=table_true, true_raw=table_raw,
                               alpha=table.best_alpha, vocab=VOCAB,
@@ -196,12 +257,12 @@ def block8(results: dict[str, Result], table: ngram.TableBound, table_true: floa
         print(f"    {label:<15} Occam {g.occam:.3f}  Hoeffding {g.hoeffding:.3f}  sample - true "
               f"{g.sample_minus_true:+.3f}  smoothing {g.smoothing:+.3f}  gap {g.total:.3f}")
     for kind in KINDS:
-        r = results[kind]
-        assert abs(gaps[kind].total - (r.bound_bits - r.heldout_bits)) < 1e-9
+        r = rows[kind]
+        assert abs(gaps[kind].total - (r.bound_bits - r.true_bits)) < 1e-9
     assert abs(gaps["table"].total - (table.bound_bits - table_raw)) < 1e-9
 
 
-def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
+def figure(rows: dict[str, Row], facts: dict[str, float]) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -211,10 +272,10 @@ def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(5.5, 8.4), height_ratios=[3, 2],
                                    layout="constrained")  # fmt: skip
     x = np.arange(len(KINDS))
-    values = {"empirical": lambda r: r.smoothed[r.best_alpha], "true": lambda r: r.heldout_smoothed,
+    values = {"empirical": lambda r: r.sample_smoothed, "true": lambda r: r.true_smoothed,
               "bound": lambda r: r.bound_bits}
     for k, key in enumerate(values):
-        vals = [values[key](results[kind]) for kind in KINDS]
+        vals = [values[key](rows[kind]) for kind in KINDS]
         ax1.bar(x + (k - 1) * 0.26, vals, 0.26, color=colors[key], label=key)
     ax1.axhline(facts["guess"], color="black", lw=1, ls="--", label="random guess")
     ax1.axhline(facts["best"], color="grey", lw=1, ls=":", label="the source's own risk")
@@ -222,13 +283,13 @@ def figure(results: dict[str, Result], facts: dict[str, float]) -> None:
     ax1.set_ylabel("bits per token")
     ax1.set_ylim(0, max(8.0, facts["guess"] + 1))
     for i, kind in enumerate(KINDS):
-        b = results[kind].bound_bits
+        b = rows[kind].bound_bits
         if b > ax1.get_ylim()[1]:
             ax1.text(i + 0.26, ax1.get_ylim()[1] * 0.97, f"{b:.1f}", ha="center", va="top",
                      fontsize=10, color=colors["bound"])
     ax1.legend(loc="upper left", ncols=2)
     ax1.set_title("Bound, empirical and true risk", fontsize=10)
-    ax2.bar(x, [results[k].message.total / 1000 for k in KINDS], color="#CC79A7")
+    ax2.bar(x, [rows[k].message_bits / 1000 for k in KINDS], color="#CC79A7")
     ax2.set_yscale("log")
     ax2.set_xticks(x, ["SubLoRA", "LoRA only", "subspace,\nall weights", "full,\nquantized"])
     ax2.set_ylabel("message length L (kbit)")
@@ -246,25 +307,23 @@ def main() -> None:
     sample = np.random.default_rng(SEED_SAMPLE).integers(0, N_DOCS, size=N_SAMPLE)
     facts = block1(src, S)
     block2()
-    results = {}
-    for kind in KINDS:
-        print(f"ch22_markov: training {kind}", file=sys.stderr, flush=True)
-        results[kind] = run_method(kind, S, CFG, tcfg(kind), d=D_SUB, sample=sample,
-                                   heldout=fresh)
-        print(f"ch22_markov: {kind} done in {results[kind].seconds:.0f} s, bound "
-              f"{results[kind].bound_bits:.3f}", file=sys.stderr, flush=True)
-    block3(results["sublora"])
-    block4(results["sublora"])
-    block5(results["sublora"], facts)
+    print("ch22_markov: training sublora", file=sys.stderr, flush=True)
+    sub = run_method("sublora", S, CFG, tcfg("sublora"), d=D_SUB, sample=sample, heldout=fresh)
+    print(f"ch22_markov: sublora done in {sub.seconds:.0f} s, bound {sub.bound_bits:.3f}",
+          file=sys.stderr, flush=True)
+    block3(sub)
+    block4(sub)
+    block5(sub, facts)
     _, grid = ngram.best_table(S, VOCAB, sample)
     tables = {k: min((grid[(k, b)] for b in ngram.PRECISIONS), key=lambda t: t.bound_bits)
               for k in ngram.ORDERS}
     exact = {k: ngram.exact_bits(src, tables[k].table, tables[k].best_alpha) for k in (0, 1)}
     order2_true, _ = ngram.heldout_bits(tables[2].table, fresh, tables[2].best_alpha)
-    block6(tables, exact, order2_true, results["sublora"], facts)
-    block7(results, facts)
+    block6(tables, exact, order2_true, sub, facts)
+    rows = {"sublora": live_row(sub), **tier_rows()}
+    block7(rows, facts)
     best = tables[1]
-    block8(results, best, exact[1], ngram.exact_bits(src, best.table, 0.0))
+    block8(rows, best, exact[1], ngram.exact_bits(src, best.table, 0.0))
     print(f"ch22_markov: {time.time() - t0:.0f} s in all", file=sys.stderr)
     print("All assertions passed.")
 
