@@ -21,7 +21,8 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       true expectation in 3,773 of 4,000 repeated experiments (seed 2); the exact coverage,
       summed over the binomial counts, is 0.9502, and the simulation is within 2 SE of it.
 Figure: ch01_concentration.png (exact distribution of the mean for three N; tail against N).
-Runs in a few seconds.
+Runs in a few seconds. Every value the chapter quotes is printed through `glue(name, ...)`
+(script_glue.py), so that the page refers to it by name.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from script_glue import glue
 from script_io import save_figure
 
 P_ERROR = Fraction(3, 10)  # P(loss = 1) for the 0/1 loss
@@ -49,6 +51,7 @@ M_SMALL = 100  # draws per experiment in [6]
 EXPERIMENTS = 4000  # repeated experiments in [6]
 SEED_COVERAGE = 2
 Z95 = 1.96  # Phi(1.96) is about 0.975: a two-sided 95 % interval
+NOMINAL = 0.95  # the interval's nominal coverage
 
 
 def expectation(values: tuple[float, ...], probs: tuple[Fraction, ...]) -> Fraction:
@@ -180,37 +183,49 @@ def main() -> None:
     var01 = variance((0.0, 1.0), (1 - P_ERROR, P_ERROR))
     mean3 = expectation(THREE_LOSSES, THREE_PROBS)
     var3 = variance(THREE_LOSSES, THREE_PROBS)
-    print(f"[1] 0/1 loss with p = {p}: E = {float(mean01):.2f}, Var = p(1 - p) = "
-          f"{float(var01):.2f}, sd = {math.sqrt(var01):.4f}")
-    print(f"    three-valued loss (0, 1, 4 bits with probabilities 0.5, 0.3, 0.2): "
-          f"E = {float(mean3):.2f} bits, Var = {float(var3):.2f}, sd = {math.sqrt(var3):.4f}")
+    print(f"[1] {glue('loss01_low', 0)}/{glue('loss01_high', 1)} loss with p = {glue('p', p)}: "
+          f"E = {glue('mean01', float(mean01), '.2f')}, Var = p(1 - p) = "
+          f"{glue('var01', float(var01), '.2f')}, sd = {glue('sd01', math.sqrt(var01), '.4f')}")
+    letters = "abc"  # three_loss_a is the first of the three values, three_prob_a its probability
+    values = ", ".join(glue(f"three_loss_{c}", v, "g") for c, v in zip(letters, THREE_LOSSES,
+                                                                       strict=True))
+    probs = ", ".join(glue(f"three_prob_{c}", float(q), "g") for c, q in zip(letters, THREE_PROBS,
+                                                                            strict=True))
+    print(f"    three-valued loss ({values} bits with probabilities {probs}): "
+          f"E = {glue('mean3', float(mean3), '.2f')} bits, Var = {glue('var3', float(var3), '.2f')}"
+          f", sd = {glue('sd3', math.sqrt(var3), '.4f')}")
     assert mean01 == Fraction(3, 10) and var01 == Fraction(21, 100)
     assert mean3 == Fraction(11, 10) and var3 == Fraction(229, 100)
 
     print("[2] standard deviation of the mean of N losses (0/1 loss, p = 0.3)")
     sds = {n: math.sqrt(var01 / n) for n in SIZES}
     for n in SIZES:
-        print(f"    N = {n:>5,}: independent sqrt(p(1-p)/N) = {sds[n]:.5f}; "
-              f"N copies of one draw = {math.sqrt(var01):.5f}")
+        print(f"    N = {glue(f'sd_N{n}', n, '>5,')}: independent sqrt(p(1-p)/N) = "
+              f"{glue(f'sd_mean_{n}', sds[n], '.5f')}; "
+              f"N copies of one draw = {glue(f'sd_copies_{n}', math.sqrt(var01), '.5f')}")
     assert abs(sds[10] / sds[1000] - 10.0) < 1e-12
 
     tails = {n: exact_tail(n, P_ERROR, MARGIN) for n in SIZES}
-    print(f"[3] exact P(|mean - p| >= {float(MARGIN)}) for p = {p}, binomial sums in exact "
-          "rationals")
+    print(f"[3] exact P(|mean - p| >= {glue('tail_t', float(MARGIN))}) for p = "
+          f"{glue('tail_p', p)}, binomial sums in exact rationals")
     for n in SIZES:
         rate = -math.log(float(tails[n])) / n
-        print(f"    N = {n:>5,}: {float(tails[n]):.4e}   -ln(P)/N = {rate:.5f}")
+        print(f"    N = {glue(f'tail_N{n}', n, '>5,')}: {glue(f'tail_{n}', float(tails[n]), '.4e')}"
+              f"   -ln(P)/N = {glue(f'tail_rate_{n}', rate, '.5f')}")
     one_in = 1 / float(tails[1000])
-    print(f"    at N = 1,000 a miss is about one in {one_in / 1e9:.0f} billion "
-          f"(1 / P = {one_in:.3e})")
+    print(f"    at N = {glue('one_in_N', 1000, ',')} a miss is about one in "
+          f"{glue('one_in_billions', one_in / 1e9, '.0f')} billion "
+          f"(1 / P = {glue('one_in', one_in, '.3e')})")
     assert 86.5e9 < one_in < 87.5e9
     assert all(tails[a] > tails[b] for a, b in itertools.pairwise(SIZES))
     assert float(tails[4000]) < 1e-40
     rates = [-math.log(float(tails[n])) / n for n in SIZES]
     limit = kl_bernoulli(P_ERROR + MARGIN, P_ERROR)
     hoeffding_rate = 2 * float(MARGIN) ** 2
-    print(f"    -ln(P)/N tends to {limit:.5f} as N grows (Going deeper); Chapter 10's rate "
-          f"for any loss in [0, 1] is 2 t^2 = {hoeffding_rate:.5f}")
+    print(f"    -ln(P)/N tends to {glue('kl_limit', limit, '.5f')} as N grows (Going deeper); "
+          f"Chapter 10's rate for any loss in [{glue('hoeffding_loss_min', 0)}, "
+          f"{glue('hoeffding_loss_max', 1)}] is 2 t^2 = "
+          f"{glue('hoeffding_rate', hoeffding_rate, '.5f')}")
     assert rates[1] > rates[0]  # rises from N = 10 to 100
     assert all(a > b for a, b in itertools.pairwise(rates[1:]))  # falls from N = 100 on
     assert all(r > limit > hoeffding_rate for r in rates)
@@ -218,31 +233,43 @@ def main() -> None:
 
     rng = np.random.default_rng(SEED_CHECK)
     mc = {n: monte_carlo_tail(n, P_ERROR, MARGIN, M_CHECK, rng) for n in SIZES}
-    print(f"[4] Monte Carlo, M = {M_CHECK:,} samples of N losses per N (seed {SEED_CHECK})")
+    print(f"[4] Monte Carlo, M = {glue('mc_repeats', M_CHECK, ',')} samples of N losses per N "
+          f"(seed {glue('mc_seed', SEED_CHECK)})")
     for n in SIZES:
         freq, se = mc[n]
         exact = float(tails[n])
+        row = f"    N = {glue(f'mc_N{n}', n, '>5,')}: frequency "
         if se > 0:
             z = (freq - exact) / se
-            print(f"    N = {n:>5,}: frequency {freq:.4f} +- {se:.4f} (SE), exact "
-                  f"{exact:.4f}, difference {z:+.2f} SE")
+            print(f"{row}{glue(f'mc_freq_{n}', freq, '.4f')} +- {glue(f'mc_se_{n}', se, '.4f')} "
+                  f"(SE), exact {glue(f'mc_exact_{n}', exact, '.4f')}, difference "
+                  f"{glue(f'mc_z_{n}', z, '+.2f')} SE")
             assert abs(z) < 3.0
         else:
-            print(f"    N = {n:>5,}: frequency 0 of {M_CHECK:,}; exact {exact:.1e}, so "
-                  f"0 hits is expected (expected count {exact * M_CHECK:.1e})")
+            print(f"{row}{glue(f'mc_hits_{n}', 0)} of {glue(f'mc_repeats_{n}', M_CHECK, ',')}; "
+                  f"exact {glue(f'mc_exact_{n}', exact, '.1e')}, so "
+                  f"{glue(f'mc_hits_expected_{n}', 0)} hits is expected (expected count "
+                  f"{glue(f'mc_expected_count_{n}', exact * M_CHECK, '.1e')})")
             assert exact * M_CHECK < 1e-3
 
-    print(f"[5] normal CDF: Phi(1) = {normal_cdf(1.0):.4f}, Phi(1.96) = {normal_cdf(Z95):.4f}, "
-          f"Phi(-1.96) = {normal_cdf(-Z95):.4f}")
+    print(f"[5] normal CDF: Phi({glue('phi_one_u', 1)}) = {glue('phi_one', normal_cdf(1.0), '.4f')}"
+          f", Phi({glue('phi_z95_u', Z95)}) = {glue('phi_z95', normal_cdf(Z95), '.4f')}, "
+          f"Phi({glue('phi_minus_z95_u', -Z95)}) = "
+          f"{glue('phi_minus_z95', normal_cdf(-Z95), '.4f')}")
     central = normal_cdf(Z95) - normal_cdf(-Z95)
-    print(f"    Phi(1.96) - Phi(-1.96) = {central:.4f}: a {100 * central:.0f} % central interval, "
-          f"{100 * normal_cdf(-Z95):.1f} % in each tail")
+    print(f"    Phi({glue('central_z', Z95)}) - Phi({glue('central_minus_z', -Z95)}) = "
+          f"{glue('central', central, '.4f')}: a "
+          f"{glue('central_percent', 100 * central, '.0f')} % central interval, "
+          f"{glue('central_tail_percent', 100 * normal_cdf(-Z95), '.1f')} % in each tail")
     assert abs(central - 0.95) < 1e-3
     normal = {n: normal_tail(n, p, float(MARGIN)) for n in SIZES}
     for n in SIZES:
         ratio = normal[n] / float(tails[n])
-        print(f"    N = {n:>5,}: u = 0.1 / sd = {float(MARGIN) / sds[n]:.3f}, normal tail "
-              f"{normal[n]:.4e}, exact {float(tails[n]):.4e}, ratio {ratio:.3f}")
+        print(f"    N = {glue(f'normal_N{n}', n, '>5,')}: u = 0.1 / sd = "
+              f"{glue(f'normal_u_{n}', float(MARGIN) / sds[n], '.3f')}, normal tail "
+              f"{glue(f'normal_tail_{n}', normal[n], '.4e')}, exact "
+              f"{glue(f'normal_exact_{n}', float(tails[n]), '.4e')}, ratio "
+              f"{glue(f'normal_ratio_{n}', ratio, '.3f')}")
     assert abs(normal_cdf(Z95) - 0.975) < 1e-3
     assert 0.7 < normal[100] / float(tails[100]) < 1.3
     assert normal[4000] / float(tails[4000]) < 0.05
@@ -253,16 +280,20 @@ def main() -> None:
     share = covered / EXPERIMENTS
     share_se = math.sqrt(share * (1 - share) / EXPERIMENTS)
     one_se = math.sqrt(var01 / M_SMALL)
-    print(f"[6] Monte Carlo error: M = {M_SMALL} draws estimate E = {p}; their mean has "
-          f"standard deviation sqrt(p(1-p)/M) = {one_se:.4f}")
-    print(f"    interval mean +- 1.96 SE (nominal 0.95) covered the truth in {covered:,} of "
-          f"{EXPERIMENTS:,} experiments (seed {SEED_COVERAGE}) = {share:.4f} +- "
-          f"{share_se:.4f}")
+    print(f"[6] Monte Carlo error: M = {glue('cov_M', M_SMALL)} draws estimate E = "
+          f"{glue('cov_p', p)}; their mean has "
+          f"standard deviation sqrt(p(1-p)/M) = {glue('cov_sd', one_se, '.4f')}")
+    print(f"    interval mean +- {glue('cov_z', Z95)} SE (nominal {glue('cov_nominal', NOMINAL)}) "
+          f"covered the truth in {glue('cov_covered', covered, ',')} of "
+          f"{glue('cov_experiments', EXPERIMENTS, ',')} experiments "
+          f"(seed {glue('cov_seed', SEED_COVERAGE)}) = {glue('cov_share', share, '.4f')} +- "
+          f"{glue('cov_share_se', share_se, '.4f')}")
     exact_cov = float(exact_coverage(M_SMALL, P_ERROR))
     print(f"    exact coverage of that interval (sum over the binomial counts): "
-          f"{exact_cov:.4f}; simulation minus exact = {(share - exact_cov) / share_se:+.2f} SE")
+          f"{glue('cov_exact', exact_cov, '.4f')}; simulation minus exact = "
+          f"{glue('cov_difference_se', (share - exact_cov) / share_se, '+.2f')} SE")
     assert abs(share - exact_cov) < 3 * share_se
-    assert abs(exact_cov - 0.95) < 0.005
+    assert abs(exact_cov - NOMINAL) < 0.005
 
     draw_figure(tails)
     print("All assertions passed.")

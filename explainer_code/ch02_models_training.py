@@ -50,7 +50,8 @@ Claims, numbered as the output blocks (all of them the book's own computations):
       asymptotic formulas (the fitting alone does not, beyond 2 standard errors).
 Figure: ch02_training.png (descent paths on the loss surface; train and population error
 against degree).
-Runs in a few seconds.
+Runs in a few seconds. Every value the chapter quotes is printed through `glue(name, ...)`
+(script_glue.py), so that the page refers to it by name.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
 import numpy as np
+from script_glue import glue
 from script_io import save_figure
 
 X_VALUES = np.linspace(-2.0, 2.0, 9)  # the population of inputs, uniform
@@ -141,16 +143,19 @@ def fit_newton(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(theta[0]), float(theta[1])
 
 
-def sum_text(total: float, parts: list[tuple[str, float]]) -> str:
+def sum_text(total: float, parts: list[tuple[str, float]], key: str) -> str:
     """'luck 0.0750 + fitting 0.0035 + excess 0.0037 = 0.0822 ...': the parts as printed (4
-    decimals), their sum, and the rounding residual against the printed gap when there is one."""
+    decimals), their sum, and the rounding residual against the printed gap when there is one.
+    The values are glued as `{key}_luck`, ..., `{key}_sum`, `{key}_residual` and `{key}_gap`."""
     shown = sum(float(f"{value:.4f}") for _, value in parts)
-    terms = " + ".join(f"{name} {value:.4f}" for name, value in parts)
+    terms = " + ".join(f"{name} {glue(f'{key}_{name}', value, '.4f')}" for name, value in parts)
     residual = float(f"{total:.4f}") - shown
     if abs(residual) < 5e-9:
-        return f"{terms} = {total:.4f}, the printed gap exactly"
-    return (f"{terms} = {shown:.4f} as printed; the remaining {residual:+.4f} of the gap "
-            f"{total:.4f} is rounding")
+        return f"{terms} = {glue(f'{key}_gap', total, '.4f')}, the printed gap exactly"
+    sign = "+" if residual > 0 else "-"  # the residual is glued without its sign: its size
+    return (f"{terms} = {glue(f'{key}_sum', shown, '.4f')} as printed; the remaining "
+            f"{sign}{glue(f'{key}_residual', abs(residual), '.4f')} of the gap "
+            f"{glue(f'{key}_gap', total, '.4f')} is rounding")
 
 
 def luck_and_fitting() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -228,21 +233,29 @@ def main() -> None:
     print("Chapter 2 -- models, parameters, loss, training (ch02_models_training.py)")
     x, y = draw_data(np.random.default_rng(SEED_DATA))
     start = risk_bits(0.0, 0.0, x, y)
-    print(f"[1] model q(y=1|x) = sigmoid(a x + b); N = {N_TRAIN} points (seed {SEED_DATA}), "
-          f"{int(y.sum())} with y = 1")
-    values = ", ".join(f"{v:g}" for v in X_VALUES)
+    print(f"[1] model q(y=1|x) = sigmoid(a x + b); N = {glue('n_train', N_TRAIN)} points "
+          f"(seed {glue('seed_data', SEED_DATA)}), {glue('positives', int(y.sum()))} with y = 1")
+    values = ", ".join(glue(f"x_value_{i}", v, "g") for i, v in enumerate(X_VALUES))
     p_true = sigmoid(TRUE_A * X_VALUES + TRUE_B)
-    print(f"    population: x uniform on the {len(X_VALUES)} values {values} (probability "
-          f"1/{len(X_VALUES)} each); y = 1 with probability sigmoid({TRUE_A:g} x - {-TRUE_B:g}), "
-          f"from {p_true[0]:.4f} at x = {X_VALUES[0]:g} to {p_true[-1]:.4f} at x = "
-          f"{X_VALUES[-1]:g}")
-    print(f"    empirical risk at a = b = 0: {start:.4f} bits (every prediction is 1/2)")
-    print(f"    population risk: at (0, 0) {population_risk_bits(0.0, 0.0):.4f} bits; at the "
-          f"true (a, b) = ({TRUE_A:g}, {TRUE_B:g}) {population_risk_bits(TRUE_A, TRUE_B):.4f} bits")
+    print(f"    population: x uniform on the {glue('x_count', len(X_VALUES))} values {values} "
+          f"(probability {glue('x_probability', f'1/{len(X_VALUES)}')} each); y = 1 with "
+          f"probability sigmoid({glue('sigmoid_a', TRUE_A, 'g')} x - "
+          f"{glue('sigmoid_minus_b', -TRUE_B, 'g')}), "
+          f"from {glue('p_true_first', p_true[0], '.4f')} at x = "
+          f"{glue('p_true_x_first', X_VALUES[0], 'g')} to {glue('p_true_last', p_true[-1], '.4f')}"
+          f" at x = {glue('p_true_x_last', X_VALUES[-1], 'g')}")
+    print(f"    empirical risk at a = b = {glue('start_ab', 0)}: "
+          f"{glue('start_risk', start, '.4f')} bits (every prediction is "
+          f"{glue('start_prediction', '1/2')})")
+    print(f"    population risk: at (0, 0) "
+          f"{glue('start_population', population_risk_bits(0.0, 0.0), '.4f')} bits; at the "
+          f"true (a, b) = ({glue('true_a', TRUE_A, 'g')}, {glue('true_b', TRUE_B, 'g')}) "
+          f"{glue('true_population', population_risk_bits(TRUE_A, TRUE_B), '.4f')} bits")
     at_true = risk_bits(TRUE_A, TRUE_B, x, y)
-    print(f"    empirical risk at the true (a, b) on this sample: {at_true:.4f} bits "
-          f"({population_risk_bits(TRUE_A, TRUE_B) - at_true:.4f} below its population "
-          f"risk: sample luck)")
+    print(f"    empirical risk at the true (a, b) on this sample: "
+          f"{glue('true_train', at_true, '.4f')} bits "
+          f"({glue('luck_sample', population_risk_bits(TRUE_A, TRUE_B) - at_true, '.4f')} below "
+          f"its population risk: sample luck)")
     assert abs(start - 1.0) < 1e-12
     assert at_true < population_risk_bits(TRUE_A, TRUE_B)  # a lucky sample, for a fixed model
 
@@ -250,39 +263,47 @@ def main() -> None:
     h = 1e-5
     fa = (risk_bits(0.5 + h, 0.5, x, y) - risk_bits(0.5 - h, 0.5, x, y)) / (2 * h)
     fb = (risk_bits(0.5, 0.5 + h, x, y) - risk_bits(0.5, 0.5 - h, x, y)) / (2 * h)
-    print(f"[2] gradient at (a, b) = (0.5, 0.5): formula ({ga:.4f}, {gb:.4f}); central finite "
-          f"differences agree to better than 1e-6")
+    print(f"[2] gradient at (a, b) = ({glue('grad_at_a', 0.5)}, {glue('grad_at_b', 0.5)}): "
+          f"formula ({glue('grad_a', ga, '.4f')}, {glue('grad_b', gb, '.4f')}); central finite "
+          f"differences agree to better than {glue('grad_agreement', '1e-6')}")
     assert abs(ga - fa) < 1e-6 and abs(gb - fb) < 1e-6
 
     gd = descend(x, y, None)
     risks = [risk_bits(a, b, x, y) for a, b in gd]
-    print(f"[3] gradient descent, learning rate {LEARNING_RATE:g}, from (0, 0)")
+    print(f"[3] gradient descent, learning rate {glue('learning_rate', LEARNING_RATE, 'g')}, "
+          "from (0, 0)")
     for step in (*range(0, 6), 10, 20, 50, 100, 500):
         a, b = gd[step]
-        print(f"    step {step:>3}: a = {a:+.4f}, b = {b:+.4f}, empirical risk "
-              f"{risks[step]:.4f} bits, population risk {population_risk_bits(a, b):.4f}")
+        print(f"    step {glue(f'gd_step_{step}', step, '>3')}: a = "
+              f"{glue(f'gd_a_{step}', a, '+.4f')}, b = {glue(f'gd_b_{step}', b, '+.4f')}, "
+              f"empirical risk {glue(f'gd_risk_{step}', risks[step], '.4f')} bits, population "
+              f"risk {glue(f'gd_population_{step}', population_risk_bits(a, b), '.4f')}")
     assert all(a > c for a, c in itertools.pairwise(risks[:51]))  # falls at every early step
     assert all(a >= c - 1e-12 for a, c in itertools.pairwise(risks))  # and never rises
     final_ga, final_gb = gradient_bits(*gd[-1], x, y)
-    print(f"    gradient after {STEPS} steps: below 1e-3 in both coordinates")
+    print(f"    gradient after {glue('gd_steps', STEPS)} steps: below "
+          f"{glue('gd_final_gradient', '1e-3')} in both coordinates")
     assert abs(final_ga) < 1e-3 and abs(final_gb) < 1e-3
     assert risks[-1] < population_risk_bits(*gd[-1])  # the fitted model flatters itself
-    print(f"    below the true parameters' {at_true:.4f} on the same sample by "
-          f"{at_true - risks[-1]:.4f} bits (fitting); {at_true - risks[-1]:.4f} of the "
-          f"{population_risk_bits(TRUE_A, TRUE_B) - risks[-1]:.4f}-bit gap to the best "
-          f"population risk")
+    print(f"    below the true parameters' {glue('fit_true_train', at_true, '.4f')} on the same "
+          f"sample by {glue('fitting', at_true - risks[-1], '.4f')} bits (fitting); "
+          f"{glue('fitting_part', at_true - risks[-1], '.4f')} of the "
+          f"{glue('gap_to_best', population_risk_bits(TRUE_A, TRUE_B) - risks[-1], '.4f')}-bit "
+          f"gap to the best population risk")
     assert 0 < at_true - risks[-1] < 0.1 * (population_risk_bits(TRUE_A, TRUE_B) - risks[-1])
     best = population_risk_bits(TRUE_A, TRUE_B)
     fitted_population = population_risk_bits(*gd[-1])
     gap, luck_here = fitted_population - risks[-1], best - at_true
     excess_here = fitted_population - best
-    print(f"    the fitted model's gap, population risk {fitted_population:.4f} minus training "
-          f"loss {risks[-1]:.4f}: {gap:.4f} bits")
+    print(f"    the fitted model's gap, population risk "
+          f"{glue('fitted_population', fitted_population, '.4f')} minus training "
+          f"loss {glue('fitted_train', risks[-1], '.4f')}: {glue('gap', gap, '.4f')} bits")
     print(f"    luck (the true parameters' population risk minus their training loss) "
-          f"{luck_here:.4f}; excess (the fitted parameters' population risk minus the true "
-          f"parameters') {excess_here:.4f}")
+          f"{glue('luck', luck_here, '.4f')}; excess (the fitted parameters' population risk "
+          f"minus the true parameters') {glue('excess', excess_here, '.4f')}")
     parts_here = [("luck", luck_here), ("fitting", at_true - risks[-1]), ("excess", excess_here)]
-    print(f"    gap = {sum_text(gap, parts_here)} (unrounded, the identity holds to below 1e-12)")
+    print(f"    gap = {sum_text(gap, parts_here, 'parts')} (unrounded, the identity holds to below "
+          "1e-12)")
     assert abs(gap - (luck_here + (at_true - risks[-1]) + excess_here)) < 1e-12
     assert excess_here > 0
 
@@ -290,25 +311,32 @@ def main() -> None:
     sgd_risks = [risk_bits(a, b, x, y) for a, b in sgd]
     rises = sum(1 for a, c in itertools.pairwise(sgd_risks) if c > a)
     a, b = sgd[-1]
-    print(f"[4] stochastic gradient descent, batches of {BATCH} of the {N_TRAIN} points "
-          f"(seed {SEED_SGD}), {STEPS} steps")
-    print(f"    final a = {a:+.4f}, b = {b:+.4f}, empirical risk {sgd_risks[-1]:.4f} bits "
-          f"(gradient descent: {risks[-1]:.4f})")
-    print(f"    the empirical risk rose on {rises} of {STEPS} steps; each step read "
-          f"{BATCH} points instead of {N_TRAIN}")
+    print(f"[4] stochastic gradient descent, batches of {glue('sgd_batch', BATCH)} of the "
+          f"{glue('sgd_n', N_TRAIN)} points (seed {glue('sgd_seed', SEED_SGD)}), "
+          f"{glue('sgd_steps', STEPS)} steps")
+    print(f"    final a = {glue('sgd_a', a, '+.4f')}, b = {glue('sgd_b', b, '+.4f')}, empirical "
+          f"risk {glue('sgd_risk', sgd_risks[-1], '.4f')} bits (gradient descent: "
+          f"{glue('sgd_gd_risk', risks[-1], '.4f')})")
+    print(f"    the empirical risk rose on {glue('sgd_rises', rises)} of "
+          f"{glue('sgd_rises_of', STEPS)} steps; each step read {glue('sgd_read', BATCH)} points "
+          f"instead of {glue('sgd_read_instead', N_TRAIN)}")
     assert 0 < sgd_risks[-1] - risks[-1] < 0.02 and rises > 0
     equal_steps = STEPS * BATCH // N_TRAIN  # full-batch steps that read as many points
     finals = np.array([risk_bits(*descend(x, y, np.random.default_rng(seed))[-1], x, y)
                        for seed in range(SEED_SGD_REPEATS, SEED_SGD_REPEATS + SGD_REPEATS)])
     sgd_mean = float(finals.mean())
     sgd_se = float(finals.std(ddof=1)) / math.sqrt(SGD_REPEATS)
-    print(f"    equal work: {STEPS} x {BATCH} = {STEPS * BATCH:,} points read = {equal_steps} "
-          f"full-batch steps; gradient descent at step {equal_steps}: {risks[equal_steps]:.4f} "
-          f"bits")
-    print(f"    SGD's final risk over {SGD_REPEATS} seeds ({SEED_SGD_REPEATS} to "
-          f"{SEED_SGD_REPEATS + SGD_REPEATS - 1}): {sgd_mean:.4f} +- {sgd_se:.4f} (SE), "
-          f"{(sgd_mean - risks[equal_steps]) / sgd_se:.1f} SE above gradient descent at equal "
-          f"work")
+    print(f"    equal work: {glue('equal_sgd_steps', STEPS)} x {glue('equal_batch', BATCH)} = "
+          f"{glue('equal_points', STEPS * BATCH, ',')} points read = "
+          f"{glue('equal_steps', equal_steps)} full-batch steps; gradient descent at step "
+          f"{glue('equal_gd_step', equal_steps)}: "
+          f"{glue('equal_gd_risk', risks[equal_steps], '.4f')} bits")
+    print(f"    SGD's final risk over {glue('repeat_seeds', SGD_REPEATS)} seeds "
+          f"({glue('repeat_seed_first', SEED_SGD_REPEATS)} to "
+          f"{glue('repeat_seed_last', SEED_SGD_REPEATS + SGD_REPEATS - 1)}): "
+          f"{glue('repeat_mean', sgd_mean, '.4f')} +- {glue('repeat_se', sgd_se, '.4f')} (SE), "
+          f"{glue('repeat_z', (sgd_mean - risks[equal_steps]) / sgd_se, '.1f')} SE above "
+          "gradient descent at equal work")
     assert equal_steps == 25
     assert sgd_risks[-1] > risks[equal_steps]
     assert sgd_mean - risks[equal_steps] > 2 * sgd_se  # worse even per point read, here
@@ -317,40 +345,54 @@ def main() -> None:
                       for seed in range(SEED_SGD_REPEATS, SEED_SGD_REPEATS + SGD_REPEATS)])
     small_mean = float(small.mean())
     small_se = float(small.std(ddof=1)) / math.sqrt(SGD_REPEATS)
-    print(f"    a smaller budget: {SMALL_STEPS} x {BATCH} = {SMALL_STEPS * BATCH} points read = "
-          f"{small_steps} full-batch steps; gradient descent at step {small_steps}: "
-          f"{risks[small_steps]:.4f} bits; SGD after {SMALL_STEPS} steps, same seeds: "
-          f"{small_mean:.4f} +- {small_se:.4f} (SE), "
-          f"{(risks[small_steps] - small_mean) / small_se:.0f} SE below it")
+    print(f"    a smaller budget: {glue('small_sgd_steps', SMALL_STEPS)} x "
+          f"{glue('small_batch', BATCH)} = {glue('small_points', SMALL_STEPS * BATCH)} points "
+          f"read = {glue('small_steps', small_steps)} full-batch steps; gradient descent at step "
+          f"{glue('small_gd_step', small_steps)}: "
+          f"{glue('small_gd_risk', risks[small_steps], '.4f')} bits; SGD after "
+          f"{glue('small_sgd_after', SMALL_STEPS)} steps, same seeds: "
+          f"{glue('small_mean', small_mean, '.4f')} +- {glue('small_se', small_se, '.4f')} (SE), "
+          f"{glue('small_z', (risks[small_steps] - small_mean) / small_se, '.0f')} SE below it")
     assert small_steps == 2 and risks[small_steps] - small_mean > 2 * small_se
 
     rows, fit_data = poly_errors(np.random.default_rng(POLY_SEED))
     best_degree = min(rows, key=lambda r: r[2])[0]
-    print(f"[5] polynomials fitted to N = {POLY_N} nearly evenly spaced points of sin(pi x) + "
-          f"noise (sd {NOISE_SD}, seed {POLY_SEED}); mean squared errors, population = "
-          f"{len(POLY_POPULATION)} grid points")
+    print(f"[5] polynomials fitted to N = {glue('poly_n', POLY_N)} nearly evenly spaced points of "
+          f"sin(pi x) + noise (sd {glue('noise_sd', NOISE_SD)}, seed "
+          f"{glue('poly_seed', POLY_SEED)}); mean squared errors, population = "
+          f"{glue('poly_population', len(POLY_POPULATION))} grid points")
     step = POLY_POPULATION[1] - POLY_POPULATION[0]
-    print(f"    population: x uniform on the {len(POLY_POPULATION)} points from "
-          f"{POLY_POPULATION[0]:g} to {POLY_POPULATION[-1]:g} in steps of {step:.2f}, "
-          f"y = sin(pi x) + noise of sd {NOISE_SD}; the {POLY_N} training inputs are grid points")
+    print(f"    population: x uniform on the {glue('grid_points', len(POLY_POPULATION))} points "
+          f"from {glue('grid_first', POLY_POPULATION[0], 'g')} to "
+          f"{glue('grid_last', POLY_POPULATION[-1], 'g')} in steps of "
+          f"{glue('grid_step', step, '.2f')}, y = sin(pi x) + noise of sd "
+          f"{glue('grid_noise_sd', NOISE_SD)}; the {glue('grid_train_points', POLY_N)} training "
+          "inputs are grid points")
     assert abs(step - 0.01) < 1e-12 and np.isin(fit_data["x"], POLY_POPULATION).all()
     for degree, train, population in rows:
-        train_text = f"{train:.4f}" if train >= 1e-6 else "below 1e-6"
-        population_text = f"{population:.4f}" if population < 1 else f"{population:.4g}"
-        print(f"    degree {degree:>2} ({degree + 1:>2} parameters): train {train_text:>10}, "
-              f"population {population_text}")
-    print(f"    lowest population error at degree {best_degree}; noise floor "
-          f"{NOISE_SD ** 2:.2f}")
+        # a training error below 1e-6 is printed as that bound: 'below 1e-6' is 10 wide
+        train_text = (glue(f"poly_train_{degree}", train, ">10.4f") if train >= 1e-6
+                      else f"below {glue(f'poly_train_{degree}', '1e-6')}")
+        population_text = glue(f"poly_population_{degree}", population,
+                               ".4f" if population < 1 else ".4g")
+        print(f"    degree {glue(f'poly_degree_{degree}', degree, '>2')} "
+              f"({glue(f'poly_parameters_{degree}', degree + 1, '>2')} parameters): "
+              f"train {train_text}, population {population_text}")
+    print(f"    lowest population error at degree {glue('best_degree', best_degree)}; noise floor "
+          f"{glue('noise_floor', NOISE_SD ** 2, '.2f')}")
     top = fit_data["fits"][MAX_DEGREE]
     bias2 = (np.sin(np.pi * POLY_POPULATION) - top(POLY_POPULATION)) ** 2
     grid, lo, hi = POLY_POPULATION, fit_data["x"].min(), fit_data["x"].max()
     inside = (grid >= lo) & (grid <= hi)
     share = float(bias2[~inside].sum() / bias2.sum())
     inside_error = NOISE_SD**2 + float(bias2[inside].mean())
-    print(f"    degree {MAX_DEGREE}: {share:.0%} of its squared error beyond the noise lies on the "
-          f"{int((~inside).sum())} grid points outside the training inputs' range "
-          f"({fit_data['x'].min():g} to {fit_data['x'].max():g}); on the {int(inside.sum())} "
-          f"inside it, its population error is {inside_error:.2f}")
+    print(f"    degree {glue('top_degree', MAX_DEGREE)}: "
+          f"{glue('top_outside_share', 100 * share, '.0f')}% of its squared error beyond the "
+          f"noise lies on the {glue('top_outside_points', int((~inside).sum()))} grid points "
+          f"outside the training inputs' range ({glue('train_x_min', fit_data['x'].min(), 'g')} "
+          f"to {glue('train_x_max', fit_data['x'].max(), 'g')}); on the "
+          f"{glue('top_inside_points', int(inside.sum()))} inside it, its population error is "
+          f"{glue('top_inside_error', inside_error, '.2f')}")
     assert share > 0.5 and inside_error > 10 * rows[best_degree][2]
     trains = [r[1] for r in rows]
     assert all(a >= c - 1e-9 for a, c in itertools.pairwise(trains))  # nested models
@@ -364,25 +406,33 @@ def main() -> None:
     se_excess = float(excess.std(ddof=1) / math.sqrt(REPEATS))
     gaps = luck - fitting + excess  # population risk minus training loss of the fitted model
     se_gap = float(gaps.std(ddof=1) / math.sqrt(REPEATS))
-    print(f"[6] {REPEATS:,} fresh samples of N = {N_TRAIN} points (seeds {SEED_REPEATS} to "
-          f"{SEED_REPEATS + REPEATS - 1}), mean +- standard error, bits")
+    print(f"[6] {glue('repeats', REPEATS, ',')} fresh samples of N = "
+          f"{glue('repeats_n', N_TRAIN)} points (seeds {glue('repeats_seed_first', SEED_REPEATS)}"
+          f" to {glue('repeats_seed_last', SEED_REPEATS + REPEATS - 1)}), mean +- standard "
+          "error, bits")
     print(f"    luck, population risk of the true (a, b) minus their training loss: "
-          f"{luck.mean():+.4f} +- {se_luck:.4f} (zero within 2 standard errors)")
+          f"{glue('mean_luck', luck.mean(), '+.4f')} +- {glue('mean_luck_se', se_luck, '.4f')} "
+          f"(zero within 2 standard errors)")
     print(f"    fitting, how far the minimum of the training loss lies below the loss at the "
-          f"true (a, b): {-fitting.mean():.4f} +- {se_fit:.4f}")
-    print(f"    theory for D = 2 parameters, D / (2 N ln 2): {theory:.4f} bits "
-          f"(within 2 standard errors)")
+          f"true (a, b): {glue('mean_fitting', -fitting.mean(), '.4f')} +- "
+          f"{glue('mean_fitting_se', se_fit, '.4f')}")
+    print(f"    theory for D = {glue('theory_d', 2)} parameters, D / (2 N ln 2): "
+          f"{glue('theory', theory, '.4f')} bits (within 2 standard errors)")
     print(f"    excess, population risk of the fitted (a, b) minus that of the true (a, b): "
-          f"{excess.mean():.4f} +- {se_excess:.4f} bits "
+          f"{glue('mean_excess', excess.mean(), '.4f')} +- "
+          f"{glue('mean_excess_se', se_excess, '.4f')} bits "
           f"(above zero by more than 2 standard errors)")
     beyond = excess + fitting  # excess minus the fitting gain, paired per sample
     se_beyond = float(beyond.std(ddof=1) / math.sqrt(REPEATS))
-    print(f"    excess minus fitting, paired per sample: {beyond.mean():+.4f} +- {se_beyond:.4f} "
+    print(f"    excess minus fitting, paired per sample: "
+          f"{glue('mean_beyond', beyond.mean(), '+.4f')} +- "
+          f"{glue('mean_beyond_se', se_beyond, '.4f')} "
           f"(the excess is the larger, by more than 2 standard errors)")
-    print(f"    the fitted model's gap, population risk minus training loss: {gaps.mean():.4f} "
-          f"+- {se_gap:.4f}; D / (N ln 2) = {2 * theory:.4f} (within 2 standard errors)")
+    print(f"    the fitted model's gap, population risk minus training loss: "
+          f"{glue('mean_gap', gaps.mean(), '.4f')} +- {glue('mean_gap_se', se_gap, '.4f')}; "
+          f"D / (N ln 2) = {glue('gap_theory', 2 * theory, '.4f')} (within 2 standard errors)")
     parts = [("luck", luck.mean()), ("fitting", -fitting.mean()), ("excess", excess.mean())]
-    print(f"    means: gap = {sum_text(gaps.mean(), parts)}")
+    print(f"    means: gap = {sum_text(gaps.mean(), parts, 'means')}")
     # the luck's mean is exactly zero (a fixed model's average loss is unbiased); its noise
     # widens the gap's SE, so test the two other parts without it
     no_luck = excess - fitting  # fitting (training loss at the true (a, b) minus the minimum)
@@ -390,11 +440,14 @@ def main() -> None:
     z_no_luck = (no_luck.mean() - 2 * theory) / se_no_luck
     z_excess = (excess.mean() - theory) / se_excess
     print(f"    fitting plus excess (the gap without the luck, whose expectation is zero): "
-          f"{no_luck.mean():.4f} +- {se_no_luck:.4f}, {z_no_luck:.1f} SE above D / (N ln 2) = "
-          f"{2 * theory:.4f}")
-    print(f"    excess {excess.mean():.4f} +- {se_excess:.4f} bits: {z_excess:.1f} SE above its "
-          f"limit D / (2 N ln 2) = {theory:.4f}; at N = {N_TRAIN} both lie above the asymptotic "
-          f"formulas by more than 2 standard errors")
+          f"{glue('no_luck', no_luck.mean(), '.4f')} +- "
+          f"{glue('no_luck_se', se_no_luck, '.4f')}, {glue('no_luck_z', z_no_luck, '.1f')} SE "
+          f"above D / (N ln 2) = {glue('no_luck_theory', 2 * theory, '.4f')}")
+    print(f"    excess {glue('excess_test', excess.mean(), '.4f')} +- "
+          f"{glue('excess_test_se', se_excess, '.4f')} bits: "
+          f"{glue('excess_z', z_excess, '.1f')} SE above its limit D / (2 N ln 2) = "
+          f"{glue('excess_limit', theory, '.4f')}; at N = {glue('excess_n', N_TRAIN)} both lie "
+          "above the asymptotic formulas by more than 2 standard errors")
     assert z_no_luck > 2 and z_excess > 2
     assert abs(gaps.mean() - (luck.mean() - fitting.mean() + excess.mean())) < 1e-12
     assert abs(luck.mean()) < 2 * se_luck

@@ -26,7 +26,8 @@ Claims, numbered as the output blocks:
       tokens; a document's probability is the product, its surprisal the sum, its loss in bits
       per token the mean of its tokens' surprisals.
 Figure: ch04_softmax_chain.png (softmax at four temperatures; one document's token surprisals).
-Runs in about 20 s.
+Runs in about 20 s. Every value the chapter quotes is printed through `glue(name, ...)`
+(script_glue.py), so that the page refers to it by name.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from gpt_lab.tokenizer import ENDOFTEXT, gpt2_encoding, gpt2_vocab_files, unicode_to_byte
 from pacbound.gpt2 import GPT2_CONTEXT, GPT2_VOCAB_SIZE, padded_vocab_size
+from script_glue import glue
 from script_io import save_figure
 
 WORD = " tokenization"  # the leading space is part of the token, as GPT-2 splits text
@@ -169,64 +171,89 @@ def draw_figure(probs_by_tau: list[np.ndarray], surprisals: list[float], words: 
     plt.close(fig)
 
 
+def glue_vector(key: str, values: np.ndarray) -> str:
+    """'[0.6381 0.2347 0.0954 0.0318]' as np.array2string(values, precision=4) prints it, each
+    probability glued as `{key}_a`, `{key}_b`, ..."""
+    assert "[" + " ".join(f"{v:.4f}" for v in values) + "]" == np.array2string(values, precision=4)
+    return "[" + " ".join(glue(f"{key}_{letter}", float(v), ".4f")
+                          for letter, v in zip("abcd", values, strict=True)) + "]"
+
+
 def main() -> None:
     print("Chapter 4 -- tokens, vocabularies, logits, softmax (ch04_tokens_softmax.py)")
     enc = gpt2_encoding()
     merges = read_merges()
     eot = enc.encode(ENDOFTEXT, allowed_special="all")
-    print(f"[1] GPT-2 vocabulary: V = {enc.n_vocab:,} = 256 bytes + {len(merges):,} merges + 1 "
-          f"special; {ENDOFTEXT} = {eot[0]}")
+    print(f"[1] GPT-2 vocabulary: V = {glue('vocab_size', enc.n_vocab, ',')} = "
+          f"{glue('vocab_bytes', 256)} bytes + {glue('vocab_merges', len(merges), ',')} merges + "
+          f"{glue('vocab_special', 1)} special; {ENDOFTEXT} = {glue('eot_id', eot[0])}")
     assert enc.n_vocab == GPT2_VOCAB_SIZE == 256 + len(merges) + 1 and eot == [50256]
-    print(f"    nanoGPT's default config pads the logits to {padded_vocab_size():,} (a multiple of "
-          f"64; {padded_vocab_size() - enc.n_vocab} padding entries) and reads "
-          f"at most T_max = {GPT2_CONTEXT:,} tokens at a time (its block_size)")
+    print(f"    nanoGPT's default config pads the logits to "
+          f"{glue('padded_vocab', padded_vocab_size(), ',')} (a multiple of "
+          f"{glue('padded_multiple', 64)}; "
+          f"{glue('padding_entries', padded_vocab_size() - enc.n_vocab)} padding entries) and "
+          f"reads at most T_max = {glue('context_length', GPT2_CONTEXT, ',')} tokens at a time "
+          "(its block_size)")
     assert padded_vocab_size() == 50_304 and GPT2_CONTEXT == 1024
     merged_ids = [enc.encode_single_token(merged_bytes(pair)) for pair in merges]
     in_order = sum(token_id == 256 + rank for rank, token_id in enumerate(merged_ids))
-    print(f"    the token made by merge j has id 256 + j for {in_order:,} of "
-          f"{len(merges):,} merges")
+    print(f"    the token made by merge j has id {glue('merge_offset', 256)} + j for "
+          f"{glue('merges_in_order', in_order, ',')} of {glue('merges_total', len(merges), ',')} "
+          "merges")
     assert in_order == len(merges)
     print(f"    the first merge of the list: {merges[0][0]!r} + {merges[0][1]!r} -> token "
-          f"{merged_ids[0]} ('Ġ' stands for the space byte)")
+          f"{glue('first_merge_token', merged_ids[0])} ('Ġ' stands for the space byte)")
     assert merges[0] == ("Ġ", "t") and merged_ids[0] == 256
-    for label, text in (("an emoji, U+1F600", "\U0001F600"), ("the misspelling ' recieve'",
-                                                                 " recieve")):
+    for key, label, text in (("emoji", "an emoji, U+1F600", "\U0001F600"),
+                             ("recieve", "the misspelling ' recieve'", " recieve")):
         text_ids = enc.encode(text)
-        print(f"    {label} ({len(text.encode('utf-8'))} bytes) -> {len(text_ids)} tokens "
-              f"{text_ids}; decoded back: {enc.decode(text_ids) == text}")
+        print(f"    {label} ({glue(f'{key}_bytes', len(text.encode('utf-8')))} bytes) -> "
+              f"{glue(f'{key}_tokens', len(text_ids))} tokens {text_ids}; decoded back: "
+              f"{enc.decode(text_ids) == text}")
         assert enc.decode(text_ids) == text
 
     ranks = {pair: rank for rank, pair in enumerate(merges)}
     stages = bpe_steps(byte_symbols(WORD), ranks)
     print(f"[2] byte-pair encoding of {WORD!r} ('Ġ' stands for the space byte): "
-          f"{len(stages[0])} bytes, {len(stages) - 1} merges")
+          f"{glue('bpe_bytes', len(stages[0]))} bytes, {glue('bpe_merges', len(stages) - 1)} "
+          "merges")
     for k, stage in enumerate(stages):
         print(f"    step {k:>2}: {' | '.join(stage)}")
     to_byte = unicode_to_byte()
     final_ids = [enc.encode_single_token(bytes(to_byte[c] for c in tok)) for tok in stages[-1]]
-    print(f"    final tokens -> ids {final_ids}; the tokenizer gives {enc.encode(WORD)}")
+    glued_ids = ", ".join(glue(f"bpe_final_id_{letter}", i)
+                          for letter, i in zip("ab", final_ids, strict=True))
+    print(f"    final tokens -> ids [{glued_ids}]; the tokenizer gives {enc.encode(WORD)}")
     assert final_ids == enc.encode(WORD) == [11241, 1634]
 
     ids = enc.encode(TITLE)
     pieces = [enc.decode_single_token_bytes(i).decode("utf-8") for i in ids]
-    print(f"[3] the paper's title: {len(TITLE)} characters -> {len(ids)} tokens "
-          f"({len(TITLE) / len(ids):.2f} characters per token)")
+    print(f"[3] the paper's title: {glue('title_characters', len(TITLE))} characters -> "
+          f"{glue('title_tokens', len(ids))} tokens "
+          f"({glue('title_characters_per_token', len(TITLE) / len(ids), '.2f')} characters per "
+          "token)")
     print(f"    {' | '.join(repr(p) for p in pieces)}")
     print(f"    ids {ids}")
     document = ids + eot
-    print(f"    as a training document it ends with {ENDOFTEXT}: {len(document)} tokens, last id "
-          f"{document[-1]}; decoding the ids gives the title back: {enc.decode(ids) == TITLE}")
+    print(f"    as a training document it ends with {ENDOFTEXT}: "
+          f"{glue('document_tokens', len(document))} tokens, last id "
+          f"{glue('document_last_id', document[-1])}; decoding the ids gives the title back: "
+          f"{enc.decode(ids) == TITLE}")
     assert len(ids) == 13 and enc.decode(ids) == TITLE and document[-1] == 50256
     lower = enc.encode(TITLE.lower())
-    print(f"    lower-cased, the same title is {len(lower)} tokens: capitals change the pieces "
-          f"(' Bounds' is {len(enc.encode(' Bounds'))}, ' bounds' is "
-          f"{len(enc.encode(' bounds'))})")
+    upper_word, lower_word = len(enc.encode(" Bounds")), len(enc.encode(" bounds"))
+    print(f"    lower-cased, the same title is {glue('lower_tokens', len(lower))} tokens: capitals "
+          f"change the pieces (' Bounds' is {glue('bounds_upper_tokens', upper_word)}, ' bounds' "
+          f"is {glue('bounds_lower_tokens', lower_word)})")
     assert len(lower) == 12 and len(enc.encode(" Bounds")) == 2 and len(enc.encode(" bounds")) == 1
 
     z = np.array(LOGITS)
     p = softmax(z)
-    print(f"[4] softmax of logits {LOGITS}: {np.array2string(p, precision=4)}, sum "
-          f"{p.sum():.4f}")
+    logits = ", ".join(glue(f"softmax_logit_{letter}", v)
+                       for letter, v in zip("abcd", LOGITS, strict=True))
+    assert "(" + ", ".join(str(v) for v in LOGITS) + ")" == str(LOGITS)  # as Python prints it
+    print(f"[4] softmax of logits ({logits}): {glue_vector('softmax_p', p)}, sum "
+          f"{glue('softmax_sum', p.sum(), '.4f')}")
     for shift in SHIFTS:
         stable = softmax(z + shift)
         naive = naive_softmax(z + shift)
@@ -234,21 +261,26 @@ def main() -> None:
         naive_text = ("nan (exp overflowed)" if np.isnan(naive).any()
                       else np.array2string(naive, precision=4))
         assert gap < 1e-12
-        print(f"    logits + {shift:g}: max-subtracted softmax, every probability within 1e-12 of "
+        print(f"    logits + {glue(f'shift_{shift:g}', shift, 'g')}: max-subtracted softmax, every "
+              f"probability within {glue(f'shift_{shift:g}_tolerance', '1e-12')} of "
               f"the above; naive exp(z)/sum exp(z) gives {naive_text}")
     assert np.isnan(naive_softmax(z + 1000.0)).any()
     print(f"    log-odds of the top token against the second: ln(q1/q2) = "
-          f"{math.log(p[0] / p[1]):.4f} = the logit difference {LOGITS[0] - LOGITS[1]:g}")
+          f"{glue('log_odds', math.log(p[0] / p[1]), '.4f')} = the logit difference "
+          f"{glue('logit_difference', LOGITS[0] - LOGITS[1], 'g')}")
     assert abs(math.log(p[0] / p[1]) - (LOGITS[0] - LOGITS[1])) < 1e-12
 
     print(f"[5] temperature: softmax(z / tau) for z = {LOGITS}; the uniform distribution on "
-          f"{len(LOGITS)} tokens has log2 {len(LOGITS)} = {math.log2(len(LOGITS)):g} bits")
+          f"{glue('uniform_tokens', len(LOGITS))} tokens has log2 "
+          f"{glue('uniform_log_argument', len(LOGITS))} = "
+          f"{glue('uniform_bits', math.log2(len(LOGITS)), 'g')} bits")
     probs_by_tau = []
     for tau in TEMPERATURES:
         q = softmax(z / tau)
         probs_by_tau.append(q)
-        print(f"    tau = {tau:>5g}: {np.array2string(q, precision=4)}, entropy "
-              f"{entropy_bits(q):.4f} bits")
+        key = f"tau{tau:g}".replace(".", "")  # tau05, tau1, tau2, tau100
+        print(f"    tau = {glue(key, tau, '>5g')}: {glue_vector(f'{key}_p', q)}, entropy "
+              f"{glue(f'{key}_entropy', entropy_bits(q), '.4f')} bits")
     entropies = [entropy_bits(q) for q in probs_by_tau]
     assert all(a < b for a, b in itertools.pairwise(entropies)) and entropies[-1] < 2.0
     assert abs(entropies[-1] - 2.0) < 1e-3 and probs_by_tau[0][0] > 0.85
@@ -256,9 +288,11 @@ def main() -> None:
     mean_logit = float(at_one @ z)  # the logits' mean, weighted by the probabilities at tau = 1
     below = [int(i) for i in np.flatnonzero(z < mean_logit)]
     raised = [int(i) for i in np.flatnonzero(at_half < at_one)]  # surprisal rises from 1 to 0.5
-    print(f"    probability-weighted mean logit at tau = 1: {mean_logit:.4f}; tokens whose logit "
-          f"lies below it: {len(below)} of {len(LOGITS)}; from tau = 1 to 0.5 the surprisal of "
-          f"exactly those {len(raised)} rises")
+    print(f"    probability-weighted mean logit at tau = {glue('mean_logit_tau', 1)}: "
+          f"{glue('mean_logit', mean_logit, '.4f')}; tokens whose logit lies below it: "
+          f"{glue('below_count', len(below))} of {glue('below_of', len(LOGITS))}; from tau = "
+          f"{glue('cooling_from', 1)} to {glue('cooling_to', 0.5)} the surprisal of exactly those "
+          f"{glue('raised_count', len(raised))} rises")
     assert below == raised == [1, 2, 3]
 
     table = toy_model(np.random.default_rng(TOY_SEED))
@@ -268,16 +302,23 @@ def main() -> None:
     factors = chain_rule_probability(doc, table)
     surprisals = [-math.log2(f) for f in factors]
     words = [TOY_WORDS[t] for t in doc]
-    print(f"[6] chain rule, toy bigram model over V = {TOY_VOCAB} (seed {TOY_SEED}), "
-          f"T = {TOY_LENGTH}")
-    print(f"    sum of q(x_1..x_T) over all {TOY_VOCAB ** TOY_LENGTH:,} documents = {total:.6f}")
-    print(f"    document {' '.join(words)!r}: factors q(x_t | x_<t) = "
-          f"{', '.join(f'{f:.4g}' for f in factors)}")
+    print(f"[6] chain rule, toy bigram model over V = {glue('toy_vocab', TOY_VOCAB)} (seed "
+          f"{glue('toy_seed', TOY_SEED)}), T = {glue('toy_length', TOY_LENGTH)}")
+    print(f"    sum of q(x_1..x_T) over all "
+          f"{glue('toy_documents', TOY_VOCAB ** TOY_LENGTH, ',')} documents = "
+          f"{glue('toy_total', total, '.6f')}")
+    # toy_factor_1 is q(x_1), toy_surprisal_1 its surprisal; the same for tokens 2 to 5
+    glued_factors = ", ".join(glue(f"toy_factor_{t}", f, ".4g")
+                              for t, f in enumerate(factors, start=1))
+    print(f"    document {' '.join(words)!r}: factors q(x_t | x_<t) = {glued_factors}")
     prob = math.prod(factors)
-    print(f"    q(document) = product = {prob:.4e}; surprisal -log2 q = {-math.log2(prob):.4f} "
-          f"bits = sum of the tokens' {', '.join(f'{s:.4f}' for s in surprisals)}")
+    glued_surprisals = ", ".join(glue(f"toy_surprisal_{t}", s, ".4f")
+                                 for t, s in enumerate(surprisals, start=1))
+    print(f"    q(document) = product = {glue('toy_probability', prob, '.4e')}; surprisal "
+          f"-log2 q = {glue('toy_document_surprisal', -math.log2(prob), '.4f')} bits = sum of the "
+          f"tokens' {glued_surprisals}")
     loss = sum(surprisals) / len(surprisals)
-    print(f"    loss of the document = mean = {loss:.4f} bits per token")
+    print(f"    loss of the document = mean = {glue('toy_loss', loss, '.4f')} bits per token")
     assert abs(total - 1.0) < 1e-12
     assert abs(-math.log2(prob) - sum(surprisals)) < 1e-9
 

@@ -31,6 +31,8 @@ Claims, numbered as the output blocks:
       scores, the positions it runs the model on, and a Monte Carlo check (n = 100, M = 200).
 Deterministic: numpy default_rng(6), float64; values printed to 4 decimals at most.
 The figure ch06_windows.png draws the context each scheme gives every position, and its loss.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that
+the page refers to it by name.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
+from script_glue import glue
 from script_io import save_figure
 
 SEED = 6
@@ -173,21 +176,34 @@ def mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / math.sqrt(len(x)))
 
 
+def glued_label(label: str, number: int, name: str) -> str:
+    """The row label with its number glued ('independent blocks of 16': the 16)."""
+    head, _, tail = label.rpartition(str(number))
+    return f"{head}{glue(name, number)}{tail}"
+
+
 def main() -> None:
     print("Chapter 6 -- evaluating a language model (ch06_evaluation.py)")
     rng = np.random.default_rng(SEED)
     pi = fresh_distribution(V)
     scores = exact_scores(pi, TOP_K)
     print(
-        f"[1] copy source: V = {V}, copy of the token {LAG} back with probability {COPY}, "
-        f"else fresh from pi (pi(0) = {pi[0]:.4f}, pi({V - 1}) = {pi[-1]:.4f}); exact per-token "
-        "scores (tied tokens ranked in random order):"
+        f"[1] copy source: V = {glue('copy_vocab', V)}, copy of the token "
+        f"{glue('copy_lag', LAG)} back with probability {glue('copy_probability', COPY)}, "
+        f"else fresh from pi (pi({glue('pi_first_index', 0)}) = {glue('pi_first', pi[0], '.4f')}, "
+        f"pi({glue('pi_last_index', V - 1)}) = {glue('pi_last', pi[-1], '.4f')}); exact "
+        "per-token scores (tied tokens ranked in random order):"
     )
     print(f"    predictor             bits     perplexity   top-1 error   top-{TOP_K} error")
+    keys = {"uniform guess": "uniform", "majority class": "majority", "unigram pi": "unigram",
+            "best, with context": "best"}  # score_best_top1 is the best predictor's top-1 error
     for name, s in scores.items():
+        key = f"score_{keys[name]}"
         ppl = "inf" if math.isinf(s["bits"]) else f"{2 ** s['bits']:.4f}"
         bits = "inf" if math.isinf(s["bits"]) else f"{s['bits']:.4f}"
-        print(f"    {name:<20}  {bits:>6}   {ppl:>10}   {s['top1']:.4f}        {s['topk']:.4f}")
+        print(f"    {name:<20}  {glue(f'{key}_bits', bits, '>6')}   "
+              f"{glue(f'{key}_perplexity', ppl, '>10')}   {glue(f'{key}_top1', s['top1'], '.4f')}"
+              f"        {glue(f'{key}_top{TOP_K}', s['topk'], '.4f')}")
     assert scores["uniform guess"]["bits"] == 4
     assert abs(scores["uniform guess"]["top1"] - (1 - 1 / V)) < 1e-12
     assert abs(scores["uniform guess"]["topk"] - (1 - TOP_K / V)) < 1e-12
@@ -203,10 +219,11 @@ def main() -> None:
     # every token has the same chance k / V of being guessed, so the error is 1 - k / V on any text
     g_hit = {k: float(topk_hit_random_ties(np.full(GPT2_V, 1 / GPT2_V), k)[0]) for k in (1, 100)}
     print(
-        f"[2] GPT-2's vocabulary, V = {GPT2_V:,}: uniform guessing costs log2 V = {g_bits:.4f} "
-        "bits "
-        f"(perplexity {GPT2_V:,}); ties in random order: top-1 error 1 - 1/V = "
-        f"{1 - g_hit[1]:.6f}; top-100 error 1 - 100/V = {1 - g_hit[100]:.5f}"
+        f"[2] GPT-2's vocabulary, V = {glue('gpt2_vocab', GPT2_V, ',')}: uniform guessing costs "
+        f"log2 V = {glue('gpt2_uniform_bits', g_bits, '.4f')} bits "
+        f"(perplexity {glue('gpt2_uniform_perplexity', GPT2_V, ',')}); ties in random order: "
+        f"top-1 error 1 - 1/V = {glue('gpt2_top1_error', 1 - g_hit[1], '.6f')}; top-100 error "
+        f"1 - {glue('gpt2_top_k', 100)}/V = {glue('gpt2_top100_error', 1 - g_hit[100], '.5f')}"
     )
     assert abs(g_bits - 15.6171) < 1e-4
     assert all(abs(g_hit[k] - k / GPT2_V) < 1e-12 for k in g_hit)
@@ -215,17 +232,22 @@ def main() -> None:
     full = context_lengths(T, "full", T) >= LAG
     zero_prob, zero_se = mean_se((docs[:, LAG:] != docs[:, :-LAG]).mean(1))  # SE over documents
     exact_zero = (1 - COPY) * (1 - float((pi**2).sum()))
-    print(f"[3] the copy-only predictor (probability 1 on the token {LAG} back), 10,000 documents:")
+    print(f"[3] the copy-only predictor (probability {glue('copy_only_probability', 1)} on the "
+          f"token {glue('copy_only_lag', LAG)} back), {glue('copy_only_documents', 10_000, ',')} "
+          "documents:")
     print(
-        f"    tokens it gives probability 0: {zero_prob:.4f} of those after position {LAG} "
-        f"(SE {zero_se:.4f} over the documents; exact {exact_zero:.4f}, "
-        f"{abs(zero_prob - exact_zero) / zero_se:.1f} SE away), so its bits per token are infinite"
+        f"    tokens it gives probability {glue('zero_probability', 0)}: "
+        f"{glue('zero_share', zero_prob, '.4f')} of those after position "
+        f"{glue('zero_after', LAG)} (SE {glue('zero_se', zero_se, '.4f')} over the documents; "
+        f"exact {glue('zero_exact', exact_zero, '.4f')}, "
+        f"{glue('zero_distance_se', abs(zero_prob - exact_zero) / zero_se, '.1f')} SE away), so "
+        "its bits per token are infinite"
     )
     print(
-        f"    its top-1 error there: {zero_prob:.4f} measured, exact {exact_zero:.4f}, equal to "
-        "the best "
-        f"predictor's {scores['best, with context']['top1']:.4f}; a 0-1 loss lies in [0, 1] for "
-        "every model"
+        f"    its top-1 error there: {glue('zero_top1', zero_prob, '.4f')} measured, exact "
+        f"{glue('zero_top1_exact', exact_zero, '.4f')}, equal to the best predictor's "
+        f"{glue('zero_best_top1', scores['best, with context']['top1'], '.4f')}; a 0-1 loss lies "
+        "in [0, 1] for every model"
     )
     assert abs(zero_prob - exact_zero) < 2 * zero_se
     assert abs(exact_zero - scores["best, with context"]["top1"]) < 1e-12
@@ -242,8 +264,9 @@ def main() -> None:
             est[key].append(m)
             se[key].append(s)
     print(
-        f"[4] best predictor with full context on {T}-token documents, n = {N_DOCS} documents per "
-        f"estimate, M = {M_REPS} repetitions:"
+        f"[4] best predictor with full context on {glue('mc_doc_length', T)}-token documents, "
+        f"n = {glue('mc_n', N_DOCS)} documents per estimate, M = {glue('mc_reps', M_REPS)} "
+        "repetitions:"
     )
     for key, exact in (("bits", exact_bits), ("top1", exact_err)):
         e_arr, s_arr = np.array(est[key]), np.array(se[key])
@@ -252,12 +275,16 @@ def main() -> None:
         se_spread = e_arr.std(ddof=1) / math.sqrt(2 * (M_REPS - 1))
         cover = float((np.abs(e_arr - exact) <= 2 * s_arr).mean())
         label = "bits per token" if key == "bits" else "top-1 error   "
+        name = f"mc_{key}"  # mc_bits_exact, mc_top1_exact, ...
         print(
-            f"    {label}: exact {exact:.4f}; mean of estimates {e_arr.mean():.4f} (SE of the mean "
-            f"{se_mean:.4f}, {abs(e_arr.mean() - exact) / se_mean:.1f} SE from exact); typical SE "
-            f"{s_arr.mean():.4f}, spread of estimates {e_arr.std(ddof=1):.4f} +- "
-            f"{se_spread:.4f} (SE); +-2 SE covers the exact value in {100 * cover:.1f}% of "
-            f"repetitions"
+            f"    {label}: exact {glue(f'{name}_exact', exact, '.4f')}; mean of estimates "
+            f"{glue(f'{name}_mean', e_arr.mean(), '.4f')} (SE of the mean "
+            f"{glue(f'{name}_se_of_mean', se_mean, '.4f')}, "
+            f"{glue(f'{name}_distance_se', abs(e_arr.mean() - exact) / se_mean, '.1f')} SE from "
+            f"exact); typical SE {glue(f'{name}_typical_se', s_arr.mean(), '.4f')}, spread of "
+            f"estimates {glue(f'{name}_spread', e_arr.std(ddof=1), '.4f')} +- "
+            f"{glue(f'{name}_spread_se', se_spread, '.4f')} (SE); +-2 SE covers the exact value "
+            f"in {glue(f'{name}_coverage', 100 * cover, '.1f')}% of repetitions"
         )
         assert abs(e_arr.mean() - exact) < 2 * se_mean
         assert abs(s_arr.mean() - e_arr.std(ddof=1)) < 2 * se_spread  # typical SE = spread
@@ -269,8 +296,9 @@ def main() -> None:
     ]
     schemes += [(f"sliding, stride {s}", "sliding", s) for s in STRIDES]
     print(
-        f"[5] a model that reads at most T_max = {BLOCK} tokens, {T}-token documents "
-        f"(exact values; Monte Carlo n = {N_DOCS}, M = {M_REPS}):"
+        f"[5] a model that reads at most T_max = {glue('window_block', BLOCK)} tokens, "
+        f"{glue('window_doc_length', T)}-token documents (exact values; Monte Carlo n = "
+        f"{glue('window_n', N_DOCS)}, M = {glue('window_reps', M_REPS)}):"
     )
     print(
         "    scheme                      tokens scored   positions run   with copy in view   "
@@ -293,10 +321,21 @@ def main() -> None:
             b, _ = token_scores(sample_copy_docs(rng, pi, N_DOCS, T), pi, knows)
             mc.append(b.mean())
         m, s = mean_se(np.array(mc))
+        if scheme == "full":
+            key, shown = "full", label
+        elif scheme == "blocks":
+            key, shown = "blocks", glued_label(label, BLOCK, "window_blocks_size")
+        else:  # window_stride4_stride is the 4 of 'sliding, stride 4'
+            key = f"stride{stride}"
+            shown = glued_label(label, stride, f"window_{key}_stride")
         print(
-            f"    {label:<28} {T:>6}        {positions_run(T, scheme, BLOCK, stride):>6}          "
-            f"{n_known:>3} of {T}         {ex_bits:.4f}        {m:.4f} +- {s:.4f}          "
-            f"{ex_err:.4f}"
+            f"    {shown}{' ' * (28 - len(label))} {glue(f'window_{key}_tokens', T, '>6')}        "
+            f"{glue(f'window_{key}_positions', positions_run(T, scheme, BLOCK, stride), '>6')}   "
+            f"       {glue(f'window_{key}_in_view', n_known, '>3')} of "
+            f"{glue(f'window_{key}_of', T)}         {glue(f'window_{key}_bits', ex_bits, '.4f')}"
+            f"        {glue(f'window_{key}_mc', m, '.4f')} +- "
+            f"{glue(f'window_{key}_mc_se', s, '.4f')}          "
+            f"{glue(f'window_{key}_top1', ex_err, '.4f')}"
         )
         assert abs(m - ex_bits) < 3 * s
     full_bits = exact_by["full context (reference)"][0]
@@ -307,11 +346,11 @@ def main() -> None:
         > full_bits
     )
     print(
-        f"    stride {STRIDES[-1]} leaves every window at least {BLOCK - STRIDES[-1]} tokens of "
-        "context "
-        f"(>= {LAG}): the full-context value exactly, at "
-        f"{positions_run(T, 'sliding', BLOCK, STRIDES[-1])} "
-        f"positions run instead of {T}"
+        f"    stride {glue('final_stride', STRIDES[-1])} leaves every window at least "
+        f"{glue('final_context', BLOCK - STRIDES[-1])} tokens of context "
+        f"(>= {glue('final_lag', LAG)}): the full-context value exactly, at "
+        f"{glue('final_positions', positions_run(T, 'sliding', BLOCK, STRIDES[-1]))} "
+        f"positions run instead of {glue('final_instead', T)}"
     )
 
     draw_figure(ctx, exact_by, pi, scores)

@@ -29,6 +29,8 @@ Claims, numbered as the output blocks:
 Deterministic: numpy default_rng and torch.manual_seed with fixed seeds, one torch thread,
 float32; losses printed to 3 decimals, ratios to 3 significant digits.
 The figure ch07_residual_growth.png draws [4] and the training curves of [5].
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that
+the page refers to it by name.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import torch
 import torch.nn as nn
 from gpt_lab.model import GPT, GPTConfig
 from pacbound.markov import random_markov_chain, sample_documents, state_marginals
+from script_glue import glue
 from script_io import save_figure
 
 torch.set_num_threads(1)
@@ -193,66 +196,94 @@ def main() -> None:
     docs = OWT_TRAIN_DOCS + OWT_VAL_DOCS
     std_proj = 0.02 / math.sqrt(2 * N_LAYER)
     print("[1] the recipe as its files state it, and its arithmetic:")
+    # the settings as the files write them: glued as text, so that each keeps its spelling
     print(
-        "    nanoGPT train.py:48-68: lr 6e-4, AdamW betas (0.9, 0.95), eps 1e-8 (torch default), "
-        "weight decay 0.1, grad clip 1.0, dropout 0.0, bias False"
+        f"    nanoGPT train.py:48-68: lr {glue('nano_lr', '6e-4')}, AdamW betas "
+        f"({glue('nano_beta1', '0.9')}, {glue('nano_beta2', '0.95')}), eps "
+        f"{glue('nano_eps', '1e-8')} (torch default), weight decay "
+        f"{glue('nano_weight_decay', '0.1')}, grad clip {glue('nano_grad_clip', '1.0')}, dropout "
+        f"{glue('nano_dropout', '0.0')}, bias False"
     )
     print(
-        "    SubLoRA sublora_train.yaml:19-24, 37-43: lr 5e-3, betas (0.9, 0.999), eps 1e-6, "
-        "weight decay 0.01; LoRA r 4, lora_alpha 32, LoRA dropout 0.1, intrinsic_dim 50,000"
+        f"    SubLoRA sublora_train.yaml:19-24, 37-43: lr {glue('sub_lr', '5e-3')}, betas "
+        f"({glue('sub_beta1', '0.9')}, {glue('sub_beta2', '0.999')}), eps "
+        f"{glue('sub_eps', '1e-6')}, weight decay {glue('sub_weight_decay', '0.01')}; LoRA r "
+        f"{glue('lora_rank', '4')}, lora_alpha {glue('lora_alpha', '32')}, LoRA dropout "
+        f"{glue('lora_dropout', '0.1')}, intrinsic_dim {glue('intrinsic_dim', '50,000')}"
     )
-    print("    both: warm-up 2,000 steps, min lr 6e-5, 600,000 steps, clip 1.0 (pipeline defaults)")
+    print(f"    both: warm-up {glue('both_warmup', NANO['warmup'], ',')} steps, min lr "
+          f"{glue('both_min_lr', '6e-5')}, {glue('both_steps', NANO['max_iters'], ',')} steps, "
+          f"clip {glue('both_clip', '1.0')} (pipeline defaults)")
     print(
-        "    nanoGPT README:151: released GPT-2 124M on OpenWebText, train loss 3.11, val loss "
-        "3.12 "
+        f"    nanoGPT README:151: released GPT-2 124M on OpenWebText, train loss "
+        f"{glue('readme_train_loss', '3.11')}, val loss {glue('readme_val_loss', '3.12')} "
         "(nats per token)"
     )
     print(
-        f"    tokens per optimizer step: nanoGPT 12 x 1,024 x 5 x 8 = {tok_nano:,}; "
-        f"SubLoRA 8 x 1,024 x 40 = {tok_sub:,}"
+        f"    tokens per optimizer step: nanoGPT {glue('nano_batch', NANO['batch_size'])} x "
+        f"{glue('nano_block', NANO['block_size'], ',')} x {glue('nano_accum_per_gpu', 5)} x "
+        f"{glue('nano_gpus', 8)} = {glue('nano_step_tokens', tok_nano, ',')}; "
+        f"SubLoRA {glue('sub_batch', SUBLORA['batch_size'])} x "
+        f"{glue('sub_block', SUBLORA['block_size'], ',')} x "
+        f"{glue('sub_accum', SUBLORA['grad_accum'])} = {glue('sub_step_tokens', tok_sub, ',')}"
+    )
+    assert NANO["grad_accum"] == 5 * 8  # 5 micro-batches on each of 8 GPUs
+    print(
+        f"    {glue('run_steps', NANO['max_iters'], ',')} steps x "
+        f"{glue('run_step_tokens', tok_nano, ',')} = {glue('run_billions', total / 1e9, '.1f')} "
+        f"billion tokens = {glue('run_passes', passes, '.1f')} passes over "
+        f"OpenWebText's {glue('owt_train_tokens', OWT_TRAIN_TOKENS, ',')} training tokens"
     )
     print(
-        f"    600,000 steps x {tok_nano:,} = {total / 1e9:.1f} billion tokens = {passes:.1f} "
-        "passes over "
-        f"OpenWebText's {OWT_TRAIN_TOKENS:,} training tokens"
-    )
-    print(
-        f"    OpenWebText as prepared: {OWT_TRAIN_DOCS:,} + {OWT_VAL_DOCS:,} = {docs:,} documents "
-        f"(validation {100 * OWT_VAL_DOCS / docs:.3f}%, test_size 0.0005, seed 2357); "
-        f"{OWT_TRAIN_TOKENS / OWT_TRAIN_DOCS:,.0f} "
+        f"    OpenWebText as prepared: {glue('owt_train_docs', OWT_TRAIN_DOCS, ',')} + "
+        f"{glue('owt_val_docs', OWT_VAL_DOCS, ',')} = {glue('owt_docs', docs, ',')} documents "
+        f"(validation {glue('owt_val_percent', 100 * OWT_VAL_DOCS / docs, '.3f')}%, test_size "
+        f"{glue('owt_test_size', '0.0005')}, seed {glue('owt_seed', 2357)}); "
+        f"{glue('owt_tokens_per_doc', OWT_TRAIN_TOKENS / OWT_TRAIN_DOCS, ',.0f')} "
         f"tokens per training document on average"
     )
     print(
-        f"    vocabulary {VOCAB:,} padded to {VOCAB_PADDED:,} = 64 x {VOCAB_PADDED // 64} "
-        f"({VOCAB_PADDED - VOCAB} unused rows)"
+        f"    vocabulary {glue('vocab', VOCAB, ',')} padded to "
+        f"{glue('vocab_padded', VOCAB_PADDED, ',')} = {glue('pad_multiple', 64)} x "
+        f"{glue('pad_factor', VOCAB_PADDED // 64)} ({glue('pad_unused', VOCAB_PADDED - VOCAB)} "
+        "unused rows)"
     )
-    print(f"    init std 0.02; residual projections 0.02 / sqrt(2 x {N_LAYER}) = {std_proj:.5f}")
+    print(f"    init std {glue('init_std', '0.02')}; residual projections "
+          f"{glue('proj_std_base', '0.02')} / sqrt(2 x {glue('proj_layers', N_LAYER)}) = "
+          f"{glue('proj_std', std_proj, '.5f')}")
     assert tok_nano == 491_520 and tok_sub == 327_680 and docs == 8_013_769
     assert VOCAB_PADDED % 64 == 0 and VOCAB_PADDED - VOCAB == 47 and 32 < passes < 33
 
-    print("[2] nanoGPT's learning rate (warm-up 2,000 steps, cosine from 6e-4 to 6e-5 at 600,000):")
+    print(f"[2] nanoGPT's learning rate (warm-up {glue('lr_warmup', NANO['warmup'], ',')} steps, "
+          f"cosine from {glue('lr_max', '6e-4')} to {glue('lr_min', '6e-5')} at "
+          f"{glue('lr_decay_iters', NANO['lr_decay_iters'], ',')}):")
     steps = (0, 999, 1_999, 2_000, 150_000, 301_000, 450_000, 600_000, 700_000)
     for it in steps:
-        print(
-            f"    step {it:>7,}: "
-            f"{nano_lr(it, NANO['lr'], NANO['min_lr'], NANO['warmup'], NANO['lr_decay_iters']):.3e}"
-        )
+        rate = nano_lr(it, NANO['lr'], NANO['min_lr'], NANO['warmup'], NANO['lr_decay_iters'])
+        print(f"    step {glue(f'lr_step_{it}', it, '>7,')}: {glue(f'lr_at_{it}', rate, '.3e')}")
     assert nano_lr(0, 6e-4, 6e-5, 2_000, 600_000) == 6e-4 / 2_001
     assert abs(nano_lr(301_000, 6e-4, 6e-5, 2_000, 600_000) - 3.3e-4) < 1e-12
-    print("    the authors' warm-up: lr x step / 2,000, so step 0 has learning rate 0")
+    print(f"    the authors' warm-up: lr x step / {glue('authors_warmup', NANO['warmup'], ',')}, "
+          f"so step {glue('authors_first_step', 0)} has learning rate "
+          f"{glue('authors_first_lr', 0)}")
 
     nd, nd_num, nn_t, nn_num = decay_split(N_LAYER, N_EMBD, VOCAB_PADDED, CTX)
     print(
-        f"[3] GPT-2 small in nanoGPT (bias=False, vocabulary {VOCAB_PADDED:,}): weight decay on "
-        f"{nd} tensors with {nd_num:,} numbers; none on {nn_t} LayerNorm weights with {nn_num:,}"
+        f"[3] GPT-2 small in nanoGPT (bias=False, vocabulary "
+        f"{glue('decay_vocab', VOCAB_PADDED, ',')}): weight decay on "
+        f"{glue('decay_tensors', nd)} tensors with {glue('decay_numbers', nd_num, ',')} numbers; "
+        f"none on {glue('no_decay_tensors', nn_t)} LayerNorm weights with "
+        f"{glue('no_decay_numbers', nn_num, ',')}"
     )
     assert (nd, nd_num, nn_t, nn_num) == (50, 124_354_560, 25, 19_200)
 
     print(
         f"[4] residual stream RMS after the last block / entering the first, at initialization "
-        f"(n_embd {INIT_CFG.n_embd}, M = {len(INIT_SEEDS)} seeds):"
+        f"(n_embd {glue('init_embd', INIT_CFG.n_embd)}, M = {glue('init_seeds', len(INIT_SEEDS))}"
+        " seeds):"
     )
-    print("    n_layer   c_proj std 0.02/sqrt(2 n_layer)   c_proj std 0.02")
+    print(f"    n_layer   c_proj std {glue('res_scaled_std', '0.02')}/sqrt(2 n_layer)   c_proj std "
+          f"{glue('res_unscaled_std', '0.02')}")
     growth = {}
     per_seed = {}
     for L in DEPTHS:
@@ -264,20 +295,28 @@ def main() -> None:
             row[scaled] = mean_se(values)
         growth[L] = row
         (ms, ss), (mu, su) = row[True], row[False]
-        print(f"    {L:>7}        {ms:.3f} +- {ss:.3f}                 {mu:.3f} +- {su:.3f}")
+        print(f"    {glue(f'res_layers_{L}', L, '>7')}        "
+              f"{glue(f'res_scaled_{L}', ms, '.3f')} +- {glue(f'res_scaled_{L}_se', ss, '.3f')}"
+              f"                 {glue(f'res_unscaled_{L}', mu, '.3f')} +- "
+              f"{glue(f'res_unscaled_{L}_se', su, '.3f')}")
     g_s = [growth[L][True][0] for L in DEPTHS]
     g_u = [growth[L][False][0] for L in DEPTHS]
     print(
-        f"    from 2 to 32 layers: scaled x {g_s[-1] / g_s[0]:.2f}, unscaled x "
-        f"{g_u[-1] / g_u[0]:.2f}; "
-        f"from 16 to 32 unscaled: x {g_u[-1] / g_u[-2]:.2f} (sqrt 2 = {math.sqrt(2):.3f})"
+        f"    from {glue('growth_from', DEPTHS[0])} to {glue('growth_to', DEPTHS[-1])} layers: "
+        f"scaled x {glue('growth_scaled', g_s[-1] / g_s[0], '.2f')}, unscaled x "
+        f"{glue('growth_unscaled', g_u[-1] / g_u[0], '.2f')}; from "
+        f"{glue('growth_late_from', DEPTHS[-2])} to {glue('growth_late_to', DEPTHS[-1])} "
+        f"unscaled: x {glue('growth_late', g_u[-1] / g_u[-2], '.2f')} (sqrt 2 = "
+        f"{glue('sqrt2', math.sqrt(2), '.3f')})"
     )
     assert g_u[-1] / g_u[0] > 2 and g_s[-1] / g_s[0] < 1.5
     pairs = zip(per_seed[DEPTHS[-2], False], per_seed[DEPTHS[-1], False], strict=True)
     pr, ps = mean_se([b / a for a, b in pairs])
     print(
-        f"    16 to 32 unscaled, ratio per seed: x {pr:.3f} +- {ps:.3f} "
-        f"({(pr - math.sqrt(2)) / ps:.1f} standard errors above sqrt 2)"
+        f"    {glue('seed_late_from', DEPTHS[-2])} to {glue('seed_late_to', DEPTHS[-1])} "
+        f"unscaled, ratio per seed: x {glue('seed_late_ratio', pr, '.3f')} +- "
+        f"{glue('seed_late_se', ps, '.3f')} "
+        f"({glue('seed_late_z', (pr - math.sqrt(2)) / ps, '.1f')} standard errors above sqrt 2)"
     )
     assert pr - math.sqrt(2) > 2 * ps
     # the cap of independent writes of one fixed size: sqrt(32 / 2) = 4
@@ -285,8 +324,12 @@ def main() -> None:
     fr, fs = mean_se([b / a for a, b in pairs])
     cap = math.sqrt(DEPTHS[-1] / DEPTHS[0])
     print(
-        f"    2 to 32 unscaled, ratio per seed: x {fr:.3f} +- {fs:.3f} "
-        f"({(fr - cap) / fs:.1f} standard errors above sqrt(32 / 2) = {cap:.0f})"
+        f"    {glue('seed_full_from', DEPTHS[0])} to {glue('seed_full_to', DEPTHS[-1])} "
+        f"unscaled, ratio per seed: x {glue('seed_full_ratio', fr, '.3f')} +- "
+        f"{glue('seed_full_se', fs, '.3f')} "
+        f"({glue('seed_full_z', (fr - cap) / fs, '.1f')} standard errors above "
+        f"sqrt({glue('cap_to', DEPTHS[-1])} / {glue('cap_from', DEPTHS[0])}) = "
+        f"{glue('cap', cap, '.0f')})"
     )
     assert fr - cap > 2 * fs
     assert all(
@@ -307,27 +350,35 @@ def main() -> None:
         for s in ("constant", "cosine")
     }
     print(
-        f"[5] GPT n_layer {TRAIN_CFG.n_layer}, n_embd {TRAIN_CFG.n_embd} on a Markov source, V = "
-        f"{V_SMALL}; "
-        f"{STEPS} AdamW steps, batch {BATCH} x {TRAIN_CFG.block_size}, peak lr {PEAK_LR:g}, "
-        f"M = {len(TRAIN_SEEDS)} seeds; held-out loss on {EVAL_DOCS:,} documents, bits per token:"
+        f"[5] GPT n_layer {glue('small_layers', TRAIN_CFG.n_layer)}, n_embd "
+        f"{glue('small_embd', TRAIN_CFG.n_embd)} on a Markov source, V = "
+        f"{glue('small_vocab', V_SMALL)}; {glue('small_steps', STEPS)} AdamW steps, batch "
+        f"{glue('small_batch', BATCH)} x {glue('small_block', TRAIN_CFG.block_size)}, peak lr "
+        f"{glue('small_peak_lr', PEAK_LR, 'g')}, M = {glue('small_seeds', len(TRAIN_SEEDS))} "
+        f"seeds; held-out loss on {glue('small_eval_docs', EVAL_DOCS, ',')} documents, bits per "
+        "token:"
     )
     # constant and cosine runs share their seeds, hence their untrained models: count each once
     m0, s0 = mean_se([r[0] for r in results["constant"]])
     assert [r[0] for r in results["constant"]] == [r[0] for r in results["cosine"]]
     print(
-        f"    untrained: {m0:.3f} +- {s0:.3f} (log2 {V_SMALL} = {math.log2(V_SMALL):.3f}); "
-        f"best possible on this source: {floor:.3f}"
+        f"    untrained: {glue('untrained', m0, '.3f')} +- {glue('untrained_se', s0, '.3f')} "
+        f"(log2 {glue('untrained_log_vocab', V_SMALL)} = "
+        f"{glue('uniform_bits', math.log2(V_SMALL), '.3f')}); best possible on this source: "
+        f"{glue('floor', floor, '.3f')}"
     )
     final = {}
     for s in results:
         final[s] = mean_se([r[1] for r in results[s]])
-        print(f"    {s:>8} schedule: final {final[s][0]:.3f} +- {final[s][1]:.3f}")
+        print(f"    {s:>8} schedule: final {glue(f'final_{s}', final[s][0], '.3f')} +- "
+              f"{glue(f'final_{s}_se', final[s][1], '.3f')}")
     diffs = [c[1] - w[1] for c, w in zip(results["constant"], results["cosine"], strict=True)]
     md, sd = mean_se(diffs)
     print(
-        f"    constant minus cosine, paired by seed: {md:.3f} +- {sd:.3f} bits "
-        f"(cosine lower for {sum(d > 0 for d in diffs)} of {len(diffs)} seeds)"
+        f"    constant minus cosine, paired by seed: {glue('paired', md, '.3f')} +- "
+        f"{glue('paired_se', sd, '.3f')} bits (cosine lower for "
+        f"{glue('paired_lower', sum(d > 0 for d in diffs))} of {glue('paired_of', len(diffs))} "
+        "seeds)"
     )
     assert abs(m0 - math.log2(V_SMALL)) < 0.05
     assert md > 2 * sd and floor < final["cosine"][0] < final["constant"][0]
