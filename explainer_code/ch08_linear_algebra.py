@@ -52,6 +52,7 @@ import numpy as np
 import pacbound as pb
 import torch
 from pacbound.projectors import dense_projector, kron_projector
+from script_glue import glue
 from script_io import save_figure
 
 SEED = 8
@@ -63,8 +64,10 @@ D_SUB = 128  # the subspace dimension where Chapter 18's model reaches 90 % (its
 D_GRID = (16, 128, 512)  # subspace dimensions for the singular-value scan
 PROJECTOR_SEEDS = (100, 101, 102)  # the projector seeds of Chapter 18
 FRESH_SEEDS = tuple(range(1_000, 1_200))  # fresh projectors, to place the extremes of [5]
+DENSE_W = 1_000  # random w whose lengths the dense projector of [5] changes
 COSINE_DIMS = (10, 100, 2_384)
 COSINE_PAIRS = 4_000  # M pairs of random vectors per dimension
+COSINE_THRESHOLD = 0.1  # a cosine above this in size: not nearly perpendicular
 JL_POINTS, JL_ETA, JL_DRAWS = 50, 0.5, 20
 JL_K = (25, 50, 100, 188, 400)
 WHOLE_SEED, WHOLE_DRAWS, WHOLE_BATCH = 9, 20_000, 500  # whole-draw failures at the lemma's m
@@ -230,14 +233,19 @@ def main() -> None:
     rank1, rank2 = np.linalg.matrix_rank(BA), np.linalg.matrix_rank(BA + B2 @ A2)
     stored, full = B.size + A.size, N_EMBD * N_EMBD
     print(
-        f"[1] B ({N_EMBD} x {LORA_RANK}) times A ({LORA_RANK} x {N_EMBD}) = B A, shape "
-        f"{BA.shape[0]} x {BA.shape[1]}, rank {rank1}"
+        f"[1] B ({glue('b_rows', N_EMBD)} x {glue('b_cols', LORA_RANK)}) times "
+        f"A ({glue('a_rows', LORA_RANK)} x {glue('a_cols', N_EMBD)}) = B A, shape "
+        f"{glue('ba_rows', BA.shape[0])} x {glue('ba_cols', BA.shape[1])}, "
+        f"rank {glue('ba_rank', rank1)}"
     )
     print(
-        f"    numbers stored: B and A {stored:,}; a full {N_EMBD} x {N_EMBD} matrix {full:,} "
-        f"({100 * stored / full:.2f}%)"
+        f"    numbers stored: B and A {glue('lora_stored', stored, ',')}; a full "
+        f"{glue('full_rows', N_EMBD)} x {glue('full_cols', N_EMBD)} matrix "
+        f"{glue('full_stored', full, ',')} "
+        f"({glue('lora_stored_percent', 100 * stored / full, '.2f')}%)"
     )
-    print(f"    sum of two rank-{LORA_RANK} products: rank {rank2}")
+    print(f"    sum of two rank-{glue('sum_term_rank', LORA_RANK)} products: "
+          f"rank {glue('sum_rank', rank2)}")
     assert BA.shape == (N_EMBD, N_EMBD) and rank1 == LORA_RANK and rank2 == 2 * LORA_RANK
     assert stored == 6_144 and full == 589_824
 
@@ -247,9 +255,10 @@ def main() -> None:
     q_ratio = np.linalg.norm(Q @ w) / np.linalg.norm(w)
     g_ratio = np.linalg.norm(G @ w) / np.linalg.norm(w)
     print(
-        f"[2] G: {D_SMALL:,} x {D_SUB} with N(0, 1/{D_SMALL}) entries; G = U R_tri (numpy's Q, R), "
-        f"U {Q.shape[0]:,} x "
-        f"{Q.shape[1]}, R_tri {R.shape[0]} x {R.shape[1]} upper triangular"
+        f"[2] G: {glue('qr_g_rows', D_SMALL, ',')} x {glue('qr_g_cols', D_SUB)} with "
+        f"N(0, 1/{glue('qr_variance_denominator', D_SMALL)}) entries; G = U R_tri (numpy's Q, R), "
+        f"U {glue('qr_u_rows', Q.shape[0], ',')} x {glue('qr_u_cols', Q.shape[1])}, "
+        f"R_tri {glue('qr_r_rows', R.shape[0])} x {glue('qr_r_cols', R.shape[1])} upper triangular"
     )
     print(
         f"    max |U^T U - I| below 1e-12: {gram_error(Q) < TINY}; max |U R_tri - G| below 1e-12: "
@@ -257,9 +266,9 @@ def main() -> None:
         f"{bool(np.all(np.tril(R, -1) == 0))}"
     )
     print(
-        f"    max |G^T G - I| = {gram_error(G):.3f}; for one Gaussian w: |U w| / |w| = "
-        f"{q_ratio:.3f}, "
-        f"|G w| / |w| = {g_ratio:.3f}"
+        f"    max |G^T G - I| = {glue('qr_g_gram_error', gram_error(G), '.3f')}; for one Gaussian "
+        f"w: |U w| / |w| = {glue('qr_u_length_ratio', q_ratio, '.3f')}, "
+        f"|G w| / |w| = {glue('qr_g_length_ratio', g_ratio, '.3f')}"
     )
     assert gram_error(Q) < TINY and abs(q_ratio - 1) < TINY and gram_error(G) > 0.05
 
@@ -276,24 +285,31 @@ def main() -> None:
     Q2 = np.linalg.qr(rng.standard_normal((D1, d1)))[0]
     K = np.kron(Q1, Q2)
     print(
-        f"[3] A 3 x 2, X 2 x 4, B 4 x 5: vec(A X B) = (B^T (x) A) vec(X), columns stacked: "
-        f"max error below 1e-12: {err_col < TINY}"
+        f"[3] A {glue('vec_a_rows', A3.shape[0])} x {glue('vec_a_cols', A3.shape[1])}, "
+        f"X {glue('vec_x_rows', X3.shape[0])} x {glue('vec_x_cols', X3.shape[1])}, "
+        f"B {glue('vec_b_rows', B3.shape[0])} x {glue('vec_b_cols', B3.shape[1])}: "
+        f"vec(A X B) = (B^T (x) A) vec(X), columns stacked: max error below 1e-12: {err_col < TINY}"
     )
     print(
         f"    rows stacked: vec_row(A X B) = (A (x) B^T) vec_row(X): max error below 1e-12: "
-        f"{err_row < TINY}; the column formula with rows stacked is off by {err_swap:.2f}"
+        f"{err_row < TINY}; the column formula with rows stacked is off by "
+        f"{glue('vec_swap_error', err_swap, '.2f')}"
     )
     print(
-        f"    two {D1} x {d1} factors U1, U2 with orthonormal columns: U1 (x) U2 is "
-        f"{K.shape[0]:,} x {K.shape[1]}, its columns orthonormal (max |entry of its Gram matrix "
-        f"minus I| below 1e-12): {gram_error(K) < TINY}"
+        f"    two {glue('kron_factor_rows', D1)} x {glue('kron_factor_cols', d1)} factors U1, U2 "
+        f"with orthonormal columns: U1 (x) U2 is {glue('kron_product_rows', K.shape[0], ',')} x "
+        f"{glue('kron_product_cols', K.shape[1])}, its columns orthonormal (max |entry of its "
+        f"Gram matrix minus I| below 1e-12): {gram_error(K) < TINY}"
     )
-    print(f"    numbers stored: factors {2 * D1 * d1:,}; product {K.size:,}")
+    print(f"    numbers stored: factors {glue('kron_factors_stored', 2 * D1 * d1, ',')}; "
+          f"product {glue('kron_product_stored', K.size, ',')}")
     assert err_col < TINY and err_row < TINY and err_swap > 0.1 and gram_error(K) < TINY
     assert (D1, d1, De, de) == (48, 11, 80, 7)
 
-    print(f"[4] cosine of two independent N(0, I_D) vectors, M = {COSINE_PAIRS:,} pairs per D:")
-    print("        D     mean cos   sd cos   sd x sqrt(D) +- SE   share |cos| > 0.1 (pairs)")
+    print(f"[4] cosine of two independent N(0, I_D) vectors, M = "
+          f"{glue('cos_pairs', COSINE_PAIRS, ',')} pairs per D:")
+    print("        D     mean cos   sd cos   sd x sqrt(D) +- SE   share |cos| > "
+          f"{glue('cos_threshold', COSINE_THRESHOLD)} (pairs)")
     cos_by_dim = {}
     for dim in COSINE_DIMS:
         c = cosines(rng, dim, COSINE_PAIRS)
@@ -304,18 +320,27 @@ def main() -> None:
         centred = c - c.mean()
         se_sd = math.sqrt((np.mean(centred**4) - sd**4) / COSINE_PAIRS) / (2 * sd)
         scaled, se_scaled = sd * math.sqrt(dim), se_sd * math.sqrt(dim)
-        share = float((np.abs(c) > 0.1).mean())
+        share = float((np.abs(c) > COSINE_THRESHOLD).mean())
+        key = f"cos_D{dim}"
         print(
-            f"    {dim:>6,}   {c.mean():+.4f}   {sd:.4f}   {scaled:.3f} +- {se_scaled:.3f}   "
-            f"{share:.3f} ({int((np.abs(c) > 0.1).sum()):,})"
+            f"    {glue(key, dim, '>6,')}   {glue(f'{key}_mean', c.mean(), '+.4f')}   "
+            f"{glue(f'{key}_sd', sd, '.4f')}   {glue(f'{key}_sd_scaled', scaled, '.3f')} +- "
+            f"{glue(f'{key}_sd_scaled_se', se_scaled, '.3f')}   "
+            f"{glue(f'{key}_share', share, '.3f')} "
+            f"({glue(f'{key}_count', int((np.abs(c) > COSINE_THRESHOLD).sum()), ',')})"
         )
         assert abs(c.mean()) < 3 * se_mean and abs(scaled - 1) < 2 * se_scaled
 
     print(
-        f"[5] singular values of D x d matrices with N(0, 1/D) entries, D = {D_SMALL:,} "
-        f"(pacbound.dense_projector, seeds {PROJECTOR_SEEDS[0]}-{PROJECTOR_SEEDS[-1]}):"
+        f"[5] singular values of D x d matrices with N(0, 1/D) entries, "
+        f"D = {glue('sv_D', D_SMALL, ',')} (pacbound.dense_projector, seeds "
+        f"{glue('sv_seed_first', PROJECTOR_SEEDS[0])}-{glue('sv_seed_last', PROJECTOR_SEEDS[-1])}):"
     )
-    print("        d    edges 1 -+ sqrt(d/D)    smallest (3 seeds)       largest (3 seeds)")
+    print(
+        f"        d    edges 1 -+ sqrt(d/D)    smallest "
+        f"({glue('sv_smallest_seeds', len(PROJECTOR_SEEDS))} seeds)       largest "
+        f"({glue('sv_largest_seeds', len(PROJECTOR_SEEDS))} seeds)"
+    )
     spectra = {}
     for d in D_GRID:
         lo, hi = mp_edges(D_SMALL, d)
@@ -326,42 +351,57 @@ def main() -> None:
         spectra[d] = sv
         smin = [float(v[-1]) for v in sv]
         smax = [float(v[0]) for v in sv]
+        key = f"sv_d{d}"
         print(
-            f"    {d:>5}       {lo:.4f}  {hi:.4f}        "
-            + " ".join(f"{x:.3f}" for x in smin)
+            f"    {glue(key, d, '>5')}       {glue(f'{key}_edge_low', lo, '.4f')}  "
+            f"{glue(f'{key}_edge_high', hi, '.4f')}        "
+            + " ".join(glue(f"{key}_smallest_seed{s}", x, ".3f")
+                       for s, x in zip(PROJECTOR_SEEDS, smin, strict=True))
             + "     "
-            + " ".join(f"{x:.3f}" for x in smax)
+            + " ".join(glue(f"{key}_largest_seed{s}", x, ".3f")
+                       for s, x in zip(PROJECTOR_SEEDS, smax, strict=True))
         )
         assert all(abs(x - lo) < 0.03 for x in smin) and all(abs(x - hi) < 0.03 for x in smax)
     # how unusual are the two extremes that lie outside an edge? fresh projectors, same generator
-    fresh_hi = np.array([singular_values(dense_projector(D_SMALL, 16, s).to_dense().numpy())[0]
+    d_hi = 16  # the subspace dimension of seed 101's largest singular value, beyond its edge
+    fresh_hi = np.array([singular_values(dense_projector(D_SMALL, d_hi, s).to_dense().numpy())[0]
                          for s in FRESH_SEEDS])
     fresh_lo = np.array([singular_values(dense_projector(D_SMALL, D_SUB, s).to_dense().numpy())[-1]
                          for s in FRESH_SEEDS])
-    high, low = float(spectra[16][1][0]), float(spectra[D_SUB][0][-1])  # seeds 101 and 100
+    high, low = float(spectra[d_hi][1][0]), float(spectra[D_SUB][0][-1])  # seeds 101 and 100
     lo128 = mp_edges(D_SMALL, D_SUB)[0]
     print(
-        f"    {len(FRESH_SEEDS)} fresh projectors (seeds {FRESH_SEEDS[0]}-{FRESH_SEEDS[-1]}): "
-        f"largest at d = 16 {fresh_hi.mean():.4f} +- {fresh_hi.std(ddof=1):.4f} (sd), "
-        f"{100 * (fresh_hi >= high).mean():.1f}% at or above seed {PROJECTOR_SEEDS[1]}'s "
-        f"{high:.3f}; smallest at d = {D_SUB} {fresh_lo.mean():.4f} +- "
-        f"{fresh_lo.std(ddof=1):.4f} (sd), {100 * (fresh_lo <= low).mean():.1f}% at or below "
-        f"seed {PROJECTOR_SEEDS[0]}'s {low:.3f}"
+        f"    {glue('fresh_count', len(FRESH_SEEDS))} fresh projectors (seeds "
+        f"{glue('fresh_seed_first', FRESH_SEEDS[0])}-{glue('fresh_seed_last', FRESH_SEEDS[-1])}): "
+        f"largest at d = {glue('fresh_high_d', d_hi)} "
+        f"{glue('fresh_high_mean', fresh_hi.mean(), '.4f')} +- "
+        f"{glue('fresh_high_sd', fresh_hi.std(ddof=1), '.4f')} (sd), "
+        f"{glue('fresh_high_percent', 100 * (fresh_hi >= high).mean(), '.1f')}% at or above seed "
+        f"{glue('fresh_high_seed', PROJECTOR_SEEDS[1])}'s {glue('fresh_high_value', high, '.3f')}; "
+        f"smallest at d = {glue('fresh_low_d', D_SUB)} "
+        f"{glue('fresh_low_mean', fresh_lo.mean(), '.4f')} +- "
+        f"{glue('fresh_low_sd', fresh_lo.std(ddof=1), '.4f')} (sd), "
+        f"{glue('fresh_low_percent', 100 * (fresh_lo <= low).mean(), '.1f')}% at or below seed "
+        f"{glue('fresh_low_seed', PROJECTOR_SEEDS[0])}'s {glue('fresh_low_value', low, '.3f')}"
     )
     se_lo = fresh_lo.std(ddof=1) / math.sqrt(len(FRESH_SEEDS))
     assert fresh_lo.mean() - lo128 > 2 * se_lo  # typically above the lower edge
     assert (fresh_hi >= high).mean() < 0.05 and (fresh_lo <= low).mean() < 0.05  # rare draws
     P = dense_projector(D_SMALL, D_SUB, PROJECTOR_SEEDS[0]).to_dense().numpy()
-    W = rng.standard_normal((D_SUB, 1_000))
+    W = rng.standard_normal((D_SUB, DENSE_W))
     lengths = np.linalg.norm(P @ W, axis=0) / np.linalg.norm(W, axis=0)
     s_all = spectra[D_SUB][0]
     print(
-        f"    d = {D_SUB}, seed {PROJECTOR_SEEDS[0]}: max |P^T P - I| = {gram_error(P):.3f}; "
-        f"singular values {s_all[-1]:.3f} to {s_all[0]:.3f}"
+        f"    d = {glue('dense_d', D_SUB)}, seed {glue('dense_seed', PROJECTOR_SEEDS[0])}: "
+        f"max |P^T P - I| = {glue('dense_gram_error', gram_error(P), '.3f')}; "
+        f"singular values {glue('dense_sv_min', s_all[-1], '.3f')} to "
+        f"{glue('dense_sv_max', s_all[0], '.3f')}"
     )
     print(
-        f"    |P w| / |w| for 1,000 Gaussian w: {lengths.min():.3f} to {lengths.max():.3f} "
-        f"(mean {lengths.mean():.3f})"
+        f"    |P w| / |w| for {glue('dense_w_count', DENSE_W, ',')} Gaussian w: "
+        f"{glue('dense_w_ratio_min', lengths.min(), '.3f')} to "
+        f"{glue('dense_w_ratio_max', lengths.max(), '.3f')} "
+        f"(mean {glue('dense_w_ratio_mean', lengths.mean(), '.3f')})"
     )
     assert s_all[-1] < lengths.min() and lengths.max() < s_all[0]
     assert lengths.min() > 0.9 and lengths.max() < 1.1
@@ -370,23 +410,32 @@ def main() -> None:
     sk = singular_values(Pk)
     n_unit = int((np.abs(sk - 1) < 1e-9).sum())
     rest = np.sort(sk[np.abs(sk - 1) >= 1e-9])
-    print(f"[6] rdkronqr, D = {D_SMALL:,}, d = {D_SUB}: factors {D1} x {d1}, remainder {De} x {de}")
+    print(f"[6] rdkronqr, D = {glue('rdk_D', D_SMALL, ',')}, d = {glue('rdk_d', D_SUB)}: "
+          f"factors {glue('rdk_factor_rows', D1)} x {glue('rdk_factor_cols', d1)}, "
+          f"remainder {glue('rdk_remainder_rows', De)} x {glue('rdk_remainder_cols', de)}")
+    # the remainder's singular values, ascending: the smallest and largest by name, then the rest
+    rest_names = ["rdk_other_min", *(f"rdk_other_{i}" for i in range(2, len(rest))),
+                  "rdk_other_max"]
     print(
-        f"    singular values equal to 1 (within 1e-9): {n_unit} = {d1}^2; the other {len(rest)}: "
-        + " ".join(f"{x:.3f}" for x in rest)
+        f"    singular values equal to {glue('rdk_unit_value', 1)} (within 1e-9): "
+        f"{glue('rdk_unit_count', n_unit)} = "
+        f"{glue('rdk_unit_root', d1)}^2; the other {glue('rdk_other_count', len(rest))}: "
+        + " ".join(glue(name, x, ".3f") for name, x in zip(rest_names, rest, strict=True))
     )
     assert n_unit == d1 * d1 and len(rest) == de
 
     points = rng.standard_normal((JL_POINTS, D_SMALL))
     k_dg = dasgupta_gupta_k(JL_POINTS, JL_ETA)
     print(
-        f"[7] {JL_POINTS} Gaussian points in R^{D_SMALL:,} ({JL_POINTS * (JL_POINTS - 1) // 2:,} "
-        "pairs), "
-        f"mapped by m x D matrices with N(0, 1/m) entries, M = {JL_DRAWS} draws per m:"
+        f"[7] {glue('jl_points', JL_POINTS)} Gaussian points in R^{glue('jl_D', D_SMALL, ',')} "
+        f"({glue('jl_pairs', JL_POINTS * (JL_POINTS - 1) // 2, ',')} pairs), "
+        f"mapped by m x D matrices with N(0, 1/m) entries, M = {glue('jl_draws', JL_DRAWS)} "
+        "draws per m:"
     )
     print(
-        f"    Dasgupta-Gupta sufficient m for gamma = {JL_ETA}: 4 ln {JL_POINTS} / "
-        f"(gamma^2/2 - gamma^3/3) -> m = {k_dg}"
+        f"    Dasgupta-Gupta sufficient m for gamma = {glue('jl_gamma', JL_ETA)}: "
+        f"4 ln {glue('jl_formula_points', JL_POINTS)} / "
+        f"(gamma^2/2 - gamma^3/3) -> m = {glue('jl_m_sufficient', k_dg)}"
     )
     print(
         "        m   largest distortion: mean +- SE   draws within gamma   pairs beyond gamma   "
@@ -404,18 +453,24 @@ def main() -> None:
         beyond_txt = f"{beyond:.2e}" if beyond > 0 else "0"
         bound_txt = f"{bound:.2e}" if bound < 1 else "above 1"
         exact[k] = pair_failure_exact(k, JL_ETA)
+        key = f"jl_m{k}"
         print(
-            f"    {k:>5}   {m:.3f} +- {se:.3f}     {within:>2} of {JL_DRAWS}       "
-            f"{beyond_txt:>9}   {bound_txt:>14}   {exact[k]:.2e}"
+            f"    {glue(key, k, '>5')}   {glue(f'{key}_distortion', m, '.3f')} +- "
+            f"{glue(f'{key}_distortion_se', se, '.3f')}     {glue(f'{key}_within', within, '>2')} "
+            f"of {glue(f'{key}_draws', JL_DRAWS)}       "
+            f"{glue(f'{key}_beyond', beyond_txt, '>9')}   "
+            f"{glue(f'{key}_bound', bound_txt, '>14')}   {glue(f'{key}_exact', exact[k], '.2e')}"
         )
         assert beyond <= bound and exact[k] < bound
     n_pairs = JL_POINTS * (JL_POINTS - 1) // 2
     slack = pair_failure_bound(k_dg, JL_ETA) / exact[k_dg]
     print(
-        f"    at m = {k_dg}: Chernoff's bound per pair is {slack:.0f} times the exact chi-square "
-        f"tail; the union bound on exact tails, {n_pairs:,} x {exact[k_dg]:.2e} = "
-        f"{n_pairs * exact[k_dg]:.3f}, allows at most {100 * n_pairs * exact[k_dg]:.1f} % of draws "
-        "to fail"
+        f"    at m = {glue('chernoff_m', k_dg)}: Chernoff's bound per pair is "
+        f"{glue('chernoff_ratio', slack, '.0f')} times the exact chi-square tail; the union bound "
+        f"on exact tails, {glue('union_pairs', n_pairs, ',')} x "
+        f"{glue('union_exact_per_pair', exact[k_dg], '.2e')} = "
+        f"{glue('union_sum', n_pairs * exact[k_dg], '.3f')}, allows at most "
+        f"{glue('union_sum_percent', 100 * n_pairs * exact[k_dg], '.1f')} % of draws to fail"
     )
     assert 70 < slack < 80 and n_pairs * exact[k_dg] < 0.02
     # the union bound's own slack: whole draws that fail, from a generator of their own
@@ -426,9 +481,12 @@ def main() -> None:
     se_rate = math.sqrt(rate * (1 - rate) / WHOLE_DRAWS)
     union = n_pairs * exact[k_dg]
     print(
-        f"    {WHOLE_DRAWS:,} fresh draws at m = {k_dg} (seed {WHOLE_SEED}): {fails} leave some "
-        f"pair beyond gamma, {100 * rate:.2f} % +- {100 * se_rate:.2f} % (SE); the union bound on "
-        f"exact tails, {100 * union:.2f} %, is {union / rate:.2f} times that"
+        f"    {glue('whole_draws', WHOLE_DRAWS, ',')} fresh draws at m = {glue('whole_m', k_dg)} "
+        f"(seed {glue('whole_seed', WHOLE_SEED)}): {glue('whole_fails', fails)} leave some "
+        f"pair beyond gamma, {glue('whole_fail_percent', 100 * rate, '.2f')} % +- "
+        f"{glue('whole_fail_percent_se', 100 * se_rate, '.2f')} % (SE); the union bound on "
+        f"exact tails, {glue('whole_union_percent', 100 * union, '.2f')} %, is "
+        f"{glue('whole_union_ratio', union / rate, '.2f')} times that"
     )
     assert rate - 2 * se_rate > union / 1.5 and rate < union + 2 * se_rate  # loose by little
     assert k_dg == 188 and abs(pair_failure_bound(k_dg, JL_ETA) * JL_POINTS**2 / 2 - 1) < 0.02

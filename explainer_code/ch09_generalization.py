@@ -33,6 +33,7 @@ import math
 import numpy as np
 import pacbound as pb
 from pacbound import markov
+from script_glue import glue
 
 VOCAB = 16  # tokens of the toy source
 DOC_LENGTH = 32  # tokens per document
@@ -48,11 +49,13 @@ SMALL_M = 256  # up to here one sample shows the gap clearly
 KAPPA = "$\\kappa$"  # the add-kappa constant, in figure labels
 SMOOTHING = (0.01, 1.0)  # add-kappa constants
 MC_DOCS = 20_000
+MC_KAPPA = 0.01  # the add-kappa constant of the model block [3] checks
 N_DOCS = 100  # training set of block [4]
 PILOT_DOCS = 50
 REPEATS = 4_000
 EPS_GRID = (0.5, 0.2, 0.05, 0.01)
 EPS = 0.05
+GPT2_VOCAB = 50_257  # GPT-2's vocabulary, the yardstick of block [5]
 FIGURE_NAME = "ch09_overfitting.png"
 
 
@@ -82,16 +85,22 @@ def block1_source(chain: np.ndarray) -> dict[str, float]:
     bayes = markov.top1_error_table(chain.argmax(axis=1), VOCAB)
     bayes_err = markov.expected_loss(chain, bayes, DOC_LENGTH)
     print(
-        f"[1] Source: Markov chain, V = {VOCAB} tokens, documents of {DOC_LENGTH} tokens, rows "
-        f"Dirichlet({CONCENTRATION}), seed {SOURCE_SEED}"
+        f"[1] Source: Markov chain, V = {glue('vocab', VOCAB)} tokens, documents of "
+        f"{glue('doc_length', DOC_LENGTH)} tokens, rows "
+        f"Dirichlet({glue('concentration', CONCENTRATION)}), "
+        f"seed {glue('source_seed', SOURCE_SEED)}"
     )
-    print(f"    {VOCAB + 1} distributions: one per previous token, one for the first token")
-    print(f"    entropy of a {DOC_LENGTH}-token document, per token  {h:.3f} bits (best "
-          "possible loss)")
-    print(f"    stationary entropy rate (long documents) {rate:.4g} bits per token")
-    print(f"    random guess, log2 V                     {guess:.3f} bits per token")
-    print(f"    best possible top-1 error (exact)        {bayes_err:.3f}")
-    print(f"    random-guess top-1 error, 1 - 1/V        {1 - 1 / VOCAB:.4f}")
+    print(f"    {glue('n_distributions', VOCAB + 1)} distributions: one per previous token, "
+          "one for the first token")
+    print(f"    entropy of a {glue('entropy_doc_length', DOC_LENGTH)}-token document, per token  "
+          f"{glue('doc_entropy', h, '.3f')} bits (best possible loss)")
+    print(f"    stationary entropy rate (long documents) {glue('entropy_rate', rate, '.4g')} bits "
+          "per token")
+    print(f"    random guess, log2 V                     {glue('guess_bits', guess, '.3f')} bits "
+          "per token")
+    print(f"    best possible top-1 error (exact)        {glue('bayes_error', bayes_err, '.3f')}")
+    print(f"    random-guess top-1 error, 1 - 1/V        "
+          f"{glue('guess_error', 1 - 1 / VOCAB, '.4f')}")
     assert 0.5 < h < guess - 1.0, "the source must be far from uniform, yet not deterministic"
     assert abs(h - rate) > 0.01, "the first token makes a short document differ from the limit"
     assert 0.1 < bayes_err < 0.6
@@ -104,11 +113,12 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
     rows: dict[float, list[tuple]] = {k: [] for k in SMOOTHING}
     print(
         "[2] Overfitting: add-kappa bigram models trained on the first N documents of one sample "
-        f"(seed {DATA_SEED}); bits per token"
+        f"(seed {glue('data_seed', DATA_SEED)}); bits per token"
     )
     print(
-        "         N   tokens  |  kappa = 0.01: train  population       gap  "
-        "|  kappa = 1: train  population"
+        f"         N   tokens  |  kappa = {glue('kappa_small', SMOOTHING[0], 'g')}: train  "
+        f"population       gap  |  kappa = {glue('kappa_large', SMOOTHING[1], 'g')}: train  "
+        "population"
     )
     for m in TRAIN_SIZES:
         docs = pool[:m]
@@ -118,22 +128,31 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
             rows[k].append((m, train, pop))
             cells.append((train, pop))
         (t1, p1), (t2, p2) = cells
+        key = f"overfit_N{m}"  # kappa = 0.01; the add-1 (kappa = 1) columns end in _add1
         print(
-            f"    {m:6,} {m * DOC_LENGTH:8,}  |  {sig4(t1):>14} {sig4(p1):>11} {sig4(p1 - t1):>9}"
-            f"  |  {sig4(t2):>11} {sig4(p2):>11}"
+            f"    {glue(key, m, '6,')} {glue(f'{key}_tokens', m * DOC_LENGTH, '8,')}  |  "
+            f"{glue(f'{key}_train', sig4(t1), '>14')} {glue(f'{key}_population', sig4(p1), '>11')} "
+            f"{glue(f'{key}_gap', sig4(p1 - t1), '>9')}  |  "
+            f"{glue(f'{key}_train_add1', sig4(t2), '>11')} "
+            f"{glue(f'{key}_population_add1', sig4(p2), '>11')}"
         )
     small, big = rows[0.01][0], rows[0.01][-1]
     print(
-        f"    kappa = 0.01, N = {small[0]}: training loss {sig4(small[1])} bits, population loss "
-        f"{sig4(small[2])} bits, {small[2] / small[1]:.1f} times as much"
+        f"    kappa = 0.01, N = {glue('small_N', small[0])}: training loss "
+        f"{glue('small_train', sig4(small[1]))} bits, population loss "
+        f"{glue('small_population', sig4(small[2]))} bits, "
+        f"{glue('small_ratio', small[2] / small[1], '.1f')} times as much"
     )
     print(
-        f"    kappa = 0.01, N = {big[0]:,}: population loss {sig4(big[2])} vs document entropy "
-        f"{entropy:.3f}; train and population agree to {abs(big[2] - big[1]):.1g} bits"
+        f"    kappa = 0.01, N = {glue('big_N', big[0], ',')}: population loss "
+        f"{glue('big_population', sig4(big[2]))} vs document entropy "
+        f"{glue('big_entropy', entropy, '.3f')}; train and population agree to "
+        f"{glue('big_agreement', abs(big[2] - big[1]), '.1g')} bits"
     )
     gaps = {k: [pop - train for m, train, pop in rows[k] if m <= SMALL_M] for k in SMOOTHING}
     print(
-        f"    for N <= {SMALL_M}: training loss below population loss for both kappa; "
+        f"    for N <= {glue('small_m_max', SMALL_M)}: training loss below population loss for "
+        "both kappa; "
         "kappa = 1 has the smaller gap at every N, yet never the lower population loss"
     )
     for k in SMOOTHING:
@@ -148,8 +167,9 @@ def block2_overfitting(chain: np.ndarray, entropy: float) -> dict[float, list[tu
 
 def block3_monte_carlo(chain: np.ndarray) -> None:
     rng = np.random.default_rng(DATA_SEED)
-    docs = markov.sample_documents(chain, 8, DOC_LENGTH, rng)
-    q = add_k_model(markov.transition_counts(docs, VOCAB), 0.01)
+    n_train = 8  # the training documents of the model checked here
+    docs = markov.sample_documents(chain, n_train, DOC_LENGTH, rng)
+    q = add_k_model(markov.transition_counts(docs, VOCAB), MC_KAPPA)
     surprisal = -np.log2(q)
     exact = markov.expected_loss(chain, surprisal, DOC_LENGTH)
     fresh = markov.sample_documents(chain, MC_DOCS, DOC_LENGTH, np.random.default_rng(MC_SEED))
@@ -158,10 +178,12 @@ def block3_monte_carlo(chain: np.ndarray) -> None:
     se = float(per_doc.std(ddof=1) / math.sqrt(MC_DOCS))
     z = (mean - exact) / se
     print(
-        f"[3] The N = 8, kappa = 0.01 model on {MC_DOCS:,} fresh documents (seed {MC_SEED}): "
-        f"{sig4(mean)} bits per token, standard error {se:.2g}"
+        f"[3] The N = {glue('mc_train_N', n_train)}, kappa = {glue('mc_kappa', MC_KAPPA)} model on "
+        f"{glue('mc_docs', MC_DOCS, ',')} fresh documents (seed {glue('mc_seed', MC_SEED)}): "
+        f"{glue('mc_mean', sig4(mean))} bits per token, standard error {glue('mc_se', se, '.2g')}"
     )
-    print(f"    exact population loss {sig4(exact)}; difference {abs(z):.2g} standard errors")
+    print(f"    exact population loss {glue('mc_exact', sig4(exact))}; difference "
+          f"{glue('mc_z', abs(z), '.2g')} standard errors")
     assert abs(z) < 4.0
 
 
@@ -178,17 +200,19 @@ def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
     train_err = per_doc.mean(axis=1)  # one training error per redraw
     doc_sd = float(per_doc.std())
     print(
-        f"[4] A top-1 predictor fixed in advance (from {PILOT_DOCS} pilot documents, seed "
-        f"{PILOT_SEED}); exact population error {true_risk:.4f}"
+        f"[4] A top-1 predictor fixed in advance (from {glue('pilot_docs', PILOT_DOCS)} pilot "
+        f"documents, seed {glue('pilot_seed', PILOT_SEED)}); exact population error "
+        f"{glue('true_risk', true_risk, '.4f')}"
     )
     print(
-        f"    training sets of N = {N_DOCS} documents drawn M = {REPEATS:,} times (seed "
-        f"{SIM_SEED}); "
+        f"    training sets of N = {glue('sim_N', N_DOCS)} documents drawn "
+        f"M = {glue('sim_repeats', REPEATS, ',')} times (seed {glue('sim_seed', SIM_SEED)}); "
         f"Hoeffding: population error <= training error + sqrt(ln(1/eps) / (2N))"
     )
     print(
-        f"    training error over the draws: {train_err.min():.4f} to {train_err.max():.4f}; "
-        f"a document's error has standard deviation {doc_sd:.3f}"
+        f"    training error over the draws: {glue('train_error_min', train_err.min(), '.4f')} to "
+        f"{glue('train_error_max', train_err.max(), '.4f')}; a document's error has standard "
+        f"deviation {glue('doc_sd', doc_sd, '.3f')}"
     )
     print("    eps   slack   held: Hoeffding   1 - eps   std. error at 1 - eps   margin")
     held_at = {}
@@ -198,37 +222,46 @@ def block4_repeated_draws(chain: np.ndarray) -> dict[str, object]:
         se = math.sqrt(eps * (1 - eps) / REPEATS)  # of a frequency whose true value is 1 - eps
         margin = (held - (1 - eps)) / se
         held_at[eps] = (held, se, slack)
+        key = f"held_eps{round(100 * eps)}"
         print(
-            f"    {eps:<5} {slack:.4f}        {held:.4f}       {1 - eps:.2f}"
-            f"          {se:.4f}          {margin:.1f}"
+            f"    {glue(f'{key}_eps', eps, '<5')} {glue(f'{key}_slack', slack, '.4f')}        "
+            f"{glue(f'{key}_held', held, '.4f')}       {glue(f'{key}_required', 1 - eps, '.2f')}"
+            f"          {glue(f'{key}_se', se, '.4f')}          "
+            f"{glue(f'{key}_margin', margin, '.1f')}"
         )
         assert held - 3 * se > 1 - eps, f"the bound must hold with probability >= 1 - {eps}"
     mean_err = float(train_err.mean())
     mean_se = float(train_err.std(ddof=1) / math.sqrt(REPEATS))
     print(
-        f"    mean training error over the {REPEATS:,} draws {mean_err:.4f} (standard error "
-        f"{mean_se:.2g}) against the population error {true_risk:.4f}: unbiased"
+        f"    mean training error over the {glue('mean_repeats', REPEATS, ',')} draws "
+        f"{glue('mean_train_error', mean_err, '.4f')} (standard error "
+        f"{glue('mean_train_error_se', mean_se, '.2g')}) against the population error "
+        f"{glue('mean_true_risk', true_risk, '.4f')}: unbiased"
     )
     assert abs(mean_err - true_risk) < 3 * mean_se
     naive = float((train_err >= true_risk).mean())
     one_se = float((train_err + doc_sd / math.sqrt(N_DOCS) >= true_risk).mean())
     se_half = math.sqrt(naive * (1 - naive) / REPEATS)
     print(
-        f"    for contrast, 'population error <= training error' held in {naive:.4f} of draws "
-        f"(std. error {se_half:.4f}); training error + one standard error "
-        f"({doc_sd / math.sqrt(N_DOCS):.4f}) in {one_se:.4f}"
+        f"    for contrast, 'population error <= training error' held in "
+        f"{glue('naive_held', naive, '.4f')} of draws (std. error "
+        f"{glue('naive_held_se', se_half, '.4f')}); training error + one standard error "
+        f"({glue('one_se_width', doc_sd / math.sqrt(N_DOCS), '.4f')}) in "
+        f"{glue('one_se_held', one_se, '.4f')}"
     )
     phi1 = 0.5 * (1 + math.erf(1 / math.sqrt(2)))
     se_one = math.sqrt(one_se * (1 - one_se) / REPEATS)
     print(
-        f"    a normal approximation predicts Phi(1) = {phi1:.4f} for one standard error; the "
-        f"frequency {one_se:.4f} has standard error {se_one:.4f}: a difference of "
-        f"{abs(one_se - phi1) / se_one:.1f} standard errors"
+        f"    a normal approximation predicts Phi(1) = {glue('phi1', phi1, '.4f')} for one "
+        f"standard error; the frequency {glue('phi_frequency', one_se, '.4f')} has standard error "
+        f"{glue('phi_frequency_se', se_one, '.4f')}: a difference of "
+        f"{glue('phi_difference', abs(one_se - phi1) / se_one, '.1f')} standard errors"
     )
     assert abs(one_se - phi1) < 2 * se_one, "one standard error holds about as often as Phi(1)"
     print(
         f"    why Hoeffding never failed here: it must cover any loss in [0, 1], whose standard "
-        f"deviation can reach 0.5; this one's is {doc_sd:.3f}"
+        f"deviation can reach {glue('worst_sd', 0.5)}; this one's is "
+        f"{glue('why_doc_sd', doc_sd, '.3f')}"
     )
     assert abs(naive - 0.5) < 0.1 and 0.75 < one_se < 0.92
     assert doc_sd < 0.25
@@ -246,21 +279,25 @@ def block5_vacuous(bayes_err: float, sim: dict[str, object]) -> None:
     b_small = pb.hoeffding_bound(typical, n=n_small, eps=EPS)
     b_big = pb.hoeffding_bound(typical, n=N_DOCS, eps=EPS)
     print("[5] Yardsticks: a bound at or above these says nothing")
-    print(f"    GPT-2: random guess log2 50,257 = {gpt2_guess:.3f} bits per token; top-1 error 1")
+    print(f"    GPT-2: random guess log2 {glue('gpt2_vocab', GPT2_VOCAB, ',')} = "
+          f"{glue('gpt2_guess_bits', gpt2_guess, '.3f')} bits per token; top-1 error 1")
     print(
-        f"    toy source: log2 V = {math.log2(VOCAB):.0f} bits per token; top-1 error "
-        f"1 - 1/V = {1 - 1 / VOCAB:.4f} (a uniform guess), and 1 (any predictor)"
+        f"    toy source: log2 V = {glue('toy_guess_bits', math.log2(VOCAB), '.0f')} bits per "
+        f"token; top-1 error 1 - 1/V = {glue('toy_guess_error', 1 - 1 / VOCAB, '.4f')} "
+        "(a uniform guess), and 1 (any predictor)"
     )
     print(
-        f"    the median training error of block [4], {typical:.4f}, at eps = {EPS}: "
-        f"bound {b_small:.4f} with N = {n_small} documents (vacuous, above 1), "
-        f"{b_big:.4f} with N = {N_DOCS} (non-vacuous)"
+        f"    the median training error of block [4], "
+        f"{glue('median_train_error', typical, '.4f')}, at eps = {glue('vacuous_eps', EPS)}: "
+        f"bound {glue('bound_few', b_small, '.4f')} with N = {glue('few_docs', n_small)} "
+        f"documents (vacuous, above 1), {glue('bound_many', b_big, '.4f')} with "
+        f"N = {glue('many_docs', N_DOCS)} (non-vacuous)"
     )
     print(
-        f"    non-vacuous is not the same as useful: {b_big:.4f} is still above the best possible "
-        f"error {bayes_err:.3f}"
+        f"    non-vacuous is not the same as useful: {glue('useful_bound', b_big, '.4f')} is "
+        f"still above the best possible error {glue('useful_best_error', bayes_err, '.3f')}"
     )
-    assert round(gpt2_guess, 3) == 15.617
+    assert round(gpt2_guess, 3) == 15.617 and gpt2_guess == math.log2(GPT2_VOCAB)
     assert b_small > 1.0 > b_big > bayes_err
 
 

@@ -35,6 +35,7 @@ from fractions import Fraction
 import numpy as np
 import pacbound as pb
 from pacbound import markov
+from script_glue import glue
 
 # the Markov source of Chapter 9 (same constants, same seed)
 VOCAB = 16
@@ -43,6 +44,7 @@ CONCENTRATION = 0.1
 SOURCE_SEED = 9
 
 EPS = 0.05
+CODE_KEYS = {"fixed-length": "fixed", "prefix": "prefix", "not prefix-free": "nonprefix"}  # names
 CODES = {
     "fixed-length": {"a": "00", "b": "01", "c": "10", "d": "11"},
     "prefix": {"a": "0", "b": "10", "c": "110", "d": "111"},
@@ -157,10 +159,15 @@ def block1_codes() -> None:
     for name, code in CODES.items():
         words = list(code.values())
         lengths = [len(w) for w in words]
+        key = f"code_{CODE_KEYS[name]}"  # code_fixed_b: the codeword of b in the fixed-length code
+        plain = " ".join(f"{s}={w}" for s, w in code.items())
+        named = " ".join(f"{s}={glue(f'{key}_{s}', w)}" for s, w in code.items())
+        lengths_txt = glue(f"{key}_lengths", ", ".join(str(n) for n in lengths))
         print(
-            f"    {name:16} {' '.join(f'{s}={w}' for s, w in code.items()):24} lengths {lengths} "
-            f"Kraft sum {pb.kraft_sum(lengths)}  prefix-free: {is_prefix_free(words)}  "
-            f"readings of {AMBIGUOUS}: {readings(AMBIGUOUS, words)}"
+            f"    {name:16} {named}{' ' * (24 - len(plain))} lengths [{lengths_txt}] "
+            f"Kraft sum {glue(f'{key}_kraft', pb.kraft_sum(lengths))}  prefix-free: "
+            f"{is_prefix_free(words)}  readings of {glue(f'{key}_string', AMBIGUOUS)}: "
+            f"{glue(f'{key}_readings', readings(AMBIGUOUS, words))}"
         )
     bad = list(CODES["not prefix-free"].values())
     assert pb.kraft_sum(len(w) for w in bad) == 1.5 and readings(AMBIGUOUS, bad) == 4
@@ -172,12 +179,16 @@ def block1_codes() -> None:
 
 def block2_kraft() -> None:
     print("[2] Kraft's inequality both ways: build a prefix code for given lengths, or fail")
-    for lengths in KRAFT_CASES:
+    for case, lengths in enumerate(KRAFT_CASES, start=1):
         total = pb.kraft_sum(lengths)
         words = canonical_code(lengths)
         exact = sum((Fraction(1, 2**n) for n in lengths), Fraction(0))
-        built = " ".join(words) if words else "impossible: ran out of codewords"
-        print(f"    lengths {lengths!s:20} Kraft sum {exact!s:6} = {total:<6}  {built}")
+        key = f"kraft_case{case}"  # kraft_case2_word3: the third codeword built for list 2
+        built = (" ".join(glue(f"{key}_word{j}", w) for j, w in enumerate(words, start=1))
+                 if words else "impossible: ran out of codewords")
+        print(f"    lengths {glue(f'{key}_lengths', str(lengths), '20')} Kraft sum "
+              f"{glue(f'{key}_sum', str(exact), '6')} = {glue(f'{key}_decimal', total, '<6')}  "
+              f"{built}")
         assert total == float(exact)
         if total <= 1:
             assert words is not None and is_prefix_free(words)
@@ -194,15 +205,20 @@ def block3_lengths() -> None:
         gamma = kraft_over_all_messages("gamma", max_len)
         authors = kraft_over_all_messages("authors", max_len)
         big_j = (max_len + 1).bit_length() - 1
-        gamma_txt = f"1 - 2^-{big_j} = {float(gamma):.6f}"
-        print(f"    {max_len:7,}   {int(none):9,}   {gamma_txt:>20}   {authors:.4f}")
+        key = f"lmax{max_len}"
+        gamma_plain = f"1 - 2^-{big_j} = {float(gamma):.6f}"
+        gamma_txt = f"1 - 2^-{big_j} = {glue(f'{key}_gamma', float(gamma), '.6f')}"
+        print(f"    {glue(key, max_len, '7,')}   {glue(f'{key}_none', int(none), '9,')}   "
+              f"{' ' * (20 - len(gamma_plain))}{gamma_txt}   "
+              f"{glue(f'{key}_authors', float(authors), '.4f')}")
         assert none == max_len and authors > 1.0
         assert gamma == 1 - Fraction(1, 2**big_j)
     limit = math.pi**2 / 6
     print(
-        f"    the authors' sum tends to pi^2/6 = {limit:.4f}: as a prior over all bit strings it "
-        f"overspends by log2(pi^2/6) = {math.log2(limit):.3f} bits; one more bit per message gives "
-        f"{limit / 2:.4f} <= 1"
+        f"    the authors' sum tends to pi^2/6 = {glue('authors_limit', limit, '.4f')}: as a prior "
+        f"over all bit strings it overspends by log2(pi^2/6) = "
+        f"{glue('authors_overspend', math.log2(limit), '.3f')} bits; one more bit per message "
+        f"gives {glue('book_limit', limit / 2, '.4f')} <= 1"
     )
     assert 0.5 < math.log2(limit) < 1.0
     words = [elias_gamma(n) for n in range(1, 9)]
@@ -213,16 +229,21 @@ def block3_lengths() -> None:
     print("             L   2 log2 L   gamma header   delta header   authors' K = L + 2 log2 L")
     for length in HEADER_L:
         two_log = 2 * math.log2(length)
+        key = f"header_L{length}"
         print(
-            f"    {length:11,}   {two_log:8.2f}   {gamma_bits(length):12}   "
-            f"{delta_bits(length):12}   {pb.authors_prefix_code_bits(length):,.2f}"
+            f"    {glue(key, length, '11,')}   {glue(f'{key}_two_log2', two_log, '8.2f')}   "
+            f"{glue(f'{key}_gamma', gamma_bits(length), '12')}   "
+            f"{glue(f'{key}_delta', delta_bits(length), '12')}   "
+            f"{glue(f'{key}_authors_K', pb.authors_prefix_code_bits(length), ',.2f')}"
         )
         assert two_log - 1 < gamma_bits(length) <= two_log + 1
         assert length < 100 or delta_bits(length) < gamma_bits(length)
     toy = pb.authors_prefix_code_bits(EXAMPLE_MESSAGE)
+    header = toy - EXAMPLE_MESSAGE
     print(
-        f"    a message of {EXAMPLE_MESSAGE:,} bits: K = {toy:,.1f}; the header "
-        f"is {(toy - EXAMPLE_MESSAGE) / EXAMPLE_MESSAGE:.3%} of the message"
+        f"    a message of {glue('example_message', EXAMPLE_MESSAGE, ',')} bits: "
+        f"K = {glue('example_K', toy, ',.1f')}; the header is "
+        f"{glue('example_header_percent', 100 * header / EXAMPLE_MESSAGE, '.3f')}% of the message"
     )
 
 
@@ -232,20 +253,28 @@ def block4_prior() -> None:
     kraft = Fraction(n_const, 2 ** k["constant"]) + Fraction(n_table, 2 ** k["table"])
     print(
         "[4] A prior from a code: predictors that guess the next token of the Chapter 9 source "
-        f"(V = {VOCAB}, {VOCAB + 1} states counting the start)"
+        f"(V = {glue('prior_vocab', VOCAB)}, {glue('prior_states', VOCAB + 1)} states counting "
+        "the start)"
     )
     print(
-        f"    constant predictor: flag + {TOKEN_BITS} bits = {k['constant']} bits, {n_const} of "
-        f"them, prior 2^-{k['constant']} each"
+        f"    constant predictor: flag + {glue('constant_token_bits', TOKEN_BITS)} bits = "
+        f"{glue('constant_bits', k['constant'])} bits, {glue('constant_count', n_const)} of "
+        f"them, prior 2^-{glue('constant_prior_exponent', k['constant'])} each"
     )
     print(
-        f"    lookup table: flag + {VOCAB + 1} x {TOKEN_BITS} bits = {k['table']} bits, "
-        f"16^17 = {n_table:,} of them, prior 2^-{k['table']} each"
+        f"    lookup table: flag + {glue('table_entries', VOCAB + 1)} x "
+        f"{glue('table_token_bits', TOKEN_BITS)} bits = {glue('table_bits', k['table'])} bits, "
+        f"{VOCAB}^{VOCAB + 1} = {glue('table_count', n_table, ',')} of them, "
+        f"prior 2^-{glue('table_prior_exponent', k['table'])} each"
     )
-    print(f"    Kraft sum {n_const} x 2^-{k['constant']} + 16^17 x 2^-{k['table']} = {kraft}")
+    print(f"    Kraft sum {glue('kraft_constant_count', n_const)} x 2^-{k['constant']} + "
+          f"{glue('kraft_table_base', VOCAB)}^{VOCAB + 1} x 2^-{k['table']} = "
+          f"{glue('prior_kraft_sum', str(kraft))}")
+    cost = pb.authors_prefix_code_bits(k["table"] - FLAG_BITS)
     print(
-        f"    the authors' general-purpose cost of a {k['table'] - FLAG_BITS}-bit message would be "
-        f"{pb.authors_prefix_code_bits(k['table'] - FLAG_BITS):.2f} bits"
+        f"    the authors' general-purpose cost of a "
+        f"{glue('authors_message_bits', k['table'] - FLAG_BITS)}-bit message would be "
+        f"{glue('authors_message_cost', cost, '.2f')} bits"
     )
     assert kraft == 1
 
@@ -255,9 +284,10 @@ def block5_occam(chain: np.ndarray) -> dict[str, list[tuple[float, float, float]
     pool = markov.sample_documents(chain, max(TRAIN_DOCS), DOC_LENGTH, rng)
     k = code_lengths()
     print(
-        f"[5] Occam bound at eps = {EPS} on the first N documents of one sample "
-        f"(seed {DATA_SEED}); top-1 error; K = {k['constant']} bits (constant), "
-        f"{k['table']} bits (table)"
+        f"[5] Occam bound at eps = {glue('occam_eps', EPS)} on the first N documents of one "
+        f"sample (seed {glue('occam_seed', DATA_SEED)}); top-1 error; "
+        f"K = {glue('occam_constant_bits', k['constant'])} bits (constant), "
+        f"{glue('occam_table_bits', k['table'])} bits (table)"
     )
     print("        N   constant: train  bound   true  |  table: train  bound   true  |  best bound")
     series: dict[str, list[tuple[float, float, float]]] = {"constant": [], "table": []}
@@ -270,9 +300,14 @@ def block5_occam(chain: np.ndarray) -> dict[str, list[tuple[float, float, float]
         series["constant"].append((n, cb, cr))
         series["table"].append((n, tb, tr))
         best_bound = min(cb, tb)
+        key = f"occam_N{n}"
         print(
-            f"    {n:5,}        {ct:.4f}  {cb:.4f}  {sig4(cr)}  |    {tt:.4f}  {tb:.4f}  "
-            f"{sig4(tr)}  |  {best_bound:.4f} ({best})"
+            f"    {glue(key, n, '5,')}        {glue(f'{key}_constant_train', ct, '.4f')}  "
+            f"{glue(f'{key}_constant_bound', cb, '.4f')}  "
+            f"{glue(f'{key}_constant_true', sig4(cr))}  |    "
+            f"{glue(f'{key}_table_train', tt, '.4f')}  {glue(f'{key}_table_bound', tb, '.4f')}  "
+            f"{glue(f'{key}_table_true', sig4(tr))}  |  "
+            f"{glue(f'{key}_best_bound', best_bound, '.4f')} ({best})"
         )
         assert cb >= cr and tb >= tr
     print(
@@ -300,22 +335,29 @@ def block6_repeated(chain: np.ndarray) -> None:
     freq = held / REPEATS
     se = math.sqrt(EPS * (1 - EPS) / REPEATS)
     print(
-        f"[6] The predictor with the best Occam bound, chosen from N = {SIM_DOCS} documents; "
-        f"{REPEATS:,} redraws (seed {SIM_SEED})"
+        f"[6] The predictor with the best Occam bound, chosen from "
+        f"N = {glue('sim_N', SIM_DOCS)} documents; {glue('sim_repeats', REPEATS, ',')} redraws "
+        f"(seed {glue('sim_seed', SIM_SEED)})"
     )
     print(
-        f"    bound held in {freq:.4f} of the draws; 1 - eps = {1 - EPS}; standard error of a "
-        f"frequency of 1 - eps: {se:.4f}; margin {(freq - (1 - EPS)) / se:.1f} standard errors"
+        f"    bound held in {glue('sim_held', freq, '.4f')} of the draws; "
+        f"1 - eps = {glue('sim_required', 1 - EPS)}; standard error of a frequency of 1 - eps: "
+        f"{glue('sim_se', se, '.4f')}; margin "
+        f"{glue('sim_margin', (freq - (1 - EPS)) / se, '.1f')} standard errors"
+    )
+    occam_slack = pb.occam_bound(0.0, complexity_bits=code_lengths()["table"], n=SIM_DOCS, eps=EPS)
+    print(
+        f"    true minus training error of the chosen predictor: mean "
+        f"{glue('gap_mean', np.mean(gaps), '.4f')}, "
+        f"largest {glue('gap_max', np.max(gaps), '.4f')}; "
+        f"the Occam slack was {glue('sim_occam_slack', occam_slack, '.4f')}"
     )
     print(
-        f"    true minus training error of the chosen predictor: mean {np.mean(gaps):.4f}, "
-        f"largest {np.max(gaps):.4f}; the Occam slack was "
-        f"{pb.occam_bound(0.0, complexity_bits=code_lengths()['table'], n=SIM_DOCS, eps=EPS):.4f}"
-    )
-    print(
-        f"    Hoeffding's slack for one fixed predictor, {fixed_slack:.4f}, would also have held "
-        f"in {held_fixed / REPEATS:.4f} of the draws: this class barely overfits {SIM_DOCS} "
-        "documents, and Occam's extra slack is insurance against the worst case"
+        f"    Hoeffding's slack for one fixed predictor, "
+        f"{glue('sim_hoeffding_slack', fixed_slack, '.4f')}, would also have held in "
+        f"{glue('sim_hoeffding_held', held_fixed / REPEATS, '.4f')} of the draws: this class "
+        f"barely overfits {glue('sim_overfit_N', SIM_DOCS)} documents, and Occam's extra slack is "
+        "insurance against the worst case"
     )
     assert freq - 3 * se > 1 - EPS
 

@@ -41,6 +41,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
+from script_glue import glue
 from script_io import save_figure
 
 SEED = 12
@@ -54,6 +55,11 @@ N_SAMPLE = 10_000  # documents scored
 EPS = 0.05
 FIXED_ALPHA = 0.1  # the weight of [6], fixed before the data
 FIGURE_NAME = "ch12_smoothed_loss.png"
+
+
+def tag(x: float) -> str:
+    """A value as part of a name: 0.0001 -> 0p0001, 1e-06 -> 1em06."""
+    return format(x, "g").replace(".", "p").replace("-", "m")
 
 
 def raw_bits(p: float) -> float:
@@ -105,19 +111,20 @@ def bits_to_reach(train_error: float, alpha: float, target: float) -> float:
 def block1_unbounded() -> None:
     print("[1] Raw surprisal -log2 q grows without limit as q shrinks")
     for p in (0.5, 1e-2, 1e-6, 1e-12, 1e-30, 1e-300):
-        print(f"    q = {p:.0e}:  {raw_bits(p):9.4f} bits")
+        key = f"raw_q{tag(p)}"
+        print(f"    q = {glue(key, p, '.0e')}:  {glue(f'{key}_bits', raw_bits(p), '9.4f')} bits")
     assert raw_bits(1e-300) > 996 and raw_bits(1e-12) > 39.86
     print("    any bound of the form 'loss in [0, Delta]' fails: there is no finite Delta")
 
 
 def block2_ranges() -> None:
     print(
-        f"[2] Smoothed surprisal -log2((1 - alpha) q + alpha / V), V = {V:,}: its range for the "
-        "code's grid"
+        f"[2] Smoothed surprisal -log2((1 - alpha) q + alpha / V), V = {glue('vocab', V, ',')}: "
+        "its range for the code's grid"
     )
     print(
-        "    alpha    min (q = 1)  max (q = 0)   Delta = max - min   "
-        "log2(1 + (1 - alpha) V / alpha)"
+        f"    alpha    min (q = {glue('range_q_min', 1)})  max (q = {glue('range_q_max', 0)})   "
+        "Delta = max - min   log2(1 + (1 - alpha) V / alpha)"
     )
     p_scan = np.linspace(0.0, 1.0, 200_001)
     for alpha in pb.ALPHA_GRID:
@@ -127,10 +134,15 @@ def block2_ranges() -> None:
         assert abs((hi - lo) - delta) < 1e-9 and abs(hi - math.log2(V / alpha)) < 1e-9
         scan = pb.smoothed_nll_bits(p_scan, alpha, V)
         assert abs((scan.max() - scan.min()) - delta) < 1e-9
-        print(f"    {alpha:<8g} {lo:10.4f}   {hi:10.4f}   {hi - lo:12.4f}   {delta:18.4f}")
+        key = f"range_a{tag(alpha)}"
+        print(f"    {glue(key, alpha, '<8g')} {glue(f'{key}_min', lo, '10.4f')}   "
+              f"{glue(f'{key}_max', hi, '10.4f')}   {glue(f'{key}_width', hi - lo, '12.4f')}   "
+              f"{glue(f'{key}_delta', delta, '18.4f')}")
     assert round(pb.loss_range(1e-4, V), 2) == 28.90 and round(pb.loss_range(0.5, V), 2) == 15.62
-    print(f"    a scan of {p_scan.size:,} values of q in [0, 1] gives the same widths (to 1e-9)")
-    print(f"    for comparison, log2 V = {math.log2(V):.4f} bits: a uniform guess")
+    print(f"    a scan of {glue('scan_points', p_scan.size, ',')} values of q in [0, 1] gives the "
+          f"same widths (to {glue('scan_tolerance', '1e-9')})")
+    print(f"    for comparison, log2 V = {glue('uniform_bits', math.log2(V), '.4f')} bits: "
+          "a uniform guess")
 
 
 def block3_cost() -> None:
@@ -138,18 +150,27 @@ def block3_cost() -> None:
     for alpha in (0.01, 0.1, 0.5):
         at_one = pb.smoothed_nll_bits(1.0, alpha, V)
         approx = alpha / math.log(2)
+        key = f"cost_a{tag(alpha)}"
         print(
-            f"    alpha = {alpha:<4g}: loss at q = 1 is {at_one:.4f} bits "
-            f"(alpha / ln 2 = {approx:.4f})"
+            f"    alpha = {glue(key, alpha, '<4g')}: loss at q = 1 is "
+            f"{glue(f'{key}_at_one', at_one, '.4f')} bits "
+            f"(alpha / ln 2 = {glue(f'{key}_approx', approx, '.4f')})"
         )
     assert abs(pb.smoothed_nll_bits(1.0, 0.01, V) - 0.01 / math.log(2)) < 1e-4
-    print(f"    smoothing lowers the loss exactly when q < 1 / V = {1 / V:.3e}:")
-    print("    q          raw   alpha=0.01 alpha=0.1 alpha=0.5")
+    print(f"    smoothing lowers the loss exactly when q < 1 / V = "
+          f"{glue('uniform_share', 1 / V, '.3e')}:")
+    columns = (0.01, 0.1, 0.5)
+    print("    q          raw   "
+          + " ".join(f"alpha={glue(f'table_col{j}_alpha', a, 'g')}"
+                     for j, a in enumerate(columns, start=1)))  # fmt: skip
     for p in (0.99, 0.9, 0.5, 0.1, 1e-3, 1 / V, 1e-6, 1e-9):
-        row = [pb.smoothed_nll_bits(p, a, V) for a in (0.01, 0.1, 0.5)]
+        row = [pb.smoothed_nll_bits(p, a, V) for a in columns]
         name = "1/V" if p == 1 / V else f"{p:.0e}" if p < 0.01 else f"{p:g}"
-        print(f"    {name:<9} {raw_bits(p):8.4f} " + " ".join(f"{x:9.4f}" for x in row))
-        for a, x in zip((0.01, 0.1, 0.5), row, strict=True):
+        key = "table_quniform" if p == 1 / V else f"table_q{tag(float(name))}"
+        print(f"    {glue(key, name, '<9')} {glue(f'{key}_raw', raw_bits(p), '8.4f')} "
+              + " ".join(glue(f"{key}_a{tag(a)}", x, "9.4f")
+                         for a, x in zip(columns, row, strict=True)))  # fmt: skip
+        for a, x in zip(columns, row, strict=True):
             if p > 1 / V:
                 assert x > raw_bits(p)
             elif p < 1 / V:
@@ -160,77 +181,99 @@ def block3_cost() -> None:
 
 def block4_toy_model(p: np.ndarray) -> tuple[list[float], int]:
     print(
-        f"[4] A toy model: {N_TOY:,} true-token probabilities (seed {SEED}), three bounds per "
-        "alpha"
+        f"[4] A toy model: {glue('toy_n', N_TOY, ',')} true-token probabilities "
+        f"(seed {glue('toy_seed', SEED)}), three bounds per alpha"
     )
     raw = -np.log2(p)
-    print(f"    raw mean surprisal {raw.mean():.4f} bits, largest {raw.max():.4f} bits")
+    print(f"    raw mean surprisal {glue('toy_raw_mean', raw.mean(), '.4f')} bits, largest "
+          f"{glue('toy_raw_max', raw.max(), '.4f')} bits")
     print(
-        f"    complexity: a message of {MESSAGE_BITS:,} bits, the authors' code length"
-        f" L + 2 log2 L, {BASE_EXTRA_BITS} base extra bits;"
+        f"    complexity: a message of {glue('message_bits', MESSAGE_BITS, ',')} bits, the "
+        f"authors' code length L + 2 log2 L, {glue('base_extra_bits', BASE_EXTRA_BITS)} base "
+        "extra bits;"
     )
-    print(f"    N = {N_DOCS:,} documents, n = {N_SAMPLE:,} scored, eps = {EPS}")
-    print("    half: + 3 bits (log2 8), full eps; code: cumulative 15..71 bits, full eps;")
-    print("    union: no bits for alpha, eps / 8 in both roots (the valid price of the minimum;")
-    print("    eps / 8 in the Occam root is the 3 bits of half, paid once)")
+    print(f"    N = {glue('n_docs', N_DOCS, ',')} documents, n = {glue('n_sample', N_SAMPLE, ',')} "
+          f"scored, eps = {glue('eps', EPS)}")
+    grid = len(pb.ALPHA_GRID)
+    code_first, code_last = BASE_EXTRA_BITS + 8, BASE_EXTRA_BITS + 8 * grid
+    print(f"    half: + {glue('half_bits', math.log2(grid), 'g')} bits "
+          f"(log2 {glue('half_grid', grid)}), full eps; code: cumulative "
+          f"{glue('code_first', code_first)}..{glue('code_last', code_last)} bits, full eps;")
+    print(f"    union: no bits for alpha, eps / {glue('union_grid', grid)} in both roots (the "
+          "valid price of the minimum;")
+    print(f"    eps / {grid} in the Occam root is the {math.log2(grid):g} bits of half, paid once)")
     print("    alpha    mean loss   Delta      half      code     union")
     means, half, code, union = [], [], [], []
-    grid = len(pb.ALPHA_GRID)
     for j, alpha in enumerate(pb.ALPHA_GRID):
         m = float(pb.smoothed_nll_bits(p, alpha, V).mean())
         means.append(m)
         half.append(bound(m, alpha, BASE_EXTRA_BITS + math.log2(grid)))
         code.append(bound(m, alpha, BASE_EXTRA_BITS + 8 * (j + 1)))
         union.append(bound(m, alpha, BASE_EXTRA_BITS, eps=EPS / grid))
+        key = f"toy_a{tag(alpha)}"
         print(
-            f"    {alpha:<8g} {m:9.4f}  {pb.loss_range(alpha, V):8.4f}  {half[-1]:8.4f}"
-            f"  {code[-1]:8.4f}  {union[-1]:8.4f}"
+            f"    {glue(key, alpha, '<8g')} {glue(f'{key}_mean', m, '9.4f')}  "
+            f"{glue(f'{key}_delta', pb.loss_range(alpha, V), '8.4f')}  "
+            f"{glue(f'{key}_half', half[-1], '8.4f')}  {glue(f'{key}_code', code[-1], '8.4f')}  "
+            f"{glue(f'{key}_union', union[-1], '8.4f')}"
         )
     best, lowest_loss = int(np.argmin(union)), int(np.argmin(means))
     assert 0 < lowest_loss < best < len(union) - 1  # both minima inside the grid, in this order
     assert all(h < c for h, c in zip(half, code, strict=True))
     assert all(c < u for c, u in zip(code, union, strict=True))
     most = max(c - h for h, c in zip(half, code, strict=True))
-    print(f"    code - half: at most {most:.4f} bits per token (the code's extra bits cost little)")
+    print(f"    code - half: at most {glue('code_minus_half', most, '.4f')} bits per token (the "
+          "code's extra bits cost little)")
     assert most < 1e-3
     print(
-        f"    lowest mean loss of the {grid} weights at alpha = {pb.ALPHA_GRID[lowest_loss]:g} "
+        f"    lowest mean loss of the {glue('lowest_loss_grid', grid)} weights at "
+        f"alpha = {glue('lowest_loss_alpha', pb.ALPHA_GRID[lowest_loss], 'g')} "
         "(capping the badly wrong"
     )
     print("    tokens helps until the cost on the confident ones takes over);")
-    print(f"    lowest bound at alpha = {pb.ALPHA_GRID[best]:g} in every column, since Delta keeps")
+    print(f"    lowest bound at alpha = {glue('lowest_bound_alpha', pb.ALPHA_GRID[best], 'g')} in "
+          "every column, since Delta keeps")
     print("    falling as alpha grows and multiplies the complexity term")
     print(
-        f"    minima: half {min(half):.4f}, code {min(code):.4f}, union {min(union):.4f}"
-        f" (union - code {min(union) - min(code):+.4f} bits per token)"
+        f"    minima: half {glue('min_half', min(half), '.4f')}, code "
+        f"{glue('min_code', min(code), '.4f')}, union {glue('min_union', min(union), '.4f')}"
+        f" (union - code +{glue('min_union_minus_code', min(union) - min(code), '.4f')} bits "
+        "per token)"
     )
     assert int(np.argmin(half)) == int(np.argmin(code)) == best
-    assert min(half) < min(code) < min(union)
+    assert min(half) < min(code) < min(union)  # so the difference printed after '+' is positive
     return means, best
 
 
 def block5_union(means: list[float], best: int) -> None:
-    print("[5] Paying for the minimum over the grid of 8 values of alpha")
     grid = len(pb.ALPHA_GRID)
+    print(f"[5] Paying for the minimum over the grid of {glue('grid_size', grid)} values of alpha")
     rho = N_SAMPLE / (N_SAMPLE + N_DOCS)
     plain = -math.log((1 - rho) * EPS)
-    print("    union bound: each alpha at confidence eps / 8;")
-    print(f"    Occam term: eps / 8 there costs log2 8 = {math.log2(grid):g} bits of complexity")
+    print(f"    union bound: each alpha at confidence eps / {glue('union_confidence_grid', grid)};")
+    print(f"    Occam term: eps / {glue('occam_grid', grid)} there costs "
+          f"log2 {glue('occam_log_grid', grid)} = {glue('occam_grid_bits', math.log2(grid), 'g')} "
+          "bits of complexity")
     print(
-        f"    Hoeffding root: -ln((1 - rho) eps) = {plain:.4f} becomes {plain + math.log(grid):.4f}"
+        f"    Hoeffding root: -ln((1 - rho) eps) = {glue('hoeffding_arg', plain, '.4f')} becomes "
+        f"{glue('hoeffding_arg_union', plain + math.log(grid), '.4f')}"
     )
     code_bits = [BASE_EXTRA_BITS + 8 * (j + 1) for j in range(grid)]
     print(
         "    the code's extra bits (cumulative, sublora_pipeline.py:637): "
-        + ", ".join(str(b) for b in code_bits)
-        + f" bits: the {BASE_EXTRA_BITS} base bits for the other hyperparameters "
-        f"(config/sublora_bounds.yaml:39) plus {code_bits[0] - BASE_EXTRA_BITS} to "
-        f"{code_bits[-1] - BASE_EXTRA_BITS} for alpha, where log2 {grid} = {math.log2(grid):g} "
+        + ", ".join(glue(f"code_bits_a{tag(a)}", b)
+                    for a, b in zip(pb.ALPHA_GRID, code_bits, strict=True))
+        + f" bits: the {glue('code_base_bits', BASE_EXTRA_BITS)} base bits for the other "
+        f"hyperparameters (config/sublora_bounds.yaml:39) plus "
+        f"{glue('code_alpha_bits_first', code_bits[0] - BASE_EXTRA_BITS)} to "
+        f"{glue('code_alpha_bits_last', code_bits[-1] - BASE_EXTRA_BITS)} for alpha, where "
+        f"log2 {glue('code_log_grid', grid)} = {glue('code_log_grid_bits', math.log2(grid), 'g')} "
         "would pay the Occam half"
     )
     print(
-        f"    the Occam root divides by N = {N_DOCS:,}, the Hoeffding root by n = {N_SAMPLE:,}: "
-        f"N / n = {N_DOCS / N_SAMPLE:.0f}"
+        f"    the Occam root divides by N = {glue('root_N', N_DOCS, ',')}, the Hoeffding root by "
+        f"n = {glue('root_n', N_SAMPLE, ',')}: "
+        f"N / n = {glue('root_ratio', N_DOCS / N_SAMPLE, '.0f')}"
     )
     paid = pb.union_over_grid(
         train_errors=means,
@@ -242,18 +285,20 @@ def block5_union(means: list[float], best: int) -> None:
     )
     alpha = pb.ALPHA_GRID[best]
     valid = bound(means[best], alpha, BASE_EXTRA_BITS + 1, eps=EPS / grid)
-    print(f"    pacbound.union_over_grid gives the same minimum: {paid:.4f}")
+    print(f"    pacbound.union_over_grid gives the same minimum: "
+          f"{glue('union_over_grid_min', paid, '.4f')}")
     print(
-        f"    with the book's prefix code L + 2 log2 L + 1 (one bit more): {valid:.4f}"
-        f" (+{valid - paid:.6f})"
+        f"    with the book's prefix code L + 2 log2 L + 1 (one bit more): "
+        f"{glue('book_prefix_min', valid, '.4f')} "
+        f"(+{glue('book_prefix_extra', valid - paid, '.6f')})"
     )
     assert abs(valid - paid) < 1e-4 and valid > paid
     needed = [bits_to_reach(m, a, bound(m, a, BASE_EXTRA_BITS, eps=EPS / grid))
               for m, a in zip(means, pb.ALPHA_GRID, strict=True)]  # fmt: skip
     print(
         f"    extra bits at the full eps that would lift a weight's bound to its union bound: "
-        f"{max(needed):,.0f}, the same for every weight; the code charges {code_bits[0]} to "
-        f"{code_bits[-1]} in all"
+        f"{glue('lift_bits', max(needed), ',.0f')}, the same for every weight; the code charges "
+        f"{glue('lift_code_first', code_bits[0])} to {glue('lift_code_last', code_bits[-1])} in all"
     )
     assert max(needed) - min(needed) < 1 and min(needed) > 100 * code_bits[-1]
 
@@ -267,15 +312,19 @@ def block6_fixed_alpha(means: list[float]) -> None:
     occam = pb.occam_bound(means[j], complexity_bits=k_bits, n=N_DOCS, eps=EPS, loss_range=delta)
     print("[6] One weight fixed before the data, every document scored: the Occam bound of "
           "Chapter 11")  # fmt: skip
-    print(f"    alpha = {alpha:g}, chosen in advance, so no bits for a choice; "
-          f"K = L + 2 log2 L + 1 + {BASE_EXTRA_BITS} = {k_bits:,.2f} bits; "
-          f"N = {N_DOCS:,}; eps = {EPS}")  # fmt: skip
-    print(f"    empirical risk (the toy's mean smoothed loss) {means[j]:.4f} bits; "
-          f"Delta {delta:.4f} bits")  # fmt: skip
-    print(f"    root sqrt((K ln 2 + ln(1/eps)) / (2 N)) = {root:.6f}; "
-          f"bound = {means[j]:.4f} + {delta:.4f} x {root:.6f} = {occam:.4f} "
-          "bits per token")  # fmt: skip
-    print(f"    a uniform guess costs log2 V = {math.log2(V):.4f} bits: the bound is non-vacuous")
+    print(f"    alpha = {glue('fixed_alpha', alpha, 'g')}, chosen in advance, so no bits for a "
+          f"choice; K = L + 2 log2 L + 1 + {glue('fixed_extra_bits', BASE_EXTRA_BITS)} = "
+          f"{glue('fixed_K', k_bits, ',.2f')} bits; N = {glue('fixed_N', N_DOCS, ',')}; "
+          f"eps = {glue('fixed_eps', EPS)}")  # fmt: skip
+    print(f"    empirical risk (the toy's mean smoothed loss) "
+          f"{glue('fixed_risk', means[j], '.4f')} bits; Delta {glue('fixed_delta', delta, '.4f')} "
+          "bits")  # fmt: skip
+    print(f"    root sqrt((K ln 2 + ln(1/eps)) / (2 N)) = {glue('fixed_root', root, '.6f')}; "
+          f"bound = {glue('fixed_eq_risk', means[j], '.4f')} + "
+          f"{glue('fixed_eq_delta', delta, '.4f')} x {glue('fixed_eq_root', root, '.6f')} = "
+          f"{glue('fixed_bound', occam, '.4f')} bits per token")  # fmt: skip
+    print(f"    a uniform guess costs log2 V = {glue('fixed_uniform_bits', math.log2(V), '.4f')} "
+          "bits: the bound is non-vacuous")
     assert abs(occam - (means[j] + delta * root)) < 1e-12 and occam < math.log2(V)
 
 
