@@ -235,7 +235,8 @@ def block3_naive(sublora_bits: float) -> list[tuple[str, float]]:
     )
     d_lora = pb.gpt2_lora_params(N_LAYER, N_EMBD, LORA_R)
     print(
-        f"    a subspace over all {d:,} weights rebuilds {d / d_lora:.1f} times as many numbers "
+        f"    a subspace over all {d:,} weights rebuilds "
+        f"{glue('rebuild_ratio_all', d / d_lora, '.1f')} times as many numbers "
         f"per step as one over the {d_lora:,} LoRA numbers ({d_count / d_lora:.1f} times "
         f"without the position weights)"
     )

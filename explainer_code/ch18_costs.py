@@ -121,13 +121,15 @@ def main() -> None:
     # [4]
     all_w, lora = kron_madds(GPT2_WEIGHTS, D_SUB), kron_madds(D_LORA, D_SUB)
     net = 3 * GPT2_WEIGHTS * MICRO_BATCH * CONTEXT
-    print(f"[4] Work per micro-batch of {MICRO_BATCH} x {CONTEXT:,} tokens, GPT-2 small, "
-          f"d = {D_SUB:,}:")  # fmt: skip
-    print(f"    network forward + backward, 3 x {GPT2_WEIGHTS:,} x {MICRO_BATCH * CONTEXT:,} = "
-          f"{net:.3g} multiply-adds")  # fmt: skip
-    print(f"    rebuilding all weights from w (rdkronqr): {all_w:.3g} per product, "
-          f"{2 * all_w:.3g} with the backward; {2 * all_w / net:.1%} of the network's "
-          "work")  # fmt: skip
+    print(f"[4] Work per micro-batch of {glue('micro_batch', MICRO_BATCH)} x "
+          f"{glue('context', CONTEXT, ',')} tokens, GPT-2 small, d = {D_SUB:,}:")  # fmt: skip
+    print(f"    network forward + backward, {glue('madds_per_weight_token', 3)} x "
+          f"{GPT2_WEIGHTS:,} x {MICRO_BATCH * CONTEXT:,} = {glue('network_madds', net, '.3g')} "
+          "multiply-adds")  # fmt: skip
+    print(f"    rebuilding all weights from w (rdkronqr): "
+          f"{glue('rebuild_all_madds', all_w, '.3g')} per product, "
+          f"{glue('rebuild_all_madds_backward', 2 * all_w, '.3g')} with the backward; "
+          f"{glue('rebuild_all_share', 2 * all_w / net, '.1%')} of the network's work")  # fmt: skip
     print(f"    rebuilding the LoRA numbers only: {lora:.3g} per product, {2 * lora:.3g} with "
           f"the backward; {2 * lora / net:.4%} of the network's work")  # fmt: skip
     assert 0.005 < 2 * all_w / net < 0.03
