@@ -25,6 +25,8 @@ Figure: ch15_quantize.png (population loss and message length against the number
 Seeded numpy draws, float64 arithmetic, 16 x 32 matrices; losses printed to 4 significant
 digits. Byte-identical only under the pipeline's pinned kernels: the trained network (and so
 [2]-[5]) moves with the floating-point kernels.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ import numpy as np
 import pacbound as pb
 from pacbound import markov
 from pacbound.message import CODEBOOK_ENTRY_BITS as CODEBOOK_BITS
+from script_glue import glue
 from script_io import save_figure
 
 FIGURE_NAME = "ch15_quantize.png"
@@ -216,17 +219,22 @@ def block1_toy() -> None:
     codes, book = pb.quantize_uniform(w, TOY_LEVELS)
     m = np.abs(w).max()
     edges = np.linspace(-m - 1e-6, m + 1e-6, TOY_LEVELS + 1)
-    print(f"[1] The uniform quantizer, {TOY_LEVELS} levels, on {w.size} numbers (max|w| = {m}):")
-    print(f"    w       {' '.join(f'{x:+.2f}' for x in w)}")
+    print(f"[1] The uniform quantizer, {glue('toy_levels', TOY_LEVELS)} levels, on "
+          f"{glue('toy_n', w.size)} numbers (max|w| = {glue('toy_max', m)}):")
+    print(f"    w       {' '.join(glue(f'toy_w{i}', x, '+.2f') for i, x in enumerate(w))}")
     width = 2 * m / TOY_LEVELS
-    print(f"    edges   {' '.join(f'{e:+.2f}' for e in edges)}   (bin width {width:.2f})")
-    print(f"    codes   {' '.join(f'{c:>5d}' for c in codes)}")
-    print(f"    codebook (bin means, float16): {', '.join(f'{float(b):+.4f}' for b in book)}")
+    print(f"    edges   {' '.join(glue(f'toy_edge{k}', e, '+.2f') for k, e in enumerate(edges))}"
+          f"   (bin width {glue('toy_bin_width', width, '.2f')})")
+    print(f"    codes   {' '.join(glue(f'toy_code{i}', c, '>5d') for i, c in enumerate(codes))}")
+    print("    codebook (bin means, float16): "
+          + ", ".join(glue(f"toy_book{k}", float(b), "+.4f") for k, b in enumerate(book)))
     dec = pb.dequantize(codes, book)
     print(f"    decoded {' '.join(f'{x:+.2f}' for x in dec)}")
+    middle = TOY_LEVELS // 2
     print(
-        f"    largest error {np.abs(dec - w).max():.4f}; "
-        f"the code 2 bin holds {int((codes == 2).sum())} numbers"
+        f"    largest error {glue('toy_max_error', np.abs(dec - w).max(), '.4f')}; "
+        f"the code {glue('toy_middle_code', middle)} bin holds "
+        f"{glue('toy_middle_count', int((codes == middle).sum()))} numbers"
     )
     assert codes.tolist() == [0, 1, 1, 2, 2, 2, 2, 2, 3, 3, 4, 4]
     assert book.dtype == np.float16 and abs(float(book[0]) + 0.9) < 1e-3
@@ -243,25 +251,29 @@ def block2_train() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     pop_bits = population_loss_bits(theta, p, pi)
     d = theta.size
     print(
-        f"[2] A network q(. | x) = softmax(tanh(E[x] + b1) W + b2), {V} symbols, hidden width "
-        f"{HIDDEN}: d = {d:,} weights"
+        f"[2] A network q(. | x) = softmax(tanh(E[x] + b1) W + b2), {glue('n_symbols', V)} "
+        f"symbols, hidden width {glue('hidden_width', HIDDEN)}: d = {glue('n_weights', d, ',')} "
+        "weights"
     )
     print(
-        f"    data: a fixed random Markov chain (rows Dirichlet({DIRICHLET}), seed {SEED_CHAIN}); "
-        f"{N_TRAIN:,} training transitions (seed {SEED_DATA}); {STEPS:,} full-batch Adam steps"
+        f"    data: a fixed random Markov chain (rows Dirichlet({glue('dirichlet', DIRICHLET)}), "
+        f"seed {glue('seed_chain', SEED_CHAIN)}); {glue('n_train', N_TRAIN, ',')} training "
+        f"transitions (seed {glue('seed_data', SEED_DATA)}); {glue('adam_steps', STEPS, ',')} "
+        "full-batch Adam steps"
     )
     print(
-        f"    entropy rate {h_rate:.3f} bits (best possible); symbol entropy {h_uni:.3f} bits "
-        "(no context)"
+        f"    entropy rate {glue('entropy_rate', h_rate, '.3f')} bits (best possible); symbol "
+        f"entropy {glue('symbol_entropy', h_uni, '.3f')} bits (no context)"
     )
     print(
-        f"    trained: training loss {train_bits:.3f} bits, population loss {pop_bits:.3f} bits "
-        "(exact, from the chain)"
+        f"    trained: training loss {glue('train_loss', train_bits, '.3f')} bits, population "
+        f"loss {glue('population_loss', pop_bits, '.3f')} bits (exact, from the chain)"
     )
     ratio = float(np.abs(theta).max() / theta.std())
     print(
-        f"    weights: standard deviation {theta.std():.3f}, max|w| {np.abs(theta).max():.3f} "
-        f"= {ratio:.2f} standard deviations"
+        f"    weights: standard deviation {glue('weight_std', theta.std(), '.3f')}, max|w| "
+        f"{glue('weight_max', np.abs(theta).max(), '.3f')} = "
+        f"{glue('weight_max_in_stds', ratio, '.2f')} standard deviations"
     )
     assert d == V * HIDDEN + HIDDEN + HIDDEN * V + V == 1_072
     assert h_rate < pop_bits < h_rate + 0.1 < h_uni
@@ -274,8 +286,9 @@ def block3_levels(theta: np.ndarray, p: np.ndarray, pi: np.ndarray) -> dict[str,
     base = population_loss_bits(theta, p, pi)
     naive = 32 * d
     print(
-        f"[3] Quantizing all {d:,} weights (population loss unquantized {base:.3f} bits; float32 "
-        f"storage {naive:,} bits):"
+        f"[3] Quantizing all {glue('levels_n_weights', d, ',')} weights (population loss "
+        f"unquantized {glue('levels_base_loss', base, '.3f')} bits; float32 storage "
+        f"{glue('float32_bits', naive, ',')} bits):"
     )
     print("    levels   H (bits)  message (bits)  share in middle bin  loss (bits)  loss increase")
     rows: dict[str, list[float]] = {"levels": [], "loss": [], "message": []}
@@ -285,9 +298,13 @@ def block3_levels(theta: np.ndarray, p: np.ndarray, pi: np.ndarray) -> dict[str,
         msg = pb.message_length_bits(codes, levels)
         loss = population_loss_bits(pb.dequantize(codes, book), p, pi)
         middle = float(np.mean(codes == levels // 2))
+        key = f"levels{levels}"
         print(
-            f"    {levels:>6}   {h:>7.4f}  {msg:>14,}  {100 * middle:>18.1f} %  {loss:>11.3f}"
-            f"  {loss - base:>+13.3f}"
+            f"    {glue(key, levels, '>6')}   {glue(f'{key}_entropy', h, '>7.4f')}  "
+            f"{glue(f'{key}_message', msg, '>14,')}  "
+            f"{glue(f'{key}_middle_share', 100 * middle, '>18.1f')} %  "
+            f"{glue(f'{key}_loss', loss, '>11.3f')}  "
+            f"{glue(f'{key}_increase', loss - base, '>+13.3f')}"
         )
         rows["levels"].append(levels)
         rows["loss"].append(loss)
@@ -296,10 +313,14 @@ def block3_levels(theta: np.ndarray, p: np.ndarray, pi: np.ndarray) -> dict[str,
     amax = float(np.abs(theta).max())
     inner = book5[[1, 3]].astype(np.float64)
     print(
-        f"    at 5 levels the codebook is {', '.join(f'{v:+.3f}' for v in book5)}; the entries "
-        f"beside the middle are {inner[0]:+.3f} and {inner[1]:+.3f}, "
-        f"{abs(inner[0]) / amax:.2f} and {inner[1] / amax:.2f} of max|w| (bin means, near "
-        f"max|w| / 3 = {amax / 3:.3f}, not the bins' centres at 2 max|w| / 5 = {0.4 * amax:.3f})"
+        f"    at 5 levels the codebook is "
+        f"{', '.join(glue(f'levels5_book{k}', v, '+.3f') for k, v in enumerate(book5))}; the "
+        f"entries beside the middle are {glue('levels5_inner_low', inner[0], '+.3f')} and "
+        f"{glue('levels5_inner_high', inner[1], '+.3f')}, "
+        f"{glue('levels5_inner_low_share', abs(inner[0]) / amax, '.2f')} and "
+        f"{glue('levels5_inner_high_share', inner[1] / amax, '.2f')} of max|w| (bin means, near "
+        f"max|w| / 3 = {glue('max_third', amax / 3, '.3f')}, not the bins' centres at "
+        f"2 max|w| / 5 = {glue('levels5_bin_centre', 0.4 * amax, '.3f')})"
     )  # fmt: skip
     assert all(0.28 < abs(v) / amax < 0.36 for v in inner)
     codes3, book3 = pb.quantize_uniform(theta, 3)
@@ -310,16 +331,23 @@ def block3_levels(theta: np.ndarray, p: np.ndarray, pi: np.ndarray) -> dict[str,
     loss5, loss5_mid = population_loss_bits(q5, p, pi), population_loss_bits(q5_mid, p, pi)
     sq3, sq5, sq5_mid = (float(np.sum((q - theta) ** 2)) for q in (q3, q5, q5_mid))
     print(
-        f"    a test of why 5 levels lose more than 3: the {int(between.sum())} weights with "
-        f"max|w| / 5 < |w| < max|w| / 3 sent to the 3-level middle entry {float(book3[1]):+.3f} "
-        f"instead lower the 5-level loss from {loss5:.3f} to {loss5_mid:.3f} bits; squared "
-        f"error: 3 levels {sq3:.1f}, 5 levels {sq5:.1f}, 5 levels so changed {sq5_mid:.1f}"
+        f"    a test of why 5 levels lose more than 3: the "
+        f"{glue('test_moved_count', int(between.sum()))} weights with "
+        f"max|w| / {glue('test_low_divisor', 5)} < |w| < max|w| / {glue('test_high_divisor', 3)} "
+        f"sent to the {glue('test_coarse_levels', 3)}-level middle entry "
+        f"{glue('test_coarse_middle', float(book3[1]), '+.3f')} instead lower the "
+        f"{glue('test_fine_levels', 5)}-level loss from {glue('test_loss5', loss5, '.3f')} to "
+        f"{glue('test_loss5_moved', loss5_mid, '.3f')} bits; squared error: 3 levels "
+        f"{glue('test_sq_error3', sq3, '.1f')}, 5 levels {glue('test_sq_error5', sq5, '.1f')}, "
+        f"5 levels so changed {glue('test_sq_error5_moved', sq5_mid, '.1f')}"
     )  # fmt: skip
     assert loss5_mid < loss5 - 0.3 and sq5 < sq3 / 2
     width11 = 2 * float(np.abs(theta).max()) / RELEASED_LEVELS
     print(
-        f"    at {RELEASED_LEVELS} levels each bin is 2 max|w| / {RELEASED_LEVELS} = "
-        f"{width11:.3f} wide, {width11 / theta.std():.3f} standard deviations of the weights"
+        f"    at {glue('width_levels', RELEASED_LEVELS)} levels each bin is 2 max|w| / "
+        f"{RELEASED_LEVELS} = {glue('bin_width11', width11, '.3f')} wide, "
+        f"{glue('bin_width11_in_stds', width11 / theta.std(), '.3f')} standard deviations of the "
+        "weights"
     )
     loss_a, msg_a = np.array(rows["loss"]), np.array(rows["message"])
     assert np.all(np.diff(msg_a) > 0)  # more levels, longer message
@@ -340,40 +368,45 @@ def block4_codebooks(
     codes_k, book_k = kmeans_1d(theta, book_u.astype(np.float64))
     codes_q, book_q = quantization_aware(theta, counts, levels)
     print(
-        f"[4] {levels} levels, three ways to choose the codebook "
-        f"(population loss unquantized {base:.3f} bits):"
+        f"[4] {glue('released_levels', levels)} levels, three ways to choose the codebook "
+        f"(population loss unquantized {glue('codebooks_base_loss', base, '.3f')} bits):"
     )
     print(
-        f"    quantization-aware training: SGD with momentum {QAT_MOMENTUM} (as the authors' "
-        f"code), learning rate {QAT_LR}, {QAT_STEPS} steps, straight-through gradient"
+        f"    quantization-aware training: SGD with momentum {glue('qat_momentum', QAT_MOMENTUM)} "
+        f"(as the authors' code), learning rate {glue('qat_lr', QAT_LR)}, "
+        f"{glue('qat_steps', QAT_STEPS)} steps, straight-through gradient"
     )
     print(f"    {'codebook':<48} H (bits)  message (bits)  loss (bits)")
     out: dict[str, tuple[float, int]] = {}
-    for name, codes, book in [
-        ("uniform bins (released config)", codes_u, book_u),
-        ("k-means, Lloyd from uniform", codes_k, book_k),
-        (f"quantization-aware, {QAT_STEPS} steps, float32 codebook", codes_q, book_q),
+    for key, name, codes, book in [
+        ("uniform", "uniform bins (released config)", codes_u, book_u),
+        ("kmeans", "k-means, Lloyd from uniform", codes_k, book_k),
+        ("qat", f"quantization-aware, {QAT_STEPS} steps, float32 codebook", codes_q, book_q),
     ]:
         h = pb.empirical_entropy_bits(codes, levels)
         wide = (book.dtype.itemsize * 8 - CODEBOOK_BITS) * levels  # float32: +16 a level
         msg = pb.message_length_bits(codes, levels) + wide
         loss = population_loss_bits(pb.dequantize(codes, book), p, pi)
-        print(f"    {name:<48} {h:>8.4f}  {msg:>14,}  {loss:>11.3f}")
+        print(f"    {name:<48} {glue(f'{key}_entropy', h, '>8.4f')}  "
+              f"{glue(f'{key}_message', msg, '>14,')}  {glue(f'{key}_loss', loss, '>11.3f')}")
         out[name.split(",")[0].split(" ")[0]] = (loss, msg)
     (lu, mu), (lk, mk), (lq, mq) = out["uniform"], out["k-means"], out["quantization-aware"]
     print(
-        f"    against uniform bins: k-means lowers the loss by {lu - lk:.3f} bits and lengthens "
-        f"the message by {mk - mu:,} bits;"
+        "    against uniform bins: k-means lowers the loss by "
+        f"{glue('kmeans_gain', lu - lk, '.3f')} bits and lengthens the message by "
+        f"{glue('kmeans_extra_bits', mk - mu, ',')} bits;"
     )
     print(
-        f"    quantization-aware training lowers the loss by {lu - lq:.3f} bits and lengthens "
-        f"the message by {mq - mu:,} bits"
+        f"    quantization-aware training lowers the loss by {glue('qat_gain', lu - lq, '.3f')} "
+        f"bits and lengthens the message by {glue('qat_extra_bits', mq - mu, ',')} bits"
     )
-    print(f"    without entropy coding a code costs log2 {levels} = {math.log2(levels):.4f} bits")
+    print(f"    without entropy coding a code costs log2 {glue('fixed_width_levels', levels)} = "
+          f"{glue('fixed_width_bits', math.log2(levels), '.4f')} bits")
     n_toy = 10**6
     print(
-        f"    a complexity term sqrt(L / N) at N = {n_toy:,}: uniform {math.sqrt(mu / n_toy):.4f}, "
-        f"quantization-aware {math.sqrt(mq / n_toy):.4f}"
+        f"    a complexity term sqrt(L / N) at N = {glue('trade_N', n_toy, ',')}: uniform "
+        f"{glue('trade_uniform', math.sqrt(mu / n_toy), '.4f')}, quantization-aware "
+        f"{glue('trade_qat', math.sqrt(mq / n_toy), '.4f')}"
     )
     assert lk < lu and mk > mu  # k-means: better fit, but codes used more evenly: longer message
     assert lq < lu  # training through the quantizer recovers loss
@@ -405,20 +438,23 @@ def block5_seeds(p: np.ndarray, pi: np.ndarray) -> None:
         "population loss in bits, mean +- standard error [range]:"
     )  # fmt: skip
     names = (
-        "loss increase of uniform bins",
-        "k-means lowers the loss by",
-        "quantization-aware training lowers the loss by",
+        ("spread_uniform_increase", "loss increase of uniform bins"),
+        ("spread_kmeans_gain", "k-means lowers the loss by"),
+        ("spread_qat_gain", "quantization-aware training lowers the loss by"),
     )
-    for j, name in enumerate(names):
+    for j, (key, name) in enumerate(names):
         print(
-            f"    {name:<48} {mean[j]:.3f} +- {se[j]:.3f} "
-            f"[{arr[:, j].min():.3f}, {arr[:, j].max():.3f}]"
+            f"    {name:<48} {glue(f'{key}_mean', mean[j], '.3f')} +- "
+            f"{glue(f'{key}_se', se[j], '.3f')} [{glue(f'{key}_min', arr[:, j].min(), '.3f')}, "
+            f"{glue(f'{key}_max', arr[:, j].max(), '.3f')}]"
         )
     share = arr[:, 2] / arr[:, 0]
     print(
-        f"    quantization-aware training recovers {100 * share.min():.0f} % to "
-        f"{100 * share.max():.0f} % of the uniform increase; k-means lowers the loss on "
-        f"{int(np.sum(arr[:, 1] > 0))} of {N_NETWORKS} networks"
+        f"    quantization-aware training recovers "
+        f"{glue('spread_qat_share_min', 100 * share.min(), '.0f')} % to "
+        f"{glue('spread_qat_share_max', 100 * share.max(), '.0f')} % of the uniform increase; "
+        f"k-means lowers the loss on {glue('spread_kmeans_wins', int(np.sum(arr[:, 1] > 0)))} of "
+        f"{glue('spread_networks', N_NETWORKS)} networks"
     )  # fmt: skip
     assert mean[2] - 2 * se[2] > mean[1] + 2 * se[1]  # QAT gains more than k-means, beyond 2 SE
     assert mean[1] - 2 * se[1] > 0  # k-means helps on average, beyond 2 SE

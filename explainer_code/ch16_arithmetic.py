@@ -22,12 +22,15 @@ Claims, numbered as the output blocks:
       a fraction of a bit per symbol, arithmetic coding about two bits in all, whatever d is.
 Figure: ch16_arithmetic.png (the nested intervals of [1]; bits above d H against d for [6]).
 Deterministic: seeded numpy draws, integer coding, exact fractions; no timing is printed.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+import re
 from fractions import Fraction
 
 import matplotlib
@@ -38,6 +41,7 @@ import numpy as np
 import pacbound as pb
 from pacbound import arithmetic as pb_arith
 from pacbound.arithmetic import encode_to_bits
+from script_glue import END, SEP, START, glue
 from script_io import save_figure
 
 FIGURE_NAME = "ch16_arithmetic.png"
@@ -110,19 +114,26 @@ def entropy_bits(counts: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------------- blocks
+def shown(text: str) -> str:
+    """`text` as a reader sees it: without the markers of its glued values (script_glue.py)."""
+    return re.sub(f"{START}[^{SEP}]*{SEP}|{END}", "", text)
+
+
 def block1_toy() -> list[tuple[Fraction, Fraction]]:
     total = sum(TOY_COUNTS)
     seq_text = " ".join(TOY_NAMES[s] for s in TOY_SEQUENCE)
     print(
-        f"[1] Toy: counts a = {TOY_COUNTS[0]}, b = {TOY_COUNTS[1]}, c = {TOY_COUNTS[2]} "
-        f"(total {total}); sequence {seq_text}"
+        f"[1] Toy: counts a = {glue('toy_count_a', TOY_COUNTS[0])}, "
+        f"b = {glue('toy_count_b', TOY_COUNTS[1])}, c = {glue('toy_count_c', TOY_COUNTS[2])} "
+        f"(total {glue('toy_total', total)}); sequence {seq_text}"
     )
     intervals = exact_intervals(TOY_SEQUENCE, TOY_COUNTS)
-    for i, (low, width) in enumerate(intervals):
+    for i, (low, width) in enumerate(intervals):  # toy_width{i}: the width after i symbols
         label = "start" if i == 0 else f"after {TOY_NAMES[TOY_SEQUENCE[i - 1]]}"
         print(
-            f"    {label:<8} [{float(low):.6f}, {float(low + width):.6f})  width {width}"
-            f" = {float(width):.6f}"
+            f"    {label:<8} [{float(low):.6f}, {float(low + width):.6f})  width "
+            f"{glue(f'toy_width{i}', str(width))} = "
+            f"{glue(f'toy_width{i}_decimal', float(width), '.6f')}"
         )
     width = intervals[-1][1]
     ideal = -math.log2(width)
@@ -132,8 +143,10 @@ def block1_toy() -> list[tuple[Fraction, Fraction]]:
     value = Fraction(int(code_str, 2), 2 ** len(code))
     low = intervals[-1][0]
     print(
-        f"    -log2(width) = {ideal:.3f} bits; the integer coder writes {len(code)} bits: "
-        f"{code_str} = {value} = {float(value):.6f}, inside the final interval"
+        f"    -log2(width) = {glue('toy_surprisal', ideal, '.3f')} bits; the integer coder writes "
+        f"{glue('toy_code_bits', len(code))} bits: {glue('toy_code', code_str)} = "
+        f"{glue('toy_code_fraction', str(value))} = {glue('toy_code_value', float(value), '.6f')}, "
+        "inside the final interval"
     )
     assert low <= value < low + width
     assert ideal - 1 <= len(code) < ideal + 2
@@ -145,8 +158,9 @@ def block1_toy() -> list[tuple[Fraction, Fraction]]:
     ideal_longer = -math.log2(exact_intervals(longer, TOY_COUNTS)[-1][1])
     n_longer = len(encode_to_bits(longer, TOY_COUNTS))
     print(
-        f"    three more a's: each adds log2(8/5) = {math.log2(8 / 5):.3f} bits; surprisal "
-        f"{ideal_longer:.3f} bits, the coder writes {n_longer} bits"
+        f"    three more a's: each adds log2(8/5) = {glue('toy_a_bits', math.log2(8 / 5), '.3f')} "
+        f"bits; surprisal {glue('toy_longer_surprisal', ideal_longer, '.3f')} bits, the coder "
+        f"writes {glue('toy_longer_code_bits', n_longer)} bits"
     )
     assert ideal_longer - 1 <= n_longer < ideal_longer + 2
     return intervals
@@ -158,19 +172,27 @@ def block2_worked_numbers() -> tuple[np.ndarray, np.ndarray]:
     h = pb.empirical_entropy_bits(codes, LEVELS)
     parts = pb.message_parts(codes, LEVELS)
     print(
-        f"[2] w ~ N(0, {SIGMA}^2), d = {D:,}, {LEVELS} levels, numpy seed {SEED}: "
-        f"max|w| = {np.abs(w).max():.5f} = {np.abs(w).max() / SIGMA:.3f} sigma"
+        f"[2] w ~ N({glue('mean', 0)}, {glue('sigma', SIGMA)}^2), d = {glue('d', D, ',')}, "
+        f"{glue('levels', LEVELS)} levels, numpy seed {glue('seed', SEED)}: "
+        f"max|w| = {glue('max_w', np.abs(w).max(), '.5f')} = "
+        f"{glue('max_w_sigmas', np.abs(w).max() / SIGMA, '.3f')} sigma"
     )
-    print(f"    symbol counts n_k: {', '.join(f'{int(c):,}' for c in counts)}")
+    print("    symbol counts n_k: "
+          + ", ".join(glue(f"count{k}", int(c), ",") for k, c in enumerate(counts)))
     print(f"    codebook (float16): {', '.join(f'{float(c):+.5f}' for c in codebook)}")
     print(
-        f"    empirical entropy H = {h:.4f} bits per symbol; d H = {D * h:,.2f}; "
-        f"coded = ceil(d H) + 1 = {parts.coded:,} bits"
+        f"    empirical entropy H = {glue('entropy', h, '.4f')} bits per symbol; d H = "
+        f"{glue('dh', D * h, ',.2f')}; coded = ceil(d H) + 1 = {glue('coded', parts.coded, ',')} "
+        "bits"
     )
     ceil_log2_d = math.ceil(math.log2(D))
     print(
-        f"    codebook {LEVELS} x 16 = {parts.codebook} bits; counts {LEVELS} x ceil(log2 {D:,}) = "
-        f"{LEVELS} x {ceil_log2_d} = {parts.counts} bits; message = {parts.total:,} bits"
+        f"    codebook {glue('codebook_entries', LEVELS)} x "
+        f"{glue('codebook_entry_bits', parts.codebook // LEVELS)} = "
+        f"{glue('codebook_bits', parts.codebook)} bits; counts {glue('counts_entries', LEVELS)} x "
+        f"ceil(log2 {glue('counts_d', D, ',')}) = {LEVELS} x {glue('count_bits', ceil_log2_d)} = "
+        f"{glue('counts_bits', parts.counts)} bits; message = {glue('message', parts.total, ',')} "
+        "bits"
     )
     assert abs(h - EXAMPLE_H) < 0.005
     assert parts.coded == math.ceil(D * h) + 1
@@ -208,27 +230,38 @@ def block3_spread() -> None:
     hs_a, coded_a, ms_a = np.array(hs), np.array(coded), np.array(ms)
     theory = np.array([gaussian_bin_entropy(m) for m in ms])
     gap = float(np.abs(hs_a - theory).max())
-    print(f"[3] The same computation for {len(SPREAD_SEEDS)} draws (numpy seeds 0-19):")
+    print(f"[3] The same computation for {glue('spread_draws', len(SPREAD_SEEDS))} draws "
+          f"(numpy seeds {glue('spread_seed_first', SPREAD_SEEDS[0])}-"
+          f"{glue('spread_seed_last', SPREAD_SEEDS[-1])}):")
     print(
-        f"    max|w| from {ms_a.min():.2f} to {ms_a.max():.2f} sigma; H from {hs_a.min():.4f} "
-        f"to {hs_a.max():.4f} bits per symbol; coded bits from {coded_a.min():,} to "
-        f"{coded_a.max():,}"
+        f"    max|w| from {glue('spread_m_min', ms_a.min(), '.2f')} to "
+        f"{glue('spread_m_max', ms_a.max(), '.2f')} sigma; H from "
+        f"{glue('spread_h_min', hs_a.min(), '.4f')} to {glue('spread_h_max', hs_a.max(), '.4f')} "
+        f"bits per symbol; coded bits from {glue('spread_coded_min', coded_a.min(), ',')} to "
+        f"{glue('spread_coded_max', coded_a.max(), ',')}"
     )
     spread = int(coded_a.max() - coded_a.min())
     print(
-        f"    coded bits per weight from {coded_a.min() / D:.2f} to {coded_a.max() / D:.2f}; "
-        f"spread {spread:,} bits, {spread / D:.2f} bits per weight"
+        f"    coded bits per weight from {glue('spread_per_weight_min', coded_a.min() / D, '.2f')} "
+        f"to {glue('spread_per_weight_max', coded_a.max() / D, '.2f')}; spread "
+        f"{glue('spread_bits', spread, ',')} bits, "
+        f"{glue('spread_bits_per_weight', spread / D, '.2f')} bits per weight"
     )
     assert 0.2 < spread / D < 0.3
     print(
-        "    H is set by m = max|w| / sigma: the entropy of 11 uniform bins over [-m, m] under "
-        f"a normal law matches every draw to within {math.ceil(gap * 1000) / 1000:.3f} bits"
+        f"    H is set by m = max|w| / sigma: the entropy of {glue('relation_levels', LEVELS)} "
+        "uniform bins over [-m, m] under a normal law matches every draw to within "
+        f"{glue('relation_gap', math.ceil(gap * 1000) / 1000, '.3f')} bits"
     )
     m_star = solve_m_for_entropy(EXAMPLE_H)
     print(
-        f"    a message of {EXAMPLE_MESSAGE:,} = {EXAMPLE_CODED:,} coded + 352 bits needs "
-        f"H = {EXAMPLE_H:.4f} (ceil(d H) + 1 = {EXAMPLE_CODED:,}), which means max|w| near "
-        f"{m_star:.2f} sigma; seed {SEED} has {ms_a[0]:.2f} sigma and H = {hs_a[0]:.4f}"
+        f"    a message of {glue('example_message', EXAMPLE_MESSAGE, ',')} = "
+        f"{glue('example_coded', EXAMPLE_CODED, ',')} coded + "
+        f"{glue('example_side_bits', EXAMPLE_MESSAGE - EXAMPLE_CODED)} bits needs "
+        f"H = {glue('example_h', EXAMPLE_H, '.4f')} (ceil(d H) + 1 = {EXAMPLE_CODED:,}), which "
+        f"means max|w| near {glue('example_m', m_star, '.2f')} sigma; seed "
+        f"{glue('spread_seed0', SEED)} has {glue('spread_seed0_m', ms_a[0], '.2f')} sigma and "
+        f"H = {glue('spread_seed0_h', hs_a[0], '.4f')}"
     )
     assert math.ceil(D * EXAMPLE_H) + 1 == EXAMPLE_CODED
     assert gap < 0.02
@@ -246,15 +279,20 @@ def block4_real_coder(codes: np.ndarray, counts: np.ndarray) -> None:
     h = pb.empirical_entropy_bits(codes, LEVELS)
     authors = pb.message_parts(codes, LEVELS).coded
     print(
-        f"[4] The integer coder on these {D:,} codes: {len(data):,} bytes, {n_bits:,} bits before "
-        f"padding; d H = {D * h:,.2f}; authors' count {authors:,}; "
-        f"difference {n_bits - authors:+d} bits"
+        f"[4] The integer coder on these {glue('coder_d', D, ',')} codes: "
+        f"{glue('coder_bytes', len(data), ',')} bytes, {glue('coder_bits', n_bits, ',')} bits "
+        f"before padding; d H = {glue('coder_dh', D * h, ',.2f')}; authors' count "
+        f"{glue('coder_authors', authors, ',')}; difference "
+        f"{glue('coder_difference', n_bits - authors, '+d')} bits"
     )
-    print(f"    decoded back: {np.array_equal(back, codes)} (all {D:,} symbols equal)")
+    print(f"    decoded back: {glue('coder_decoded', str(np.array_equal(back, codes)))} "
+          f"(all {glue('coder_decoded_d', D, ',')} symbols equal)")
     print(
-        f"    the coder: {pb_arith.PRECISION}-bit integer state, counts totalling at most "
-        f"2^{pb_arith.MAX_TOTAL.bit_length() - 1}; output between -log2 W - 1 and -log2 W + 2 "
-        "bits, W the product of the model probabilities of the symbols sent"
+        f"    the coder: {glue('coder_precision', pb_arith.PRECISION)}-bit integer state, counts "
+        f"totalling at most 2^{glue('coder_max_total_exp', pb_arith.MAX_TOTAL.bit_length() - 1)}; "
+        f"output between -log2 W - {glue('coder_below', 1)} and -log2 W + "
+        f"{glue('coder_above', 2)} bits, W the product of the model probabilities of the symbols "
+        "sent"
     )
     assert pb_arith.PRECISION == 32 and pb_arith.MAX_TOTAL == 2**30
     assert np.array_equal(back, codes)
@@ -272,18 +310,28 @@ def block5_model_must_be_sent(codes: np.ndarray, counts: np.ndarray) -> None:
     side = pb.message_parts(codes, LEVELS).counts
     print("[5] The decoder must know the model. Code lengths of the same codes under three models:")
     rows = [
-        (f"own counts (sent: {side} bits)", f"{own:>9,} + {side} = {own + side:,} bits"),
         (
-            f"uniform, 1/{LEVELS} each (nothing sent)",
-            f"{uniform:>9,} bits = {uniform / D:.4f} per symbol = log2 {LEVELS}",
+            f"own counts (sent: {glue('model_counts_bits', side)} bits)",
+            f"{glue('model_own_bits', own, '>9,')} + {side} = "
+            f"{glue('model_own_total', own + side, ',')} bits",
         ),
-        (f"counts of draw {OTHER_SEED}, +1 each (nothing sent)", f"{other:>9,} bits"),
+        (
+            f"uniform, 1/{glue('model_uniform_levels', LEVELS)} each (nothing sent)",
+            f"{glue('model_uniform_bits', uniform, '>9,')} bits = "
+            f"{glue('model_uniform_per_symbol', uniform / D, '.4f')} per symbol = "
+            f"log2 {glue('model_log2_levels', LEVELS)}",
+        ),
+        (
+            f"counts of draw {glue('model_other_seed', OTHER_SEED)}, +1 each (nothing sent)",
+            f"{glue('model_other_bits', other, '>9,')} bits",
+        ),
     ]
     for label, value in rows:
-        print(f"    {label:<40} {value}")
+        print(f"    {label}{' ' * (40 - len(shown(label)))} {value}")
     print(
-        f"    sending the counts saves {uniform - own - side:,} bits against the uniform model "
-        f"and {other - own - side:,} against the other draw's counts"
+        f"    sending the counts saves {glue('model_saves_uniform', uniform - own - side, ',')} "
+        f"bits against the uniform model and {glue('model_saves_other', other - own - side, ',')} "
+        "against the other draw's counts"
     )
     assert own + side < other < uniform
     assert abs(uniform - D * math.log2(LEVELS)) < 2
@@ -301,9 +349,13 @@ def block6_huffman(codes: np.ndarray) -> dict[str, list[float]]:
         arith = pb.arithmetic_code_length_bits(part, cnt)
         lengths = huffman_lengths(cnt.tolist())
         huff = int(sum(int(c) * ln for c, ln in zip(cnt.tolist(), lengths, strict=True)))
+        key = f"prefix{d}"
         print(
-            f"    {d:>6,} {dh:>11,.2f}  {arith - dh:>+9.2f}  {huff - dh:>+9.2f}   "
-            f"{huff / d:.4f} (H = {dh / d:.4f})"
+            f"    {glue(key, d, '>6,')} {glue(f'{key}_dh', dh, '>11,.2f')}  "
+            f"{glue(f'{key}_arithmetic', arith - dh, '>+9.2f')}  "
+            f"{glue(f'{key}_huffman', huff - dh, '>+9.2f')}   "
+            f"{glue(f'{key}_huffman_per_symbol', huff / d, '.4f')} "
+            f"(H = {glue(f'{key}_h', dh / d, '.4f')})"
         )
         assert -1 <= arith - dh < 2
         assert 0 <= huff - dh < d  # Huffman: between H and H + 1 bits per symbol

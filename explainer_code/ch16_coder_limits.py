@@ -23,6 +23,7 @@ import math
 import numpy as np
 import pacbound as pb
 from pacbound.arithmetic import encode_to_bits
+from script_glue import glue
 
 CASES, MAX_SYMBOLS, MAX_LENGTH = 1_500, 12, 400
 TAIL_CASES, TAIL_BITS = 200, 16
@@ -62,20 +63,23 @@ def main() -> None:
         if excess > 0:
             over[excess] = over.get(excess, 0) + 1
     gaps_a = np.array(gaps)
-    print(f"[1] {CASES:,} random cases (2-{MAX_SYMBOLS} symbols, 1-{MAX_LENGTH} long, "
-          "own counts):")  # fmt: skip
-    print(f"    length - d H from {gaps_a.min():+.4f} to {gaps_a.max():+.4f} bits")
-    print(f"    longer than the authors' ceil(d H) + 1 by 1 bit in {over[1]} cases, by 2 bits in "
-          f"{over[2]}; never shorter than d H - 1: {bool(gaps_a.min() > -1)}")  # fmt: skip
+    print(f"[1] {glue('cases', CASES, ',')} random cases (2-{MAX_SYMBOLS} symbols, "
+          f"1-{MAX_LENGTH} long, own counts):")  # fmt: skip
+    print(f"    length - d H from {glue('gap_min', gaps_a.min(), '+.4f')} to "
+          f"{glue('gap_max', gaps_a.max(), '+.4f')} bits")  # fmt: skip
+    print(f"    longer than the authors' ceil(d H) + 1 by 1 bit in {glue('longer_by1', over[1])} "
+          f"cases, by 2 bits in {glue('longer_by2', over[2])}; never shorter than d H - 1: "
+          f"{bool(gaps_a.min() > -1)}")  # fmt: skip
     assert gaps_a.max() <= 2 and gaps_a.min() > -1 and over[2] == 0 and over[1] > 0
 
     # [2]
     seq, counts = np.zeros(1_000, dtype=np.int64), np.array([1])
     n_bits = pb.arithmetic_code_length_bits(seq, counts)
     back = pb.arithmetic_decode(pb.arithmetic_encode(seq, counts), counts, len(seq))
-    print("[2] 1,000 copies of one symbol, counts [1]: d H = "
-          f"{abs(info_bits(seq, counts)):.4f} bits, "
-          f"code {n_bits} bits; decoded back: {bool((back == seq).all())}")  # fmt: skip
+    print(f"[2] {glue('copies', len(seq), ',')} copies of one symbol, counts [1]: d H = "
+          f"{glue('copies_dh', abs(info_bits(seq, counts)), '.4f')} bits, "
+          f"code {glue('copies_code_bits', n_bits)} bits; decoded back: "
+          f"{bool((back == seq).all())}")  # fmt: skip
     assert n_bits == 2 and (back == seq).all()
 
     # [3]
@@ -89,11 +93,13 @@ def main() -> None:
         failures += int(not np.array_equal(back, seq))
         back = pb.arithmetic_decode(pack([*code, 0, *tail]), counts, len(seq))
         failures_with_zero += int(not np.array_equal(back, seq))
-    print(f"[3] {TAIL_CASES} random cases with {TAIL_BITS} random bits after the code: "
-          f"{failures} decoded wrongly")  # fmt: skip
+    print(f"[3] {glue('tail_cases', TAIL_CASES)} random cases with "
+          f"{glue('tail_bits', TAIL_BITS)} random bits after the code: "
+          f"{glue('tail_failures', failures)} decoded wrongly")  # fmt: skip
     print("    the cause is the termination's dropped final 0 (the decoder pads with zeros): "
-          f"with one 0 written after every code, {failures_with_zero} of {TAIL_CASES} decoded "
-          "wrongly")  # fmt: skip
+          f"with one 0 written after every code, "
+          f"{glue('tail_failures_with_zero', failures_with_zero)} of "
+          f"{glue('tail_cases_with_zero', TAIL_CASES)} decoded wrongly")  # fmt: skip
     assert failures > 0 and failures_with_zero == 0
     print("All assertions passed.")
 

@@ -23,11 +23,14 @@ Claims, numbered as the output blocks:
       message that still beats random guessing (log2 50,257 bits per token).
 Figure: ch17_bound_vs_length.png (bound against message length, vacuous region shaded).
 Deterministic: one seeded numpy draw, integer counts and closed-form bounds.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
 
 import math
+import re
 
 import matplotlib
 
@@ -35,6 +38,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pacbound as pb
+from script_glue import END, SEP, START, glue
 from script_io import save_figure
 
 FIGURE_NAME = "ch17_bound_vs_length.png"
@@ -62,6 +66,13 @@ N_SAMPLE = 10_000  # documents scored [SOURCE: config/sublora_bounds.yaml:36]
 EPS = 0.05
 CH14_BOUND_1E5 = 6.4664  # Chapter 14 (ch14_complete_bound.py [4]): L = 10^5, alpha = 0.1, 55 bits
 VOCAB = pb.GPT2_VOCAB_SIZE
+ROW_KEYS = ("gpt2_float32", "gpt2_float16", "gpt2_8bit", "sublora_float32", "sublora_float16",
+            "sublora_message")  # the names of the rows of [3] and [4]
+
+
+def shown(text: str) -> str:
+    """`text` as a reader sees it: without the markers of its glued values (script_glue.py)."""
+    return re.sub(f"{START}[^{SEP}]*{SEP}|{END}", "", text)
 
 
 def extra_bits_for(alpha: float) -> int:
@@ -105,31 +116,43 @@ def block1_parts() -> float:
     msg = parts.total
     prefix = pb.prefix_code_bits(msg)
     print(
-        f"[1] The message for the SubLoRA vector (d = {D_SUB:,}, {LEVELS} levels; Chapter 16's "
-        f"stand-in w ~ N(0, {SIGMA}^2), numpy seed {SEED}):"
+        f"[1] The message for the SubLoRA vector (d = {glue('d', D_SUB, ',')}, "
+        f"{glue('levels', LEVELS)} levels; Chapter 16's stand-in w ~ N({glue('mean', 0)}, "
+        f"{glue('sigma', SIGMA)}^2), numpy seed {glue('seed', SEED)}):"
     )
-    print(f"    coded symbols  ceil(d H) + 1              {parts.coded:>12,} bits")
-    print(f"    codebook       {LEVELS} x 16 (float16)          {parts.codebook:>12,} bits")
-    print(f"    symbol counts  {LEVELS} x ceil(log2 d) = {LEVELS} x 16 {parts.counts:>10,} bits")
-    print(f"    message L                                 {msg:>12,} bits")
+    entry_bits, count_bits = parts.codebook // LEVELS, math.ceil(math.log2(D_SUB))
+    print(f"    coded symbols  ceil(d H) + 1              "
+          f"{glue('coded', parts.coded, '>12,')} bits")
+    print(f"    codebook       {glue('codebook_levels', LEVELS)} x "
+          f"{glue('codebook_entry_bits', entry_bits)} (float16)          "
+          f"{glue('codebook', parts.codebook, '>12,')} bits")  # fmt: skip
+    print(f"    symbol counts  {glue('counts_levels', LEVELS)} x ceil(log2 d) = {LEVELS} x "
+          f"{glue('count_bits', count_bits)} {glue('counts', parts.counts, '>10,')} bits")
+    print(f"    message L                                 {glue('message', msg, '>12,')} bits")
     print(
-        f"    prefix code    L + 2 log2 L + 1          {prefix:>14,.2f} bits "
-        f"(+{prefix - msg:.2f})"
+        f"    prefix code    L + 2 log2 L + 1          {glue('prefix', prefix, '>14,.2f')} bits "
+        f"(+{glue('header', prefix - msg, '.2f')})"
     )
-    alphas = ", ".join(f"{a:g}: {extra_bits_for(a)}" for a in pb.ALPHA_GRID)
+    alphas = ", ".join(  # extra_bits_alpha0p1: the extra bits at alpha = 0.1
+        f"{a:g}: {glue(f'extra_bits_alpha{a:g}'.replace('.', 'p'), extra_bits_for(a))}"
+        for a in pb.ALPHA_GRID
+    )
     print(
-        f"    extra bits     {BASE_EXTRA_BITS} for top-k; +{PER_ALPHA_EXTRA_BITS} per smoothing "
-        f"weight, cumulative: {alphas}"
+        f"    extra bits     {glue('base_extra_bits', BASE_EXTRA_BITS)} for top-k; "
+        f"+{glue('per_alpha_extra_bits', PER_ALPHA_EXTRA_BITS)} per smoothing weight, cumulative: "
+        f"{alphas}"
     )
     k_bits = prefix + extra_bits_for(ALPHA)
     print(
-        f"    at alpha = {ALPHA}: complexity = ({prefix:,.2f} + {extra_bits_for(ALPHA)} bits) "
-        f"x ln 2 = {k_bits * math.log(2):,.2f} nats"
+        f"    at alpha = {glue('alpha', ALPHA)}: complexity = ({prefix:,.2f} + "
+        f"{extra_bits_for(ALPHA)} bits) x ln 2 = "
+        f"{glue('complexity_nats', k_bits * math.log(2), ',.2f')} nats"
     )
     rest = k_bits - parts.coded
     print(
-        f"    the coded symbols are {100 * parts.coded / k_bits:.2f} % of those bits; codebook, "
-        f"counts, prefix and extra bits together {rest:.2f} bits"
+        f"    the coded symbols are {glue('coded_share', 100 * parts.coded / k_bits, '.2f')} % of "
+        f"those bits; codebook, counts, prefix and extra bits together "
+        f"{glue('rest_bits', rest, '.2f')} bits"
     )
     assert parts.codebook == 176 and parts.counts == 176 and msg == parts.coded + 352
     assert abs(prefix - msg - 2 * math.log2(msg) - 1) < 1e-9
@@ -142,22 +165,31 @@ def block2_free(sublora_bits: float) -> dict[str, int]:
     d_lora = pb.gpt2_lora_params(N_LAYER, N_EMBD, LORA_R)
     dense_p = d_lora * D_SUB
     kron = 2 * KRON_FACTOR_ROWS * KRON_FACTOR_COLS + REMAINDER_ROWS * REMAINDER_COLS
-    print("[2] Regenerated from the fixed seed 137, so never sent (0 bits):")
+    print(f"[2] Regenerated from the fixed seed {glue('projection_seed', 137)}, so never sent "
+          "(0 bits):")
     print(
-        f"    initial weights of the model, LoRA factors included: {d_model:,} numbers "
-        f"(as float32: {32 * d_model:,} bits)"
+        "    initial weights of the model, LoRA factors included: "
+        f"{glue('initial_weights', d_model, ',')} numbers (as float32: "
+        f"{glue('initial_weights_bits', 32 * d_model, ',')} bits)"
+    )
+    mantissa, exponent = f"{32 * dense_p:.3e}".split("e+")  # a page writes 5.628 x 10^11
+    print(
+        f"    projection P from d = {glue('projection_d', D_SUB, ',')} to D = "
+        f"{glue('lora_numbers', d_lora, ',')} LoRA numbers: as a dense matrix "
+        f"{glue('dense_numbers', dense_p, ',')} numbers (as float32: "
+        f"{glue('dense_bits_mantissa', mantissa)}e+{glue('dense_bits_exponent', int(exponent))} "
+        "bits)"
     )
     print(
-        f"    projection P from d = {D_SUB:,} to D = {d_lora:,} LoRA numbers: as a dense "
-        f"matrix {dense_p:,} numbers (as float32: {32 * dense_p:.3e} bits)"
-    )
-    print(
-        f"    the rdkronqr projector actually draws 2 x {KRON_FACTOR_ROWS} x {KRON_FACTOR_COLS} + "
-        f"{REMAINDER_ROWS} x {REMAINDER_COLS} = {kron:,} Gaussian numbers"
+        f"    the rdkronqr projector actually draws 2 x {glue('kron_rows', KRON_FACTOR_ROWS)} x "
+        f"{glue('kron_cols', KRON_FACTOR_COLS)} + {glue('remainder_rows', REMAINDER_ROWS)} x "
+        f"{glue('remainder_cols', REMAINDER_COLS)} = {glue('kron_draws', kron, ',')} Gaussian "
+        "numbers"
     )
     print(
         f"    sending the initial weights as float32 would cost "
-        f"{32 * d_model / sublora_bits:,.0f} times the SubLoRA message of [1]"
+        f"{glue('initial_weights_ratio', 32 * d_model / sublora_bits, ',.0f')} times the SubLoRA "
+        "message of [1]"
     )
     assert d_model == 124_753_152 and d_lora == 351_744
     assert math.isqrt(d_lora) == KRON_FACTOR_ROWS and math.isqrt(D_SUB) == KRON_FACTOR_COLS
@@ -177,19 +209,34 @@ def block3_naive(sublora_bits: float) -> list[tuple[str, float]]:
         (f"SubLoRA vector, {D_SUB:,} x float16", 16 * D_SUB),
         ("SubLoRA message of [1]", sublora_bits),
     ]
+    labels = [  # the rows' labels with the values the page quotes glued
+        rows[0][0],
+        rows[1][0],
+        f"{glue('low_bits_per_weight', 8)} bits per weight + {glue('low_codebook_levels', 256)} x "
+        "16 codebook",
+        f"SubLoRA vector, {glue('sublora_float32_numbers', D_SUB, ',')} x float32",
+        f"SubLoRA vector, {glue('sublora_float16_numbers', D_SUB, ',')} x float16",
+        rows[5][0],
+    ]
+    assert [shown(label) for label in labels] == [name for name, _ in rows]
     print(
-        f"[3] GPT-2 small ({d:,} weights: nanoGPT's count {d_count:,} plus "
-        f"{d - d_count:,} position weights) and the SubLoRA vector as messages:"
+        f"[3] GPT-2 small ({glue('gpt2_weights', d, ',')} weights: nanoGPT's count "
+        f"{glue('nanogpt_count', d_count, ',')} plus {glue('position_weights', d - d_count, ',')} "
+        "position weights) and the SubLoRA vector as messages:"
     )
-    for name, bits in rows:
-        print(f"    {name:<38} {bits:>16,.0f} bits = {bits / sublora_bits:>9,.0f} x SubLoRA")
+    for key, label, (_, bits) in zip(ROW_KEYS, labels, rows, strict=True):
+        print(f"    {label}{' ' * (38 - len(shown(label)))} {glue(f'{key}_bits', bits, '>16,.0f')} "
+              f"bits = {glue(f'{key}_ratio', bits / sublora_bits, '>9,.0f')} x SubLoRA")
     print(
-        f"    training {D_SUB:,} numbers instead of {d:,}: a factor {d / D_SUB:,.0f}; quantizing "
-        f"and coding them instead of float32: a further factor {32 * D_SUB / sublora_bits:.2f}"
+        f"    training {glue('trained_numbers', D_SUB, ',')} numbers instead of "
+        f"{glue('all_numbers', d, ',')}: a factor {glue('training_factor', d / D_SUB, ',.0f')}; "
+        "quantizing and coding them instead of float32: a further factor "
+        f"{glue('coding_factor', 32 * D_SUB / sublora_bits, '.2f')}"
     )
     d_lora = pb.gpt2_lora_params(N_LAYER, N_EMBD, LORA_R)
     print(
-        f"    a subspace over all {d:,} weights rebuilds {d / d_lora:.1f} times as many numbers "
+        f"    a subspace over all {d:,} weights rebuilds "
+        f"{glue('rebuild_ratio_all', d / d_lora, '.1f')} times as many numbers "
         f"per step as one over the {d_lora:,} LoRA numbers ({d_count / d_lora:.1f} times "
         f"without the position weights)"
     )
@@ -203,50 +250,62 @@ def block4_bounds(rows: list[tuple[str, float]]) -> float:
     guess = pb.random_guess_bits_per_token(VOCAB)
     check = bound_for_length(1e5)
     print(
-        f"[4] The bound for each message length (train error {TRAIN_ERROR} bits per token held "
-        f"fixed; alpha = {ALPHA}, Delta = {delta:.4f}, {extra_bits_for(ALPHA)} extra bits; "
-        f"N = {N_DOCS:,}, n = {N_SAMPLE:,}, eps = {EPS}):"
+        f"[4] The bound for each message length (train error {glue('train_error', TRAIN_ERROR)} "
+        f"bits per token held fixed; alpha = {glue('bound_alpha', ALPHA)}, Delta = "
+        f"{glue('delta', delta, '.4f')}, {glue('bound_extra_bits', extra_bits_for(ALPHA))} extra "
+        f"bits; N = {glue('n_docs', N_DOCS, ',')}, n = {glue('n_sample', N_SAMPLE, ',')}, "
+        f"eps = {glue('eps', EPS)}):"
     )
-    print(f"    check against Chapter 14: L = 100,000 bits gives {check:.4f} bits per token")
+    print(f"    check against Chapter 14: L = {glue('check_length', 10**5, ',')} bits gives "
+          f"{glue('check_bound', check, '.4f')} bits per token")
     bounds = []
-    for name, bits in rows:
+    for key, (name, bits) in zip(ROW_KEYS, rows, strict=True):
         b = bound_for_length(bits)
         bounds.append(b)
         verdict = "vacuous" if b >= guess else "non-vacuous"
-        print(f"    {name:<38} bound {b:>9.3f} bits per token  ({verdict})")
+        print(f"    {name:<38} bound {glue(f'{key}_bound', b, '>9.3f')} bits per token  "
+              f"({verdict})")
     sub = rows[-1][1]
     r = N_SAMPLE / (N_SAMPLE + N_DOCS)
     c_nats = (pb.prefix_code_bits(sub) + extra_bits_for(ALPHA)) * math.log(2)
     occam = delta * math.sqrt((c_nats - math.log(r * EPS)) / (2 * N_DOCS))
     hoeff = delta * math.sqrt(-math.log((1 - r) * EPS) / (2 * N_SAMPLE))
     print(
-        f"    at the SubLoRA length: train error {TRAIN_ERROR} + Occam term {occam:.3f} + "
-        f"Hoeffding term {hoeff:.3f} = {TRAIN_ERROR + occam + hoeff:.3f}"
+        f"    at the SubLoRA length: train error {TRAIN_ERROR} + Occam term "
+        f"{glue('occam_term', occam, '.3f')} + Hoeffding term "
+        f"{glue('hoeffding_term', hoeff, '.3f')} = {TRAIN_ERROR + occam + hoeff:.3f}"
     )
     coded_only = bound_for_length(sub - 352)
     print(
-        f"    without the 352 bits of codebook and counts the bound would be {coded_only:.4f} "
-        f"instead of {bounds[-1]:.4f}; a 1-bit message would still leave {bound_for_length(1):.3f}"
+        f"    without the {glue('side_bits', 352)} bits of codebook and counts the bound would be "
+        f"{glue('coded_only_bound', coded_only, '.4f')} instead of "
+        f"{glue('sublora_message_bound_4dp', bounds[-1], '.4f')}; a "
+        f"{glue('one_bit', 1)}-bit message would still leave "
+        f"{glue('one_bit_bound', bound_for_length(1), '.3f')}"
     )
     assert abs(TRAIN_ERROR + occam + hoeff - bounds[-1]) < 1e-9
     assert bounds[-1] - coded_only < 0.01
     l_star = crossover_length(guess)
     print(
-        f"    random guessing costs log2 {VOCAB:,} = {guess:.3f} bits per token; the bound reaches "
-        f"it at L = {l_star:,.0f} bits ({l_star / 8 / 1e6:.2f} MB)"
+        f"    random guessing costs log2 {glue('vocab', VOCAB, ',')} = "
+        f"{glue('guess_bits', guess, '.3f')} bits per token; the bound reaches it at L = "
+        f"{glue('limit_length', l_star, ',.0f')} bits ({glue('limit_mb', l_star / 8 / 1e6, '.2f')} "
+        "MB)"
     )
     print(
         f"    slack at the SubLoRA length: {bounds[-1] - TRAIN_ERROR:.3f} bits per token above "
         "the train error"
     )
     print(
-        f"    the SubLoRA message is {l_star / sub:.1f} times shorter than that limit; the "
-        f"float16 vector's bound exceeds it by {bounds[-2] - bounds[-1]:.3f} bits per token"
+        f"    the SubLoRA message is {glue('limit_ratio', l_star / sub, '.1f')} times shorter than "
+        f"that limit; the float16 vector's bound exceeds it by "
+        f"{glue('float16_excess', bounds[-2] - bounds[-1], '.3f')} bits per token"
     )
     l_star4 = crossover_length(guess, n_docs=4 * N_DOCS)
     print(
-        f"    with 4 N = {4 * N_DOCS:,} documents the limit would be {l_star4:,.0f} bits "
-        f"({l_star4 / l_star:.2f} times as long)"
+        f"    with 4 N = {glue('four_n_docs', 4 * N_DOCS, ',')} documents the limit would be "
+        f"{glue('limit_length_4n', l_star4, ',.0f')} bits "
+        f"({glue('limit_ratio_4n', l_star4 / l_star, '.2f')} times as long)"
     )
     assert 3.5 < l_star4 / l_star < 4.5
     assert round(check, 4) == CH14_BOUND_1E5

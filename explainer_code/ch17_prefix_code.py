@@ -56,6 +56,7 @@ from fractions import Fraction
 import numpy as np
 import pacbound as pb
 from pacbound.message import CODEBOOK_ENTRY_BITS
+from script_glue import glue
 
 N_DOCS, N_SAMPLE, EPS = 8_009_762, 10_000, 0.05  # [SOURCE: sublora_pipeline.py:59; bounds yaml:36]
 VOCAB = pb.GPT2_VOCAB_SIZE
@@ -262,7 +263,8 @@ def main() -> None:
     stream = "".join(reversed(messages))
     split_ok = parse(stream, d, q) == list(reversed(messages))
     print(f"[2] The authors' message, d = {d} codes over Q = {q} levels, every one of the "
-          f"{q}^{d} = {n_msg} sequences coded by the authors' encode:")  # fmt: skip
+          f"{q}^{d} = {glue('enum_sequences', n_msg)} sequences coded by the authors' "
+          "encode:")  # fmt: skip
     print(f"    message = {q} counts x {width} bits + {q} x {CODEBOOK_BITS} codebook bits "
           f"+ code; fixed part {fixed} bits, code from {shortest - q * width} to "
           f"{longest - q * width} bits")  # fmt: skip
@@ -270,8 +272,9 @@ def main() -> None:
     print(f"    the {n_msg} messages are distinct and prefix-free: {prefix_free}")
     print(f"    a parser told only d and Q splits their concatenation back into the {n_msg}: "
           f"{split_ok}")  # fmt: skip
-    print(f"    Kraft sum with K = L: {float(kraft_l):.4f}; with the authors' K = L + 2 log2 L: "
-          f"{kraft_k:.2e} (both at most 1: a valid prior)")  # fmt: skip
+    print(f"    Kraft sum with K = L: {glue('kraft_sum', float(kraft_l), '.4f')}; with the "
+          f"authors' K = L + 2 log2 L: {glue('kraft_sum_authors', kraft_k, '.2e')} (both at "
+          "most 1: a valid prior)")  # fmt: skip
     assert lengths_ok and prefix_free and split_ok
     assert kraft_l == exact_kraft(d, q) and kraft_l < 1 and kraft_k < kraft_l
 
@@ -302,14 +305,15 @@ def main() -> None:
     print(f"[4] The authors' prior is valid, so their prefix code takes nothing from the "
           f"confidence 1 - eps = {1 - EPS}; the 2 log2 L bits loosen the bound. The bound "
           "(bits per token) with three charges:")  # fmt: skip
-    for label, msg, n_docs, alpha, extra in CASES:
+    for key, (label, msg, n_docs, alpha, extra) in zip(("ch17", "ch14"), CASES, strict=True):
         plain = bound(msg, n_docs, alpha, extra)
         theirs = bound(pb.authors_prefix_code_bits(msg), n_docs, alpha, extra)
         ours = bound(pb.prefix_code_bits(msg), n_docs, alpha, extra)
         print(f"    {label}: L = {msg:,}, N = {n_docs:,}, alpha = {alpha}, {extra} extra bits: "
               f"K = L gives {plain:.6f}; L + 2 log2 L gives {theirs:.6f}; "
-              f"L + 2 log2 L + 1 gives {ours:.6f}; header cost {theirs - plain:.1e} and "
-              f"{ours - plain:.1e}")  # fmt: skip
+              f"L + 2 log2 L + 1 gives {ours:.6f}; header cost "
+              f"{glue(f'{key}_header_cost_authors', theirs - plain, '.1e')} and "
+              f"{glue(f'{key}_header_cost_book', ours - plain, '.1e')}")  # fmt: skip
         assert plain < theirs < ours < plain + 1e-3
     print("    the header is redundant, not insufficient: dropping it lowers the bound by less "
           "than 1e-3 bits per token")  # fmt: skip

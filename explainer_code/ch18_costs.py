@@ -20,6 +20,8 @@ Claims, numbered as the output blocks:
       adds per weight per token (attention scores not counted).
 Seeds: 0 (block, target), 1 and 2 (the two Gaussian matrices). float64; singular values and
 norms rounded to at most four significant digits.
+The values Chapter 18 quotes are printed through `glue(name, ...)` (script_glue.py), so that
+the page refers to them by name.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import math
 import numpy as np
 import pacbound as pb
 import torch
+from script_glue import glue
 
 torch.set_num_threads(1)
 torch.set_default_dtype(torch.float64)
@@ -73,51 +76,60 @@ def main() -> None:
     entries = D_LORA * D_SUB
     chunks = math.ceil(entries / CHUNK_MAX)
     chunk_rows = D_LORA // chunks
-    print(f"[1] Dense P for D = {D_LORA:,}, d = {D_SUB:,}: {entries:.3g} entries, "
-          f"{entries * 4 / 1e9:.2f} GB as float32")  # fmt: skip
+    print(f"[1] Dense P for D = {glue('dense_D', D_LORA, ',')}, d = {glue('dense_d', D_SUB, ',')}: "
+          f"{glue('dense_entries', entries, '.3g')} entries, "
+          f"{glue('dense_gb', entries * 4 / 1e9, '.2f')} GB as float32")  # fmt: skip
     drawn = math.ceil(D_LORA / chunk_rows)  # the loop runs until every row is drawn
     last_rows = D_LORA - (drawn - 1) * chunk_rows
-    print(f"    the authors' dense operator computes {chunks} chunks of {chunk_rows:,} rows, "
-          f"{chunk_rows * D_SUB * 4 / 1e9:.2f} GB each, and its loop draws {drawn}: "
-          f"{drawn - 1} of them and a last of {last_rows} rows; "
-          "it never stores the whole")  # fmt: skip
-    print(f"    per product P w: {entries:.3g} multiply-adds and {entries:.3g} Gaussian draws; "
+    print(f"    the authors' dense operator computes {glue('chunks', chunks)} chunks of "
+          f"{glue('chunk_rows', chunk_rows, ',')} rows, "
+          f"{glue('chunk_gb', chunk_rows * D_SUB * 4 / 1e9, '.2f')} GB each, and its loop draws "
+          f"{glue('chunks_drawn', drawn)}: {glue('full_chunks_drawn', drawn - 1)} of them and a "
+          f"last of {glue('last_chunk_rows', last_rows)} rows; it never stores the "
+          "whole")  # fmt: skip
+    print(f"    per product P w: {glue('dense_product_madds', entries, '.3g')} multiply-adds and "
+          f"{glue('dense_draws', entries, '.3g')} Gaussian draws; "
           "the backward pass repeats both for P^T g")  # fmt: skip
     assert 70e9 < entries * 4 < 80e9 and chunk_rows * D_SUB <= CHUNK_MAX and drawn == chunks + 1
 
     # [2]
     sgd, adamw = drift("SGD"), drift("AdamW")
-    print(f"[2] A {BLOCK_ROWS} x {BLOCK_COLS} block, {STEPS:,} steps of lr {LR:g} on a "
+    print(f"[2] A {glue('block_rows', BLOCK_ROWS)} x {glue('block_cols', BLOCK_COLS)} block, "
+          f"{glue('drift_steps', STEPS, ',')} steps of lr {glue('drift_lr', LR, 'g')} on a "
           f"least-squares loss, w starting at 0; gradients lie in P's row space "
           f"({BLOCK_ROWS} of {BLOCK_COLS} directions):")  # fmt: skip
     print(f"    SGD:   null-space norm of w below 1e-9: {sgd[0] < 1e-9}; row-space norm "
-          f"{sgd[1]:.2f}")  # fmt: skip
-    print(f"    AdamW: null-space norm of w {adamw[0]:.2f}; row-space norm {adamw[1]:.2f}")
+          f"{glue('sgd_row_norm', sgd[1], '.2f')}")  # fmt: skip
+    print(f"    AdamW: null-space norm of w {glue('adamw_null_norm', adamw[0], '.2f')}; row-space "
+          f"norm {glue('adamw_row_norm', adamw[1], '.2f')}")
     assert sgd[0] < 1e-9 and adamw[0] > 0.05 * adamw[1]
 
     # [3]
-    print(f"[3] Singular values of a {D_TOY:,} x d matrix with N(0, 1/{D_TOY:,}) entries "
-          "(an orthonormal P has all of them 1):")  # fmt: skip
+    print(f"[3] Singular values of a {glue('toy_D', D_TOY, ',')} x d matrix with "
+          f"N(0, 1/{D_TOY:,}) entries (an orthonormal P has all of them 1):")  # fmt: skip
     spreads = []
     for seed, d in enumerate(D_GRID, start=1):
         g = np.random.default_rng(seed).standard_normal((D_TOY, d)) / math.sqrt(D_TOY)
         s = np.linalg.svd(g, compute_uv=False)
         spreads.append((s.min(), s.max()))
-        print(f"    d = {d:5,}: from {s.min():.2f} to {s.max():.2f} "
-              f"(1 -+ sqrt(d / D) = {1 - math.sqrt(d / D_TOY):.2f}, "
-              f"{1 + math.sqrt(d / D_TOY):.2f})")  # fmt: skip
+        print(f"    d = {glue(f'sv_d{d}', d, '5,')}: from {glue(f'sv_d{d}_min', s.min(), '.2f')} "
+              f"to {glue(f'sv_d{d}_max', s.max(), '.2f')} (1 -+ sqrt(d / D) = "
+              f"{glue(f'sv_d{d}_theory_min', 1 - math.sqrt(d / D_TOY), '.2f')}, "
+              f"{glue(f'sv_d{d}_theory_max', 1 + math.sqrt(d / D_TOY), '.2f')})")  # fmt: skip
     assert spreads[0][0] < 0.85 and spreads[1][1] > 1.5
 
     # [4]
     all_w, lora = kron_madds(GPT2_WEIGHTS, D_SUB), kron_madds(D_LORA, D_SUB)
     net = 3 * GPT2_WEIGHTS * MICRO_BATCH * CONTEXT
-    print(f"[4] Work per micro-batch of {MICRO_BATCH} x {CONTEXT:,} tokens, GPT-2 small, "
-          f"d = {D_SUB:,}:")  # fmt: skip
-    print(f"    network forward + backward, 3 x {GPT2_WEIGHTS:,} x {MICRO_BATCH * CONTEXT:,} = "
-          f"{net:.3g} multiply-adds")  # fmt: skip
-    print(f"    rebuilding all weights from w (rdkronqr): {all_w:.3g} per product, "
-          f"{2 * all_w:.3g} with the backward; {2 * all_w / net:.1%} of the network's "
-          "work")  # fmt: skip
+    print(f"[4] Work per micro-batch of {glue('micro_batch', MICRO_BATCH)} x "
+          f"{glue('context', CONTEXT, ',')} tokens, GPT-2 small, d = {D_SUB:,}:")  # fmt: skip
+    print(f"    network forward + backward, {glue('madds_per_weight_token', 3)} x "
+          f"{GPT2_WEIGHTS:,} x {MICRO_BATCH * CONTEXT:,} = {glue('network_madds', net, '.3g')} "
+          "multiply-adds")  # fmt: skip
+    print(f"    rebuilding all weights from w (rdkronqr): "
+          f"{glue('rebuild_all_madds', all_w, '.3g')} per product, "
+          f"{glue('rebuild_all_madds_backward', 2 * all_w, '.3g')} with the backward; "
+          f"{glue('rebuild_all_share', 2 * all_w / net, '.1%')} of the network's work")  # fmt: skip
     print(f"    rebuilding the LoRA numbers only: {lora:.3g} per product, {2 * lora:.3g} with "
           f"the backward; {2 * lora / net:.4%} of the network's work")  # fmt: skip
     assert 0.005 < 2 * all_w / net < 0.03

@@ -18,6 +18,8 @@ Claims, numbered as the output blocks:
 Figure: ch18_intrinsic_dimension.png (population loss against d, both projectors, d90 marked).
 Seeds: chain 0, sample 1, model 2, projectors 100-102; 400 full-batch Adam steps per run.
 Deterministic: one thread, float64, values printed to 3-4 significant digits.
+The values Chapter 18 quotes are printed through `glue(name, ...)` (script_glue.py), so that
+the page refers to them by name.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import pacbound as pb
 import torch
 from pacbound import markov
 from pacbound.projectors import Projector
+from script_glue import glue
 from script_io import save_figure
 from torch import nn
 
@@ -199,10 +202,13 @@ def main() -> None:
     train_w = torch.tensor(counts / N_TRAIN)
     pop_w = torch.tensor(pi[:, None] * T)
     D = sum(p.numel() for p in fresh_model().parameters())
-    print(f"[1] Markov chain on {V} symbols, rows ~ Dirichlet({DIRICHLET}): entropy rate "
-          f"{H:.4f} bits per symbol (uniform guessing: {math.log2(V):.0f} bits)")  # fmt: skip
-    print(f"    training sample: {N_TRAIN:,} transitions; model embedding {V}x{V} -> {HIDDEN} "
-          f"tanh -> {V} logits: D = {D:,} parameters")  # fmt: skip
+    print(f"[1] Markov chain on {glue('n_symbols', V)} symbols, rows ~ "
+          f"Dirichlet({glue('dirichlet', DIRICHLET)}): entropy rate "
+          f"{glue('entropy_rate', H, '.4f')} bits per symbol (uniform guessing: "
+          f"{glue('uniform_bits', math.log2(V), '.0f')} bits)")  # fmt: skip
+    print(f"    training sample: {glue('n_train', N_TRAIN, ',')} transitions; model embedding "
+          f"{V}x{V} -> {glue('hidden', HIDDEN)} tanh -> {V} logits: "
+          f"D = {glue('n_params', D, ',')} parameters")  # fmt: skip
     assert D == 2_384 and 0.5 < H < 3.5
 
     # [2] the two ends
@@ -210,16 +216,20 @@ def main() -> None:
     full = fresh_model()
     train(full, list(full.parameters()), train_w, LR_FULL)
     Lfull_train, Lfull = evaluate(full, train_w, pop_w)
-    print(f"[2] untrained model: population loss {L0:.3f} bits (training loss {L0_train:.3f})")
-    print(f"    full training ({STEPS} Adam steps, lr {LR_FULL}): population loss {Lfull:.3f} "
-          f"bits (training loss {Lfull_train:.3f}); entropy rate {H:.3f}")  # fmt: skip
+    print(f"[2] untrained model: population loss {glue('untrained_loss', L0, '.3f')} bits "
+          f"(training loss {glue('untrained_train_loss', L0_train, '.3f')})")  # fmt: skip
+    print(f"    full training ({glue('full_steps', STEPS)} Adam steps, lr "
+          f"{glue('full_lr', LR_FULL)}): population loss {glue('full_loss', Lfull, '.3f')} "
+          f"bits (training loss {glue('full_train_loss', Lfull_train, '.3f')}); entropy rate "
+          f"{glue('full_entropy_rate', H, '.3f')}")  # fmt: skip
     assert Lfull < L0 - 1.0 and Lfull > H and Lfull_train < Lfull
 
     # [3] the subspace curve
     results = {(k, d, s): run_subspace(k, d, s, train_w, pop_w)
                for k in KINDS for d in DIMS for s in PROJ_SEEDS}  # fmt: skip
     share = {key: (L0 - loss) / (L0 - Lfull) for key, loss in results.items()}
-    print(f"[3] training only w in theta = theta_0 + P w ({STEPS} Adam steps, lr {LR_SUB}); "
+    print(f"[3] training only w in theta = theta_0 + P w ({glue('subspace_steps', STEPS)} Adam "
+          f"steps, lr {glue('subspace_lr', LR_SUB)}); "
           f"population loss (bits), mean and range over projector seeds {PROJ_SEEDS}, and the "
           "share of full training's improvement:")  # fmt: skip
     print(
@@ -231,19 +241,27 @@ def main() -> None:
         for k in KINDS:
             ls = [results[k, d, s] for s in PROJ_SEEDS]
             sh = [share[k, d, s] for s in PROJ_SEEDS]
-            cells.append(f"{np.mean(ls):7.3f} [{min(ls):5.3f},{max(ls):5.3f}]  {np.mean(sh):6.1%}")
+            key = f"{k}_d{d}"  # e.g. dense_d128_loss, rdkronqr_d128_gain_share
+            cells.append(f"{glue(f'{key}_loss', np.mean(ls), '7.3f')} "
+                         f"[{glue(f'{key}_min', min(ls), '5.3f')},"
+                         f"{glue(f'{key}_max', max(ls), '5.3f')}]  "
+                         f"{glue(f'{key}_gain_share', np.mean(sh), '6.1%')}")
             if k not in d90 and min(sh) >= TARGET:
                 d90[k] = d
-        print(f"    {d:>5}  {d / D:7.2%}  " + "  ".join(cells))
+        print(f"    {glue(f'd{d}', d, '>5')}  {glue(f'd{d}_share_of_D', d / D, '7.2%')}  "
+              + "  ".join(cells))
     for k in KINDS:
         below = [d for d in DIMS if d < d90[k]]
         worst_below = max(np.mean([share[k, d, s] for s in PROJ_SEEDS]) for d in below)
-        print(f"    d90 ({k}): {d90[k]} = {d90[k] / D:.1%} of D; every smaller d on the grid "
-              f"reaches at most {worst_below:.1%} of the improvement on average")  # fmt: skip
+        print(f"    d90 ({k}): {glue(f'{k}_d90', d90[k])} = "
+              f"{glue(f'{k}_d90_share_of_D', d90[k] / D, '.1%')} of D; every smaller d on the "
+              f"grid reaches at most {glue(f'{k}_best_below_d90', worst_below, '.1%')} of the "
+              "improvement on average")  # fmt: skip
         assert worst_below < TARGET and d90[k] <= D // 4
     by_seed = {(k, d): [results[k, d, s] for s in PROJ_SEEDS] for k in KINDS for d in DIMS}
     spread = max(max(v) - min(v) for v in by_seed.values())
-    print(f"    largest spread between projector seeds at one d: {spread:.3f} bits")
+    print(f"    largest spread between projector seeds at one d: "
+          f"{glue('seed_spread', spread, '.3f')} bits")
     monotone = all(np.mean(by_seed[k, a]) >= np.mean(by_seed[k, b]) - 0.02
                    for k in KINDS for a, b in itertools.pairwise(DIMS))  # fmt: skip
     print(f"    mean loss never rises by more than 0.02 bits as d doubles: {monotone}")
@@ -261,14 +279,18 @@ def main() -> None:
     sv = torch.linalg.svdvals(P.E.double())
     rank_e = int((sv > 1e-6 * sv[0]).sum())
     Pw = P.apply(w)
-    print(f"[4] rdkronqr for D = {GPT2_D:,}, d = {GPT2_d:,} [SOURCE: sublora/nn/projectors.py:"
+    print(f"[4] rdkronqr for D = {glue('lora_numbers', GPT2_D, ',')}, "
+          f"d = {glue('gpt2_d', GPT2_d, ',')} [SOURCE: sublora/nn/projectors.py:"
           "372-395 @c606ea6]:")  # fmt: skip
-    print(f"    Kronecker factors {D1} x {d1} each ({D1}^2 = {D1 * D1:,} rows, {d1}^2 = "
-          f"{d1 * d1:,} columns); remainder block {De} x {de}")  # fmt: skip
+    print(f"    Kronecker factors {glue('kron_rows', D1)} x {glue('kron_cols', d1)} each ({D1}^2 = "
+          f"{glue('kron_rows_squared', D1 * D1, ',')} rows, {d1}^2 = "
+          f"{glue('kron_cols_squared', d1 * d1, ',')} columns); remainder block "
+          f"{glue('remainder_rows', De)} x {glue('remainder_cols', de)}")  # fmt: skip
     print(f"    factors orthonormal: max |R^T R - I| below 1e-5: {orth < 1e-5}; for w in the "
-          f"Kronecker part |P w| / |w| = {ratio:.4f}")  # fmt: skip
-    print(f"    remainder block: rank {rank_e} of its {de} columns, so {de - rank_e} directions "
-          f"of w change nothing; rank of P = {d1 * d1 + rank_e:,} of d = {GPT2_d:,}")  # fmt: skip
+          f"Kronecker part |P w| / |w| = {glue('kron_norm_ratio', ratio, '.4f')}")  # fmt: skip
+    print(f"    remainder block: rank {glue('remainder_rank', rank_e)} of its {de} columns, so "
+          f"{glue('dead_directions', de - rank_e)} directions of w change nothing; rank of P = "
+          f"{glue('rank_p', d1 * d1 + rank_e, ',')} of d = {GPT2_d:,}")  # fmt: skip
     print(f"    |P w| / |w| for a Gaussian w over all {GPT2_d:,} coordinates: "
           f"{float(Pw.norm() / w.norm()):.3f}")  # fmt: skip
     assert (D1, d1, De, de) == (593, 223, 95, 271) and orth < 1e-5 and abs(ratio - 1) < 1e-4
@@ -279,20 +301,25 @@ def main() -> None:
           "(from the structure; the dense and sparse ones are not built):")  # fmt: skip
     big = projector_costs(GPT2_D, GPT2_d)
     for kind, (nbytes, madds) in big.items():
-        print(f"    {kind:<9} {human_bytes(nbytes):>9}   {madds:.3g} multiply-adds")
+        print(f"    {kind:<9} {glue(f'{kind}_memory', human_bytes(nbytes), '>9')}   "
+              f"{glue(f'{kind}_madds', madds, '.3g')} multiply-adds")
     assert big["rdkronqr"][0] == P.nbytes == 3_974_844
-    print(f"    dense / rdkronqr memory: {big['dense'][0] / big['rdkronqr'][0]:,.0f} times")
+    print("    dense / rdkronqr memory: "
+          f"{glue('memory_ratio', big['dense'][0] / big['rdkronqr'][0], ',.0f')} times")
     small = {k: pb.make_projector(k, SMALL_D, SMALL_d, seed=3) for k in pb.PROJECTOR_KINDS}
     formula = projector_costs(SMALL_D, SMALL_d)
-    print(f"    built at D = {SMALL_D:,}, d = {SMALL_d}: bytes held (measured) and multiply-adds:")
+    print(f"    built at D = {glue('small_D', SMALL_D, ',')}, d = {glue('small_d', SMALL_d)}: "
+          "bytes held (measured) and multiply-adds:")
     for kind, proj in small.items():
-        print(f"    {kind:<9} {human_bytes(proj.nbytes):>9}   {formula[kind][1]:.3g}")
+        print(f"    {kind:<9} {glue(f'small_{kind}_memory', human_bytes(proj.nbytes), '>9')}   "
+              f"{glue(f'small_{kind}_madds', formula[kind][1], '.3g')}")
     assert small["dense"].nbytes == formula["dense"][0]
     assert small["kron"].nbytes == formula["kron"][0]
     assert abs(small["sparse"].nbytes / formula["sparse"][0] - 1) < 0.02
     speedup = median_time(small["dense"]) / median_time(small["rdkronqr"])
-    print(f"    measured (median of {TIMING_REPS} products): rdkronqr's product is more than "
-          f"{MIN_SPEEDUP} times faster than the dense one: {speedup > MIN_SPEEDUP}")  # fmt: skip
+    print(f"    measured (median of {glue('timing_reps', TIMING_REPS)} products): rdkronqr's "
+          f"product is more than {glue('min_speedup', MIN_SPEEDUP)} times faster than the dense "
+          f"one: {speedup > MIN_SPEEDUP}")  # fmt: skip
     assert speedup > MIN_SPEEDUP
     draw(results, L0, Lfull, H, d90)
     print("All assertions passed.")

@@ -21,6 +21,8 @@ Claims, numbered as the output blocks:
 Figure: ch19_lora_layout.png (where LoRA sits in GPT-2 small, and what one LoRA layer adds).
 Seeds: chains 0 and 5, samples 1 and 6, model 2, LoRA 3, dropout 4. Population losses are exact
 (computed from the chain, no sampling). Deterministic: one thread, float64, rounded output.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import pacbound as pb
 import torch
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 from pacbound import markov
+from script_glue import glue
 from script_io import save_figure
 from torch import nn
 
@@ -223,15 +226,20 @@ def main() -> None:
     total_real = pb.gpt2_lora_params(N_LAYER, N_EMBD, R, vocab=V_REAL)
     base = pb.gpt2_params(N_LAYER, N_EMBD)
     print(
-        f"[1] rank {R} on W_Q and W_V of each of {N_LAYER} blocks and on the head of GPT-2 small:"
+        f"[1] rank {glue('rank', R)} on W_Q and W_V of each of {glue('n_layer', N_LAYER)} blocks "
+        "and on the head of GPT-2 small:"
     )
-    print(f"    one {N_EMBD} x {N_EMBD} matrix: A {R} x {N_EMBD} + B {N_EMBD} x {R} = "
-          f"{per_matrix:,}; per block {per_block:,}; {N_LAYER} blocks "
-          f"{N_LAYER * per_block:,}")  # fmt: skip
-    print(f"    head ({V_PAD:,} x {N_EMBD}): {R} x ({V_PAD:,} + {N_EMBD}) = {head_pad:,}; "
-          f"total {total_pad:,} ({head_pad / total_pad:.1%} in the head)")  # fmt: skip
-    print(f"    with the real vocabulary {V_REAL:,}: head {head_real:,}, total {total_real:,}")
-    print(f"    against the model's {base:,} parameters: {total_pad / base:.3%}")
+    print(f"    one {glue('n_embd', N_EMBD)} x {N_EMBD} matrix: A {R} x {N_EMBD} + "
+          f"B {N_EMBD} x {R} = {glue('per_matrix', per_matrix, ',')}; per block "
+          f"{glue('per_block', per_block, ',')}; {N_LAYER} blocks "
+          f"{glue('blocks_total', N_LAYER * per_block, ',')}")  # fmt: skip
+    print(f"    head ({glue('vocab_padded', V_PAD, ',')} x {N_EMBD}): {R} x ({V_PAD:,} + {N_EMBD}) "
+          f"= {glue('head_padded', head_pad, ',')}; total {glue('total_padded', total_pad, ',')} "
+          f"({glue('head_share', head_pad / total_pad, '.1%')} in the head)")  # fmt: skip
+    print(f"    with the real vocabulary {glue('vocab_real', V_REAL, ',')}: head "
+          f"{glue('head_real', head_real, ',')}, total {glue('total_real', total_real, ',')}")
+    print(f"    against the model's {glue('base_params', base, ',')} parameters: "
+          f"{glue('lora_share', total_pad / base, '.3%')}")
     assert (per_block, N_LAYER * per_block, head_pad) == (12_288, 147_456, 204_288)
     assert (total_pad, total_real) == (351_744, 351_556)
     draw_figure(per_block, head_pad, total_pad, base)
@@ -246,12 +254,15 @@ def main() -> None:
     torch.manual_seed(SEED_DROPOUT)
     with torch.no_grad():
         diff0 = float((layer(x) - x @ frozen.T).abs().max())
-    print(f"[2] LoRALinear({N_EMBD} -> {N_EMBD}, r = {R}, lora_alpha = {LORA_ALPHA}, dropout "
-          f"{LORA_DROPOUT}): scaling lora_alpha / r = {layer.scaling:g}")  # fmt: skip
-    print(f"    A: {R} x {N_EMBD}, uniform in +-1/sqrt({N_EMBD}) = +-{bound:.4f} (largest |A| "
-          f"{float(layer.lora_A.abs().max()):.4f}); B: {N_EMBD} x {R}, all zero: "
-          f"{int(torch.count_nonzero(layer.lora_B)) == 0}")  # fmt: skip
-    print(f"    step 0, training mode, dropout on: max |LoRA layer - base layer| = {diff0:g}")
+    print(f"[2] LoRALinear({N_EMBD} -> {N_EMBD}, r = {glue('layer_rank', R)}, lora_alpha = "
+          f"{glue('lora_alpha', LORA_ALPHA)}, dropout {glue('lora_dropout', LORA_DROPOUT)}): "
+          f"scaling lora_alpha / r = {glue('scaling', layer.scaling, 'g')}")  # fmt: skip
+    print(f"    A: {R} x {N_EMBD}, uniform in +-1/sqrt({glue('layer_n_embd', N_EMBD)}) = "
+          f"+-{glue('a_bound', bound, '.4f')} (largest |A| "
+          f"{glue('a_largest', float(layer.lora_A.abs().max()), '.4f')}); B: {N_EMBD} x {R}, "
+          f"all zero: {int(torch.count_nonzero(layer.lora_B)) == 0}")  # fmt: skip
+    print("    step 0, training mode, dropout on: max |LoRA layer - base layer| = "
+          f"{glue('step0_layer_diff', diff0, 'g')}")
     assert layer.scaling == 8 and float(layer.lora_A.abs().max()) <= bound and diff0 == 0
 
     # [3] the toy fine-tune
@@ -285,16 +296,19 @@ def main() -> None:
     after_lora = pop_loss(lora_model, pop_b)
     gained = (before - after_lora) / (before - after_full)
     print(f"[3] toy fine-tune: model pretrained on chain A, adapted to chain B "
-          f"({N_TRAIN:,} training transitions, {STEPS} Adam steps); population loss on B, "
-          "bits:")  # fmt: skip
-    print(f"    pretrained model, before adapting      {before:.3f}")
-    print(f"    LoRA r = {R_TOY} on both linear layers, step 0   {step0_loss:.3f}  "
-          f"(max |logit change| = {step0:g})")  # fmt: skip
-    print(f"    LoRA, after training ({n_lora:,} numbers)     {after_lora:.3f}")
-    print(f"    full fine-tuning ({n_all:,} numbers)        {after_full:.3f}")
-    print(f"    entropy rate of chain B                {H_B:.3f}")
-    print(f"    LoRA reaches {gained:.0%} of full fine-tuning's gain with "
-          f"{n_lora / n_all:.1%} of the numbers")  # fmt: skip
+          f"({glue('n_train', N_TRAIN, ',')} training transitions, {glue('steps', STEPS)} Adam "
+          "steps); population loss on B, bits:")  # fmt: skip
+    print(f"    pretrained model, before adapting      {glue('pretrained_loss', before, '.3f')}")
+    print(f"    LoRA r = {glue('toy_rank', R_TOY)} on both linear layers, step 0   "
+          f"{glue('step0_loss', step0_loss, '.3f')}  (max |logit change| = "
+          f"{glue('step0_logit_change', step0, 'g')})")  # fmt: skip
+    print(f"    LoRA, after training ({glue('lora_numbers', n_lora, ',')} numbers)     "
+          f"{glue('lora_loss', after_lora, '.3f')}")
+    print(f"    full fine-tuning ({glue('full_numbers', n_all, ',')} numbers)        "
+          f"{glue('full_loss', after_full, '.3f')}")
+    print(f"    entropy rate of chain B                {glue('entropy_rate_b', H_B, '.3f')}")
+    print(f"    LoRA reaches {glue('lora_gain_share', gained, '.0%')} of full fine-tuning's gain "
+          f"with {glue('lora_numbers_share', n_lora / n_all, '.1%')} of the numbers")  # fmt: skip
     assert (
         step0 == 0
         and step0_loss == before
@@ -321,8 +335,9 @@ def main() -> None:
         f"[4] a LoRA layer with dropout {LORA_DROPOUT} and B set to standard Gaussian entries "
         "(a stand-in for a trained, nonzero B):"
     )
-    print(f"    training mode, two passes on the same input: max difference {train_gap:.2f}")
-    print(f"    eval mode, two passes: max difference {eval_gap:g}")
+    print("    training mode, two passes on the same input: max difference "
+          f"{glue('train_gap', train_gap, '.2f')}")
+    print(f"    eval mode, two passes: max difference {glue('eval_gap', eval_gap, 'g')}")
     print("    merged W + (lora_alpha / r) B A against unmerged, eval mode: max difference "
           "below 1e-5: "
           f"{merge_gap < 1e-5}")  # fmt: skip
@@ -346,9 +361,10 @@ def main() -> None:
     moved = float((tied.emb.weight.detach() - table_before).abs().max())
     print("[5] tied head and embedding (one tensor), LoRA on the head, merged on .eval():")
     print(f"    head weight is the embedding table: {shared}; after merging, the embedding table "
-          f"moved by up to {moved:.3f}")  # fmt: skip
-    print(f"    population loss on B: unmerged {unmerged_loss:.3f} bits, merged {merged_loss:.3f} "
-          f"bits (difference {merged_loss - unmerged_loss:+.3f})")  # fmt: skip
+          f"moved by up to {glue('tied_moved', moved, '.3f')}")  # fmt: skip
+    print(f"    population loss on B: unmerged {glue('tied_unmerged_loss', unmerged_loss, '.3f')} "
+          f"bits, merged {glue('tied_merged_loss', merged_loss, '.3f')} bits (difference "
+          f"{glue('tied_merge_cost', merged_loss - unmerged_loss, '+.3f')})")  # fmt: skip
     assert shared and moved > 0.01 and abs(merged_loss - unmerged_loss) > 0.005
     print("All assertions passed.")
 

@@ -19,6 +19,8 @@ Claims, numbered as the output blocks:
       [SOURCE: sublora/nn/create_model.py:76-79 @c606ea6]; intrinsic_dim is not among them.
 Seeds: chain 0, sample 1, model 2, LoRA 3, dropout 4. The dropout masks are the only randomness
 in [1]; its losses are exact population losses of the chain (no data sampling).
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import math
 import numpy as np
 import pacbound as pb
 import torch
+from script_glue import glue
 from torch import nn
 
 torch.set_num_threads(1)
@@ -161,12 +164,13 @@ def main() -> None:
           f"{LORA_DROPOUT}) held in a plain list, after wrapper.eval():")  # fmt: skip
     print(f"    wrapper.training = {state[0]}; held network .training = {state[1]}; "
           f"its {len(dropouts)} dropout modules active: {state[2]}")  # fmt: skip
-    print(f"    two evaluation passes, population loss: {passes[0]:.3f} and {passes[1]:.3f} bits "
-          f"(differ by {first_gap:.3f})")  # fmt: skip
+    print(f"    two evaluation passes, population loss: {glue('pass1_loss', passes[0], '.3f')} and "
+          f"{glue('pass2_loss', passes[1], '.3f')} bits (differ by "
+          f"{glue('pass_gap', first_gap, '.3f')})")  # fmt: skip
     print(f"    over {PASSES} passes: mean {passes.mean():.3f} +- {se:.3f} bits, range "
           f"{passes.min():.3f} to {passes.max():.3f}; dropout off: {clean:.3f} bits")  # fmt: skip
-    print(f"    dropout left on costs {excess:.3f} bits per symbol on average here "
-          f"({excess / clean:.1%})")  # fmt: skip
+    print(f"    dropout left on costs {glue('dropout_cost', excess, '.3f')} bits per symbol on "
+          f"average here ({glue('dropout_cost_share', excess / clean, '.1%')})")  # fmt: skip
     print(f"    registered as a submodule instead: two passes differ by {reg_gap:g}")
     assert state == (False, True, True) and len(dropouts) == 2
     assert first_gap > 0.001 and excess > 4 * se and reg_gap == 0
@@ -183,7 +187,8 @@ def main() -> None:
     for s in SWEEP:
         asked = pb.gpt2_params(s[0], s[2])
         print(f"    {s!s:<38} {built!s:<14} {asked:>16,} {big:>13,}")
-    print(f"    Figure 3 sweep shapes in the table: {len(in_table)} of {len(SWEEP)} "
+    print(f"    Figure 3 sweep shapes in the table: {glue('sweep_in_table', len(in_table))} of "
+          f"{glue('sweep_shapes', len(SWEEP))} "
           f"({', '.join(map(str, in_table))}); the smallest asked-for model comes out "
           f"{big / pb.gpt2_params(4, 32):.1f} times larger")  # fmt: skip
     assert in_table == [(12, 12, 768)]

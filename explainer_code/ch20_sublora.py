@@ -20,6 +20,8 @@ Claims, numbered as the output blocks:
 Figure: ch20_loss_vs_message.png (held-out loss against message length for the nine runs of [2]).
 Seeds: chain 0, data 1 and 2, base model 3, LoRA 4, projectors 10 and 11, dropout 5.
 Deterministic: one thread, float64, values rounded to 3-4 significant digits.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import numpy as np
 import pacbound as pb
 import torch
 from pacbound import markov
+from script_glue import glue
 from script_io import save_figure
 from torch import nn
 from torch.nn import functional as F
@@ -282,28 +285,38 @@ def main() -> None:
     n_lora = sum(p.numel() for n, p in with_lora.named_parameters() if "lora_" in n)
     plain.eval()
     start_loss = float(per_symbol_bits(plain, test_seqs).mean())
-    print(f"[1] Markov chain on {V} symbols: entropy rate {H:.3f} bits per symbol; training data "
-          f"{N_TRAIN_SEQ} sequences x {CTX} = {N_TRAIN_SEQ * CTX:,} predictions; held-out "
-          f"{N_TEST_SEQ * CTX:,}")  # fmt: skip
-    print(f"    tiny GPT: {N_LAYER} blocks, width {WIDTH}, {N_HEAD} heads, context {CTX}, head "
-          f"tied to the embedding: {n_all:,} weights; LoRA r = {R} on W_Q, W_V, head: {n_lora:,} "
-          f"numbers; untrained held-out loss {start_loss:.3f} bits")  # fmt: skip
+    print(f"[1] Markov chain on {glue('n_symbols', V)} symbols: entropy rate "
+          f"{glue('entropy_rate', H, '.3f')} bits per symbol; training data "
+          f"{glue('train_sequences', N_TRAIN_SEQ)} sequences x {glue('sequence_length', CTX)} = "
+          f"{glue('train_predictions', N_TRAIN_SEQ * CTX, ',')} predictions; held-out "
+          f"{glue('heldout_predictions', N_TEST_SEQ * CTX, ',')}")  # fmt: skip
+    print(f"    tiny GPT: {glue('n_layer', N_LAYER)} blocks, width {glue('width', WIDTH)}, "
+          f"{glue('n_head', N_HEAD)} heads, context {glue('context', CTX)}, head tied to the "
+          f"embedding: {glue('n_weights', n_all, ',')} weights; LoRA r = {glue('lora_rank', R)} "
+          f"on W_Q, W_V, head: {glue('lora_numbers', n_lora, ',')} numbers; untrained held-out "
+          f"loss {glue('untrained_loss', start_loss, '.3f')} bits")  # fmt: skip
     assert n_lora == N_LAYER * 2 * R * 2 * WIDTH + R * (V + WIDTH)
 
     # [2] the ablation
     results = [run_lora(train_seqs, test_seqs)]
+    keys = ["lora_alone"]  # the names of the rows of [2]: lora_alone, sublora_d256_seed10, ...
     for d in DIMS:
         for lora in (False, True):
             for seed in PROJ_SEEDS:
                 results.append(run_subspace(lora, d, seed, train_seqs, test_seqs))
-    print(f"[2] {STEPS} full-batch Adam steps each (lr {LR_DIRECT} on LoRA numbers, {LR_SUB} on "
-          f"w); projector {KIND}, seeds {PROJ_SEEDS}; losses in bits per symbol (entropy rate "
-          f"{H:.3f}); message = {LEVELS}-level quantization + arithmetic code:")  # fmt: skip
+                keys.append(f"{'sublora' if lora else 'all_weights'}_d{d}_seed{seed}")
+    print(f"[2] {glue('steps', STEPS)} full-batch Adam steps each (lr "
+          f"{glue('lr_direct', LR_DIRECT)} on LoRA numbers, {glue('lr_subspace', LR_SUB)} on w); "
+          f"projector {KIND}, seeds "
+          f"{PROJ_SEEDS}; losses in bits per symbol (entropy rate {H:.3f}); message = "
+          f"{glue('levels', LEVELS)}-level quantization + arithmetic code:")  # fmt: skip
     print(f"    {'variant':<22} {'d':>5} {'train':>6} {'held-out':>14} {'message':>12} "
           f"{'quantized':>9}")  # fmt: skip
-    for r in results:
-        print(f"    {r.name:<22} {r.d:>5} {r.train:6.3f} {r.test:6.3f} +- {r.test_se:.3f} "
-              f"{r.bits:>7,} bits {r.test_quant:9.3f}")  # fmt: skip
+    for key, r in zip(keys, results, strict=True):
+        print(f"    {r.name:<22} {glue(f'{key}_d', r.d, '>5')} "
+              f"{glue(f'{key}_train', r.train, '6.3f')} {glue(f'{key}_test', r.test, '6.3f')} +- "
+              f"{glue(f'{key}_test_se', r.test_se, '.3f')} {glue(f'{key}_bits', r.bits, '>7,')} "
+              f"bits {glue(f'{key}_quantized', r.test_quant, '9.3f')}")  # fmt: skip
     assert all(r.test < start_loss - 0.1 for r in results)
     draw_figure(results, H)
 
@@ -314,8 +327,11 @@ def main() -> None:
         if (r.name, r.d) in seen:
             continue
         seen.add((r.name, r.d))
-        print(f"    {r.name:<22} d = {r.d:>5}: rebuilds {r.rebuilt:>6,} numbers from w, "
-              f"projection {r.proj_madds:>9,} multiply-adds")  # fmt: skip
+        kind = {"LoRA alone": "lora_alone", "SubLoRA": "sublora"}.get(r.name, "all_weights")
+        key = f"work_{kind}_d{r.d}"  # e.g. work_sublora_d256_madds
+        print(f"    {r.name:<22} d = {glue(f'{key}_d', r.d, '>5')}: rebuilds "
+              f"{glue(f'{key}_rebuilt', r.rebuilt, '>6,')} numbers from w, projection "
+              f"{glue(f'{key}_madds', r.proj_madds, '>9,')} multiply-adds")  # fmt: skip
     for r in results:
         print(f"timing (not golden): {r.name} d={r.d}: {1e3 * r.seconds_per_step:.1f} ms/step",
               file=sys.stderr)  # fmt: skip
@@ -333,26 +349,35 @@ def main() -> None:
         noise = spread + 2 * max(r.test_se for r in sl + sa)
         verdict = ("SubLoRA better" if gap > noise else "all-weights subspace better"
                    if gap < -noise else "no clear difference")  # fmt: skip
-        print(f"    d = {d}: held-out loss all-weights minus SubLoRA {gap:+.3f} bits "
-              f"(noise level {noise:.3f}): {verdict}")  # fmt: skip
+        print(f"    d = {glue(f'gap_d{d}_d', d)}: held-out loss all-weights minus SubLoRA "
+              f"{glue(f'gap_d{d}', gap, '+.3f')} bits (noise level "
+              f"{glue(f'noise_d{d}', noise, '.3f')}): {verdict}")  # fmt: skip
     best_sub = min((r for r in results[1:]), key=lambda r: r.test)
     ratio = lora_alone.bits / np.mean([r.bits for r in pick("SubLoRA", max(DIMS))])
     print(f"    LoRA alone codes {lora_alone.d:,} numbers in {lora_alone.bits:,} bits, "
-          f"{ratio:.1f} times SubLoRA's message at d = {max(DIMS)}; held-out loss "
-          f"{lora_alone.test:.3f} against the best subspace run's {best_sub.test:.3f}")  # fmt: skip
+          f"{glue('message_ratio', ratio, '.1f')} times SubLoRA's message at "
+          f"d = {glue('message_ratio_d', max(DIMS))}; held-out loss {lora_alone.test:.3f} "
+          "against the best subspace run's "
+          f"{glue('best_subspace_test', best_sub.test, '.3f')}")  # fmt: skip
     assert ratio > 2
 
     # [5] the same choice at GPT-2 small's size
-    print(f"[5] at GPT-2 small's size with d = {GPT2_d:,}: an rdkronqr projector over all weights "
+    print(f"[5] at GPT-2 small's size with d = {glue('gpt2_d', GPT2_d, ',')}: an rdkronqr "
+          "projector over all weights "
           "against one over the LoRA numbers (float32 factors, int64 permutation):")  # fmt: skip
-    for label, D in (("all weights", GPT2_ALL), ("LoRA numbers", GPT2_LORA)):
+    for key, label, D in (("gpt2_all", "all weights", GPT2_ALL),
+                          ("gpt2_lora", "LoRA numbers", GPT2_LORA)):  # fmt: skip
         (D1, d1), (De, de) = pb.kron_shapes(D, GPT2_d)
         nbytes = (2 * D1 * d1 + De * de) * 4 + D * 8
-        print(f"    {label:<13} D = {D:>11,}: factors {D1:,} x {d1}, remainder {De:,} x {de}; "
-              f"{nbytes / 1e6:,.1f} MB; {kron_madds(D, GPT2_d):.3g} multiply-adds and {D:,} "
+        print(f"    {label:<13} D = {glue(f'{key}_D', D, '>11,')}: factors "
+              f"{glue(f'{key}_factor_rows', D1, ',')} x {glue(f'{key}_factor_cols', d1)}, "
+              f"remainder {glue(f'{key}_remainder_rows', De, ',')} x "
+              f"{glue(f'{key}_remainder_cols', de)}; {glue(f'{key}_mb', nbytes / 1e6, ',.1f')} MB; "
+              f"{glue(f'{key}_madds', kron_madds(D, GPT2_d), '.3g')} multiply-adds and {D:,} "
               "numbers rebuilt per step")  # fmt: skip
     grow = GPT2_ALL / GPT2_LORA
-    print(f"    all weights / LoRA numbers: {grow:.0f} times more numbers to rebuild at every step")
+    print(f"    all weights / LoRA numbers: {glue('rebuild_ratio', grow, '.0f')} times more "
+          "numbers to rebuild at every step")
     assert pb.gpt2_lora_params(12, 768) == GPT2_LORA == 351_744 and round(grow) == 352
     assert pb.gpt2_params(12, 768) == GPT2_ALL
     print("All assertions passed.")
