@@ -16,11 +16,17 @@ Three parts:
   get (number_links.py); the claim check counts it as verified (it is, by construction). An
   unknown name is one error: `docs/...md:LINE: no value named 'x' printed by chNN.py (names it
   prints: ...)`, in the build and in `make check` (`resolve`).
+- A reference may ask for a style after `|`, to show the printed value as the sentence writes
+  it without changing a digit (`STYLES`): `` {glue}`shift|unsigned` `` drops a printed `+`,
+  `|minus` writes a typographic minus, `|comma` groups thousands, `|trim` drops trailing
+  zeros; several join with commas (`|trim,minus`). An unknown style is an error at its line.
 
 >>> split_output(b"[1] a = \\x02a\\x1f0.5\\x03\\n", "ch01_x.py")
 (b'[1] a = 0.5\\n', [Glued(name='a', text='0.5', line=1, block=1)])
 >>> [(r.name, r.math) for r in references("x {glue}`a` and \\\\(\\\\glue{ch01_x.py:b}\\\\)")]
 [('a', False), ('ch01_x.py:b', True)]
+>>> display("+1024.500", ("unsigned", "comma", "trim"))
+'1,024.5'
 """
 
 from __future__ import annotations
@@ -155,6 +161,7 @@ class Reference:
     end: int
     line: int
     math: bool  # written `\\glue{...}` (inside math)
+    styles: tuple[str, ...] = ()  # after `|`: how to show the printed text (STYLES)
 
 
 def references(text: str) -> list[Reference]:
@@ -165,11 +172,44 @@ def references(text: str) -> list[Reference]:
         if line.kind != "prose" or line.embedded:
             continue
         for match in REFERENCE.finditer(line.text):
-            name = match.group("role") or match.group("math")
+            name, _, styles = (match.group("role") or match.group("math")).partition("|")
             found.append(Reference(name.strip(), line.start + match.start(),
                                    line.start + match.end(), line.number,
-                                   match.group("math") is not None))
+                                   match.group("math") is not None,
+                                   tuple(s.strip() for s in styles.split(",") if s.strip())))
     return found
+
+
+def _comma(text: str) -> str:
+    sign = text[:1] if text[:1] in "+-\u2212" else ""
+    whole, point, fraction = text[len(sign):].partition(".")
+    if not whole.isdigit():
+        return text
+    return f"{sign}{int(whole):,}{point}{fraction}"
+
+
+def _trim(text: str) -> str:
+    whole, point, fraction = text.partition(".")
+    if not point or not fraction.isdigit():
+        return text
+    fraction = fraction.rstrip("0")
+    return f"{whole}.{fraction}" if fraction else whole
+
+
+# How a page may show a printed value; none changes a digit of it.
+STYLES = {
+    "unsigned": lambda text: text.removeprefix("+"),  # the sentence says "rises by 0.05"
+    "minus": lambda text: "\u2212" + text[1:] if text.startswith("-") else text,
+    "comma": _comma,  # 1024 -> 1,024
+    "trim": _trim,  # 1.7500 -> 1.75, 1.0000 -> 1
+}
+
+
+def display(text: str, styles: tuple[str, ...]) -> str:
+    """The printed text as a reference with `styles` shows it (styles known: see `resolve`)."""
+    for style in styles:
+        text = STYLES[style](text)
+    return text
 
 
 def declared_scripts(front: dict) -> list[str]:
@@ -183,6 +223,10 @@ def resolve(reference: Reference, scripts: list[str], names: dict[str, dict[str,
             page: str) -> tuple[str, Glued]:
     """(script, value) that a reference names; else a GlueError `page:line: ...`."""
     where = f"{page}:{reference.line}"
+    unknown = [style for style in reference.styles if style not in STYLES]
+    if unknown:
+        raise GlueError(f"{where}: no style {unknown[0]!r} for a glued value (styles: "
+                        f"{', '.join(STYLES)})")
     script, sep, name = reference.name.rpartition(":")
     if sep:
         script = script.removesuffix(".py") + ".py"

@@ -10,9 +10,11 @@ formula, a comma written `{,}`) and writes `` {glue}`name` `` (in math `\\glue{n
 the block glues only one; where it glues several (0.5 in every row of a table), the one on the
 line that the unambiguous numbers of the same page line (a table row, a sentence) print on, if
 exactly one is there. It never guesses by value: a name is what the number means, so a number
-two values could stand for is left for a person. The site shows the printed text where the
-number stood, so the page reads the same; only the markup differs. What it cannot rewrite it
-lists, one line each, with why: no glued value of that text in its block (a constant of a
+two values could stand for is left for a person. A number the page writes otherwise than the
+script printed it (1,024 for 1024, 0.05 for +0.05) gets the styles that show it so
+(`{glue}`name|comma``; glue.STYLES), never a changed digit. The site shows the printed text
+where the number stood, so the page reads the same; only the markup differs. What it cannot
+rewrite it lists, one line each, with why: no glued value of that text in its block (a constant of a
 formula that the check matched to some printing), or several (say which by hand).
 """
 
@@ -27,6 +29,11 @@ from explainer_tools import glue, number_links
 from explainer_tools.claims.api import VerifiedNumber, verified_numbers
 from explainer_tools.layout import DEFAULT
 from explainer_tools.markdown import read_front_matter
+
+# The styles tried, fewest first: a number is shown as printed where it can be.
+STYLINGS: list[tuple[str, ...]] = [(), *[(s,) for s in glue.STYLES], ("unsigned", "comma"),
+                                   ("comma", "trim"), ("unsigned", "trim"), ("minus", "comma"),
+                                   ("minus", "trim")]
 
 
 @dataclass
@@ -48,11 +55,21 @@ def migrate(root: Path, page: Path) -> Migration:
     edits: list[tuple[int, int, str]] = []
     numbers = claims.verified if claims else []
 
+    styled: dict[tuple, tuple[str, ...]] = {}  # (script, name, span) -> the styles it needs
+
     def same_text(number: VerifiedNumber) -> list[glue.Glued]:
-        """The values its block glues with its text (in a formula, `{,}` for a comma)."""
+        """The values its block glues with its text (in a formula, `{,}` for a comma), as
+        printed or in the fewest styles that show it so (`glue.STYLES`: no digit changes)."""
         in_math = any(start < number.span[0] < end for start, end in maths)
-        return [g for g in names.get(number.script, {}).values() if g.block == number.block
-                and (number_links.math_text(g.text) if in_math else g.text) == number.text]
+        found = []
+        for g in names.get(number.script, {}).values():
+            for styles in STYLINGS if g.block == number.block else ():
+                shown = glue.display(g.text, styles)
+                if (number_links.math_text(shown) if in_math else shown) == number.text:
+                    found.append(g)
+                    styled[(number.script, g.name, number.span)] = styles
+                    break
+        return found
     found_in_block = [same_text(number) for number in numbers]
     pinned: dict[int, set[int]] = {}  # page line -> output lines its unambiguous values print on
     for number, found in zip(numbers, found_in_block, strict=True):
@@ -71,6 +88,8 @@ def migrate(root: Path, page: Path) -> Migration:
         name = found[0].name
         printed_by = [s for s in scripts if name in names.get(s, {})]
         reference = name if printed_by == [number.script] else f"{number.script}:{name}"
+        styles = styled[(number.script, name, number.span)]
+        reference += f"|{','.join(styles)}" if styles else ""
         math = any(start < number.span[0] < end for start, end in maths)
         edits.append((number.span[0], number.span[1],
                       f"\\glue{{{reference}}}" if math else f"{{glue}}`{reference}`"))

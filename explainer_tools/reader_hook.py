@@ -261,7 +261,7 @@ def _glued_links(source: str, page: Any) -> list[number_links.NumberLink]:
         links.append(number_links.NumberLink(
             reference.start, reference.end, source[reference.start:reference.end], script,
             value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
-            value.text))
+            glue.display(value.text, reference.styles)))
     return links
 
 

@@ -208,6 +208,13 @@ def test_an_unknown_name_fails_the_build_with_file_and_line(tmp_path: Path) -> N
     markdown, _ = get_data(PAGE)
     assert '<a class="num" href="#out-s-L2" data-block="1">1,536</a>' in (
         reader_hook._link_numbers(markdown, page))
+    styled = PAGE.replace("the mean {glue}`mean`", "the mean {glue}`mean|trim`")
+    path.write_text(styled)  # the site shows the styled text, linked to the same line
+    markdown, _ = get_data(styled)
+    reader_hook.STATE.names = {"s.py": {**NAMES["s.py"],
+                                        "mean": glue.Glued("mean", "0.1230", 3, 1)}}
+    assert 'the mean <a class="num" href="#out-s-L3" data-block="1">0.123</a>' in (
+        reader_hook._link_numbers(markdown, page))
 
 
 def test_an_ambiguous_name_asks_for_its_script() -> None:
@@ -291,3 +298,36 @@ def test_references_in_code_comments_and_embedded_outputs_are_not_read() -> None
             "{glue}`c`\n<!-- /embed -->\nProse {glue}`d` and \\(\\glue{e}\\).\n")
     assert [(r.name, r.line, r.math) for r in glue.references(text)] == [
         ("d", 8, False), ("e", 8, True)]
+
+
+def test_a_style_shows_the_printed_value_as_the_sentence_writes_it_without_a_new_digit() -> None:
+    assert glue.display("+0.0580", ("unsigned",)) == "0.0580"
+    assert glue.display("-1.20", ("minus",)) == "\u22121.20"
+    assert glue.display("1024", ("comma",)) == "1,024"
+    assert glue.display("-1234567.50", ("comma",)) == "-1,234,567.50"
+    assert glue.display("1.7500", ("trim",)) == "1.75"
+    assert glue.display("1.0000", ("trim",)) == "1"
+    assert glue.display("1e-06", ("trim", "comma")) == "1e-06"  # not a plain decimal: as printed
+    [reference] = glue.references("Rises by {glue}`ch01_m.py:shift|unsigned, trim` here.")
+    assert (reference.name, reference.styles) == ("ch01_m.py:shift", ("unsigned", "trim"))
+    names = {"ch01_m.py": {"shift": glue.Glued("shift", "+0.50", 2, 1)}}
+    assert glue.resolve(reference, [], names, "docs/p.md")[1].text == "+0.50"
+    [bad] = glue.references("x\n{glue}`shift|bold`")
+    with pytest.raises(glue.GlueError, match=r"docs/p\.md:2: no style 'bold'"):
+        glue.resolve(bad, ["ch01_m.py"], names, "docs/p.md")
+
+
+def test_the_migration_writes_the_style_that_shows_a_number_as_the_page_wrote_it(
+        tmp_path: Path) -> None:
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "docs").mkdir()
+    output = "Fixture\n[1] size 1024, shift +0.50\nAll assertions passed.\n"
+    (tmp_path / "outputs" / "ch01_m.txt").write_text(output)
+    (tmp_path / "outputs" / "ch01_m.names.json").write_text(json.dumps(
+        {"script": "ch01_m.py", "names": {"size": {"text": "1024", "line": 2, "block": 1},
+                                           "shift": {"text": "+0.50", "line": 2, "block": 1}}}))
+    page = tmp_path / "docs" / "p.md"
+    page.write_text("---\nscripts: [ch01_m.py]\n---\n\n# T\n\n"
+                    "A size of 1,024 moves it by 0.50 (output [1]).\n")
+    result = glue_migrate.migrate(tmp_path, page)
+    assert "A size of {glue}`size|comma` moves it by {glue}`shift|unsigned`" in result.text
