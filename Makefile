@@ -23,13 +23,16 @@ help: ## List the targets
 	@echo "Targets (run from the repository root):"
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | awk -F'\t' '{printf "  make %-11s %s\n", $$1, $$2}'
 
-$(INSTALLED): requirements.lock requirements-test.lock
+$(INSTALLED): requirements.lock requirements-test.lock pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' || \
 	  { echo "Python 3.11 is required (found $$($(PYTHON) --version)); set PYTHON=/path/to/python3.11"; exit 1; }
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	@# The test runner's extras (pytest-xdist), pinned to the same versions where they overlap
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-test.lock
+	@# The project itself, editable and offline (its dependencies are the locks above): the
+	@# `explainer` command and the site's MkDocs plugin (the `explainer-book` entry point)
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
 	@# No __pycache__ in the tree from any command run with this environment
 	echo 'import sys; sys.dont_write_bytecode = True' > \
 	  "$$($(PY) -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/explainer_no_bytecode.pth"
@@ -65,7 +68,7 @@ offline: $(INSTALLED) ## A copy of the site to open from a folder, search includ
 	$(VENV)/bin/mkdocs build --strict -f mkdocs-offline.yml
 
 pdf: $(INSTALLED) ## The whole book as one PDF, build/book.pdf (headless Chromium; checks math and links)
-	$(PY) -m explainer_tools.pdf
+	$(PY) -m explainer_tools.website.pdf
 
 regenerate: $(INSTALLED) ## Run changed chapter scripts; write outputs, figures; embed into Markdown
 	$(PY) -m explainer_tools regenerate $(SCRIPTS)
@@ -88,16 +91,16 @@ costs: $(INSTALLED) ## Time every script once; record it in outputs/run_seconds.
 	$(PY) -m explainer_tools costs
 
 numerics: $(INSTALLED) ## Which floating-point kernels compute other bits here than on the machine that committed the outputs (RECORD=1: this machine becomes the reference)
-	$(PY) -m explainer_tools.numerics $(if $(RECORD),--record)
+	$(PY) -m explainer_tools.scripts.numerics $(if $(RECORD),--record)
 
 bench-site: $(INSTALLED) ## The site's budgets: build, bytes and render time per page, serve re-render, Lighthouse if installed
-	$(PY) -m explainer_tools.site_bench
+	$(PY) -m explainer_tools.website.site_bench
 
 bench-tools: ## Install Lighthouse 12.2.3 for make bench-site into bench-tools/node_modules (npm ci; node 20 needed)
 	cd bench-tools && npm ci --no-audit --no-fund
 
 bench-miniature: $(INSTALLED) ## Time Chapters 21-22's default tier (wall and CPU per script) against its 150 s budget (writes nothing)
-	$(PY) -m explainer_tools.bench --miniature
+	$(PY) -m explainer_tools.scripts.bench --miniature
 
 lint: $(INSTALLED) ## ruff over all Python code
 	$(VENV)/bin/ruff check explainer_code explainer_tools tests
@@ -106,7 +109,7 @@ lint: $(INSTALLED) ## ruff over all Python code
 # Work units (tests/conftest.py's scheduler): one file each, the browser suite as one.
 TEST_WORKERS ?= 2
 sandbox: $(INSTALLED) ## Say whether chapter scripts run in the kernel's sandbox here, and which (warm, or bubblewrap per script; apt-get install bubblewrap), or with audit hooks only
-	$(PY) -m explainer_tools.sandbox_report
+	$(PY) -m explainer_tools.scripts.sandbox_report
 
 test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (browser tests need Chromium; the sandbox needs bubblewrap)
 	$(MAKE) --no-print-directory sandbox
@@ -144,7 +147,7 @@ miniature-long: $(INSTALLED) ## Chapter 22's longer CPU tier (the recorded reduc
 SEEDS_DATA = data/ch22_seeds
 # Each call of a seeds tier records the kernel id of the machine it ran on (make numerics):
 # a chapter script that compares its run with the file needs it.
-KERNELS = export EXPLAINER_KERNELS=$$($(PY) -m explainer_tools.numerics --id)
+KERNELS = export EXPLAINER_KERNELS=$$($(PY) -m explainer_tools.scripts.numerics --id)
 miniature-ablation: $(INSTALLED) ## Chapter 22's ablation on the Markov source: LoRA, subspace and full (seed 0; about 140 CPU-s on two cores), which ch22_markov.py reads beside its own SubLoRA run; writes explainer_code/data/ch22_ablation.json
 	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers ablation
 

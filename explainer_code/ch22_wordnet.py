@@ -87,7 +87,7 @@ def block4(table_bound: float, table_order: int, default_bound: float,
     # Seed 0 is the run of [2]: to the last digit the file keeps where this machine's kernels
     # are those that wrote it (each call records their id; the pipeline passes this machine's);
     # elsewhere (another CPU vendor's vector math) within 1 %, the tolerance `make check` allows
-    # products made on other kernels (explainer_tools/numerics.py).
+    # products made on other kernels (explainer_tools/scripts/numerics.py).
     here = os.environ.get("EXPLAINER_KERNELS")
     same = here is not None and all(c.get("kernels") == here for c in rec["calls"])
     tolerance = 5e-4 if same else 0.01 * default_bound

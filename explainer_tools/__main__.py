@@ -4,8 +4,8 @@
     python -m explainer_tools check [--jobs N] [--skip-notebooks]   # everything `make check` does
     python -m explainer_tools claims [-v] [-q] [PAGE ...]
     python -m explainer_tools errata [--check]
-    python -m explainer_tools.ledger --check     # the claims ledger (part of check)
-    python -m explainer_tools.pdf                # the whole book as a PDF (make pdf)
+    python -m explainer_tools.book.ledger --check     # the claims ledger (part of check)
+    python -m explainer_tools.website.pdf                # the whole book as a PDF (make pdf)
     python -m explainer_tools chapter N SLUG "TITLE"
     python -m explainer_tools bench [--jobs N]
     python -m explainer_tools costs [--jobs N]   # record each script's run time (make costs)
@@ -57,9 +57,10 @@ def _rooted(argv: list[str], layout: Layout) -> list[str]:
 def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> int:
     """Outputs, figures, pages, stamps, notebooks; then claims; then errata; then the claims
     ledger. 0 when all pass."""
-    from explainer_tools import errata, ledger, pipeline
+    from explainer_tools.book import errata, ledger
     from explainer_tools.claims import cli as claims_cli
-    from explainer_tools.tree_io import IrregularFiles
+    from explainer_tools.scripts import pipeline
+    from explainer_tools.scripts.tree_io import IrregularFiles
 
     status = 0
     try:
@@ -75,9 +76,9 @@ def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> in
         status |= errata.main(_rooted(["--check"], layout))
     if (layout.root / ledger.LEDGER_PATH).is_file():
         status |= ledger.main(_rooted(["--check"], layout))
-    from explainer_tools import book, book_checks
+    from explainer_tools.book import book_checks, chapters
 
-    status |= book.main(["--check"], root=layout.root) | book_checks.main([], root=layout.root)
+    status |= chapters.main(["--check"], root=layout.root) | book_checks.main([], root=layout.root)
     line = numerics_line(layout)
     if line is not None:
         print(line)
@@ -90,7 +91,7 @@ def numerics_line(layout: Layout = DEFAULT) -> str | None:
     script's output differs. None for other repositories (the tests' fixtures have no reference)."""
     if layout != DEFAULT:
         return None
-    from explainer_tools import numerics
+    from explainer_tools.scripts import numerics
 
     return numerics.check_line(layout)
 
@@ -98,7 +99,7 @@ def numerics_line(layout: Layout = DEFAULT) -> str | None:
 def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:
     """One command of the command line (`argv`, without the program name) on `layout`'s
     repository; the exit status."""
-    from explainer_tools.pipeline import cpu_count
+    from explainer_tools.scripts.pipeline import cpu_count
 
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["claims"]:  # their own options, passed through as they are
@@ -106,7 +107,7 @@ def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:
 
         return cli.main(_rooted(argv[1:], layout))
     if argv[:1] == ["errata"]:
-        from explainer_tools import errata
+        from explainer_tools.book import errata
 
         return errata.main(_rooted(argv[1:], layout))
 
@@ -142,24 +143,24 @@ def main(argv: list[str] | None = None, layout: Layout = DEFAULT) -> int:
 
 
 def _run(args: argparse.Namespace, layout: Layout) -> int:
-    from explainer_tools import pipeline
+    from explainer_tools.scripts import pipeline
 
     try:
         if args.command == "regenerate":
-            from explainer_tools import book
+            from explainer_tools.book import chapters
 
             status = pipeline.regenerate(
                 jobs=args.jobs, force=args.force, notebooks=not args.skip_notebooks,
                 only=args.scripts, layout=layout,
             )
-            return status or book.main([], root=layout.root)  # BOOK.md's contents, from the nav
+            return status or chapters.main([], root=layout.root)  # BOOK.md's contents, from the nav
         if args.command == "check":
             return check_everything(args.jobs, not args.skip_notebooks, layout)
         if args.command == "chapter":
-            from explainer_tools import scaffold
+            from explainer_tools.scripts import scaffold
 
             return scaffold.main(args.number, args.slug, args.title, layout)
-        from explainer_tools import bench as bench_module
+        from explainer_tools.scripts import bench as bench_module
 
         if args.command == "costs":
             return bench_module.record_costs(args.jobs, layout)

@@ -93,9 +93,9 @@ OPEN_FILES_LIMIT = 1024
 # stops here): RLIMIT_NPROC in the sandbox's user namespace, or a cgroup's pids.max for root.
 PROCESS_LIMIT = 256
 # The code that decides how scripts run: part of every stamp.
-RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/runner.py",
-               "explainer_tools/containment.py", "explainer_tools/process_tree.py",
-               "explainer_tools/zygote.py")
+RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/scripts/runner.py",
+               "explainer_tools/scripts/containment.py", "explainer_tools/scripts/process_tree.py",
+               "explainer_tools/scripts/zygote.py")
 
 
 def run_environment() -> dict[str, str]:

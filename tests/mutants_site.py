@@ -1,4 +1,4 @@
-"""Mutants of the site plugin (explainer_tools/site_plugin.py) and its features and helpers: the
+"""Mutants of the site plugin (explainer_tools/website/site_plugin.py) and its features and helpers: the
 glossary, cross-references, number links, the reader and errata hooks, build-time math, the
 build hooks and cache, the notebook page, the mkdocs.yml reader, the speed-ups, the site bench
 and the PDF (tests/mutate.py runs them). Most are killed by tests/test_site_mutants.py and
@@ -35,21 +35,21 @@ def doc(module: str) -> str:
     return f"tests/test_doctests.py::test_docstring_examples[explainer_tools.{module}]"
 
 
-GLOSSARY = "explainer_tools/glossary.py"
-CROSSREF = "explainer_tools/crossref.py"
-NUMBERS = "explainer_tools/number_links.py"
-READER = "explainer_tools/reader_hook.py"
-ERRATA = "explainer_tools/errata_hook.py"
-PLUGIN = "explainer_tools/site_plugin.py"
-HOOKS = "explainer_tools/mkdocs_hooks.py"
-MATH = "explainer_tools/math_render.py"
-SPEED = "explainer_tools/site_speed.py"
-ANCHORS = "explainer_tools/print_site_anchors.py"
-CACHE = "explainer_tools/build_cache.py"
-NOTEBOOK = "explainer_tools/notebook_page.py"
-CONFIG = "explainer_tools/site_config.py"
-BENCH = "explainer_tools/site_bench.py"
-PDF = "explainer_tools/pdf.py"
+GLOSSARY = "explainer_tools/book/glossary.py"
+CROSSREF = "explainer_tools/book/crossref.py"
+NUMBERS = "explainer_tools/website/number_links.py"
+READER = "explainer_tools/website/reader_hook.py"
+ERRATA = "explainer_tools/website/errata_hook.py"
+PLUGIN = "explainer_tools/website/site_plugin.py"
+HOOKS = "explainer_tools/website/mkdocs_hooks.py"
+MATH = "explainer_tools/website/math_render.py"
+SPEED = "explainer_tools/website/site_speed.py"
+ANCHORS = "explainer_tools/website/print_site_anchors.py"
+CACHE = "explainer_tools/website/build_cache.py"
+NOTEBOOK = "explainer_tools/website/notebook_page.py"
+CONFIG = "explainer_tools/book/site_config.py"
+BENCH = "explainer_tools/website/site_bench.py"
+PDF = "explainer_tools/website/pdf.py"
 
 MUTANTS = [
     # glossary (with tests/mutants_restructured.py's two: tooltip and heading unescaped)
@@ -516,15 +516,15 @@ MUTANTS = [
     mutant("bench: the server's system CPU seconds not counted", BENCH,
            "    return (int(fields[11]) + int(fields[12])) / os.sysconf(\"SC_CLK_TCK\")",
            "    return int(fields[11]) / os.sysconf(\"SC_CLK_TCK\")", T_BUILD),
-    mutant("zoom: images inside links zoomed too", "explainer_tools/figure_zoom.py",
+    mutant("zoom: images inside links zoomed too", "explainer_tools/website/figure_zoom.py",
            "        if src is not None and not any(inside.values()):",
            "        if src is not None:", "tests/test_figure_zoom.py"),
-    mutant("zoom: a data image linked, copied twice", "explainer_tools/figure_zoom.py",
+    mutant("zoom: a data image linked, copied twice", "explainer_tools/website/figure_zoom.py",
            '    if src.startswith("data:"):', '    if src.startswith("data:x"):',
            "tests/test_figure_zoom.py"),
-    mutant("render: a render that warned kept", "explainer_tools/render_cache.py",
+    mutant("render: a render that warned kept", "explainer_tools/website/render_cache.py",
            "        if not warnings.count:", "        if True:", "tests/test_render_cache.py"),
-    mutant("render: the site's files not in the key", "explainer_tools/render_cache.py",
+    mutant("render: the site's files not in the key", "explainer_tools/website/render_cache.py",
            'of("files", files, files_digest)', '"files"', "tests/test_render_cache.py"),
     mutant("bench: 5 s counts as a build under 5 s", BENCH,
            "_verdict(wall < BUDGET_BUILD_SECONDS)}\")\n        wall, cpu = cold_build()",

@@ -103,7 +103,7 @@ def test_an_alias_bomb_in_the_ledger_fails_its_check_fast(book: Path) -> None:
     append(ledger, "- id: L99\n  claim: c\n  paper: p. 1\n  status: reproduced\n  note:\n"
            + anchors("    ") + "  evidence:\n    - output: ch05_param_count.py\n      block: 1\n"
            "      expects: *a9\n")
-    result = run(book, "-m", "explainer_tools.ledger", "--check", "--root", ".")
+    result = run(book, "-m", "explainer_tools.book.ledger", "--check", "--root", ".")
     output = one_error(result, f"docs/_data/claims_ledger.yml:{line + 5}:")
     assert "anchors and aliases are not allowed" in output
 
@@ -112,7 +112,7 @@ def test_an_alias_bomb_in_the_plan_fails_the_table_of_contents_fast(book: Path) 
     plan = book / "docs" / "_data" / "chapters.yml"
     line = plan.read_text(encoding="utf-8").count("\n") + 1
     append(plan, "laughs:\n" + anchors("  ") + "  title: *a9\n")
-    one_error(run(book, "-m", "explainer_tools.book", "--check"),
+    one_error(run(book, "-m", "explainer_tools.book.chapters", "--check"),
               f"docs/_data/chapters.yml:{line + 1}:")
 
 
@@ -141,7 +141,7 @@ def test_a_ledger_output_of_the_wrong_kind_is_one_error_at_its_line(book: Path) 
     edit(ledger, "    - output: ch05_param_count.py\n      block: 1\n",
          "    - output: [a]\n      block: 1\n")
     line = ledger.read_text(encoding="utf-8").split("\n").index("    - output: [a]") + 1
-    result = run(book, "-m", "explainer_tools.ledger", "--check", "--root", ".")
+    result = run(book, "-m", "explainer_tools.book.ledger", "--check", "--root", ".")
     output = one_error(result, f"docs/_data/claims_ledger.yml:{line}:")
     assert "output: expected a text, not a list" in output
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
@@ -159,8 +159,8 @@ def test_an_unclosed_bracket_in_front_matter_is_one_error_naming_the_yaml(book: 
 @pytest.mark.parametrize(("name", "command"), [
     ("_data/glossary.yml", ("build",)),
     ("_data/references.bib", ("build",)),
-    ("_data/claims_ledger.yml", ("-m", "explainer_tools.ledger", "--check", "--root", ".")),
-    ("_data/chapters.yml", ("-m", "explainer_tools.book", "--check")),
+    ("_data/claims_ledger.yml", ("-m", "explainer_tools.book.ledger", "--check", "--root", ".")),
+    ("_data/chapters.yml", ("-m", "explainer_tools.book.chapters", "--check")),
     ("errata/e24.md", ("-m", "explainer_tools", "errata")),
 ])
 def test_a_data_file_that_is_not_utf8_is_one_error_naming_file_and_line(
@@ -175,7 +175,7 @@ def test_a_data_file_that_is_not_utf8_is_one_error_naming_file_and_line(
 
 def test_an_embedded_source_that_is_not_utf8_is_one_error_naming_file_and_line(
         book: Path) -> None:
-    from explainer_tools.pipeline import PipelineError, plan_pages
+    from explainer_tools.scripts.pipeline import PipelineError, plan_pages
 
     layout = Layout(book)
     (layout.code_dir / "latin1_helper.py").write_bytes(b'"""A helper."""\nx = "caf\xe9"\n')
@@ -200,7 +200,7 @@ def test_two_chapter_pages_numbered_10_are_refused_naming_both(book: Path) -> No
          "chapters/10-hoeffding-union-bound.md\n      - \"10. A duplicate\": "
          "chapters/10-a-duplicate.md\n")
     before = (book / "BOOK.md").read_bytes()
-    output = one_error(run(book, "-m", "explainer_tools.book"), "chapter 10")
+    output = one_error(run(book, "-m", "explainer_tools.book.chapters"), "chapter 10")
     assert "docs/chapters/10-hoeffding-union-bound.md" in output
     assert "docs/chapters/10-a-duplicate.md" in output
     assert (book / "BOOK.md").read_bytes() == before

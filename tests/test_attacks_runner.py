@@ -500,7 +500,7 @@ def test_attack14_memory_is_limited(repo: Path, monkeypatch: pytest.MonkeyPatch)
 def _processes_capped() -> bool:
     """Whether a sandboxed script's processes are capped here: a cgroup for root, RLIMIT_NPROC
     in the sandbox's user namespace for anyone else."""
-    from explainer_tools.containment import _pids_hierarchy, sandbox_status
+    from explainer_tools.scripts.containment import _pids_hierarchy, sandbox_status
 
     return sandbox_status() and (os.geteuid() != 0 or _pids_hierarchy() is not None)
 

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import book, book_checks, raw_tex
+from explainer_tools.book import book_checks, chapters
 from explainer_tools.layout import DEFAULT
+from explainer_tools.website import raw_tex
 
 REPO_ROOT = DEFAULT.root
 
 PART = "Part II. Bounds"
-PLAN = [book.Planned(9, "Generalization", PART), book.Planned(10, "Hoeffding", PART)]
+PLAN = [chapters.Planned(9, "Generalization", PART), chapters.Planned(10, "Hoeffding", PART)]
 NAV = [{"Home": "index.md"}, {PART: [{"9. Generalization, written": "chapters/09-gen.md"}]}]
 
 
@@ -24,41 +25,42 @@ NAV = [{"Home": "index.md"}, {PART: [{"9. Generalization, written": "chapters/09
 
 
 def test_status_comes_from_the_nav() -> None:
-    chapters = book.chapter_status(PLAN, NAV)
-    assert [(c.number, c.written, c.title) for c in chapters] == [
+    status = chapters.chapter_status(PLAN, NAV)
+    assert [(c.number, c.written, c.title) for c in status] == [
         (9, True, "Generalization, written"), (10, False, "Hoeffding")]
     # Taking a page out of the nav makes its chapter planned, everywhere.
-    assert not any(c.written for c in book.chapter_status(PLAN, [{"Home": "index.md"}]))
+    assert not any(c.written for c in chapters.chapter_status(PLAN, [{"Home": "index.md"}]))
 
 
 def test_nav_chapter_missing_from_the_plan_or_in_another_part_is_an_error() -> None:
-    with pytest.raises(book.BookError, match="chapter 11, which"):
-        book.chapter_status(PLAN, [{PART: [{"11. X": "chapters/11-x.md"}]}])
-    with pytest.raises(book.BookError, match="sits under 'Part III"):
-        book.chapter_status(PLAN, [{"Part III. Compression": [{"9. G": "chapters/09-gen.md"}]}])
+    with pytest.raises(chapters.BookError, match="chapter 11, which"):
+        chapters.chapter_status(PLAN, [{PART: [{"11. X": "chapters/11-x.md"}]}])
+    with pytest.raises(chapters.BookError, match="sits under 'Part III"):
+        chapters.chapter_status(PLAN, [{"Part III. Compression": [{"9. G": "chapters/09-gen.md"}]}])
 
 
 def test_home_list_links_written_and_marks_planned() -> None:
-    home = book.fill_home("# Home\n\n" + book.HOME_MARKER + "\n", book.chapter_status(PLAN, NAV),
-                          NAV)
+    home = chapters.fill_home("# Home\n\n" + chapters.HOME_MARKER + "\n",
+                              chapters.chapter_status(PLAN, NAV), NAV)
     # a page of the part that is not a chapter: after its chapter, with text before its link
     extra = [NAV[0], {PART: [*NAV[1][PART], {"A notebook": "notebooks/n.ipynb"}]}]
-    listed = book.fill_home(book.HOME_MARKER + "\n", book.chapter_status(PLAN, extra), extra)
+    listed = chapters.fill_home(chapters.HOME_MARKER + "\n", chapters.chapter_status(PLAN, extra),
+                                extra)
     assert "- Beside Chapter 9: [A notebook](notebooks/n.ipynb)" in listed
     assert "- 9\\. [Generalization, written](chapters/09-gen.md)" in home
-    assert f"- 10\\. Hoeffding {book.PLANNED_MARK}" in home
+    assert f"- 10\\. Hoeffding {chapters.PLANNED_MARK}" in home
     assert "](chapters/10" not in home  # a planned chapter is never linked
-    with pytest.raises(book.BookError, match=r"docs/index\.md"):
-        book.fill_home("# Home without the marker\n", [], NAV)
+    with pytest.raises(chapters.BookError, match=r"docs/index\.md"):
+        chapters.fill_home("# Home without the marker\n", [], NAV)
 
 
 def test_chapter_mentions_link_written_and_mark_planned() -> None:
-    chapters = {c.number: c for c in book.chapter_status(PLAN, NAV)}
-    html = book.render_chapter_mentions("Chapter 9, Chapter 10, Chapter 30", "index.md", chapters)
+    status = {c.number: c for c in chapters.chapter_status(PLAN, NAV)}
+    html = chapters.render_chapter_mentions("Chapter 9, Chapter 10, Chapter 30", "index.md", status)
     assert '<a class="chapter-link" href="chapters/09-gen/">Chapter 9</a>' in html
-    assert '<span class="chapter-planned"' in html and "Chapter 10 " + book.PLANNED_MARK in html
+    assert '<span class="chapter-planned"' in html and "Chapter 10 " + chapters.PLANNED_MARK in html
     assert html.endswith("Chapter 30")  # not in the plan: plain text
-    own = book.render_chapter_mentions("Chapter 9", "chapters/09-gen.md", chapters)
+    own = chapters.render_chapter_mentions("Chapter 9", "chapters/09-gen.md", status)
     assert own == "Chapter 9"
 
 
@@ -75,18 +77,18 @@ def _repo_copy(tmp_path: Path) -> Path:
 
 def test_book_md_table_agrees_with_the_nav(tmp_path: Path) -> None:
     root = _repo_copy(tmp_path)
-    assert book.toc_problems(root) == []
+    assert chapters.toc_problems(root) == []
     text = (root / "BOOK.md").read_text(encoding="utf-8")
     stale = text.replace("| 9 | Generalization", "| 9 | Generalisation", 1)
     assert stale != text
     (root / "BOOK.md").write_text(stale, encoding="utf-8")
-    problems = book.toc_problems(root)
+    problems = chapters.toc_problems(root)
     assert problems and re.match(r"BOOK\.md:\d+: the table of contents disagrees", problems[0])
-    assert book.write_toc(root) and book.toc_problems(root) == []
+    assert chapters.write_toc(root) and chapters.toc_problems(root) == []
 
 
 def test_the_repository_table_is_current() -> None:
-    assert book.toc_problems(REPO_ROOT) == []
+    assert chapters.toc_problems(REPO_ROOT) == []
 
 
 # --------------------------------------------------------------------------- status phrases

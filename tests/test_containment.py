@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from processes import marker, running_with
 
-from explainer_tools import layout, pipeline, process_tree, runner, stamps
+from explainer_tools import layout
 from explainer_tools.layout import DEFAULT
+from explainer_tools.scripts import pipeline, process_tree, runner, stamps
 
 REPO_ROOT = DEFAULT.root
 

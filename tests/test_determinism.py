@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import pipeline
 from explainer_tools.layout import DEFAULT
+from explainer_tools.scripts import pipeline
 
 SCRIPTS = DEFAULT.discover_scripts()
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from explainer_tools import bibliography, crossref, errata, errata_hook, errata_pages
+from explainer_tools.book import bibliography, crossref, errata, errata_pages
+from explainer_tools.website import errata_hook
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -317,8 +318,8 @@ def test_mkdocs_build_renders_pages_and_index(tmp_path: Path, caplog) -> None:
                 # listed after the provenance hook, as in mkdocs.yml: its priority must still
                 # make it run first, so that tags in the rendered fields become badges
                 "hooks": [
-                    str(REPO_ROOT / "explainer_tools" / "mkdocs_hooks.py"),
-                    str(REPO_ROOT / "explainer_tools" / "errata_hook.py"),
+                    str(REPO_ROOT / "explainer_tools" / "website" / "mkdocs_hooks.py"),
+                    str(REPO_ROOT / "explainer_tools" / "website" / "errata_hook.py"),
                 ],
                 "nav": [
                     {"Home": "index.md"},
@@ -490,8 +491,8 @@ def test_mkdocs_build_renders_a_code_erratum(tmp_path: Path) -> None:
                 "site_name": "fixture",
                 "theme": {"name": "mkdocs"},
                 "hooks": [
-                    str(REPO_ROOT / "explainer_tools" / "mkdocs_hooks.py"),
-                    str(REPO_ROOT / "explainer_tools" / "errata_hook.py"),
+                    str(REPO_ROOT / "explainer_tools" / "website" / "mkdocs_hooks.py"),
+                    str(REPO_ROOT / "explainer_tools" / "website" / "errata_hook.py"),
                 ],
                 "nav": [
                     {"Home": "index.md"},

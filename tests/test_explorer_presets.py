@@ -1,6 +1,7 @@
-"""The bound explorer's presets (explainer_tools/explorer_presets.py): read from the scripts'
-outputs, they give the bounds the chapters print; an output that no longer holds what a preset
-reads stops the build with the file, line and block; the site hook writes them into the page."""
+"""The bound explorer's presets (explainer_tools/website/explorer_presets.py): read from the
+scripts' outputs, they give the bounds the chapters print; an output that no longer holds what a
+preset reads stops the build with the file, line and block; the site hook writes them into the
+page."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from pathlib import Path
 import pacbound
 import pytest
 
-from explainer_tools import explorer_presets
-from explainer_tools.explorer_presets import PresetError, expand, presets
+from explainer_tools.website import explorer_presets
+from explainer_tools.website.explorer_presets import PresetError, expand, presets
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUTS = ROOT / "outputs"

@@ -1,10 +1,10 @@
-"""Figure zoom's build-time half (explainer_tools/figure_zoom.py): which images become controls,
-and what they point at. The dialog itself is tested in the browser
+"""Figure zoom's build-time half (explainer_tools/website/figure_zoom.py): which images become
+controls, and what they point at. The dialog itself is tested in the browser
 (tests/browser/test_browser_features.py)."""
 
 from __future__ import annotations
 
-from explainer_tools.figure_zoom import image_source, zoom_figures
+from explainer_tools.website.figure_zoom import image_source, zoom_figures
 
 
 def test_a_figure_becomes_a_link_to_its_own_file() -> None:

@@ -2,8 +2,8 @@
 run under a second kernel configuration that every x86-64 CPU offers (MKL's AUTO branch, its
 own fastest code for this CPU, instead of the pinned COMPATIBLE one) computes other bits, and
 check accepts its products as made on other kernels, within the stated tolerance
-(explainer_tools/other_kernels.py). This is what an AMD machine does to outputs committed from an
-Intel one; here it is tried on the developer's own machine.
+(explainer_tools/scripts/other_kernels.py). This is what an AMD machine does to outputs committed
+from an Intel one; here it is tried on the developer's own machine.
 
 Chapter 7's pretraining run stands for the training scripts: the cheapest of them whose products
 a change of kernels moves (its figure moved between an Intel and an AMD CPU)."""
@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import cpu_paths, layout, pipeline
+from explainer_tools import layout
 from explainer_tools.layout import DEFAULT
+from explainer_tools.scripts import cpu_paths, pipeline
 
 SCRIPTS = ["ch07_pretraining.py"]
 SECOND = {"MKL_CBWR": "AUTO"}

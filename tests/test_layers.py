@@ -1,12 +1,14 @@
-"""explainer_tools is layered: a module imports only modules of lower layers (no circles).
+"""explainer_tools is layered: a package or module imports only those of lower layers (no circles).
 
-The layers are `explainer_tools.LAYERS`; inside the `claims` package, the order of
-`CLAIMS_ORDER`. Every import counts, including those inside functions.
+The top level's layers are `explainer_tools.LAYERS` (the shared modules, the packages, the
+commands); inside a package, the package's own `LAYERS` (inside `claims`, the order of
+`CLAIMS_ORDER`). Every import counts, including those inside functions.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -16,24 +18,36 @@ import explainer_tools
 TOOLS = Path(explainer_tools.__file__).resolve().parent
 CLAIMS_ORDER = ["numbers", "units", "outputs", "model", "page", "pairing", "swaps", "context",
                 "direction", "arithmetic", "check", "api", "cli", "mutate", "__init__", "__main__"]
+PACKAGES = sorted(p.name for p in TOOLS.iterdir() if (p / "__init__.py").is_file())
+
+
+def inner_layers(package: str) -> dict[str, int]:
+    """A package's order of its modules (`__init__` and `__main__` above all, importing nothing
+    in a package other than `claims`)."""
+    if package == "claims":
+        return {name: i for i, name in enumerate(CLAIMS_ORDER)}
+    layers = importlib.import_module(f"explainer_tools.{package}").LAYERS
+    return {**layers, "__init__": -1, "__main__": max(layers.values()) + 1}
 
 
 def imported(path: Path) -> set[str]:
-    """Dotted names of explainer_tools modules that `path` imports."""
+    """Dotted names (after `explainer_tools.`) of the explainer_tools modules `path` imports:
+    `from explainer_tools.scripts import runner` names `scripts.runner`."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names.update(a.name for a in node.names if a.name.startswith("explainer_tools"))
+            names.update(a.name.removeprefix("explainer_tools.") for a in node.names
+                         if a.name.startswith("explainer_tools."))
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module == "explainer_tools":
-                names.update(f"explainer_tools.{a.name}" for a in node.names)
-            elif node.module.startswith("explainer_tools."):
-                names.add(node.module)
+            if node.module != "explainer_tools" and not node.module.startswith("explainer_tools."):
+                continue
+            base = node.module.removeprefix("explainer_tools").lstrip(".")
+            for alias in node.names:
+                full = f"{base}.{alias.name}".lstrip(".")
+                is_module = ((TOOLS / f"{full.replace('.', '/')}.py").is_file()
+                             or (TOOLS / full.replace(".", "/") / "__init__.py").is_file())
+                names.add(full if is_module else base)
     return names
-
-
-def top(name: str) -> str:
-    return name.split(".")[1] if name.count(".") else ""
 
 
 MODULES = sorted(p for p in TOOLS.rglob("*.py") if "__pycache__" not in p.parts)
@@ -42,6 +56,9 @@ MODULES = sorted(p for p in TOOLS.rglob("*.py") if "__pycache__" not in p.parts)
 def test_every_module_has_a_layer() -> None:
     tops = {p.relative_to(TOOLS).parts[0].removesuffix(".py") for p in MODULES} - {"__init__"}
     assert tops == set(explainer_tools.LAYERS)
+    for package in set(PACKAGES) - {"claims"}:
+        inside = {p.stem for p in (TOOLS / package).glob("*.py")} - {"__init__", "__main__"}
+        assert inside == set(inner_layers(package)) - {"__init__", "__main__"}, package
 
 
 def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
@@ -51,11 +68,14 @@ def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
         return [f"the package's __init__ imports {n}" for n in sorted(imported(path))]
     found = []
     for name in sorted(imported(path)):
-        other = top(name)
+        other = name.split(".")[0]
         if other == here:  # inside a package: its own order
+            inner = inner_layers(here)
             inner_here = parts[-1].removesuffix(".py")
-            inner_other = name.split(".")[2] if name.count(".") >= 2 else "__init__"
-            if CLAIMS_ORDER.index(inner_other) >= CLAIMS_ORDER.index(inner_here):
+            inner_other = name.split(".")[1] if "." in name else "__init__"
+            if inner_other not in inner:
+                found.append(f"{name} has no layer in {here}")
+            elif inner[inner_other] >= inner[inner_here]:
                 found.append(f"{path.name} imports {name}, which comes later in the package")
         elif other not in explainer_tools.LAYERS:
             found.append(f"{name} has no layer")
@@ -71,11 +91,16 @@ def test_imports_only_lower_layers(path: Path) -> None:
 
 
 @pytest.mark.parametrize(("parts", "text"), [
-    (("layout.py",), "from explainer_tools.pipeline import plan\n"),
-    (("layout.py",), "def f():\n    import explainer_tools.runner\n"),  # inside a function
-    (("runner.py",), "from explainer_tools import notebooks\n"),  # the same layer
+    (("layout.py",), "from explainer_tools.scripts.pipeline import plan\n"),
+    (("layout.py",), "def f():\n    import explainer_tools.scripts.runner\n"),  # in a function
+    (("markdown.py",), "from explainer_tools import layout\n"),  # the same layer
+    (("scripts", "runner.py"), "from explainer_tools.scripts import notebooks\n"),  # the same
+    (("scripts", "pipeline.py"), "from explainer_tools.book import errata\n"),  # a higher package
+    (("book", "errata.py"), "from explainer_tools.claims.api import verified_numbers\n"),  # beside
+    (("website", "build_cache.py"), "from explainer_tools.website.reader_hook import STATE\n"),
     (("claims", "numbers.py"), "from explainer_tools.claims.page import x\n"),
     (("__init__.py",), "import explainer_tools.layout\n"),
+    (("scripts", "__init__.py"), "from explainer_tools.scripts import runner\n"),
 ])
 def test_the_check_catches_an_upward_import(tmp_path: Path, parts: tuple[str, ...],
                                             text: str) -> None:

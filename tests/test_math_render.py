@@ -1,4 +1,4 @@
-"""Formulas rendered at build time (explainer_tools/math_render.py): what is rendered, what
+"""Formulas rendered at build time (explainer_tools/website/math_render.py): what is rendered, what
 fails the build, and where the failure is reported."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from mkdocs.exceptions import PluginError
 
-from explainer_tools import math_render
-from explainer_tools.mkdocs_hooks import _render_math
-from explainer_tools.print_site_anchors import update_anchor_ids
+from explainer_tools.website import math_render
+from explainer_tools.website.mkdocs_hooks import _render_math
+from explainer_tools.website.print_site_anchors import update_anchor_ids
 
 
 def test_inline_display_and_tag_are_rendered_with_mathml() -> None:
@@ -69,7 +69,7 @@ def test_print_page_anchor_rewrite_is_linear_and_targets_its_tags() -> None:
 # (build_cache.py, notebook_page.py): same output, less work.
 
 def test_every_memo_of_the_build_is_kept_for_the_next_build(tmp_path, monkeypatch) -> None:
-    from explainer_tools import build_cache
+    from explainer_tools.website import build_cache
 
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path)
     monkeypatch.setattr(build_cache, "_MEMOS", {})
@@ -81,7 +81,7 @@ def test_every_memo_of_the_build_is_kept_for_the_next_build(tmp_path, monkeypatc
 
 
 def test_a_memo_survives_the_process_only_through_its_file(tmp_path) -> None:
-    from explainer_tools.build_cache import Memo
+    from explainer_tools.website.build_cache import Memo
 
     first = Memo("m", "v1", tmp_path)
     first.put({"page": "a"}, [1, 2])
@@ -93,8 +93,8 @@ def test_a_memo_survives_the_process_only_through_its_file(tmp_path) -> None:
 def test_the_notebook_page_uses_mkdocs_jupyters_own_cache_key() -> None:
     from mkdocs_jupyter import plugin
 
-    from explainer_tools import notebook_page
     from explainer_tools.layout import DEFAULT
+    from explainer_tools.website import notebook_page
     REPO_ROOT = DEFAULT.root
 
     path = REPO_ROOT / "docs" / "notebooks" / "gpt2-under-the-hood.ipynb"

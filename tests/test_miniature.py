@@ -147,8 +147,8 @@ def test_write_seeds_records_the_sizes_and_vocabulary_of_its_data(tmp_path) -> N
 
 
 def test_bench_miniature_selects_the_default_tier_and_judges_cpu_time() -> None:
-    from explainer_tools import bench
     from explainer_tools.layout import DEFAULT
+    from explainer_tools.scripts import bench
 
     scripts = bench.miniature_scripts(DEFAULT.discover_scripts())
     assert "ch22_markov.py" in scripts and "ch21_pipeline.py" in scripts
@@ -167,8 +167,8 @@ def test_bench_miniature_measures_each_script_s_cpu_time(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """The bench reads CPU time from its children: a script that spins 0.4 s of CPU must show
     it, whatever sandbox the caller asked for (a sandboxed child's time never reaches it)."""
-    from explainer_tools import bench
     from explainer_tools.layout import Layout
+    from explainer_tools.scripts import bench
 
     (tmp_path / "explainer_code").mkdir()
     (tmp_path / "explainer_code" / "ch22_spin.py").write_text(SPIN)

@@ -96,10 +96,10 @@ def test_selection_by_name_and_module() -> None:
 
 
 def test_the_score_table_names_every_module_and_the_total(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(mutate.NOT_COVERED, "explainer_tools.pdf", "a stated reason")
+    monkeypatch.setitem(mutate.NOT_COVERED, "explainer_tools.website.pdf", "a stated reason")
     results = [(m, i % 2 == 0) for i, m in enumerate(mutate.selected(MUTANTS, [], ["blocks"]))]
-    table = mutate.score_table(results, ["explainer_tools.blocks", "explainer_tools.pdf"])
+    table = mutate.score_table(results, ["explainer_tools.blocks", "explainer_tools.website.pdf"])
     assert "explainer_tools.blocks" in table
-    assert "explainer_tools.pdf" in table and "a stated reason" in table
+    assert "explainer_tools.website.pdf" in table and "a stated reason" in table
     killed = sum(k for _, k in results)
     assert table.splitlines()[-1].split()[:3] == ["overall", str(killed), str(len(results))]

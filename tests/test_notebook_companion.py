@@ -16,8 +16,8 @@ import torch
 from gpt_lab import checks, corpus
 from gpt_lab.model import GPT, GPTConfig
 
-from explainer_tools import cpu_paths, notebooks, pipeline
 from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.scripts import cpu_paths, notebooks, pipeline
 
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "notebooks" / "gpt2_under_the_hood.py"
@@ -348,7 +348,7 @@ def test_page_offers_the_notebook_for_download(tmp_path: Path) -> None:
     # The site plugin's notebook feature copies the .ipynb beside the page (its download link).
     from types import SimpleNamespace
 
-    from explainer_tools import notebook_page
+    from explainer_tools.website import notebook_page
 
     notebook = next((REPO / "docs" / "notebooks").glob("*.ipynb"))
     dest = tmp_path / "notebooks" / notebook.stem / "index.html"
@@ -367,7 +367,7 @@ def test_a_notebook_page_not_cached_is_converted_meanwhile_in_a_process_of_its_o
     """A fresh clone's build converts the notebook beside the rest of the book: the conversion
     started with the build's files fills the cache, and the page waits for it; the page is the
     one converted in the build's own process."""
-    from explainer_tools import notebook_page
+    from explainer_tools.website import notebook_page
 
     monkeypatch.setattr(notebook_page, "CACHE_DIR", tmp_path / "cache")
     notebook = tmp_path / "tiny.ipynb"

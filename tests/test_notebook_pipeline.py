@@ -1,5 +1,5 @@
 """How the pipeline executes, stores and compares the companion notebooks
-(`explainer_tools.notebooks`, `pipeline.notebook_differences`). (The notebook's own toolkit:
+(`explainer_tools.scripts.notebooks`, `pipeline.notebook_differences`). (The notebook's own toolkit:
 test_gpt_lab.py.)
 
 Executing the companion notebook takes minutes, so one test here does it
@@ -20,8 +20,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from explainer_tools import cpu_paths, notebooks, pipeline
 from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
+from explainer_tools.scripts import cpu_paths, notebooks, pipeline
 
 REPO_ROOT = DEFAULT.root
 
@@ -221,7 +221,7 @@ def test_notebook_inputs_are_its_code_and_data_and_pages_only_when_it_reads_them
 
 def test_there_is_no_separate_notebook_command_line() -> None:
     assert not hasattr(notebooks, "main")
-    assert "explainer_tools.notebooks execute" not in SOURCE.read_text(encoding="utf-8")
+    assert "explainer_tools.scripts.notebooks execute" not in SOURCE.read_text(encoding="utf-8")
 
 
 def test_committed_notebook_is_normalised_and_has_outputs() -> None:

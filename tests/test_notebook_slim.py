@@ -1,4 +1,5 @@
-"""The notebook page made lighter (explainer_tools/notebook_slim.py): what goes and what stays."""
+"""The notebook page made lighter (explainer_tools/website/notebook_slim.py): what goes and what
+stays."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import base64
 import struct
 import zlib
 
-from explainer_tools.notebook_slim import images, slim
+from explainer_tools.website.notebook_slim import images, slim
 
 CELL = '<div class="jp-Cell jp-CodeCell x">'
 

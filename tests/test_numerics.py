@@ -1,5 +1,5 @@
 """The numerics probes: which floating-point kernels compute other bits than on the machine that
-committed the outputs (explainer_tools/numerics.py)."""
+committed the outputs (explainer_tools/scripts/numerics.py)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import os
 
 import pytest
 
-from explainer_tools import cpu_paths, numerics
 from explainer_tools.layout import DEFAULT, Layout, run_environment
+from explainer_tools.scripts import cpu_paths, numerics
 
 REF = numerics.Fingerprint("Intel X, GenuineIntel, AVX-512", "2.13.0+cpu", "2.4.6",
                            {"torch gelu": "01", "torch matmul": "02", "numpy QR": "03"})
@@ -71,7 +71,7 @@ def test_the_committed_reference_has_every_probe_of_the_code(here: numerics.Fing
     """A probe added to PROBE_SOURCE without `--record` (or one removed) leaves the reference
     stale: it must name exactly the probes the code computes."""
     reference = numerics.read_reference()
-    assert reference is not None, "record it: python -m explainer_tools.numerics --record"
+    assert reference is not None, "record it: python -m explainer_tools.scripts.numerics --record"
     assert sorted(reference.probes) == sorted(here.probes)
     assert len(here.probes) >= 13 and all(len(v) == 16 for v in here.probes.values())
 
@@ -121,8 +121,9 @@ def test_check_ends_with_the_numerics_line_on_the_book_only(tmp_path, monkeypatc
     """`make check` prints the report last (so that it shows at the end of a CI log), whatever
     the other checks found, and only for the book's own repository."""
     from explainer_tools import __main__ as cli
-    from explainer_tools import book, book_checks, errata, ledger, pipeline
+    from explainer_tools.book import book_checks, chapters, errata, ledger
     from explainer_tools.claims import cli as claims_cli
+    from explainer_tools.scripts import pipeline
 
     def says(word: str, status: int):
         return lambda *a, **k: print(word) or status
@@ -131,7 +132,7 @@ def test_check_ends_with_the_numerics_line_on_the_book_only(tmp_path, monkeypatc
     monkeypatch.setattr(claims_cli, "main", says("claims", 0))
     monkeypatch.setattr(errata, "main", says("errata", 0))
     monkeypatch.setattr(ledger, "main", says("ledger", 0))
-    monkeypatch.setattr(book, "main", says("book", 0))
+    monkeypatch.setattr(chapters, "main", says("book", 0))
     monkeypatch.setattr(book_checks, "main", says("book checks", 0))
     monkeypatch.setattr(numerics, "check_line", lambda layout=DEFAULT: "numerics: probed")
     assert cli.check_everything(jobs=1, notebooks=False) == 1  # its verdict is the checks'

@@ -1,6 +1,6 @@
 """Products made on other kernels (another CPU vendor's vector math): `check` compares them within
 a stated tolerance where the script's inputs are unchanged, byte for byte everywhere else
-(explainer_tools/numerics.py, pipeline.other_kernels).
+(explainer_tools/scripts/numerics.py, pipeline.other_kernels).
 
 The fixture's script stands in for a training script: it prints what the machine's kernels make
 of it, read from `$EXPLAINER_KERNELS` (which the pipeline sets), as training amplifies last bits
@@ -19,9 +19,9 @@ import nbformat
 import pytest
 
 from explainer_tools import __main__ as cli
-from explainer_tools import notebooks, numerics, pipeline
 from explainer_tools.layout import RUNNER_CODE, Layout
-from explainer_tools.notebooks import NOTEBOOK_RUNNER_CODE
+from explainer_tools.scripts import notebooks, numerics, pipeline
+from explainer_tools.scripts.notebooks import NOTEBOOK_RUNNER_CODE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MACHINE_A = numerics.Fingerprint("Intel X, GenuineIntel, AVX-512", "2.13.0+cpu", "2.4.6",
@@ -172,7 +172,7 @@ def change_the_runner(repo: Path) -> None:
     module.write_text(module.read_text() + "# how scripts run changed\n")
     path = repo / "outputs/.stamps/ch01_fixture.json"
     stamp = json.loads(path.read_text())
-    del stamp["inputs"]["explainer_tools/zygote.py"]
+    del stamp["inputs"]["explainer_tools/scripts/zygote.py"]
     path.write_text(json.dumps(stamp, indent=1) + "\n")
 
 
@@ -194,7 +194,7 @@ def test_a_runner_change_alone_keeps_products_made_on_other_kernels_within_the_t
     assert "check: ch01_fixture.py: its committed products were made on Intel X" in out
     assert "every number agrees within the tolerance for other kernels" in out
     assert "4.566" not in out  # the products are not the difference: the stamp is
-    assert "+  \"explainer_tools/zygote.py\"" in out and "check: 1 difference(s)" in out
+    assert "+  \"explainer_tools/scripts/zygote.py\"" in out and "check: 1 difference(s)" in out
 
     code, out = run(repo, MACHINE_B, "regenerate", "--skip-notebooks", monkeypatch=monkeypatch)
     assert code == 0, out
@@ -202,7 +202,7 @@ def test_a_runner_change_alone_keeps_products_made_on_other_kernels_within_the_t
     assert {name: (repo / name).read_bytes() for name in committed} == committed
     stamp = json.loads((repo / "outputs/.stamps/ch01_fixture.json").read_text())
     assert stamp["kernels"] == MACHINE_A.kernels
-    assert "explainer_tools/zygote.py" in stamp["inputs"]
+    assert "explainer_tools/scripts/zygote.py" in stamp["inputs"]
     assert pipeline.is_fresh("ch01_fixture.py", layout)
     code, out = run(repo, MACHINE_B, "check", "--skip-notebooks", monkeypatch=monkeypatch)
     assert code == 0, out

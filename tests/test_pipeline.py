@@ -30,7 +30,7 @@ import pytest
 
 from explainer_tools import __main__ as cli
 from explainer_tools.layout import RUNNER_CODE, Layout
-from explainer_tools.notebooks import NOTEBOOK_RUNNER_CODE
+from explainer_tools.scripts.notebooks import NOTEBOOK_RUNNER_CODE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -296,7 +296,7 @@ def test_regenerate_runs_only_the_scripts_it_is_given(repo: Path) -> None:
 
 
 def test_select_scripts_keeps_the_order_and_takes_names_with_or_without_py() -> None:
-    from explainer_tools.pipeline import select_scripts
+    from explainer_tools.scripts.pipeline import select_scripts
 
     scripts = ["ch01_a.py", "ch02_b.py", "ch03_c.py"]
     assert select_scripts(scripts, []) == scripts
@@ -593,7 +593,7 @@ def test_probe03_two_scripts_drawing_one_figure_name_fail_naming_both(repo: Path
 
 
 def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path) -> None:
-    from explainer_tools import pipeline
+    from explainer_tools.scripts import pipeline
 
     (tmp_path / "blocker").write_text("a file where a folder should be")
     files = {tmp_path / "a.txt": b"a", tmp_path / "blocker" / "b.txt": b"b"}
@@ -604,7 +604,7 @@ def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path
 
 def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer_tools import pipeline, tree_io
+    from explainer_tools.scripts import pipeline, tree_io
 
     real = tree_io.write_atomic
 
@@ -624,13 +624,14 @@ def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
 def test_probe05_stamps_hold_the_run_environment_and_the_runner(repo: Path) -> None:
     stamp = json.loads((repo / "outputs" / ".stamps" / "ch01_fixture.json").read_text())
     assert stamp["environment"]["ATEN_CPU_CAPABILITY"] == "avx2"
-    assert {"explainer_tools/runner.py", "explainer_tools/layout.py"} <= set(stamp["inputs"])
+    assert {"explainer_tools/scripts/runner.py",
+            "explainer_tools/layout.py"} <= set(stamp["inputs"])
     layout = repo / "explainer_tools" / "layout.py"
     layout.write_text(layout.read_text().replace('"MKL_CBWR": "COMPATIBLE"', '"MKL_CBWR": "AVX2"'))
     result = run(repo, "regenerate")
     assert "ran ch01_fixture.py" in result.stdout, result.stdout
     assert run(repo, "regenerate").stdout.startswith("regenerate: ran none")
-    runner_py = repo / "explainer_tools" / "runner.py"
+    runner_py = repo / "explainer_tools" / "scripts" / "runner.py"
     runner_py.write_text(runner_py.read_text() + "\n# a change in how scripts run\n")
     assert "ran ch01_fixture.py" in run(repo, "regenerate").stdout
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explainer_tools.provenance import ProvenanceError, render_tags
+from explainer_tools.book.provenance import ProvenanceError, render_tags
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_badge_text_is_html_escaped() -> None:
 
 
 def test_tags_in_rendered_notebook_html_become_badges_outside_code() -> None:
-    from explainer_tools.provenance import render_tags_in_html
+    from explainer_tools.book.provenance import render_tags_in_html
 
     page = (
         '<div class="jp-RenderedMarkdown"><p>[SOURCE: authors&#39; code, utils.py] a &lt; b</p>'
@@ -136,7 +136,7 @@ def test_the_hook_stops_the_build_with_a_plugin_error_naming_page_and_line() -> 
 
     from mkdocs.exceptions import PluginError
 
-    from explainer_tools import mkdocs_hooks
+    from explainer_tools.website import mkdocs_hooks
 
     page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"))
     with pytest.raises(PluginError, match=r"docs/x\.md:2: \[PAPER\] needs a location"):

@@ -11,8 +11,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from explainer_tools import bibliography, crossref, glossary, ledger, number_links, verified
-from explainer_tools.html_text import map_prose
+from explainer_tools.book import bibliography, crossref, glossary, ledger, verified
+from explainer_tools.website import number_links
+from explainer_tools.website.html_text import map_prose
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -96,7 +97,7 @@ def test_cited_keys_skip_code_and_the_references_list_follows_citation_order() -
 
 
 def test_the_hook_reports_an_unknown_key_with_the_file_line(tmp_path: Path) -> None:
-    from explainer_tools import reader_hook
+    from explainer_tools.website import reader_hook
 
     page_file = tmp_path / "p.md"
     page_file.write_text("---\nscripts: []\n---\n\nText [@nobody2099].\n", encoding="utf-8")
@@ -389,7 +390,7 @@ def test_probe_C1_C2_an_unknown_key_is_reported_on_its_own_line(tmp_path: Path,
     from mkdocs.exceptions import PluginError
     from mkdocs.utils.meta import get_data
 
-    from explainer_tools import reader_hook
+    from explainer_tools.website import reader_hook
 
     real = (REPO / "docs" / CHAPTER).read_text(encoding="utf-8")
     front, body = real.split("\n---\n", 1)
@@ -408,7 +409,7 @@ def test_probe_C1_C2_an_unknown_key_is_reported_on_its_own_line(tmp_path: Path,
 def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
     from mkdocs.exceptions import PluginError
 
-    from explainer_tools import reader_hook
+    from explainer_tools.website import reader_hook
 
     page = tmp_path / "page.md"
     page.write_bytes(b"# Title\n\ncaf\xe9\n")
@@ -419,9 +420,10 @@ def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
 def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
     from mkdocs.utils.meta import get_data
 
-    from explainer_tools import glue, number_links, reader_hook
     from explainer_tools.claims.check import check_page
     from explainer_tools.claims.outputs import Outputs
+    from explainer_tools.scripts import glue
+    from explainer_tools.website import number_links, reader_hook
 
     texts = {p.stem + ".py": p.read_text(encoding="utf-8")
              for p in sorted((REPO / "outputs").glob("*.txt"))}
@@ -478,7 +480,7 @@ def test_probe_C4_the_glossary_tooltip_escapes_its_definition() -> None:
 
 
 def test_map_prose_jumps_over_code_and_leaves_white_space_alone() -> None:
-    from explainer_tools.html_text import map_prose
+    from explainer_tools.website.html_text import map_prose
 
     seen: list[str] = []
 

@@ -1,5 +1,5 @@
-"""The memoised Markdown conversion (explainer_tools/render_cache.py): a page rendered from the
-memo is the page MkDocs renders, and what could change the result is part of the key."""
+"""The memoised Markdown conversion (explainer_tools/website/render_cache.py): a page rendered from
+the memo is the page MkDocs renders, and what could change the result is part of the key."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from mkdocs.config import load_config
 from mkdocs.structure.files import get_files
 from mkdocs.structure.pages import Page
 
-from explainer_tools import build_cache, render_cache
+from explainer_tools.website import build_cache, render_cache
 
 PLAIN_RENDER = getattr(Page.render, "explainer_original", Page.render)
 CHAPTER = """# One

@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from explainer_tools import mkdocs_hooks
 from explainer_tools.layout import DEFAULT
+from explainer_tools.website import mkdocs_hooks
 
 REPO_ROOT = DEFAULT.root
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import bench, pipeline, run_costs, runner
 from explainer_tools.layout import DEFAULT, Layout
-from explainer_tools.process_tree import descendants
-from explainer_tools.tree_io import PipelineError
+from explainer_tools.scripts import bench, pipeline, run_costs, runner
+from explainer_tools.scripts.process_tree import descendants
+from explainer_tools.scripts.tree_io import PipelineError
 
 
 def test_unrecorded_scripts_start_first_then_the_longest() -> None:
@@ -132,7 +132,7 @@ SLOW_NOTEBOOK = "# %%\nimport time\ntime.sleep(300)\n"
 @pytest.mark.timeout(120)  # waiting for the notebook instead would take 300 s
 def test_a_check_that_fails_ends_the_notebook_beside_it(monkeypatch: pytest.MonkeyPatch,
                                                         tmp_path: Path) -> None:
-    from explainer_tools import notebooks
+    from explainer_tools.scripts import notebooks
 
     layout = fixture_layout(tmp_path / "repo", ["ch01_a.py"], None)
     (layout.root / "notebooks").mkdir()

@@ -1,4 +1,5 @@
-"""The script runner (explainer_tools/runner.py): warm fork parent and plain fallback alike."""
+"""The script runner (explainer_tools/scripts/runner.py): warm fork parent and plain fallback
+alike."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from pathlib import Path
 import pytest
 from processes import marker, running_with
 
-from explainer_tools import runner
 from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT
+from explainer_tools.scripts import runner
 
 SCRIPTS = {
     "probe_env.py": """

@@ -12,10 +12,10 @@ import re
 
 import pytest
 
-from explainer_tools import pipeline
 from explainer_tools.blocks import parse_blocks
 from explainer_tools.layout import DEFAULT
 from explainer_tools.markdown import split_front_matter
+from explainer_tools.scripts import pipeline
 
 SCRIPTS = DEFAULT.discover_scripts()
 CLAIM_LINE = re.compile(r"\[(\d+)\]")

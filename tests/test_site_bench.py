@@ -1,5 +1,5 @@
-"""`make bench-site`'s servers (explainer_tools/site_bench.py): the benchmark's figures are read,
-not asserted, but what it serves is tested."""
+"""`make bench-site`'s servers (explainer_tools/website/site_bench.py): the benchmark's figures are
+read, not asserted, but what it serves is tested."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import site_bench
+from explainer_tools.website import site_bench
 
 
 def fetch(url: str, gzip_ok: bool) -> tuple[bytes, str | None]:

@@ -16,7 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from explainer_tools import (
+from explainer_tools.book import site_config
+from explainer_tools.website import (
     build_cache,
     math_render,
     mkdocs_hooks,
@@ -24,7 +25,6 @@ from explainer_tools import (
     pdf,
     print_site_anchors,
     site_bench,
-    site_config,
     site_speed,
 )
 

@@ -10,18 +10,9 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from explainer_tools import (
-    build_cache,
-    crossref,
-    errata,
-    errata_hook,
-    glossary,
-    number_links,
-    reader_hook,
-    site_speed,
-    verified,
-)
+from explainer_tools.book import crossref, errata, glossary, verified
 from explainer_tools.layout import Layout
+from explainer_tools.website import build_cache, errata_hook, number_links, reader_hook, site_speed
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -180,7 +171,7 @@ def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path,
 
 def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,
                                                        state: reader_hook._State) -> None:
-    from explainer_tools import bibliography
+    from explainer_tools.book import bibliography
 
     state.entries = bibliography.load_bibliography(REPO)
     path = tmp_path / "p.md"
@@ -350,7 +341,8 @@ def test_the_book_files_add_the_generated_pages_and_share_the_state_with_errata(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
     from mkdocs.structure.files import Files
 
-    from explainer_tools import bibliography, site_plugin
+    from explainer_tools.book import bibliography
+    from explainer_tools.website import site_plugin
 
     state.entries = bibliography.load_bibliography(REPO)
     state.index = crossref.build_index({"chapters/09-x.md": "\\[ a \\label{eq:a} \\]\n"})
@@ -367,7 +359,7 @@ def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
         tmp_path: Path, state: reader_hook._State) -> None:
     from mkdocs.structure.files import Files
 
-    from explainer_tools import site_plugin
+    from explainer_tools.website import site_plugin
 
     state.sources = {"chapters/09-x.md": "<!-- embed: source ch09_x.py -->\ntext\n"}
     with pytest.raises(PluginError, match=r"docs/chapters/09-x\.md:1: unclosed marker"):
@@ -376,7 +368,7 @@ def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
 
 def test_the_whole_book_page_of_the_offline_copy_links_sources_from_its_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer_tools import mkdocs_hooks, site_plugin
+    from explainer_tools.website import mkdocs_hooks, site_plugin
 
     monkeypatch.setattr(mkdocs_hooks, "on_post_build", lambda config: None)
     link = '<a href="#code-ch09_x" data-site-path="code/ch09_x.html">'
@@ -404,7 +396,7 @@ COLLAPSED = """<details class="example">
 def test_a_chapter_links_its_source_page_from_where_it_is_served(
         monkeypatch: pytest.MonkeyPatch, state: reader_hook._State, directory_urls: bool,
         href: str, site_path: str) -> None:
-    from explainer_tools import site_plugin, source_pages
+    from explainer_tools.website import site_plugin, source_pages
 
     source = source_pages.SourcePage("ch09_x.py", "```python\nprint(1)\n```\n", ["x"])
     monkeypatch.setattr(site_plugin, "SOURCES", {"ch09_x.py": source})
@@ -415,7 +407,7 @@ def test_a_chapter_links_its_source_page_from_where_it_is_served(
 
 
 def test_a_finished_page_gets_its_figures_sizes(tmp_path: Path) -> None:
-    from explainer_tools import site_plugin
+    from explainer_tools.website import site_plugin
 
     figures = tmp_path / "assets" / "fig"
     figures.mkdir(parents=True)
@@ -430,7 +422,7 @@ def test_a_finished_page_is_ready_for_the_browser_as_built(tmp_path: Path) -> No
     """What the page's start-up would otherwise do, written by the build: number links out of
     the tab order (those inside formulas too, rendered by then), the head's links made absolute
     before the first style, and the palette switch handed to the reader's script."""
-    from explainer_tools import site_plugin
+    from explainer_tools.website import site_plugin
 
     page = ('<head><link rel="stylesheet" href="a.css"></head><body>'
             '<form class="md-header__option" data-md-component="palette"></form>'

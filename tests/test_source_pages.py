@@ -1,12 +1,13 @@
-"""The sources feature (explainer_tools/source_pages.py): each embedded script source gets a page
-of its own and the chapter links to it; tests/browser/test_site_links.py checks the built site."""
+"""The sources feature (explainer_tools/website/source_pages.py): each embedded script source gets a
+page of its own and the chapter links to it; tests/browser/test_site_links.py checks the built
+site."""
 
 from __future__ import annotations
 
 import pytest
 
-from explainer_tools import source_pages
-from explainer_tools.markers import MarkerError
+from explainer_tools.scripts.markers import MarkerError
+from explainer_tools.website import source_pages
 
 PAGE = """# Chapter 9: Generalization
 

@@ -10,28 +10,27 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import (
-    bench,
-    blocks,
-    book,
+from explainer_tools import blocks, layout, markdown, tags
+from explainer_tools.book import (
     book_checks,
-    containment,
+    chapters,
     errata,
     errata_pages,
-    layout,
     ledger,
-    markdown,
+    provenance,
+    verified,
+)
+from explainer_tools.scripts import (
+    bench,
+    containment,
     markers,
     notebooks,
     pipeline,
-    provenance,
     scaffold,
     stamps,
-    tags,
     tree_io,
-    verified,
 )
-from explainer_tools.html_text import map_prose
+from explainer_tools.website.html_text import map_prose
 
 # ------------------------------------------------------------------ blocks, tags, HTML prose
 
@@ -177,12 +176,12 @@ def test_duplicate_ledger_ids_are_an_error(tmp_path: Path) -> None:
 
 
 def test_a_chapter_planned_in_two_parts_is_an_error(tmp_path: Path) -> None:
-    plan = tmp_path / book.PLAN_PATH
+    plan = tmp_path / chapters.PLAN_PATH
     plan.parent.mkdir(parents=True)
     plan.write_text("parts:\n  - part: A\n    chapters: {3: x}\n"
                     "  - part: B\n    chapters: {3: y}\n", encoding="utf-8")
-    with pytest.raises(book.BookError, match="chapter 3 is planned twice"):
-        book.load_plan(tmp_path)
+    with pytest.raises(chapters.BookError, match="chapter 3 is planned twice"):
+        chapters.load_plan(tmp_path)
 
 
 def test_embedded_output_is_not_counted_as_words() -> None:
@@ -249,7 +248,7 @@ def test_check_fails_when_only_the_claim_check_fails(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(pipeline, "check", lambda jobs, notebooks, layout: 0)
     monkeypatch.setattr(claims_cli, "main", lambda argv: 1)
-    for module in (errata, ledger, book, book_checks):
+    for module in (errata, ledger, chapters, book_checks):
         monkeypatch.setattr(module, "main", lambda argv=None, **_: 0)
     assert cli.check_everything(1, False) == 1
 
@@ -397,14 +396,14 @@ def test_field_spans_are_the_lines_of_each_value_in_the_file() -> None:
 def test_a_backslash_and_one_letter_is_no_tex_command() -> None:
     """Only a control word (two or more letters) or a math delimiter is raw TeX: a path such as
     C:\\d or an escape such as \\x in prose is not."""
-    from explainer_tools.raw_tex import raw_tex_snippets
+    from explainer_tools.website.raw_tex import raw_tex_snippets
 
     assert raw_tex_snippets("a path C:\\d or \\x here") == []
     assert raw_tex_snippets("\\frac{1}{2}") == ["\\frac{1}{2}"]
 
 
 def test_surnames_in_both_name_orders_and_latex_commands_dropped() -> None:
-    from explainer_tools import bibliography
+    from explainer_tools.book import bibliography
 
     entries = bibliography.parse_bibtex(
         "@article{k,\n  author = {Sanae Lotfi and Finzi, Marc},\n  title = {T},\n"

@@ -1,5 +1,5 @@
-"""The warm sandbox (explainer_tools/zygote.py): a child forked from the warm parent contains
-itself with the kernel before any script code runs. Each test runs a script through
+"""The warm sandbox (explainer_tools/scripts/zygote.py): a child forked from the warm parent
+contains itself with the kernel before any script code runs. Each test runs a script through
 `runner.run_scripts` in that mode and checks what the kernel, not the audit hooks, refuses:
 ctypes and programs the script starts are out of the hooks' sight.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import runner, zygote
-from explainer_tools.containment import sandbox_status
 from explainer_tools.layout import DEFAULT, FIG_DIR_ENV
+from explainer_tools.scripts import runner, zygote
+from explainer_tools.scripts.containment import sandbox_status
 
 REPO_ROOT = DEFAULT.root
 GIT = REPO_ROOT / ".git"  # a file in a git worktree
@@ -162,7 +162,7 @@ def test_where_the_kernel_refuses_it_one_line_says_so_and_bubblewrap_runs(
     site.mkdir()
     (site / "sitecustomize.py").write_text(
         f"import sys\nsys.path.insert(0, {str(REPO_ROOT)!r})\n"
-        "import explainer_tools.zygote as z\nz.probe = lambda: 'refused here by a test'\n"
+        "import explainer_tools.scripts.zygote as z\nz.probe = lambda: 'refused here by a test'\n"
         "sys.path.pop(0)\n")
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.setattr(runner, "_said", [])

@@ -235,8 +235,8 @@ YAML_KEY = re.compile(r"^(?P<indent> *)(?P<dash>- +)?(?P<key>[A-Za-z_]+):(?: +(?
 def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
     """The prose fields of an erratum's front matter, and each evidence item's `shows:`.
 
-    Errata keep their prose in YAML (see explainer_tools/errata.py); it is rendered on the page,
-    so it is checked like the body. An evidence item `{output: X.py, block: N, shows: ...}`
+    Errata keep their prose in YAML (see explainer_tools/book/errata.py); it is rendered on the
+    page, so it is checked like the body. An evidence item `{output: X.py, block: N, shows: ...}`
     written in block style cites block [N] of X.py for its `shows:` text.
     """
     lines = text[:body_start].split("\n")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
-from explainer_tools.raw_tex import RAW_TEX_JS
+from explainer_tools.website.raw_tex import RAW_TEX_JS
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM_ARGS = [
@@ -1193,7 +1193,7 @@ def link_problems(site: Path, site_url: str = "http://127.0.0.1:8000/") -> list[
             fragment = unquote(resolved.fragment)
             if target.parent.name == "print_page":
                 # The whole-book page gets its ids from print-site.js at run time; the browser
-                # checks its anchors (explainer_tools.pdf, test_browser_features.py).
+                # checks its anchors (explainer_tools.website.pdf, test_browser_features.py).
                 continue
             if fragment and target.suffix == ".html" and fragment not in parse_html(target).ids:
                 where = "/" + target.relative_to(site).as_posix()

@@ -24,7 +24,7 @@ import pytest
 from browser_kit import CLIP_JS
 from standalone_kit import write_page
 
-from explainer_tools import explorer_presets
+from explainer_tools.website import explorer_presets
 
 pytestmark = pytest.mark.browser
 

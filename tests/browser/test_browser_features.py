@@ -281,7 +281,7 @@ def test_the_whole_book_prints_with_every_formula(browser: Any, server: StaticSe
     """The whole-book page holds every formula of the pages it gathers, all rendered, every
     image loaded and every in-book link resolved (inspected whole); one chapter of it, with every
     feature, prints to a PDF with KaTeX's glyphs embedded and internal links."""
-    from explainer_tools import pdf
+    from explainer_tools.website import pdf
 
     expected = 0
     for url_path in discover_pages(built_site):
@@ -305,7 +305,7 @@ def test_the_print_check_finds_a_dangling_in_book_link(browser: Any, server: Sta
                                                       built_site: Path) -> None:
     """Links are absolute in the live page; the print check still reads them as in-book links
     and names the one whose anchor is missing."""
-    from explainer_tools import pdf
+    from explainer_tools.website import pdf
 
     page = browser.new_page()
     try:

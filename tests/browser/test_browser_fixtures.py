@@ -1,8 +1,8 @@
 """Fixture pages built only for these tests, in a scratch copy of the site.
 
 1. Escaping: a script output holding `<script>`, `<b>` and `&`, embedded by the pipeline's own
-   `explainer_tools.markers.embed` (a fenced `text` block, also indented inside a collapsible
-   answer),
+   `explainer_tools.scripts.markers.embed` (a fenced `text` block, also indented inside a
+   collapsible answer),
    and the same strings as notebook outputs, must show as text: no script runs, no <b> element.
 2. Faults: a broken link, an external script, a malformed formula, a display formula left as
    raw TeX, a missing image, an image without alternative text and a heading jump each make
@@ -58,8 +58,8 @@ ESCAPING_MD = """\
 
 
 def embed_outputs(markdown: str, project: Path) -> str:
-    """The pipeline's own embedding (explainer_tools.markers) of OUTPUT into the markers."""
-    from explainer_tools.markers import embed, resolver
+    """The pipeline's own embedding (explainer_tools.scripts.markers) of OUTPUT into the markers."""
+    from explainer_tools.scripts.markers import embed, resolver
 
     resolve = resolver({"fixture_escaping.py": OUTPUT}, project / "explainer_code")
     return embed(markdown, "docs/fixtures/escaping.md", resolve)

@@ -1,5 +1,5 @@
-"""The lighter notebook page (explainer_tools/notebook_slim.py) looks as nbconvert's page does:
-the companion notebook converted by mkdocs-jupyter's converter, once as converted and once
+"""The lighter notebook page (explainer_tools/website/notebook_slim.py) looks as nbconvert's page
+does: the companion notebook converted by mkdocs-jupyter's converter, once as converted and once
 slimmed, each in a page with the site's stylesheets, gives every element the same box and the
 same computed style (at a phone's width, where the notebook's rules for narrow screens
 apply too), the token spans inside a cell's code apart: those the slim page unwraps or joins;
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from standalone_kit import write_page
 
-from explainer_tools.notebook_slim import slim
+from explainer_tools.website.notebook_slim import slim
 
 pytestmark = pytest.mark.browser
 

@@ -1,11 +1,11 @@
-"""explainer_tools.pdf.heading_pages reads a Chromium PDF's /Dests dictionary (element id ->
+"""explainer_tools.website.pdf.heading_pages reads a Chromium PDF's /Dests dictionary (element id ->
 page), following the /Pages tree's order; the whole-book print test runs it on the real book."""
 
 from __future__ import annotations
 
 import pytest
 
-from explainer_tools.pdf import heading_pages, problems_of
+from explainer_tools.website.pdf import heading_pages, problems_of
 
 PDF = b"""%PDF-1.7
 1 0 obj

@@ -60,7 +60,7 @@ def test_chapter_figures_load_lazily_with_their_size(built_site: Path) -> None:
     import re
 
     tag = re.compile(r'<img [^>]*?src="[^"]*assets/fig/([\w.-]+\.png)"[^>]*>')
-    from explainer_tools import site_speed
+    from explainer_tools.website import site_speed
 
     seen = deferred_first = 0
     for url_path in discover_pages(built_site):

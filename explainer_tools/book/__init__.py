@@ -1,0 +1,23 @@
+"""The book's own rules, read from its sources (the nav, the pages, docs/_data/, the errata):
+each module reads one kind of source, checks it, and renders what the site shows of it. `make
+check` runs the checks; the site plugin (`website`) renders with the same modules.
+
+May import: the shared modules and `scripts` (the embed markers, the stamps). Must not import
+`claims` (a sibling: the two checks are independent) or `website` (which uses this package).
+
+0. `site_config`: the one reader of mkdocs.yml outside MkDocs. `bibliography` (BibTeX,
+   citations), `crossref` (numbered formulas and figures, labels across pages), `glossary`,
+   `ledger` (the claims ledger), `provenance` (tags -> badges), `verified` ("last verified",
+   from the stamps).
+1. `chapters`: chapter status from the nav (home page list, BOOK.md's table, "Chapter N").
+   `errata`: the erratum pages, their index and checks. `book_checks`: the book-wide checks
+   (status phrases, outside references, tag budget, structure, bibliography).
+2. `errata_pages`: erratum pages and the errata index as rendered, with source lines.
+"""
+
+LAYERS: dict[str, int] = {
+    "site_config": 0, "bibliography": 0, "crossref": 0, "glossary": 0, "ledger": 0,
+    "provenance": 0, "verified": 0,
+    "chapters": 1, "errata": 1, "book_checks": 1,
+    "errata_pages": 2,
+}

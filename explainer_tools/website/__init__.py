@@ -1,0 +1,31 @@
+"""The site: the book's MkDocs plugin and everything only the site uses, the PDF and the site's
+benchmark included (both read the built site).
+
+May import: the shared modules, `scripts` (markers, glue), `book` (what the pages mean) and
+`claims` (the verified numbers the pages link). Nothing outside this package imports it, except
+the command line's `glue_migrate` (number links).
+
+0. `build_cache`: results of the site build memoised in `.cache/`. `html_text`: rewrites the
+   prose of rendered HTML (skips code, math, links, headings). `math_render`: formulas rendered
+   at build time (KaTeX). `notebook_slim`: the notebook page's stylesheet cut to what its cells
+   use, its figures as files. `raw_tex`: raw TeX left as text. `explorer_presets`: the bound
+   explorer's presets, read from the outputs at build time. `number_links`: numbers -> output
+   lines. `source_pages`: each embedded script source on a page of its own.
+1. `render_cache`: each page's Markdown converted once. `print_site_anchors`: the print-site
+   plugin's whole-book page with every in-book link finding its target. `figure_zoom`.
+   `site_speed`: the page as the browser starts it (what made a phone's load slow, fixed at
+   build time). `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
+   `errata_hook`: the errata feature's page events. `pdf`: `make pdf`.
+2. `mkdocs_hooks` (build, provenance and math features), `reader_hook` (the reader features'
+   page events). `site_bench`: `make bench-site`.
+3. `site_plugin`: the MkDocs plugin, composing the features.
+"""
+
+LAYERS: dict[str, int] = {
+    "build_cache": 0, "html_text": 0, "math_render": 0, "notebook_slim": 0, "raw_tex": 0,
+    "explorer_presets": 0, "number_links": 0, "source_pages": 0,
+    "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "site_speed": 1,
+    "notebook_page": 1, "errata_hook": 1, "pdf": 1,
+    "mkdocs_hooks": 2, "reader_hook": 2, "site_bench": 2,
+    "site_plugin": 3,
+}
