@@ -1,4 +1,4 @@
-"""The book-wide mechanisms: chapter status from the nav (book/chapters.py), the checks of make check
+"""The book-wide mechanisms: chapter status from the nav (chapters.py), the checks of make check
 (book_checks.py) and the raw-TeX rule (raw_tex.py). Each test breaks a mechanism on purpose and
 expects the failure, naming file and line."""
 
