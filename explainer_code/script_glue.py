@@ -1,4 +1,4 @@
-"""Printed values with names, for pages to quote by name (explainer_tools/scripts/glue.py).
+"""Printed values with names, for pages to quote by name (explainer_tools/glue.py).
 
     from script_glue import glue
     print(f"    N = 100: {glue('slack_100', slack, '.4f')}")
@@ -23,7 +23,7 @@ import os
 import re
 
 GLUE_ENV = "EXPLAINER_GLUE"
-START, SEP, END = "\x02", "\x1f", "\x03"  # explainer_tools/scripts/glue.py reads the same
+START, SEP, END = "\x02", "\x1f", "\x03"  # explainer_tools/glue.py reads the same
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 

@@ -6,7 +6,7 @@ what it must not:
 
 - `scripts/`: the script pipeline: run the chapter scripts and the companion notebook (sandbox,
   limits, dependency tracing), write and check their outputs, figures and stamps, embed the
-  outputs into the pages (`make regenerate`, `make check`, `make chapter`, `make bench`).
+  outputs into the pages (`make regenerate`, `make check`, `make bench`).
 - `book/`: the book's own rules, read from its sources: chapter status from the nav, errata,
   bibliography, numbered formulas and figures, glossary, claims ledger, provenance tags as
   badges, "last verified", the book-wide checks. The checks and the site both use them.
@@ -20,8 +20,8 @@ to glued values: it needs the claim check and the site's number links).
 
 A package or module imports only those of lower layers (tests/test_layers.py parses every import,
 those inside functions too); inside a package, its own `LAYERS` orders its modules the same way
-(the claim check's order is in tests/test_layers.py). No `__init__` imports anything, so
-importing one module loads only what it needs.
+(the claim check's order is in tests/test_layers.py). No `__init__` imports anything but the
+claim check's, which gathers its public names (`from explainer_tools.claims import ...`).
 """
 
 LAYERS: dict[str, int] = {
@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "blocks": 0,  # numbered output blocks
     "tags": 0,  # the provenance tag vocabulary (also read by explainer_code/gpt_lab)
     "yaml_input": 1,  # the data files, read with markdown's loader, each field's type checked
+    "glue": 1,  # values by name: a script's glued values, their sidecar, a page's references
     "scripts": 2,
     "book": 3,
     "claims": 3,

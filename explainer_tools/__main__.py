@@ -157,7 +157,7 @@ def _run(args: argparse.Namespace, layout: Layout) -> int:
         if args.command == "check":
             return check_everything(args.jobs, not args.skip_notebooks, layout)
         if args.command == "chapter":
-            from explainer_tools.scripts import scaffold
+            from explainer_tools.book import scaffold
 
             return scaffold.main(args.number, args.slug, args.title, layout)
         from explainer_tools.scripts import bench as bench_module

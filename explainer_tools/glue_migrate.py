@@ -25,10 +25,10 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explainer_tools import glue
 from explainer_tools.claims.api import VerifiedNumber, verified_numbers
 from explainer_tools.layout import DEFAULT
 from explainer_tools.markdown import read_front_matter
-from explainer_tools.scripts import glue
 from explainer_tools.website import number_links
 
 # The styles tried, fewest first: a number is shown as printed where it can be.

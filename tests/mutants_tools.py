@@ -323,14 +323,14 @@ MUTANTS = [
            "        if len(parts) != 2 or parts[0] not in CHECKS:", "        if False:",
            *T_BOOK, T_NEW),
     # scaffold
-    mutant("scaffold: an existing chapter overwritten", "explainer_tools/scripts/scaffold.py",
+    mutant("scaffold: an existing chapter overwritten", "explainer_tools/book/scaffold.py",
            "        if path.exists():\n            raise ValueError(", "        if False:\n"
            "            raise ValueError(", T_NEW),
-    mutant("scaffold: a bad slug accepted", "explainer_tools/scripts/scaffold.py",
+    mutant("scaffold: a bad slug accepted", "explainer_tools/book/scaffold.py",
            "    if not 1 <= n <= 99 or not SLUG.match(slug):", "    if not 1 <= n <= 99:", T_NEW),
-    mutant("scaffold: a chapter listed twice in the nav", "explainer_tools/scripts/scaffold.py",
+    mutant("scaffold: a chapter listed twice in the nav", "explainer_tools/book/scaffold.py",
            "            if int(match.group(\"number\")) == n:", "            if False:", T_NEW),
-    mutant("scaffold: the script name keeps hyphens", "explainer_tools/scripts/scaffold.py",
+    mutant("scaffold: the script name keeps hyphens", "explainer_tools/book/scaffold.py",
            "    return f\"ch{n:02d}_{slug.replace('-', '_')}.py\"", "    return f\"ch{n:02d}_{slug}.py\"",
            T_NEW),
     # notebooks: what a comparison sees

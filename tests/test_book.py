@@ -1,4 +1,4 @@
-"""The book-wide mechanisms: chapter status from the nav (book.py), the checks of make check
+"""The book-wide mechanisms: chapter status from the nav (chapters.py), the checks of make check
 (book_checks.py) and the raw-TeX rule (raw_tex.py). Each test breaks a mechanism on purpose and
 expects the failure, naming file and line."""
 
@@ -65,7 +65,7 @@ def test_chapter_mentions_link_written_and_mark_planned() -> None:
 
 
 def _repo_copy(tmp_path: Path) -> Path:
-    """The files book.py and book_checks.py read, in a scratch folder."""
+    """The files chapters.py and book_checks.py read, in a scratch folder."""
     root = tmp_path / "repo"
     root.mkdir()
     for name in ("mkdocs.yml", "BOOK.md", "CONTRIBUTING.md", "README.md"):

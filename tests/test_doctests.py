@@ -43,4 +43,4 @@ def test_docstring_examples(name: str) -> None:
 
 def test_the_modules_with_examples_are_found() -> None:
     assert {"explainer_tools.layout", "explainer_tools.markdown", "explainer_tools.claims",
-            "explainer_tools.blocks", "explainer_tools.scripts.scaffold"} <= set(WITH_EXAMPLES)
+            "explainer_tools.blocks", "explainer_tools.book.scaffold"} <= set(WITH_EXAMPLES)

@@ -1,4 +1,4 @@
-"""Values by name (explainer_tools/scripts/glue.py, explainer_code/script_glue.py): a script glues a
+"""Values by name (explainer_tools/glue.py, explainer_code/script_glue.py): a script glues a
 printed value to a name, the pipeline strips its markers and writes the sidecar, a page quotes
 the name, the site shows the printed text as a linked number, and glue_migrate rewrites a page's
 numbers into names without changing what it shows.
@@ -23,10 +23,9 @@ from types import SimpleNamespace
 import pytest
 from test_pipeline import FIXTURE, build_tree, run
 
-from explainer_tools import glue_migrate
+from explainer_tools import glue, glue_migrate
 from explainer_tools.claims.check import check_page
 from explainer_tools.claims.outputs import Outputs
-from explainer_tools.scripts import glue
 from explainer_tools.website import number_links, reader_hook
 
 REPO = Path(__file__).resolve().parent.parent

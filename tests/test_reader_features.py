@@ -420,9 +420,9 @@ def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
 def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
     from mkdocs.utils.meta import get_data
 
+    from explainer_tools import glue
     from explainer_tools.claims.check import check_page
     from explainer_tools.claims.outputs import Outputs
-    from explainer_tools.scripts import glue
     from explainer_tools.website import number_links, reader_hook
 
     texts = {p.stem + ".py": p.read_text(encoding="utf-8")

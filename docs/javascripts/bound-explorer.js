@@ -85,7 +85,7 @@
     return x.toLocaleString("en-US", { maximumSignificantDigits: 5 });
   }
 
-  // The presets the site build wrote into data-presets (explainer_tools/explorer_presets.py,
+  // The presets the site build wrote into data-presets (explainer_tools/website/explorer_presets.py,
   // read from the scripts' outputs): one button each; pressing one sets every input it names and
   // says what it is and which bound its chapter printed. Null when the page gave none.
   function presetButtons(root, apply) {

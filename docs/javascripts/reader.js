@@ -1,4 +1,4 @@
-// Reader features on every page (explainer_tools/reader_hook.py writes the markup):
+// Reader features on every page (explainer_tools/website/reader_hook.py writes the markup):
 // - a preview card for references to equations and figures (a.xref), on hover and on focus;
 // - a card for every number linked to the output line that printed it (a.num, span.num, and
 //   links inside formulas): script, block, line, the line's text and the checked state;
@@ -178,7 +178,7 @@
   // Accessibility of the page around the reader's marks (axe-core's rules):
   // - numbers and links inside formulas leave the tab order (a chapter holds hundreds); they
   //   stay links, so a screen reader lists them and reads them with their description (the
-  //   build writes it into the page, explainer_tools/site_speed.py; setting it again at load
+  //   build writes it into the page, explainer_tools/website/site_speed.py; setting it again at load
   //   would restyle every link, so a link that has it is left alone);
   // - Material's search dialog gets a name, and a navigation section whose label holds only an
   //   icon (a section with an index page) gets its section's name;
@@ -406,7 +406,7 @@
   }
 })();
 
-// Figure zoom (explainer_tools/figure_zoom.py wraps each image in a.zoom or button.zoom): a click
+// Figure zoom (explainer_tools/website/figure_zoom.py wraps each image in a.zoom or button.zoom): a click
 // shows the image in a native modal <dialog> as large as the window allows. The browser keeps
 // focus inside it, closes it on Escape and returns focus to the figure; a click anywhere in it
 // or its close button closes it too. Without this script the link opens the image file.
@@ -444,7 +444,7 @@
 // palette again when it starts, restyling the whole page each time it marks the switch and
 // reads the header's colours (side by side, the renderer's main thread spent 43 ms more CPU on
 // Chapter 5 with it, 138 ms on the notebook's page: four times that on a phone). The build
-// hands the switch to this script (explainer_tools/site_speed.py, `palette_without_restyles`),
+// hands the switch to this script (explainer_tools/website/site_speed.py, `palette_without_restyles`),
 // which behaves as Material's does: the first visit follows the device's preference, a choice
 // is stored where Material's script at the top of every page reads it (`__palette`), the
 // switch shows the other palette's icon, Enter switches too. At load it changes only what

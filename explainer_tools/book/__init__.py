@@ -13,11 +13,12 @@ May import: the shared modules and `scripts` (the embed markers, the stamps). Mu
    `errata`: the erratum pages, their index and checks. `book_checks`: the book-wide checks
    (status phrases, outside references, tag budget, structure, bibliography).
 2. `errata_pages`: erratum pages and the errata index as rendered, with source lines.
+   `scaffold`: `make chapter` (a new chapter's page, script and nav entry).
 """
 
 LAYERS: dict[str, int] = {
     "site_config": 0, "bibliography": 0, "crossref": 0, "glossary": 0, "ledger": 0,
     "provenance": 0, "verified": 0,
     "chapters": 1, "errata": 1, "book_checks": 1,
-    "errata_pages": 2,
+    "errata_pages": 2, "scaffold": 2,
 }

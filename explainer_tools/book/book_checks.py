@@ -3,7 +3,7 @@ the line and what is wrong.
 
 1. `status`: no page states by hand that a chapter is or is not written ("still being written",
    "not yet written", "is being written", "yet to be written", "coming soon", ...). Status comes
-   from the nav (`book.py`); pages, BOOK.md, CONTRIBUTING.md and README.md are read.
+   from the nav (`chapters.py`); pages, BOOK.md, CONTRIBUTING.md and README.md are read.
 2. `outside`: no page, script, docstring, test or data file names a path outside the repository
    (the parent folder's shared area, absolute paths into the work or temporary folders) or a
    document a reader cannot open (the internal notes the book was planned from, by their names or

@@ -35,7 +35,7 @@ Numbers are read in the digits 0-9 only: a number written in other decimal digit
 check could not compare it. Invalid front matter is a page's one error (read as absent, it would
 declare no scripts, and every number would be reported uncited).
 
-Values quoted by name (`{glue}`name``, `\\glue{name}` in math: explainer_tools/scripts/glue.py) are
+Values quoted by name (`{glue}`name``, `\\glue{name}` in math: explainer_tools/glue.py) are
 verified by construction: each is counted as glued, its name must be printed by a script of the
 page (else an error at its line), and the digits of a name are no number of the prose. On a page
 that quotes any value by name, a number written as digits in a fully cited section (checked or

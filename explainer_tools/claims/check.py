@@ -45,9 +45,9 @@ from explainer_tools.claims.swaps import (
     line_mismatch,
 )
 from explainer_tools.claims.units import unit_after, unit_named
+from explainer_tools.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
-from explainer_tools.scripts.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.scripts.tree_io import PipelineError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from explainer_tools.blocks import Block, BlockError, parse_blocks
 from explainer_tools.claims.numbers import Token, content_words, scan_numbers
 from explainer_tools.claims.units import kinds_named, unit_after
+from explainer_tools.glue import Glued, read_names
 from explainer_tools.layout import output_name, script_of_output
-from explainer_tools.scripts.glue import Glued, read_names
 from explainer_tools.scripts.tree_io import read_regular
 
 # ---------------------------------------------------------------------------------------------

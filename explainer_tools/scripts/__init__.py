@@ -13,9 +13,7 @@ import `book`, `claims` or `website` (they read what this package writes, never 
    check's last line; make numerics). `stamps`: the stamp files and the freshness rule.
    `tree_io`: the tree read as regular files only, watched while scripts run outside the
    sandbox, held by one run at a time, and written atomically. `markers`: embed markers in
-   pages. `glue`: values by name (the markers a script prints around a glued value, the sidecar
-   `outputs/<stem>.names.json`, a page's `{glue}` references resolved). `scaffold`: `make
-   chapter`.
+   pages.
 1. `runner`: runs scripts (in the kernel's sandbox, or a warm fork parent, or plain
    subprocesses), with limits, a watchdog and dependency tracing. `notebooks`: executes and
    compares the companion notebooks. `sandbox_report`: `make sandbox`'s one line. `run_costs`:
@@ -32,7 +30,7 @@ The runner's own modules are hashed into every stamp (`layout.RUNNER_CODE`).
 
 LAYERS: dict[str, int] = {
     "containment": 0, "zygote": 0, "process_tree": 0, "cpu_paths": 0, "numerics": 0,
-    "stamps": 0, "tree_io": 0, "markers": 0, "glue": 0, "scaffold": 0,
+    "stamps": 0, "tree_io": 0, "markers": 0,
     "runner": 1, "notebooks": 1, "sandbox_report": 1, "run_costs": 1, "other_kernels": 1,
     "run_products": 2,
     "pipeline": 3,

@@ -29,8 +29,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from explainer_tools import glue
 from explainer_tools.layout import RUNNER_CODE, Layout
-from explainer_tools.scripts import glue, numerics
+from explainer_tools.scripts import numerics
 from explainer_tools.scripts.stamps import is_fresh, recorded_kernels
 from explainer_tools.scripts.tree_io import PipelineError
 

@@ -1,7 +1,7 @@
 """The site: the book's MkDocs plugin and everything only the site uses, the PDF and the site's
 benchmark included (both read the built site).
 
-May import: the shared modules, `scripts` (markers, glue), `book` (what the pages mean) and
+May import: the shared modules, `scripts` (markers), `book` (what the pages mean) and
 `claims` (the verified numbers the pages link). Nothing outside this package imports it, except
 the command line's `glue_migrate` (number links).
 

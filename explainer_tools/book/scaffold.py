@@ -131,7 +131,7 @@ def script_name(n: int, slug: str) -> str:
     return f"ch{n:02d}_{slug.replace('-', '_')}.py"
 
 
-# The book's parts (docs/book.md's table of contents): chapters 1-8, 9-14, 15-20, 21-26.
+# The book's parts (docs/_data/chapters.yml): chapters 1-8, 9-14, 15-20, 21-26.
 PARTS = ((8, "Part I. Foundations"), (14, "Part II. Bounds"), (20, "Part III. Compression"),
          (26, "Part IV. The bound, computed"))
 
