@@ -18,6 +18,8 @@ Claims, numbered as the output blocks:
   [5] Real-size arithmetic for a 3,000-token document: 21 forward passes, scored
       1024 + 19 x 100 + 76; the compute, in tokens fed to the model, relative to one pass.
 Deterministic: integer arithmetic only. The figure ch13_windows.png draws the toy windows.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Rectangle
+from script_glue import glue
 from script_io import save_figure
 
 OWT_DOCUMENTS = 8_013_769  # documents in OpenWebText        [SOURCE: prepare.py:20]
@@ -46,6 +49,7 @@ N_SAMPLE = (
     10_000  # bound_samples                             [SOURCE: config/sublora_bounds.yaml:36]
 )
 TOY_BLOCK, TOY_SLIDE, TOY_LEN = 10, 3, 24  # the toy document of block [3] and the figure
+TOY_DOCS = ("short", "middle", "long")  # the three toy documents of block [2], by length
 FIGURE_NAME = "ch13_windows.png"
 
 
@@ -91,18 +95,23 @@ def block1_population() -> None:
     n_val = math.ceil(TEST_SIZE * OWT_DOCUMENTS)  # datasets' train_test_split rounds the test up
     n_train = OWT_DOCUMENTS - n_val
     print(
-        f"    OpenWebText documents {OWT_DOCUMENTS:,}; validation ceil({TEST_SIZE} x "
-        f"{OWT_DOCUMENTS:,}) = {n_val:,}; training {n_train:,}"
+        f"    OpenWebText documents {glue('owt_documents', OWT_DOCUMENTS, ',')}; validation "
+        f"ceil({glue('test_size', TEST_SIZE)} x {OWT_DOCUMENTS:,}) = "
+        f"{glue('n_validation', n_val, ',')}; training {glue('n_train', n_train, ',')}"
     )
     assert n_train == NUM_DOCS and n_val == 4_007
     exact = TRAIN_TOKENS / BLOCK_SIZE
     print(
-        f"    training tokens {TRAIN_TOKENS:,} / {BLOCK_SIZE} = {exact:,.2f} sequences; "
-        f"the code's data_size {DATA_SIZE:,} is the ceiling"
+        f"    training tokens {glue('train_tokens', TRAIN_TOKENS, ',')} / "
+        f"{glue('sequence_tokens', BLOCK_SIZE)} = {glue('sequences_exact', exact, ',.2f')} "
+        f"sequences; the code's data_size {glue('data_size', DATA_SIZE, ',')} is the ceiling"
     )
     assert math.ceil(exact) == DATA_SIZE and math.floor(exact) == DATA_SIZE - 1
     mean_len = TRAIN_TOKENS / NUM_DOCS
-    print(f"    mean document length {mean_len:,.2f} tokens (each ends with one end-of-text token)")
+    print(
+        f"    mean document length {glue('mean_doc_tokens', mean_len, ',.2f')} tokens "
+        "(each ends with one end-of-text token)"
+    )
     assert 1128 < mean_len < 1129
 
 
@@ -112,36 +121,59 @@ def block2_documents() -> None:
     per_token = np.array([6.0, 4.0, 3.0])  # bits per token, each document's own mean
     doc_mean = per_token.mean()
     token_mean = (lengths * per_token).sum() / lengths.sum()
-    for n, x in zip(lengths, per_token, strict=True):
-        print(f"    document of {n:>4} tokens, mean loss {x:.1f} bits per token")
+    for doc, n, x in zip(TOY_DOCS, lengths, per_token, strict=True):
+        print(
+            f"    document of {glue(f'{doc}_doc_tokens', int(n), '>4')} tokens, "
+            f"mean loss {glue(f'{doc}_doc_loss', x, '.1f')} bits per token"
+        )
     print(
-        f"    mean over documents {doc_mean:.4f}; mean over tokens {token_mean:.4f} bits per token"
+        f"    mean over documents {glue('mean_over_docs', doc_mean, '.4f')}; "
+        f"mean over tokens {glue('mean_over_tokens', token_mean, '.4f')} bits per token"
     )
     assert abs(doc_mean - 13 / 3) < 1e-12 and abs(token_mean - 3460 / 1110) < 1e-12
     repeats = N_SAMPLE * (N_SAMPLE - 1) / (2 * NUM_DOCS)
     reached = 1 - (1 - 1 / NUM_DOCS) ** N_SAMPLE
-    print(f"    n = {N_SAMPLE:,} draws with replacement from N = {NUM_DOCS:,} documents:")
-    print(f"    about {repeats:.2f} pairs of draws expected to hit the same document;")
-    print(f"    a given document is drawn at least once with probability {100 * reached:.4f} %")
+    print(
+        f"    n = {glue('n_draws', N_SAMPLE, ',')} draws with replacement from "
+        f"N = {glue('draw_pool', NUM_DOCS, ',')} documents:"
+    )
+    print(
+        f"    about {glue('repeat_pairs', repeats, '.2f')} pairs of draws expected to hit "
+        "the same document;"
+    )
+    print(
+        "    a given document is drawn at least once with probability "
+        f"{glue('drawn_once_pct', 100 * reached, '.4f')} %"
+    )
     assert 6.2 < repeats < 6.3
 
 
 def block3_toy_windows() -> None:
-    print(f"[3] Toy document: {TOY_LEN} tokens, window {TOY_BLOCK}, shift {TOY_SLIDE}")
+    print(
+        f"[3] Toy document: {glue('toy_len', TOY_LEN)} tokens, window "
+        f"{glue('toy_window', TOY_BLOCK)}, shift {glue('toy_shift', TOY_SLIDE)}"
+    )
     windows = authors_windows(TOY_LEN, TOY_BLOCK, TOY_SLIDE)
-    for j, w in enumerate(windows):
+    for j, w in enumerate(windows, start=1):
         inputs = [t - w.start + 1 for t in w.scored]
+        key = f"toy_pass{j}"  # toy_pass1_number ... toy_pass6_reads_max
         print(
-            f"    pass {j + 1}: inputs {w.start:>2}-{w.end - 1:>2} ({w.end - w.start:>2} tokens), "
-            f"scores {w.scored.start:>2}-{w.scored.stop - 1:>2}, "
-            f"inputs read per scored token {min(inputs)}-{max(inputs)}"
+            f"    pass {glue(f'{key}_number', j)}: "
+            f"inputs {glue(f'{key}_input_first', w.start, '>2')}-"
+            f"{glue(f'{key}_input_last', w.end - 1, '>2')} "
+            f"({glue(f'{key}_input_count', w.end - w.start, '>2')} tokens), "
+            f"scores {glue(f'{key}_scored_first', w.scored.start, '>2')}-"
+            f"{glue(f'{key}_scored_last', w.scored.stop - 1, '>2')}, "
+            f"inputs read per scored token {glue(f'{key}_reads_min', min(inputs))}-"
+            f"{glue(f'{key}_reads_max', max(inputs))}"
         )
     pos = scored_positions(windows)
     assert np.array_equal(np.sort(pos), np.arange(TOY_LEN)) and len(windows) == 6
     assert min_inputs_after_first(windows) == TOY_BLOCK - TOY_SLIDE + 1
     print(
         f"    every token scored once; after the first pass each reads at least "
-        f"{TOY_BLOCK - TOY_SLIDE + 1} inputs ({TOY_BLOCK - TOY_SLIDE} earlier tokens and its own)"
+        f"{glue('toy_min_inputs', TOY_BLOCK - TOY_SLIDE + 1)} inputs "
+        f"({glue('toy_min_earlier', TOY_BLOCK - TOY_SLIDE)} earlier tokens and its own)"
     )
 
 
@@ -160,11 +192,15 @@ def check_lengths(max_len: int, block_size: int, slide: int) -> tuple[int, int]:
 
 def block4_every_token_once() -> None:
     print("[4] Every token scored exactly once, for every document length")
-    for block_size, slide, max_len in ((TOY_BLOCK, TOY_SLIDE, 60), (BLOCK_SIZE, SLIDE, 4096)):
+    sizes = (("toy", TOY_BLOCK, TOY_SLIDE, 60), ("real", BLOCK_SIZE, SLIDE, 4096))
+    for size, block_size, slide, max_len in sizes:
         n, fewest = check_lengths(max_len, block_size, slide)
+        key = f"check_{size}"  # check_toy_window ... check_real_min_earlier
         print(
-            f"    window {block_size}, shift {slide}: lengths 1-{n:,} checked; after the first "
-            f"window every token reads >= {fewest} inputs ({fewest - 1} earlier tokens)"
+            f"    window {glue(f'{key}_window', block_size)}, shift {glue(f'{key}_shift', slide)}: "
+            f"lengths {glue(f'{key}_len_min', 1)}-{glue(f'{key}_len_max', n, ',')} checked; "
+            f"after the first window every token reads >= {glue(f'{key}_min_inputs', fewest)} "
+            f"inputs ({glue(f'{key}_min_earlier', fewest - 1)} earlier tokens)"
         )
         assert fewest == block_size - slide + 1
     print(f"    real sizes: at least {BLOCK_SIZE - SLIDE} earlier tokens of context")
@@ -172,19 +208,29 @@ def block4_every_token_once() -> None:
 
 def block5_real_size() -> None:
     n_tokens = 3_000
-    print(f"[5] Real sizes: a {n_tokens:,}-token document, window {BLOCK_SIZE}, shift {SLIDE}")
+    print(
+        f"[5] Real sizes: a {glue('real_doc_tokens', n_tokens, ',')}-token document, window "
+        f"{glue('real_doc_window', BLOCK_SIZE)}, shift {glue('real_doc_shift', SLIDE)}"
+    )
     windows = authors_windows(n_tokens, BLOCK_SIZE, SLIDE)
     counts = [len(w.scored) for w in windows]
     iters = math.ceil((n_tokens - BLOCK_SIZE) / SLIDE)
     print(
-        f"    shifted passes ceil(({n_tokens:,} - {BLOCK_SIZE}) / {SLIDE}) = {iters}; "
-        f"forward passes {len(windows)}"
+        f"    shifted passes ceil(({n_tokens:,} - {BLOCK_SIZE}) / {SLIDE}) = "
+        f"{glue('shifted_passes', iters)}; forward passes {glue('forward_passes', len(windows))}"
     )
-    print(f"    scored: {counts[0]} + {len(counts) - 2} x {SLIDE} + {counts[-1]} = {sum(counts):,}")
+    print(
+        f"    scored: {glue('first_pass_scores', counts[0])} + "
+        f"{glue('middle_passes', len(counts) - 2)} x {glue('middle_pass_scores', counts[1])} + "
+        f"{glue('last_pass_scores', counts[-1])} = {glue('scored_total', sum(counts), ',')}"
+    )
     assert counts[0] == BLOCK_SIZE and set(counts[1:-1]) == {SLIDE} and sum(counts) == n_tokens
     assert len(windows) == 21 and counts[-1] == 76
     fed = sum(w.end - w.start for w in windows)
-    print(f"    tokens fed to the model {fed:,}: {fed / n_tokens:.2f} times the document's length")
+    print(
+        f"    tokens fed to the model {glue('tokens_fed', fed, ',')}: "
+        f"{glue('fed_ratio', fed / n_tokens, '.2f')} times the document's length"
+    )
     assert fed == 1024 * 20 + 1000
 
 

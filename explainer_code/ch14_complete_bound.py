@@ -26,6 +26,8 @@ Claims, numbered as the output blocks:
       the Occam root by sqrt(1 / ln 2) = 1.2011.
 Deterministic: float64 arithmetic of closed formulas; values rounded as printed.
 The figure ch14_bound_terms.png stacks the pieces of the bound for each alpha.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pacbound as pb
+from script_glue import glue
 from script_io import save_figure
 
 TRAIN_ERROR = 5.0  # bits per token, held fixed for every alpha (toy input)
@@ -48,6 +51,7 @@ EPS = 0.05  # compute_bounds.py:5
 V = pb.GPT2_VOCAB_SIZE  # sublora_pipeline.py:57
 BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
 ALPHA_STEP_BITS = 8  # np.ceil(len(alpha_array)), added per alpha, sublora_pipeline.py:637
+SCALING_N = (1_000, 10_000, 100_000, 1_000_000)  # the scored-document counts of block [6]
 # What the authors' llm_subsampling_bound (compute_bounds.py:5-9 @c606ea6) returned for these
 # inputs, called by hand in a clone of their repository: alpha -> (extra bits, Delta, bound).
 AUTHORS_VALUES = {
@@ -96,17 +100,20 @@ def code_extra_bits() -> list[int]:
 def block1_inputs() -> None:
     print("[1] Inputs (toy values of the worked example) and the split of eps")
     print(
-        f"    train error {TRAIN_ERROR} bits per token; message L = {MESSAGE_BITS:,} bits; "
-        f"N = {N_POP:,}; n = {N_SAMPLE:,}; eps = {EPS}; V = {V:,}"
+        f"    train error {glue('train_error', TRAIN_ERROR)} bits per token; "
+        f"message L = {glue('message_bits', MESSAGE_BITS, ',')} bits; "
+        f"N = {glue('n_population', N_POP, ',')}; n = {glue('n_sample', N_SAMPLE, ',')}; "
+        f"eps = {glue('eps', EPS)}; V = {glue('vocab', V, ',')}"
     )
     k = prefix_bits(MESSAGE_BITS)
     book = pb.prefix_code_bits(MESSAGE_BITS)
     rho = N_SAMPLE / (N_SAMPLE + N_POP)
-    print(f"    the authors' K = L + 2 log2 L = {k:,.2f} bits")
-    print(f"    the book's prefix code L + 2 log2 L + 1 = {book:,.2f} bits")
+    print(f"    the authors' K = L + 2 log2 L = {glue('authors_K', k, ',.2f')} bits")
+    print(f"    the book's prefix code L + 2 log2 L + 1 = {glue('book_K', book, ',.2f')} bits")
     print(
-        f"    rho = n / (n + N) = {rho:.5e}; rho eps = {rho * EPS:.4e} (Occam part); "
-        f"(1 - rho) eps = {(1 - rho) * EPS:.6f} (Hoeffding part)"
+        f"    rho = n / (n + N) = {glue('rho', rho, '.5e')}; "
+        f"rho eps = {glue('occam_eps', rho * EPS, '.4e')} (Occam part); "
+        f"(1 - rho) eps = {glue('hoeffding_eps', (1 - rho) * EPS, '.6f')} (Hoeffding part)"
     )
     assert round(k, 2) == 100_033.22 and f"{rho:.5e}" == "1.24844e-03" and book == k + 1
     assert f"{rho * EPS:.4e}" == "6.2422e-05" and round((1 - rho) * EPS, 6) == 0.049938
@@ -116,19 +123,28 @@ def block2_first_alpha() -> None:
     extra = code_extra_bits()[0]
     div = div_nats(extra)
     occam, hoeffding = roots(div, N_POP, N_SAMPLE)
-    print(f"[2] First alpha ({pb.ALPHA_GRID[0]:g}, {extra} extra bits), term by term")
-    print(f"    div = (K + {extra}) x ln 2 = {div:,.2f} nats")
     print(
-        f"    term 1 = sqrt((div - ln(rho eps)) / (2 N)) = {occam:.6f}   (nats / documents, "
-        "no unit)"
+        f"[2] First alpha ({glue('first_alpha', pb.ALPHA_GRID[0], 'g')}, "
+        f"{glue('first_extra_bits', extra)} extra bits), term by term"
     )
-    print(f"    term 2 = sqrt(-ln((1 - rho) eps) / (2 n)) = {hoeffding:.6f}")
-    print(f"    complexity = term 1 + term 2 = {occam + hoeffding:.6f}")
+    print(f"    div = (K + {extra}) x ln 2 = {glue('first_div', div, ',.2f')} nats")
+    print(
+        "    term 1 = sqrt((div - ln(rho eps)) / (2 N)) = "
+        f"{glue('first_occam', occam, '.6f')}   (nats / documents, no unit)"
+    )
+    print(
+        "    term 2 = sqrt(-ln((1 - rho) eps) / (2 n)) = "
+        f"{glue('first_hoeffding', hoeffding, '.6f')}"
+    )
+    print(
+        f"    complexity = term 1 + term 2 = {glue('first_complexity', occam + hoeffding, '.6f')}"
+    )
     delta = pb.loss_range(pb.ALPHA_GRID[0], V)
     b = TRAIN_ERROR + delta * (occam + hoeffding)
     print(
-        f"    bound = {TRAIN_ERROR} + Delta x complexity = {TRAIN_ERROR} + {delta:.4f} x "
-        f"{occam + hoeffding:.6f} = {b:.4f} bits per token"
+        f"    bound = {TRAIN_ERROR} + Delta x complexity = "
+        f"{glue('first_train_error', TRAIN_ERROR)} + {glue('first_delta', delta, '.4f')} x "
+        f"{occam + hoeffding:.6f} = {glue('first_bound', b, '.4f')} bits per token"
     )
     assert round(div, 2) == 69_348.14 and round(occam, 6) == 0.065840
     assert round(hoeffding, 6) == 0.012241 and round(occam + hoeffding, 6) == 0.078081
@@ -151,19 +167,24 @@ def block3_table() -> None:
     print("[3] Every alpha of the grid: the code's loop, the book's prefix code, the union bound")
     print("    code: cumulative extra bits, the authors' K, full eps; "
           "book's code: the same, K + 1;")  # fmt: skip
-    print(f"    union: {BASE_EXTRA_BITS} extra bits and eps / 8 in both roots, the authors' K "
-          "(eps / 8 in the Occam root is the log2 8 = 3 bits of the choice)")  # fmt: skip
+    print(f"    union: {glue('union_base_bits', BASE_EXTRA_BITS)} extra bits and "
+          f"eps / {glue('union_eps_split', grid)} in both roots, the authors' K "
+          f"(eps / {glue('occam_eps_split', grid)} in the Occam root is the "
+          f"log2 {glue('choice_count', grid)} = {glue('choice_bits', math.log2(grid), 'g')} bits "
+          "of the choice)")  # fmt: skip
     print("    alpha    extra bits   Delta (bits)    code  book's code   union")
     rows = []
-    for alpha, extra in zip(pb.ALPHA_GRID, code_extra_bits(), strict=True):
+    for j, (alpha, extra) in enumerate(zip(pb.ALPHA_GRID, code_extra_bits(), strict=True), 1):
         delta = pb.loss_range(alpha, V)
         code = toy_bound(delta, div_nats(extra))
         valid = toy_bound(delta, div_nats(extra, book_code=True))
         union = toy_bound(delta, div_nats(BASE_EXTRA_BITS), eps=EPS / grid)
         rows.append((alpha, code, valid, union))
+        key = f"grid{j}"  # grid1_alpha ... grid8_union, row j of the table
         print(
-            f"    {alpha:<8g} {extra:>6}      {delta:10.4f}    {code:8.4f}   {valid:8.4f}"
-            f"   {union:8.4f}"
+            f"    {glue(f'{key}_alpha', alpha, '<8g')} {glue(f'{key}_extra_bits', extra, '>6')}"
+            f"      {glue(f'{key}_delta', delta, '10.4f')}    {glue(f'{key}_code', code, '8.4f')}"
+            f"   {glue(f'{key}_book', valid, '8.4f')}   {glue(f'{key}_union', union, '8.4f')}"
         )
         want_extra, want_delta, want_bound = AUTHORS_VALUES[alpha]
         assert extra == want_extra and round(delta, 4) == want_delta
@@ -172,28 +193,35 @@ def block3_table() -> None:
     best = min(rows, key=lambda row: row[1])
     best_union = min(row[3] for row in rows)
     print(
-        f"    reported: the minimum, {best[1]:.4f} at alpha = {best[0]:g} (train error held fixed"
+        f"    reported: the minimum, {glue('reported_min', best[1], '.4f')} at "
+        f"alpha = {glue('reported_alpha', best[0], 'g')} (train error held fixed"
     )
     print("    here, so the smallest Delta wins; in a real run the smoothed loss changes "
           "with alpha)")
     rises = [valid - code for _, code, valid, _ in rows]
     print(
-        f"    the book's code raises every bound by {min(rises):.1e} to {max(rises):.1e} bits per"
-        f" token; its minimum is {min(row[2] for row in rows):.4f}"
+        f"    the book's code raises every bound by {glue('book_rise_min', min(rises), '.1e')} "
+        f"to {glue('book_rise_max', max(rises), '.1e')} bits per token; its minimum is "
+        f"{glue('book_min', min(row[2] for row in rows), '.4f')}"
     )
     print(
-        f"    union bound over the grid: minimum {best_union:.4f}"
-        f" ({best_union - best[1]:+.4f} bits per token above the reported one)"
+        f"    union bound over the grid: minimum {glue('union_min', best_union, '.4f')}"
+        f" ({glue('union_excess', best_union - best[1], '+.4f')} bits per token above the "
+        "reported one)"
     )
     assert best[0] == 0.5 and round(best[1], 4) == 6.2197 and round(best_union, 4) == 6.2770
 
 
 def block4_real_n() -> None:
-    print(f"[4] The real document count N = {N_DOCS:,} at alpha = 0.1")
-    delta = pb.loss_range(0.1, V)
-    for extra, note in (
-        (55, "the 55 bits the loop charges at alpha = 0.1"),
-        (15, "15 bits, the first alpha's charge"),
+    alpha = 0.1
+    print(
+        f"[4] The real document count N = {glue('real_N', N_DOCS, ',')} at "
+        f"alpha = {glue('real_alpha', alpha)}"
+    )
+    delta = pb.loss_range(alpha, V)
+    for key, extra, note in (
+        ("loop", 55, "the {} bits the loop charges at alpha = 0.1"),
+        ("first", 15, "{} bits, the first alpha's charge"),
     ):
         b = pb.subsampling_bound(
             train_error=TRAIN_ERROR,
@@ -203,15 +231,20 @@ def block4_real_n() -> None:
             n_sample=N_SAMPLE,
             eps=EPS,
         )
-        print(f"    {note}: {b:.4f}")
+        note = note.format(glue(f"real_{key}_bits", extra))  # real_loop_bits, real_first_bits
+        print(f"    {note}: {glue(f'real_{key}_bound', b, '.4f')}")
         assert round(b, 4) == {55: 6.4664, 15: 6.4662}[extra]
 
 
 def block5_top1() -> None:
-    print("[5] Top-1 error analogue: train error 0.9, Delta = 1 (an error rate lies in [0, 1])")
+    error, delta = 0.9, 1
+    print(
+        f"[5] Top-1 error analogue: train error {glue('top1_error', error)}, "
+        f"Delta = {glue('top1_delta', delta)} (an error rate lies in [0, 1])"
+    )
     b = pb.subsampling_bound(
-        train_error=0.9,
-        loss_range=1.0,
+        train_error=error,
+        loss_range=float(delta),
         complexity_nats=div_nats(BASE_EXTRA_BITS),
         n_population=N_POP,
         n_sample=N_SAMPLE,
@@ -219,8 +252,9 @@ def block5_top1() -> None:
     )
     occam, hoeffding = roots(div_nats(BASE_EXTRA_BITS), N_POP, N_SAMPLE)
     print(
-        f"    {BASE_EXTRA_BITS} extra bits, no charge for k: 0.9 + {occam:.6f} + {hoeffding:.6f}"
-        f" = {b:.5f}"
+        f"    {glue('top1_extra_bits', BASE_EXTRA_BITS)} extra bits, no charge for k: {error} + "
+        f"{glue('top1_occam', occam, '.6f')} + {glue('top1_hoeffding', hoeffding, '.6f')}"
+        f" = {glue('top1_bound', b, '.5f')}"
     )
     assert round(b, 5) == 0.97808
 
@@ -230,17 +264,24 @@ def block6_pieces() -> None:
     extra = code_extra_bits()[-1]
     delta = pb.loss_range(alpha, V)
     occam, hoeffding = roots(div_nats(extra), N_POP, N_SAMPLE)
-    print(f"[6] The pieces at alpha = {alpha:g}, in bits per token")
+    print(f"[6] The pieces at alpha = {glue('pieces_alpha', alpha, 'g')}, in bits per token")
+    total = TRAIN_ERROR + delta * (occam + hoeffding)
     print(
-        f"    train error {TRAIN_ERROR:.4f} + Occam part {delta * occam:.4f} + "
-        f"Hoeffding part {delta * hoeffding:.4f} = {TRAIN_ERROR + delta * (occam + hoeffding):.4f}"
+        f"    train error {glue('pieces_train_error', TRAIN_ERROR, '.4f')} + "
+        f"Occam part {glue('pieces_occam', delta * occam, '.4f')} + "
+        f"Hoeffding part {glue('pieces_hoeffding', delta * hoeffding, '.4f')} = "
+        f"{glue('pieces_bound', total, '.4f')}"
     )
     assert delta * occam > 5 * delta * hoeffding
     print("    how the parts move with the number n of scored documents (same N, div, Delta):")
     print("    n           Occam part   Hoeffding part")
-    for n in (1_000, 10_000, 100_000, 1_000_000):
+    for n in SCALING_N:
         o, h = roots(div_nats(extra), N_POP, n)
-        print(f"    {n:>9,}     {delta * o:.4f}       {delta * h:.4f}")
+        key = f"scaling_n{n}"  # scaling_n1000_n ... scaling_n1000000_hoeffding
+        print(
+            f"    {glue(f'{key}_n', n, '>9,')}     {glue(f'{key}_occam', delta * o, '.4f')}       "
+            f"{glue(f'{key}_hoeffding', delta * h, '.4f')}"
+        )
     o1, h1 = roots(div_nats(extra), N_POP, 1_000)
     o2, h2 = roots(div_nats(extra), N_POP, 100_000)
     assert h1 > 9 * h2 and abs(o1 - o2) / o1 < 0.001
@@ -252,9 +293,10 @@ def block7_units() -> None:
     occam_bits, _ = roots(prefix_bits(MESSAGE_BITS) + extra, N_POP, N_SAMPLE)
     print("[7] Units: div must be in nats, because Hoeffding's ln(1/eps) is in nats")
     print(
-        f"    term 1 with div in nats {occam_nats:.6f}; with the same size in bits "
-        f"{occam_bits:.6f} (ratio {occam_bits / occam_nats:.4f}, sqrt(1 / ln 2) = "
-        f"{math.sqrt(1 / math.log(2)):.4f})"
+        f"    term 1 with div in nats {glue('units_occam_nats', occam_nats, '.6f')}; "
+        f"with the same size in bits {glue('units_occam_bits', occam_bits, '.6f')} "
+        f"(ratio {glue('units_ratio', occam_bits / occam_nats, '.4f')}, sqrt(1 / ln 2) = "
+        f"{glue('units_sqrt_inv_ln2', math.sqrt(1 / math.log(2)), '.4f')})"
     )
     assert abs(occam_bits / occam_nats - math.sqrt(1 / math.log(2))) < 1e-3
 
