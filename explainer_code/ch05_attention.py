@@ -29,6 +29,7 @@ pass in float64 NumPy (forward_np) that shares only the weights with the torch m
 from __future__ import annotations
 
 import math
+import re
 
 import matplotlib
 
@@ -38,6 +39,7 @@ import numpy as np
 import pacbound as pb
 import torch
 import torch.nn.functional as F
+from script_glue import END, SEP, START, glue
 from script_io import save_figure
 from torch import nn
 
@@ -60,9 +62,22 @@ THREE_TOKENS = "ch05_three_tokens.png"
 INK, ACCENT, SEQ_MAP = "#0072B2", "#D55E00", "cividis"
 
 
-def fmt(values: np.ndarray | list[float]) -> str:
-    """(1.0, 0.5) -> '(1.000, 0.500)'; -inf stays '-inf'."""
-    return "(" + ", ".join("-inf" if np.isneginf(v) else f"{v:.3f}" for v in values) + ")"
+def fmt(values: np.ndarray | list[float], name: str = "") -> str:
+    """(1.0, 0.5) -> '(1.000, 0.500)'; -inf stays '-inf'. With `name`, entry j (from 1) is glued
+    as f"{name}{j}" (-inf entries are not)."""
+    return "(" + ", ".join(
+        "-inf" if np.isneginf(v) else glue(f"{name}{j}", v, ".3f") if name else f"{v:.3f}"
+        for j, v in enumerate(values, start=1)) + ")"
+
+
+def shown(text: str) -> str:
+    """`text` as a reader sees it: without the markers of its glued values (script_glue.py)."""
+    return re.sub(f"{START}[^{SEP}]*{SEP}|{END}", "", text)
+
+
+def gelu_key(t: int) -> str:
+    """-2 -> 'm2', 1 -> '1': a name part for the argument t."""
+    return f"m{-t}" if t < 0 else str(t)
 
 
 def gelu(t: float) -> float:
@@ -245,7 +260,9 @@ def block1_gelu_layernorm() -> None:
     values = [gelu(t) for t in ts]
     print(
         "[1] GELU(t) = t Phi(t):  "
-        + ",  ".join(f"GELU({t}) = {g:.4f}" for t, g in zip(ts, values, strict=True))
+        + ",  ".join(f"GELU({glue(f'gelu_t_{gelu_key(t)}', t)}) = "
+                     f"{glue(f'gelu_exact_{gelu_key(t)}', g, '.4f')}"
+                     for t, g in zip(ts, values, strict=True))
     )
     # GELU(t) - GELU(-t) = t, since Phi(t) + Phi(-t) = 1; torch's exact GELU agrees.
     assert all(abs(gelu(t) - gelu(-t) - t) < 1e-12 for t in ts)
@@ -258,9 +275,11 @@ def block1_gelu_layernorm() -> None:
     worst = max(abs(gelu(t) - gelu_tanh(t)) for t in grid)
     print(
         "    tanh approximation (OpenAI's GPT-2 code):  "
-        + ",  ".join(f"GELU({t}) = {g:.4f}" for t, g in zip(ts, approx, strict=True))
+        + ",  ".join(f"GELU({t}) = {glue(f'gelu_tanh_{gelu_key(t)}', g, '.4f')}"
+                     for t, g in zip(ts, approx, strict=True))
     )
-    print(f"    the two forms differ by at most {worst:.2e} on [-6, 6]")
+    print(f"    the two forms differ by at most {glue('gelu_max_diff', worst, '.2e')} on "
+          f"[{glue('gelu_grid_lo', -6)}, {glue('gelu_grid_hi', 6)}]")
     assert [f"{g:.4f}" for g in approx] == ["-0.0454", "-0.1588", "0.0000", "0.8412", "1.9546"]
     assert worst < 5e-4 and f"{worst:.2e}" == "4.73e-04"
     assert torch.allclose(
@@ -273,16 +292,20 @@ def block1_gelu_layernorm() -> None:
     var = ((u - mu) ** 2).mean()  # over the entries of this one vector
     normed = (u - mu) / math.sqrt(var)
     print(
-        f"    LayerNorm of u = (1, 2, 3, 6), gain 1, shift 0, eps 0: mean {mu:g}, "
-        f"variance {var:g}, std {math.sqrt(var):.4f} -> {fmt(normed)}"
+        "    LayerNorm of u = ("
+        + ", ".join(glue(f"ln_u{j}", int(x)) for j, x in enumerate(u, start=1))
+        + f"), gain {glue('ln_gain', 1)}, shift {glue('ln_shift', 0)}, eps {glue('ln_eps', 0)}: "
+        f"mean {glue('ln_mean', mu, 'g')}, variance {glue('ln_var', var, 'g')}, "
+        f"std {glue('ln_std', math.sqrt(var), '.4f')} -> {fmt(normed, 'ln_out')}"
     )
-    print(f"    the result has mean {abs(normed.mean()):.0f} and variance {normed.var():.4f}")
+    print(f"    the result has mean {glue('ln_out_mean', abs(normed.mean()), '.0f')} and variance "
+          f"{glue('ln_out_var', normed.var(), '.4f')}")
     assert mu == 3 and var == 3.5 and abs(normed.mean()) < 1e-12 and abs(normed.var() - 1) < 1e-12
     torch_ln = F.layer_norm(torch.tensor(u), (4,), eps=0.0).numpy()
     assert np.allclose(torch_ln, normed)
     # By hand: (u - 3) / sqrt(3.5), with sqrt(3.5) = 1.8708.
     by_hand = [(x - 3) / math.sqrt(3.5) for x in (1, 2, 3, 6)]
-    assert fmt(normed) == fmt(by_hand) == "(-1.069, -0.535, 0.000, 1.604)"
+    assert shown(fmt(normed, "ln_out")) == fmt(by_hand) == "(-1.069, -0.535, 0.000, 1.604)"
     assert f"{math.sqrt(var):.4f}" == f"{math.sqrt(3.5):.4f}" == "1.8708"
 
 
@@ -295,26 +318,31 @@ def block2_three_tokens() -> None:
     weights = causal_softmax(scores)
     out = weights @ v
     printed = []  # the lines below whose numbers three_tokens_by_hand() recomputes
-    print(f"[2] Three tokens, one head, head size hs = {d_head}, "
-          f"sqrt(hs) = {math.sqrt(d_head):.4f}")
+    print(f"[2] Three tokens, one head, head size hs = {glue('hs', d_head)}, "
+          f"sqrt(hs) = {glue('sqrt_hs', math.sqrt(d_head), '.4f')}")
     assert f"{math.sqrt(d_head):.4f}" == "1.4142"
-    for i in range(3):
-        print(f"    token {i + 1}: q = {fmt(q[i])}  k = {fmt(k[i])}  v = {fmt(v[i])}")
-    for i in range(3):
+    # Names: q2_1 is entry 1 of token 2's query; dot_23 = q_2 . k_3, score_23 = dot_23 / sqrt(2),
+    # expo_23 = e^score_23, weight_23 its softmax weight, out2_1 entry 1 of token 2's output.
+    for i in range(1, 4):
+        print(f"    token {i}: q = {fmt(q[i - 1], f'q{i}_')}  k = {fmt(k[i - 1], f'k{i}_')}  "
+              f"v = {fmt(v[i - 1], f'v{i}_')}")
+    for i in range(1, 4):
         printed.append(
-            f"row {i + 1}: q.k = {fmt(dots[i])}  / sqrt(2) = {fmt(scores[i])}  "
-            f"masked = {fmt(masked[i])}"
+            f"row {i}: q.k = {fmt(dots[i - 1], f'dot_{i}')}  / sqrt(2) = "
+            f"{fmt(scores[i - 1], f'score_{i}')}  masked = {fmt(masked[i - 1])}"
         )
         print("    " + printed[-1])
     expo = np.exp(masked)  # e^{-inf} = 0: masked entries drop out of the sum
-    for i in range(3):
-        printed.append(f"row {i + 1}: e^score = {fmt(expo[i])}  sum = {expo[i].sum():.3f}")
+    for i in range(1, 4):
+        printed.append(f"row {i}: e^score = {fmt(expo[i - 1], f'expo_{i}')}  "
+                       f"sum = {glue(f'expo_sum_{i}', expo[i - 1].sum(), '.3f')}")
         print("    " + printed[-1] + "  weights = e^score / sum")
     assert np.allclose(expo / expo.sum(axis=1, keepdims=True), weights)
-    for i in range(3):
+    for i in range(1, 4):
         printed.append(
-            f"row {i + 1}: weights = {fmt(weights[i])} (sum {weights[i].sum():.3f})  "
-            f"output = {fmt(out[i])}"
+            f"row {i}: weights = {fmt(weights[i - 1], f'weight_{i}')} "
+            f"(sum {glue(f'weight_sum_{i}', weights[i - 1].sum(), '.3f')})  "
+            f"output = {fmt(out[i - 1], f'out{i}_')}"
         )
         print("    " + printed[-1])
     assert np.allclose(weights.sum(axis=1), 1.0) and np.all(weights[np.triu_indices(3, k=1)] == 0)
@@ -329,11 +357,13 @@ def block2_three_tokens() -> None:
     e = np.exp(scores[0] - scores[0].max())
     unmasked = e / e.sum()
     print(
-        f"    without the mask, token 1 would use weights {fmt(unmasked)}: it would read the future"
+        f"    without the mask, token 1 would use weights {fmt(unmasked, 'unmasked_1')}: it would "
+        "read the future"
     )
     assert unmasked[1] > 0 and unmasked[2] > 0
     printed.append(f"unmasked row 1: {fmt(unmasked)}")
-    assert printed == three_tokens_by_hand()  # every number of the block, recomputed
+    # every number of the block, recomputed
+    assert [shown(line) for line in printed] == three_tokens_by_hand()
     draw_three_tokens(q, k, v, masked, expo, weights, out)
 
 
@@ -367,13 +397,18 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
     assert np.abs(logits64 - logits.double().numpy()).max() < 1e-4
 
     print(
-        f"[3] Tiny GPT ({N_LAYER} layers, {N_HEAD} heads, n_embd = {N_EMBD}, seed {SEED}): "
-        f"{n_nanogpt:,} parameters in nanoGPT's count, {n_all:,} with the position embedding"
+        f"[3] Tiny GPT ({glue('tiny_n_layer', N_LAYER)} layers, {glue('tiny_n_head', N_HEAD)} "
+        f"heads, n_embd = {glue('tiny_n_embd', N_EMBD)}, seed {glue('tiny_seed', SEED)}): "
+        f"{glue('tiny_params', n_nanogpt, ',')} parameters in nanoGPT's count, "
+        f"{glue('tiny_params_pos', n_all, ',')} with the position embedding"
     )
     print(
-        f"    {T} tokens in -> residual stream {shapes[0][0]} x {shapes[0][1]} after the "
-        f"embedding, {shapes[-1][0]} x {shapes[-1][1]} after {N_LAYER} blocks -> logits "
-        f"{logits.shape[0]} x {logits.shape[1]:,}"
+        f"    {glue('tiny_tokens', T)} tokens in -> residual stream "
+        f"{glue('stream_in_rows', shapes[0][0])} x {glue('stream_in_cols', shapes[0][1])} after "
+        f"the embedding, {glue('stream_out_rows', shapes[-1][0])} x "
+        f"{glue('stream_out_cols', shapes[-1][1])} after {glue('stream_blocks', N_LAYER)} blocks "
+        f"-> logits {glue('logits_rows', logits.shape[0])} x "
+        f"{glue('logits_cols', logits.shape[1], ',')}"
     )
     assert all(s == (T, N_EMBD) for s in shapes) and len(shapes) == N_LAYER + 1
     assert tuple(logits.shape) == (T, V_PAD)
@@ -383,15 +418,18 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
     print(
         f"    attention weights of layer 1: shape {tuple(weights.shape)} (heads x T x T); "
         "every row sums to 1 up to an error below 1e-6; "
-        f"largest weight above the diagonal = {above:g}"
+        f"largest weight above the diagonal = {glue('weight_above_diagonal', above, 'g')}"
     )
     assert tuple(weights.shape) == (N_HEAD, T, T) and row_err < ROW_SUM_BOUND and above == 0.0
 
     before, after = change[:CHANGED], change[CHANGED:]
     print(
-        f"    change token {CHANGED + 1} only: largest |change| of the logits at positions "
-        f"1-{CHANGED} = {before.max().item():g}, at positions {CHANGED + 1}-{T} = "
-        f"{after.min().item():.3g} ... {after.max().item():.3g}"
+        f"    change token {glue('changed_token', CHANGED + 1)} only: largest |change| of the "
+        f"logits at positions {glue('unchanged_from', 1)}-{glue('unchanged_to', CHANGED)} = "
+        f"{glue('unchanged_change', before.max().item(), 'g')}, at positions "
+        f"{glue('changed_from', CHANGED + 1)}-{glue('changed_to', T)} = "
+        f"{glue('change_min', after.min().item(), '.3g')} ... "
+        f"{glue('change_max', after.max().item(), '.3g')}"
     )
     assert before.max().item() == 0.0 and after.min().item() > 0.0  # causal, bit for bit
     after64 = change64[CHANGED:]
@@ -402,16 +440,19 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
     mean_bits = surprisal.mean().item()
     log2_pad = math.log2(V_PAD)
     print(
-        f"    untrained model: mean surprisal of the next token = {mean_bits:.3f} bits/token "
-        f"(log2 50,304 = {log2_pad:.3f}; log2 V = log2 50,257 = "
-        f"{pb.random_guess_bits_per_token():.3f})"
+        f"    untrained model: mean surprisal of the next token = "
+        f"{glue('surprisal_mean', mean_bits, '.3f')} bits/token "
+        f"(log2 {glue('vocab_pad', V_PAD, ',')} = {glue('log2_vocab_pad', log2_pad, '.3f')}; "
+        f"log2 V = log2 {glue('vocab', pb.GPT2_VOCAB_SIZE, ',')} = "
+        f"{glue('log2_vocab', pb.random_guess_bits_per_token(), '.3f')})"
     )
     se_bits = surprisal.std().item() / math.sqrt(T - 1)  # sample SD (n - 1), over sqrt(11)
     print(
-        f"    over the {T - 1} predicted tokens: standard deviation {surprisal.std().item():.3f} "
-        f"bits, standard error of the mean {se_bits:.3f} bits/token; the mean exceeds log2 50,304 "
-        f"by {mean_bits - log2_pad:.3f} bits/token = {(mean_bits - log2_pad) / se_bits:.1f} "
-        "standard errors"
+        f"    over the {glue('predicted_tokens', T - 1)} predicted tokens: standard deviation "
+        f"{glue('surprisal_sd', surprisal.std().item(), '.3f')} bits, standard error of the mean "
+        f"{glue('surprisal_se', se_bits, '.3f')} bits/token; the mean exceeds log2 50,304 by "
+        f"{glue('surprisal_excess', mean_bits - log2_pad, '.3f')} bits/token = "
+        f"{glue('surprisal_excess_se', (mean_bits - log2_pad) / se_bits, '.1f')} standard errors"
     )
     se64 = surprisal64.std(ddof=1) / math.sqrt(T - 1)
     gap64 = surprisal64.mean() - log2_pad
@@ -425,8 +466,10 @@ def block3_tiny_gpt() -> tuple[TinyGPT, torch.Tensor]:
     prob_sum = logp.exp().sum(dim=-1)
     lo, hi = logits[0].min().item(), logits[0].max().item()
     print(
-        f"    softmax over all 50,304 logits sums to {prob_sum.mean().item():.6f}; logits at "
-        f"position 1 range from {lo:.3f} to {hi:.3f}, so softmax is close to uniform"
+        f"    softmax over all 50,304 logits sums to "
+        f"{glue('softmax_sum', prob_sum.mean().item(), '.6f')}; logits at position "
+        f"{glue('logit_position', 1)} range from {glue('logit_min', lo, '.3f')} to "
+        f"{glue('logit_max', hi, '.3f')}, so softmax is close to uniform"
     )
     assert (prob_sum - 1).abs().max().item() < 1e-5 and hi - lo < 2
     assert f"{prob_sum.mean().item():.6f}" == "1.000000"
@@ -467,12 +510,14 @@ def block4_order(model: TinyGPT) -> None:
     (rev_causal, fair_causal, _), (rev_free, fair_free, bag_free) = gaps[True], gaps[False]
     print("[4] Position embedding zeroed; largest |difference| of the last position's logits:")
     print(
-        f"    {a} against {b}: {rev_causal:.2f} with the causal mask, {rev_free:.2f} without it "
+        f"    [{', '.join(glue(f'order_id_{j}', t) for j, t in enumerate(a, start=1))}] against "
+        f"{b}: {glue('reversed_masked', rev_causal, '.2f')} with the causal mask, "
+        f"{glue('reversed_unmasked', rev_free, '.2f')} without it "
         "(the last token differs, so this pair tests nothing about order)"
     )
     print(
-        f"    {a} against {c} (same last token): {fair_causal:.3g} with the causal mask, below "
-        "1e-6 without it"
+        f"    {a} against {c} (same last token): {glue('swapped_masked', fair_causal, '.3g')} "
+        f"with the causal mask, below {glue('swapped_unmasked_below', '1e-6')} without it"
     )
     print(
         "    without mask and position embedding the model reads a bag of tokens: token 300 gets "
@@ -497,9 +542,11 @@ def block5_heatmap(weights: torch.Tensor) -> None:
     w = weights.numpy()  # (H, T, T)
     last_row = w[:, -1, :]  # what position 12 reads, per head
     print(
-        f"[5] Heatmap of layer 1's attention weights ({N_HEAD} heads, {T} x {T}): "
-        f"row {T} spreads its weight between {last_row.min():.3f} and {last_row.max():.3f} "
-        f"per earlier position (uniform would be 1/{T} = {1 / T:.3f})"
+        f"[5] Heatmap of layer {glue('heatmap_layer', 1)}'s attention weights "
+        f"({glue('heatmap_heads', N_HEAD)} heads, {T} x {T}): row {glue('heatmap_row', T)} "
+        f"spreads its weight between {glue('heatmap_min', last_row.min(), '.3f')} and "
+        f"{glue('heatmap_max', last_row.max(), '.3f')} per earlier position (uniform would be "
+        f"1/{T} = {glue('heatmap_uniform', 1 / T, '.3f')})"
     )
     assert last_row.min() > 0.5 / T and last_row.max() < 2 / T  # untrained: close to uniform
     assert (f"{last_row.min():.3f}", f"{last_row.max():.3f}", f"{1 / T:.3f}") == (

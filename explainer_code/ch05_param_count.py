@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -60,6 +61,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pacbound as pb
 import torch
+from script_glue import END, SEP, START, glue
 from script_io import save_figure
 from torch import nn
 
@@ -84,6 +86,9 @@ VARIANTS = [
     ("773M", 36, 1280, 20, "GPT-2 large [SOURCE]"),
     ("849M", 25, 1600, 25, "shape INFERRED; heads [SOURCE]"),
 ]
+# A name part for each labelled size, for the glued values: the authors' model_size names.
+SIZE_KEY = {"124M": "small", "354M": "medium", "458M": "medium_large", "773M": "large",
+            "849M": "large_vlarge"}
 GPT2_WIDTHS = (768, 1024, 1280, 1600)
 # Search range of the "any width" statement of block [3]: widths 64, 128, ..., 4,096 and 1 to 96
 # layers. Outside it other shapes may round to the same labels; the statement claims no more.
@@ -101,6 +106,8 @@ GET_MODEL_CONFIG = {
     "large-vlarge": (25, 25, 1600),
     "vlarge": (48, 25, 1600),
 }
+# The GPT-2 paper's sizes (millions) as commonly quoted, small to XL; not checked against sources.
+GPT2_PAPER_QUOTED = (117, 345, 762, 1542)
 # GPT-2 XL in nanoGPT's from_pretrained table [SOURCE: nanoGPT model.py:220 @3adf61e].
 GPT2_XL = (48, 25, 1600)
 
@@ -133,6 +140,21 @@ def decimal(x: Fraction, digits: int) -> str:
 def millions(n: int) -> str:
     """123,689,472 -> '124M', the way the paper labels sizes."""
     return f"{round(n / 1e6)}M"
+
+
+def glued_millions(name: str, n: int, width: int = 0) -> str:
+    """millions(n), right-aligned in `width`, with its number glued as `name`: '124M'."""
+    return glue(name, round(n / 1e6), f">{width - 1}" if width else "") + "M"
+
+
+def shown(text: str) -> str:
+    """`text` as a reader sees it: without the markers of its glued values (script_glue.py)."""
+    return re.sub(f"{START}[^{SEP}]*{SEP}|{END}", "", text)
+
+
+def ljust(text: str, width: int) -> str:
+    """`text` padded with spaces to `width` characters as a reader sees it."""
+    return text + " " * (width - len(shown(text)))
 
 
 def shapes_with_label(label: str, widths: range | tuple[int, ...]) -> list[tuple[int, int]]:
@@ -219,36 +241,45 @@ def block1_gpt2_small() -> None:
     p = pb.gpt2_pieces(d)
     total = pb.gpt2_params(n_layer, d)
     print(
-        f"[1] GPT-2 small, nanoGPT's count: n_layer = {n_layer}, n_embd = {d}, "
-        f"n_head = {n_head} heads x {d // n_head} dims, MLP width 4 n_embd = {4 * d:,}"
+        f"[1] GPT-2 small, nanoGPT's count: n_layer = {glue('small_n_layer', n_layer)}, "
+        f"n_embd = {glue('small_n_embd', d)}, n_head = {glue('small_n_head', n_head)} heads x "
+        f"{glue('small_head_size', d // n_head)} dims, MLP width 4 n_embd = "
+        f"{glue('small_mlp_width', 4 * d, ',')}"
     )
-    rows = [
-        ("token embedding = head (tied)", f"{V_PAD:,} x {d}", p.wte),
-        ("block: ln_1 (gain + shift)", f"2 x {d}", p.ln_1),
-        ("       c_attn = W_Q,W_K,W_V", f"{d} x {3 * d:,} + {3 * d:,}", p.c_attn),
-        ("       attn.c_proj = W_O", f"{d} x {d} + {d}", p.attn_c_proj),
-        ("       ln_2", f"2 x {d}", p.ln_2),
-        ("       mlp.c_fc (up)", f"{d} x {4 * d:,} + {4 * d:,}", p.c_fc),
-        ("       mlp.c_proj (down)", f"{4 * d:,} x {d} + {d}", p.mlp_c_proj),
+    rows = [  # (label, shape, glued name of the count, count)
+        ("token embedding = head (tied)", f"{glue('table_rows', V_PAD, ',')} x {d}", "wte",
+         p.wte),
+        ("block: ln_1 (gain + shift)", f"{glue('ln_vectors', 2)} x {d}", "ln_1", p.ln_1),
+        ("       c_attn = W_Q,W_K,W_V", f"{d} x {3 * d:,} + {glue('c_attn_width', 3 * d, ',')}",
+         "c_attn", p.c_attn),
+        ("       attn.c_proj = W_O", f"{d} x {d} + {d}", "attn_c_proj", p.attn_c_proj),
+        ("       ln_2", f"2 x {d}", "ln_2", p.ln_2),
+        ("       mlp.c_fc (up)", f"{d} x {4 * d:,} + {4 * d:,}", "c_fc", p.c_fc),
+        ("       mlp.c_proj (down)", f"{4 * d:,} x {d} + {d}", "mlp_c_proj", p.mlp_c_proj),
     ]
-    for name, shape, n in rows:
-        print(f"    {name:<30} {shape:<21} = {n:>11,}")
+    for name, shape, key, n in rows:
+        print(f"    {name:<30} {ljust(shape, 21)} = {glue(f'small_{key}', n, '>11,')}")
     assert p.wte == V_PAD * d and p.c_attn == d * 3 * d + 3 * d and p.c_fc == d * 4 * d + 4 * d
     assert p.attn_c_proj == d * d + d and p.mlp_c_proj == 4 * d * d + d and p.ln_1 == 2 * d
     print(
-        f"    one block = 12 n_embd^2 + 13 n_embd = {12 * d * d:,} + {13 * d:,} = {p.block:,};"
-        f"  x {n_layer} blocks = {n_layer * p.block:,}"
+        f"    one block = 12 n_embd^2 + 13 n_embd = {glue('block_quadratic', 12 * d * d, ',')} + "
+        f"{glue('block_linear', 13 * d, ',')} = {glue('small_block', p.block, ',')};"
+        f"  x {n_layer} blocks = {glue('small_blocks', n_layer * p.block, ',')}"
     )
     assert p.block == 12 * d * d + 13 * d == pb.block_params(d) == 7_087_872
     print(
-        f"    final LayerNorm ln_f = {p.ln_f:,};  total = {total:,} -> rounds to {millions(total)}"
+        f"    final LayerNorm ln_f = {glue('small_ln_f', p.ln_f, ',')};  total = "
+        f"{glue('small_total', total, ',')} -> rounds to "
+        f"{glued_millions('small_total_millions', total)}"
     )
     assert p.wte + n_layer * p.block + p.ln_f == total == 123_689_472
     assert millions(total) == "124M"
     pad_rows = V_PAD - V
     print(
-        f"    left out: position embedding {CTX:,} x {d} = {p.wpe:,}; the {V_PAD:,} - {V:,} = "
-        f"{pad_rows} padding rows hold {pad_rows * d:,} numbers that no token uses"
+        f"    left out: position embedding {glue('context', CTX, ',')} x {d} = "
+        f"{glue('small_wpe', p.wpe, ',')}; the {V_PAD:,} - {glue('vocab', V, ',')} = "
+        f"{glue('pad_rows', pad_rows)} padding rows hold {glue('pad_numbers', pad_rows * d, ',')} "
+        "numbers that no token uses"
     )
     assert p.wpe == 786_432 and pad_rows == 47 and pb.padded_vocab_size(V) == V_PAD
 
@@ -259,17 +290,23 @@ def block2_shares() -> None:
     c = pb.gpt2_components(n_layer, d)
     assert sum(c) == total
 
-    def pct(n: int, digits: int) -> str:
-        return f"{100 * n / total:.{digits}f} %"
+    def pct(n: int, digits: int, name: str = "") -> str:
+        """The share of n in per cent; with `name`, the number is glued as share_<name>."""
+        share = 100 * n / total
+        text = glue(f"share_{name}", share, f".{digits}f") if name else f"{share:.{digits}f}"
+        return text + " %"
 
     print(f"[2] Where GPT-2 small's {total:,} parameters sit:")
     print(
-        f"    token embedding {c.token_embedding:>11,} = {pct(c.token_embedding, 2)}"
-        f"    attention  {c.attention:>11,} = {pct(c.attention, 2)}"
+        f"    token embedding {glue('count_token_embedding', c.token_embedding, '>11,')} = "
+        f"{pct(c.token_embedding, 2, 'token_embedding')}"
+        f"    attention  {glue('count_attention', c.attention, '>11,')} = "
+        f"{pct(c.attention, 2, 'attention')}"
     )
     print(
-        f"    MLPs            {c.mlp:>11,} = {pct(c.mlp, 2)}"
-        f"    LayerNorms {c.layernorm:>11,} = {pct(c.layernorm, 3)}"
+        f"    MLPs            {glue('count_mlp', c.mlp, '>11,')} = {pct(c.mlp, 2, 'mlp')}"
+        f"    LayerNorms {glue('count_layernorm', c.layernorm, '>11,')} = "
+        f"{pct(c.layernorm, 3, 'layernorm')}"
     )
     assert c.attention == n_layer * (4 * d * d + 4 * d) and c.mlp == n_layer * (8 * d * d + 5 * d)
     assert c.layernorm == (2 * n_layer + 1) * 2 * d
@@ -281,10 +318,12 @@ def block2_shares() -> None:
     assert printed == ["31.23 %", "22.92 %", "45.82 %", "0.031 %"]
     lora = pb.gpt2_lora_params(n_layer, d, LORA_R)
     print(
-        f"    rank-{LORA_R} LoRA on W_Q and W_V of every block and on the head would add "
-        f"{lora:,} = {100 * lora / total:.3f} %"
+        f"    rank-{glue('lora_rank', LORA_R)} LoRA on W_Q and W_V of every block and on the head "
+        f"would add {glue('lora_params', lora, ',')} = "
+        f"{glue('lora_share', 100 * lora / total, '.3f')} %"
     )
-    print(f"    (for scale: W_Q and W_V of one block hold 2 x {d} x {d} = {2 * d * d:,} numbers)")
+    print(f"    (for scale: W_Q and W_V of one block hold 2 x {d} x {d} = "
+          f"{glue('wq_wv_params', 2 * d * d, ',')} numbers)")
     assert lora == n_layer * 2 * LORA_R * (d + d) + LORA_R * (V_PAD + d) == 351_744
     assert f"{100 * lora / total:.3f}" == decimal(Fraction(100 * lora, total), 3) == "0.284"
     assert 2 * d * d == 1_179_648
@@ -308,9 +347,14 @@ def block3_paper_sizes() -> None:
     for label, n_layer, d, n_head, where in VARIANTS:
         n = pb.gpt2_params(n_layer, d)
         n_free = pb.gpt2_params(n_layer, d, bias=False)
+        key = SIZE_KEY[label]  # large_count: GPT-2 large's count; large_label: its label, 773
         print(
-            f"    {label:>5}  {n_layer:>3} x {d:<6,}  {n_head:>4}   {n:>13,}  {millions(n):>5}  "
-            f"{n_free:>15,}  {millions(n_free):>5}   {where}"
+            f"    {glue(f'{key}_label', int(label[:-1]), '>4')}M  "
+            f"{glue(f'{key}_layers', n_layer, '>3')} x {glue(f'{key}_width', d, '<6,')}  "
+            f"{glue(f'{key}_heads', n_head, '>4')}   {glue(f'{key}_count', n, '>13,')}  "
+            f"{glued_millions(f'{key}_count_millions', n, 5)}  "
+            f"{glue(f'{key}_bias_free', n_free, '>15,')}  "
+            f"{glued_millions(f'{key}_bias_free_millions', n_free, 5)}   {where}"
         )
         assert millions(n) == label and d % n_head == 0 and d // n_head == 64
         assert n == nanogpt_closed_form(n_layer, d) and n_free == nanogpt_closed_form(
@@ -321,7 +365,8 @@ def block3_paper_sizes() -> None:
         123_587_328, 353_551_360, 457_657_600, 772_271_360, 848_568_000]
     assert pb.gpt2_params(36, 1280, bias=False) == 772_271_360
     assert millions(pb.gpt2_params(36, 1280, bias=False)) == "772M"
-    print("    every row has heads of 64 numbers (n_embd / n_head = 64)")
+    print(f"    every row has heads of {glue('sizes_head_size', 64)} numbers "
+          "(n_embd / n_head = 64)")
     unique = {label: shapes_with_label(label, GPT2_WIDTHS) for label, *_ in VARIANTS}
     print(
         "    with a GPT-2 width (768/1,024/1,280/1,600), exactly one shape rounds to each label: "
@@ -339,8 +384,9 @@ def block3_paper_sizes() -> None:
     assert by_heads[12] == by_heads[6] == 4 * 768 * 768 + 4 * 768 == 2_362_368  # Q, K, V, O
     print(
         "    [INFERRED] the sizes alone cannot tell the head count: splitting W_Q, W_K, W_V into "
-        f"more or fewer heads keeps their shapes (torch: 12 or 6 heads at n_embd = 768, "
-        f"{by_heads[12]:,} parameters either way)"
+        f"more or fewer heads keeps their shapes (torch: {glue('mha_heads', 12)} or "
+        f"{glue('mha_heads_alt', 6)} heads at n_embd = {glue('mha_width', 768)}, "
+        f"{glue('mha_params', by_heads[12], ',')} parameters either way)"
     )
     print(
         "    [SOURCE: sublora/utils.py, get_model_config] the authors' code settles it: "
@@ -369,19 +415,25 @@ def block3_paper_sizes() -> None:
         }[label]
 
     openai_shapes = [(12, 768), (24, 1024), (36, 1280), (48, 1600)]
+    openai_keys = ["small", "medium", "large", "xl"]
     openai = [pb.gpt2_params(nl, d, vocab=V, include_pos=True) for nl, d in openai_shapes]
     print(
-        f"    OpenAI checkpoint convention (V = {V:,}, position embedding counted): "
-        + ", ".join(f"{n / 1e6:.1f}M" for n in openai)
+        f"    OpenAI checkpoint convention (V = {glue('openai_vocab', V, ',')}, position embedding "
+        "counted): " + ", ".join(f"{glue(f'openai_{k}_millions', n / 1e6, '.1f')}M"
+                                 for k, n in zip(openai_keys, openai, strict=True))
     )
     assert [millions(n) for n in openai] == ["124M", "355M", "774M", "1558M"]
     assert openai == [nanogpt_closed_form(nl, d, vocab=V, pos=True) for nl, d in openai_shapes]
     assert [f"{n / 1e6:.1f}" for n in openai] == [
         decimal(Fraction(n, 10**6), 1) for n in openai] == ["124.4", "354.8", "774.0", "1557.6"]
     print(
-        "      rounds to the commonly quoted checkpoint names 124M, 355M, 774M, 1558M; the GPT-2 "
-        "paper is commonly quoted as 117M, 345M, 762M, 1542M (neither checked against saved "
-        "sources)"
+        "      rounds to the commonly quoted checkpoint names "
+        + ", ".join(glued_millions(f"openai_{k}_name", n)
+                    for k, n in zip(openai_keys, openai, strict=True))
+        + "; the GPT-2 paper is commonly quoted as "
+        + ", ".join(f"{glue(f'gpt2_paper_{k}', q)}M"
+                    for k, q in zip(openai_keys, GPT2_PAPER_QUOTED, strict=True))
+        + " (neither checked against saved sources)"
     )
 
 
@@ -410,9 +462,14 @@ def block4_figure3() -> None:
         worst_authors = max(worst_authors, abs(rel_authors))
         worst_plain = max(worst_plain, abs(x / plain - 1))
         unfused_ppm.append(1e6 * (x / unfused - 1))
+        key = f"sweep{d}"  # the Figure 3 shape of width d (the eight widths differ)
         print(
-            f"    ({nl:>2},{nh:>2},{d:>4})           {plain:>13,}  {biased:>15,}  "
-            f"{100 * rel_biased:+7.3f} %  {authors:>14,}  {x:>13,}  {1e6 * rel_authors:+5.1f} ppm"
+            f"    ({glue(f'{key}_n_layer', nl, '>2')},{glue(f'{key}_n_head', nh, '>2')},"
+            f"{glue(f'{key}_n_embd', d, '>4')})           {glue(f'{key}_nanogpt', plain, '>13,')}  "
+            f"{glue(f'{key}_biased', biased, '>15,')}  "
+            f"{glue(f'{key}_biased_rel', 100 * rel_biased, '+7.3f')} %  "
+            f"{glue(f'{key}_authors', authors, '>14,')}  {glue(f'{key}_x', x, '>13,')}  "
+            f"{glue(f'{key}_authors_ppm', 1e6 * rel_authors, '+5.1f')} ppm"
         )
         rows_printed.append((plain, biased, f"{100 * rel_biased:.3f}", authors,
                              f"{1e6 * rel_authors:.1f}"))
@@ -424,8 +481,9 @@ def block4_figure3() -> None:
                            authors_cf, decimal(10**6 * (Fraction(x, authors_cf) - 1), 1)))
     assert rows_printed == rows_exact
     print(
-        f"    largest mismatch: {100 * worst_biased:.3f} % with biases everywhere; "
-        f"{1e6 * worst_authors:.1f} ppm with the authors' layout"
+        f"    largest mismatch: {glue('worst_biased', 100 * worst_biased, '.3f')} % with biases "
+        f"everywhere; {glue('worst_authors', 1e6 * worst_authors, '.1f')} ppm with the authors' "
+        "layout"
     )
     assert worst_biased < 1e-3 and worst_authors < 1e-5
     assert f"{1e6 * worst_authors:.1f}" == "5.3" and f"{100 * worst_biased:.3f}" == "0.084"
@@ -435,9 +493,11 @@ def block4_figure3() -> None:
     parts = [base, CTX * d, 3 * d * nl, pb.gpt2_lora_params(nl, d, LORA_R) - LORA_R * (V_PAD + d)]
     parts.append(LORA_R * (V_PAD + d))
     print(
-        f"    (4,4,32) authors' count = bias-free base {parts[0]:,} + position embedding "
-        f"{parts[1]:,} + c_attn bias {parts[2]:,} + LoRA on W_Q, W_V {parts[3]:,} + LoRA on the "
-        f"head {parts[4]:,} = {sum(parts):,}"
+        f"    (4,4,32) authors' count = bias-free base {glue('parts_base', parts[0], ',')} + "
+        f"position embedding {glue('parts_pos', parts[1], ',')} + c_attn bias "
+        f"{glue('parts_c_attn_bias', parts[2], ',')} + LoRA on W_Q, W_V "
+        f"{glue('parts_lora_attn', parts[3], ',')} + LoRA on the head "
+        f"{glue('parts_lora_head', parts[4], ',')} = {glue('parts_total', sum(parts), ',')}"
     )
     assert sum(parts) == pb.authors_num_params(nl, d, LORA_R) == 1_895_712
     assert parts[3] == nl * 2 * LORA_R * (d + d)
@@ -450,7 +510,8 @@ def block4_figure3() -> None:
     )
     print(
         "      default use_mergedlinear=False (separate bias-free q, k, v layers) leaves every "
-        f"point {min(unfused_ppm):.0f} to {max(unfused_ppm):.0f} ppm above its count"
+        f"point {glue('separate_ppm_min', min(unfused_ppm), '.0f')} to "
+        f"{glue('separate_ppm_max', max(unfused_ppm), '.0f')} ppm above its count"
     )
     print(
         "      [SOURCE: sublora/nn/model.py, CausalSelfAttention; sublora/sublora_pipeline.py, "
@@ -459,19 +520,24 @@ def block4_figure3() -> None:
     assert min(unfused_ppm) > 100
     assert (f"{min(unfused_ppm):.0f}", f"{max(unfused_ppm):.0f}") == ("207", "314")
     print(
-        f"    without position embedding and LoRA the mismatch reaches {100 * worst_plain:.1f} % "
-        "(smallest model)"
+        "    without position embedding and LoRA the mismatch reaches "
+        f"{glue('worst_plain', 100 * worst_plain, '.1f')} % (smallest model)"
     )
     assert f"{100 * worst_plain:.1f}" == "14.2"
     in_millions = [round(pb.gpt2_params(p["n_layer"], p["n_embd"]) / 1e6, 2) for p in points]
-    print("    nanoGPT counts in millions: " + ", ".join(f"{m:g}" for m in in_millions))
+    print("    nanoGPT counts in millions: " + ", ".join(
+        glue(f"sweep{p['n_embd']}_millions", m, "g")
+        for p, m in zip(points, in_millions, strict=True)))
     assert [f"{m:g}" for m in in_millions] == [
         "1.66", "3.42", "7.23", "19.2", "33.51", "50.98", "81.43", "123.69"]
     shapes = [(p["n_layer"], p["n_embd"]) for p in points] + [(v[1], v[2]) for v in VARIANTS[1:]]
     emb = [100 * V_PAD * d / pb.gpt2_params(nl, d) for nl, d in shapes]
+    keys = [f"sweep{p['n_embd']}" for p in points] + [SIZE_KEY[v[0]] for v in VARIANTS[1:]]
     print(
-        "    token-embedding share (%), 8 sweep shapes then 354M/458M/773M/849M: "
-        + ", ".join(f"{e:.1f}" for e in emb)
+        "    token-embedding share (%), 8 sweep shapes then "
+        + "/".join(glue(f"{SIZE_KEY[v[0]]}_share_label", int(v[0][:-1])) + "M"
+                   for v in VARIANTS[1:]) + ": "
+        + ", ".join(glue(f"{k}_table_share", e, ".1f") for k, e in zip(keys, emb, strict=True))
     )
     assert emb[0] > 96 and emb[7] < 32 and min(emb) == emb[10]  # 773M has the smallest share
     # share = V_PAD / (V_PAD + 2 + n_layer (12 d + 13)), exactly; printed to one decimal
@@ -506,11 +572,12 @@ def block5_torch_check() -> list[tuple[int, int]]:
         extra = count(untied) - count(tied)
     assert extra == V_PAD * 768 == 38_633_472 and n_checks == 6 * len(shapes) == 72
     print(
-        f"[5] torch modules on the meta device agree with every formula for all {len(shapes)} "
-        f"shapes ({n_checks} counts: biases on/off, position embedding in/out, authors' LoRA "
-        "layout fused/separate)"
+        "[5] torch modules on the meta device agree with every formula for all "
+        f"{glue('torch_shapes', len(shapes))} shapes ({glue('torch_counts', n_checks)} counts: "
+        "biases on/off, position embedding in/out, authors' LoRA layout fused/separate)"
     )
-    print(f"    untying the head from the token embedding would add {extra:,} parameters")
+    print(f"    untying the head from the token embedding would add "
+          f"{glue('untied_extra', extra, ',')} parameters")
     return shapes
 
 
@@ -644,7 +711,10 @@ def block8_shape_tables() -> None:
         "[8] Shape tables in the code: the authors' get_model_config (n_layer, n_head, n_embd) "
         "[SOURCE: sublora/utils.py:140-178]"
     )
-    print("    " + "; ".join(f"{k} {v}" for k, v in GET_MODEL_CONFIG.items()))
+    print("    " + "; ".join(  # config_medium_n_layer: n_layer of model_size 'medium'
+        f"{k} (" + ", ".join(glue(f"config_{k.replace('-', '_')}_{part}", x)
+                              for part, x in zip(("n_layer", "n_head", "n_embd"), v, strict=True))
+        + ")" for k, v in GET_MODEL_CONFIG.items()))
     sweep = [(p["n_layer"], p["n_head"], p["n_embd"]) for p in load_fig3_points()]
     known = [s for s in sweep if s in GET_MODEL_CONFIG.values()]
     print(
@@ -658,8 +728,10 @@ def block8_shape_tables() -> None:
     xl_openai = pb.gpt2_params(nl, d, vocab=V, include_pos=True)
     print(
         f"    GPT-2 XL in nanoGPT's from_pretrained table [SOURCE: nanoGPT model.py:220]: "
-        f"n_layer = {nl}, n_head = {nh}, n_embd = {d:,}, the authors' 'vlarge'; "
-        f"nanoGPT's count {xl_nanogpt:,}, OpenAI's convention {xl_openai / 1e6:.1f}M"
+        f"n_layer = {glue('xl_n_layer', nl)}, n_head = {glue('xl_n_head', nh)}, n_embd = "
+        f"{glue('xl_n_embd', d, ',')}, the authors' 'vlarge'; nanoGPT's count "
+        f"{glue('xl_nanogpt', xl_nanogpt, ',')}, OpenAI's convention "
+        f"{glue('xl_openai_millions', xl_openai / 1e6, '.1f')}M"
     )
     assert GET_MODEL_CONFIG["vlarge"] == GPT2_XL and millions(xl_openai) == "1558M"
     assert xl_nanogpt == nanogpt_closed_form(nl, d) == 1_556_048_000
@@ -680,38 +752,42 @@ def block9_conventions() -> None:
     by_hand = V * d + CTX * d + nl * (12 * d * d + 13 * d) + 2 * d
     print("[9] GPT-2 small (12 layers, 12 heads, n_embd 768) counted by each convention the book "
           "uses")
-    rows = [
-        ("nanoGPT's get_num_params: 50,304 rows, biases, no position embedding", nanogpt,
-         "the paper's '124M'"),
-        ("the same rule without biases (the pipeline's default layers)", bias_free, ""),
-        ("every tensor of nanoGPT's model: position embedding added", with_pos,
+    rows = [  # (label, glued name: conv_nanogpt is nanoGPT's count, count, note)
+        (f"nanoGPT's get_num_params: {glue('conv_table_rows', V_PAD, ',')} rows, biases, no "
+         "position embedding", "nanogpt", nanogpt,
+         f"the paper's '{glue('conv_paper_label', 124)}M'"),
+        ("the same rule without biases (the pipeline's default layers)", "bias_free", bias_free,
+         ""),
+        ("every tensor of nanoGPT's model: position embedding added", "every_tensor", with_pos,
          "padded table"),
-        ("OpenAI's released checkpoint: 50,257 rows, position embedding", released,
-         "the name '124M'"),
+        (f"OpenAI's released checkpoint: {glue('conv_vocab', V, ',')} rows, position embedding",
+         "openai", released, f"the name '{glue('conv_openai_name', 124)}M'"),
         (f"the authors' code, fused layout: + positions, c_attn bias, rank-{LORA_R} LoRA",
-         authors, "fits Figure 3 (inferred)"),
+         "authors", authors, "fits Figure 3 (inferred)"),
         ("the authors' code, separate layout (default): the same, no c_attn bias",
-         authors_sep, ""),
+         "authors_separate", authors_sep, ""),
     ]
-    for label, value, note in rows:
-        print(f"    {label:<72} {value:>13,}" + (f"   {note}" if note else ""))
-    print(f"    {with_pos:,} - {released:,} = {with_pos - released:,}: the "
-          f"{V_PAD - V} padding rows x {d}")
+    for label, key, value, note in rows:
+        print(f"    {ljust(label, 72)} {glue(f'conv_{key}', value, '>13,')}"
+              + (f"   {note}" if note else ""))
+    print(f"    {with_pos:,} - {released:,} = "
+          f"{glue('conv_pad_numbers', with_pos - released, ',')}: the "
+          f"{glue('conv_pad_rows', V_PAD - V)} padding rows x {glue('conv_n_embd', d)}")
     print("    rounded to millions, in the order above: "
-          + ", ".join(millions(value) for _, value, _ in rows))
-    assert [millions(value) for _, value, _ in rows] == ["124M"] * 4 + ["125M", "125M"]
+          + ", ".join(glued_millions(f"conv_{key}_millions", value) for _, key, value, _ in rows))
+    assert [millions(value) for _, _, value, _ in rows] == ["124M"] * 4 + ["125M", "125M"]
     assert authors - authors_sep == nl * 3 * d and authors_sep == 124_725_504
     assert nanogpt == 123_689_472 and bias_free == 123_587_328 and authors == 124_753_152
     assert with_pos == nanogpt + CTX * d == 124_475_904
     assert released == by_hand == 124_439_808 == with_pos - (V_PAD - V) * d
     assert round(nanogpt / 1e6) == round(released / 1e6) == 124
 
-    rules = [  # (column head, count of (n_layer, d)); the same conventions as the rows above
-        ("nanoGPT", lambda nl, d: pb.gpt2_params(nl, d)),
-        ("no biases", lambda nl, d: pb.gpt2_params(nl, d, bias=False)),
-        ("every tensor", lambda nl, d: pb.gpt2_params(nl, d, include_pos=True)),
-        ("OpenAI", lambda nl, d: pb.gpt2_params(nl, d, vocab=V, include_pos=True)),
-        ("authors", lambda nl, d: pb.authors_num_params(nl, d, LORA_R)),
+    rules = [  # (column head, name part, count of (n_layer, d)); the conventions above
+        ("nanoGPT", "nanogpt", lambda nl, d: pb.gpt2_params(nl, d)),
+        ("no biases", "bias_free", lambda nl, d: pb.gpt2_params(nl, d, bias=False)),
+        ("every tensor", "every_tensor", lambda nl, d: pb.gpt2_params(nl, d, include_pos=True)),
+        ("OpenAI", "openai", lambda nl, d: pb.gpt2_params(nl, d, vocab=V, include_pos=True)),
+        ("authors", "authors", lambda nl, d: pb.authors_num_params(nl, d, LORA_R)),
     ]
     closed = [
         lambda nl, d: nanogpt_closed_form(nl, d),
@@ -721,13 +797,16 @@ def block9_conventions() -> None:
         lambda nl, d: authors_closed_form(nl, d),
     ]
     print("    the first five conventions for the paper's five labelled shapes, in millions:")
-    print("    label " + "".join(f"{head:>15}" for head, _ in rules))
+    print("    label " + "".join(f"{head:>15}" for head, _, _ in rules))
     table = {}
     for label, nl_v, d_v, *_ in VARIANTS:
-        counts = [rule(nl_v, d_v) for _, rule in rules]
+        counts = [rule(nl_v, d_v) for _, _, rule in rules]
         assert counts == [cf(nl_v, d_v) for cf in closed]
         table[label] = [millions(n) for n in counts]
-        print(f"    {label:>5} " + "".join(f"{m:>15}" for m in table[label]))
+        # large_rule_bias_free: GPT-2 large's count without biases, in millions
+        print(f"    {label:>5} " + "".join(
+            glued_millions(f"{SIZE_KEY[label]}_rule_{key}", n, 15)
+            for (_, key, _), n in zip(rules, counts, strict=True)))
     hits = [all(table[label][k] == label for label in table) for k in range(len(rules))]
     print(f"    rounding to all five labels: {rules[hits.index(True)][0]} only")
     assert hits == [True, False, False, False, False]
