@@ -25,6 +25,8 @@ Claims, numbered as the output blocks:
   [6] The method's stages in order (the training run, then the bound run), with the numbers each
       hands on (figure ch21_pipeline.png).
 Deterministic: numpy only, seed 0 for the Gaussian example.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import math
 import numpy as np
 import pacbound
 import script_io
+from script_glue import glue
 
 # settings of the authors' code, with where they are set (commit c606ea6)
 DOCS_TOTAL = 8_013_769  # data/openwebtext/prepare.py:20
@@ -59,10 +62,12 @@ BATCH, ACCUM = 8, 40  # config/sublora_train.yaml:7, 12
 def block1() -> None:
     held_out = DOCS_TOTAL - NUM_DOCS
     sequences = TRAIN_TOKENS / BLOCK_SIZE
-    print(f"[1] data: {DOCS_TOTAL:,} documents; test_size {TEST_SIZE} holds out {held_out:,}; "
-          f"N = {NUM_DOCS:,} training documents (num_docs)")
-    print(f"    {TRAIN_TOKENS:,} training tokens / {BLOCK_SIZE} = {sequences:,.2f} sequences; "
-          f"data_size = {DATA_SIZE:,}")
+    print(f"[1] data: {glue('docs_total', DOCS_TOTAL, ',')} documents; test_size "
+          f"{glue('test_size', TEST_SIZE)} holds out {glue('held_out', held_out, ',')}; "
+          f"N = {glue('num_docs', NUM_DOCS, ',')} training documents (num_docs)")
+    print(f"    {glue('train_tokens', TRAIN_TOKENS, ',')} training tokens / "
+          f"{glue('block_size', BLOCK_SIZE)} = {glue('sequences', sequences, ',.2f')} sequences; "
+          f"data_size = {glue('data_size', DATA_SIZE, ',')}")
     assert held_out == round(DOCS_TOTAL * TEST_SIZE) == 4_007
     assert math.ceil(sequences) == DATA_SIZE
 
@@ -70,42 +75,50 @@ def block1() -> None:
 def block2() -> None:
     D = pacbound.gpt2_lora_params(N_LAYER, N_EMBD, r=LORA_RANK)
     (D1, d1), (De, de) = pacbound.kron_shapes(D, INTRINSIC_DIM)
-    print(f"[2] GPT-2 small: {N_LAYER} layers, width {N_EMBD}; LoRA rank {LORA_RANK} on query, "
-          f"value ({N_LAYER} blocks) and head: D = {D:,} "
-          f"numbers; SubLoRA trains d = {INTRINSIC_DIM:,} coordinates that move all of them "
-          f"({100 * INTRINSIC_DIM / D:.1f} % of D)")
+    print(f"[2] GPT-2 small: {glue('n_layer', N_LAYER)} layers, width {glue('n_embd', N_EMBD)}; "
+          f"LoRA rank {glue('lora_rank', LORA_RANK)} on query, "
+          f"value ({glue('lora_blocks', N_LAYER)} blocks) and head: D = "
+          f"{glue('lora_numbers', D, ',')} numbers; SubLoRA trains d = "
+          f"{glue('intrinsic_dim', INTRINSIC_DIM, ',')} coordinates that move all of them "
+          f"({glue('d_share', 100 * INTRINSIC_DIM / D, '.1f')} % of D)")
     print(f"    rdkronqr: Kronecker factors {D1} x {d1} (each), remainder block {De} x {de}; "
           f"{D1}^2 + {De} = {D1 * D1 + De:,} rows, {d1}^2 + {de} = {d1 * d1 + de:,} columns")
-    print(f"    seeds: torch.manual_seed({SEED}) and projector seed {SEED}; training: AdamW, "
-          f"learning "
-          f"rate {LR:g}, weight decay {WD:g}, betas {BETAS}, batches of {BATCH} sequences x "
-          f"{ACCUM} accumulation steps")
+    print(f"    seeds: torch.manual_seed({glue('torch_seed', SEED)}) and projector seed "
+          f"{glue('projector_seed', SEED)}; training: AdamW, learning "
+          f"rate {glue('learning_rate', LR, 'g')}, weight decay {glue('weight_decay', WD, 'g')}, "
+          f"betas ({glue('beta1', BETAS[0])}, {glue('beta2', BETAS[1])}), batches of "
+          f"{glue('batch', BATCH)} sequences x {glue('accum_steps', ACCUM)} accumulation steps")
     assert D == 351_744 and (D1, d1, De, de) == (593, 223, 95, 271)
     assert D1 * D1 + De == D and d1 * d1 + de == INTRINSIC_DIM
 
 
 def block3() -> float:
-    w = np.random.default_rng(0).normal(0.0, 0.01, INTRINSIC_DIM)
+    sd = 0.01  # the stand-in's scale; the bins scale with the largest entry
+    w = np.random.default_rng(0).normal(0.0, sd, INTRINSIC_DIM)
     codes, _ = pacbound.quantize_uniform(w, LEVELS)
     parts = pacbound.message_parts(codes, LEVELS)
     h = pacbound.empirical_entropy_bits(codes, LEVELS)
-    print(f"[3] {LEVELS} levels, 16-bit codebook: codebook {LEVELS} x 16 = {parts.codebook} bits, "
+    print(f"[3] {glue('levels', LEVELS)} levels, {glue('codebook_float_bits', 16)}-bit codebook: "
+          f"codebook {LEVELS} x 16 = {glue('codebook', parts.codebook)} bits, "
           f"counts {LEVELS} "
-          f"x ceil(log2 {INTRINSIC_DIM:,}) = {parts.counts} bits")
-    print(f"    w Gaussian with sd 0.01, d = {INTRINSIC_DIM:,} (seed 0): H = {h:.2f} bits per "
-          "number, "
-          f"symbols {parts.coded:,} bits, message L = {parts.total:,} bits "
+          f"x ceil(log2 {INTRINSIC_DIM:,}) = {glue('counts', parts.counts)} bits")
+    print(f"    w Gaussian with sd {glue('sigma', sd)}, d = {INTRINSIC_DIM:,} (seed 0): "
+          f"H = {glue('entropy', h, '.2f')} bits per number, "
+          f"symbols {glue('coded', parts.coded, ',')} bits, message L = "
+          f"{glue('message', parts.total, ',')} bits "
           f"({parts.total / INTRINSIC_DIM:.2f} bits per number)")
     authors_k = pacbound.authors_prefix_code_bits(parts.total)
     book_k = pacbound.prefix_code_bits(parts.total)
-    print(f"    prefix code K = L + 2 log2 L = {authors_k:,.1f} bits (the authors'; the book's "
-          f"L + 2 log2 L + 1, valid for bit strings of every length, = {book_k:,.1f})")
+    print(f"    prefix code K = L + 2 log2 L = {glue('authors_k', authors_k, ',.1f')} bits (the "
+          f"authors'; the book's L + 2 log2 L + 1, valid for bit strings of every length, = "
+          f"{glue('book_k', book_k, ',.1f')})")
     kraft = math.pi ** 2 / 6  # sum over L >= 1 of 2^L strings x 2^-(L + 2 log2 L) = sum 1/L^2
     print(f"    Kraft sum of L + 2 log2 L over every length L >= 1: pi^2/6 = {kraft:.3f}; "
           f"without L = 1: {kraft - 1:.3f}; with the extra bit: {kraft / 2:.3f}")
     print(f"    "
           f"codebook + counts = {parts.codebook + parts.counts} bits, "
-          f"{100 * (parts.codebook + parts.counts) / parts.total:.2f} % of L")
+          f"{glue('overhead_share', 100 * (parts.codebook + parts.counts) / parts.total, '.2f')}"
+          " % of L")
     assert parts.codebook == parts.counts == 176 and 2.2 < h < 2.4
     assert book_k - authors_k == 1.0
     assert kraft > 1 > kraft - 1 and kraft / 2 < 1
@@ -117,34 +130,47 @@ def block4(authors_k: float) -> None:
     for _ in ALPHAS:
         extra += math.ceil(len(ALPHAS))  # the code's cumulative charge, once per alpha
         charged.append(extra)
-    print(f"[4] extra bits: top-k keys pay {MISC_EXTRA_BITS}; the alphas pay "
-          f"{', '.join(str(c) for c in charged)}; the base {MISC_EXTRA_BITS} plus a union over "
-          f"{len(ALPHAS)} alphas needs {MISC_EXTRA_BITS} + log2 {len(ALPHAS)} = "
-          f"{MISC_EXTRA_BITS + math.log2(len(ALPHAS)):g}")
+    charges = ", ".join(glue(f"charge_alpha{a:g}".replace(".", "p"), c)
+                        for a, c in zip(ALPHAS, charged, strict=True))
+    print(f"[4] extra bits: top-k keys pay {glue('topk_extra_bits', MISC_EXTRA_BITS)}; the alphas "
+          f"pay {charges}; the base {glue('union_base_bits', MISC_EXTRA_BITS)} plus a union over "
+          f"{len(ALPHAS)} alphas needs {MISC_EXTRA_BITS} + log2 "
+          f"{glue('union_choices', len(ALPHAS))} = "
+          f"{glue('union_bits', MISC_EXTRA_BITS + math.log2(len(ALPHAS)), 'g')}")
     surplus = charged[-1] - (MISC_EXTRA_BITS + math.log2(len(ALPHAS)))
     factor = math.sqrt(1 + surplus / authors_k)
-    print(f"    surplus at the last alpha: {surplus:g} bits; next to the K of block [3] it scales "
-          f"the Occam root by at most sqrt(1 + {surplus:g}/K) = {factor:.4f}")
+    print(f"    surplus at the last alpha: {glue('surplus_bits', surplus, 'g')} bits; next to "
+          f"the K of block [3] it scales the Occam root by at most sqrt(1 + {surplus:g}/K) = "
+          f"{glue('occam_factor', factor, '.4f')}")
     assert charged[0] == 15 and charged[-1] == 71 and factor < 1.001
 
 
 def block5() -> None:
     train_error, message, N, n = 5.0, 100_000, 8_000_000, BOUND_SAMPLES
     K = pacbound.authors_prefix_code_bits(message)
-    print(f"[5] toy input: train error {train_error} bits per token, L = {message:,} bits "
-          f"(K = {K:,.2f}), N = {N:,}, n = {n:,}, epsilon = {EPS}")
+    print(f"[5] toy input: train error {glue('toy_train_error', train_error)} bits per token, "
+          f"L = {glue('toy_message', message, ',')} bits (K = {glue('toy_k', K, ',.2f')}), "
+          f"N = {glue('toy_N', N, ',')}, n = {glue('bound_samples', n, ',')}, epsilon = "
+          f"{glue('eps', EPS)}")
     extra, rows = MISC_EXTRA_BITS, []
     for a in ALPHAS:
         extra += 8
         b = pacbound.subsampling_bound(train_error=train_error, loss_range=pacbound.loss_range(
             a, VOCAB), complexity_nats=(K + extra) * math.log(2), n_population=N, n_sample=n)
         rows.append(b)
-        print(f"    alpha {a:<6g}  extra {extra:2d} bits  range {pacbound.loss_range(a, VOCAB):.4f}"
-              f"  bound {b:.4f}")
-    top1 = pacbound.subsampling_bound(train_error=0.9, loss_range=1.0, complexity_nats=(
-        K + MISC_EXTRA_BITS) * math.log(2), n_population=N, n_sample=n)
-    print(f"    top-1 analogue (train error 0.9, range 1, {MISC_EXTRA_BITS} extra bits): "
-          f"{top1:.5f}")
+        key = f"alpha{a:g}".replace(".", "p")  # alpha0p0001 ... alpha0p5
+        print(f"    alpha {glue(f'toy_{key}', a, '<6g')}  "
+              f"extra {glue(f'toy_extra_{key}', extra, '2d')} bits  "
+              f"range {glue(f'toy_range_{key}', pacbound.loss_range(a, VOCAB), '.4f')}  "
+              f"bound {glue(f'toy_bound_{key}', b, '.4f')}")
+    top1_error, top1_range = 0.9, 1.0
+    top1 = pacbound.subsampling_bound(
+        train_error=top1_error, loss_range=top1_range,
+        complexity_nats=(K + MISC_EXTRA_BITS) * math.log(2), n_population=N, n_sample=n)
+    print(f"    top-1 analogue (train error {glue('top1_train_error', top1_error)}, range "
+          f"{glue('top1_range', top1_range, 'g')}, "
+          f"{glue('top1_extra_bits', MISC_EXTRA_BITS)} extra bits): "
+          f"{glue('top1_bound', top1, '.5f')}")
     assert f"{rows[0]:.4f}" == "7.2569" and f"{rows[-1]:.4f}" == "6.2197"
     assert f"{top1:.5f}" == "0.97808"
 

@@ -21,6 +21,8 @@ Claims, numbered as the output blocks:
   [6] Documents, not tokens: N counts documents; counting tokens as if they were independent
       would shrink the complexity term by about sqrt(mean length) (not a valid bound here).
 Seeds: source 0, S 1, coverage training sets 1000 + m, the other source 7. Numpy only.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ import pacbound
 import script_io
 from miniature import bayes
 from miniature.corpus import EOD, DocSet, MarkovSource, make_markov_source, markov_docset
+from script_glue import glue
 
 VOCAB, CONCENTRATION, P_END = 32, 0.1, 1 / 64
 N_DOCS, EPS, ALPHA = 100_000, 0.05, 0.1  # alpha fixed in the script: no grid
@@ -97,14 +100,16 @@ def block1(src, S) -> dict:
     bound = pacbound.occam_bound(emp, complexity_bits=K, n=N_DOCS, eps=EPS, loss_range=delta)
     t_bounded, t_q = true_bits(src, q, ALPHA), true_bits(src, q, 0.0)
     t_raw = true_bits(src, raw, 0.0)
-    print(f"[1] A bigram table fitted on S (N = {N_DOCS:,} documents), coded at {ENTRY_BITS} bits "
-          f"an entry: L = {VOCAB} x {VOCAB} x {ENTRY_BITS} = {L:,} bits, K = {K:,.1f} bits")
-    print(f"    bounded predictor: the coded table smoothed at alpha = {ALPHA} (loss range "
-          f"{delta:.3f} bits)")
-    print(f"    its empirical risk on S {emp:.4f}, its bound {bound:.4f} bits per token "
-          f"(epsilon = {EPS})")
-    print(f"    true risks (exact): bounded predictor {t_bounded:.4f}; coded table unsmoothed "
-          f"{t_q:.4f}; full-precision table {t_raw:.4f}")
+    print(f"[1] A bigram table fitted on S (N = {glue('n_docs', N_DOCS, ',')} documents), coded at "
+          f"{glue('entry_bits', ENTRY_BITS)} bits an entry: L = {VOCAB} x {VOCAB} x {ENTRY_BITS} "
+          f"= {glue('message_bits', L, ',')} bits, K = {glue('k_bits', K, ',.1f')} bits")
+    print(f"    bounded predictor: the coded table smoothed at alpha = {glue('alpha', ALPHA)} "
+          f"(loss range {glue('loss_range', delta, '.3f')} bits)")
+    print(f"    its empirical risk on S {glue('empirical', emp, '.4f')}, its bound "
+          f"{glue('bound', bound, '.4f')} bits per token (epsilon = {glue('eps', EPS)})")
+    print(f"    true risks (exact): bounded predictor {glue('true_bounded', t_bounded, '.4f')}; "
+          f"coded table unsmoothed {glue('true_unsmoothed', t_q, '.4f')}; full-precision table "
+          f"{glue('true_full', t_raw, '.4f')}")
     print(f"    the bound covers the first: {t_bounded:.4f} < {bound:.4f}; its gap "
           f"{bound - t_bounded:.4f}")
     assert emp < t_bounded < bound and t_raw < t_q < t_bounded
@@ -124,14 +129,19 @@ def block2(src, r: dict) -> None:
     freq = 1 - np.array([bayes.top1_error(src, np.full(VOCAB, k)) for k in range(VOCAB)])
     const = float(-(freq * np.log2(freq)).sum())
     print("[2] Non-vacuous against which baseline (exact values)")
-    print(f"    bits per token: bound {r['bound']:.4f} < best constant distribution {const:.3f} < "
-          f"random guess log2 {VOCAB} = {guess_bits:.3f}; the source's own {best:.4f}")
-    print(f"    top-1 error: empirical {r['top1_emp']:.4f}, bound {r['top1_bound']:.4f} < majority "
-          f"class {major:.4f}; true {r['top1_true']:.4f}; the source's own {best1:.4f}")
-    print(f"    the majority class is the best constant guess under the source (token {token}): "
-          f"its exact population error")
-    print(f"    a top-1 bound above {major:.4f} would be 'below 1' and still say less than "
-          f"always guessing one token")
+    print(f"    bits per token: bound {glue('bits_bound', r['bound'], '.4f')} < best constant "
+          f"distribution {glue('best_constant', const, '.3f')} < random guess log2 "
+          f"{glue('vocab', VOCAB)} = {glue('random_guess', guess_bits, '.3f')}; the source's own "
+          f"{glue('source_bits', best, '.4f')}")
+    print(f"    top-1 error: empirical {glue('top1_empirical', r['top1_emp'], '.4f')}, bound "
+          f"{glue('top1_bound', r['top1_bound'], '.4f')} < majority class "
+          f"{glue('majority_error', major, '.4f')}; true "
+          f"{glue('top1_true', r['top1_true'], '.4f')}; the source's own "
+          f"{glue('source_top1', best1, '.4f')}")
+    print(f"    the majority class is the best constant guess under the source (token "
+          f"{glue('majority_token', token)}): its exact population error")
+    print(f"    a top-1 bound above {glue('top1_line', major, '.4f')} would be 'below 1' and still "
+          f"say less than always guessing one token")
     assert r["bound"] < const < guess_bits and r["top1_bound"] < major < 1.0
     assert r["top1_true"] < r["top1_bound"]
 
@@ -148,28 +158,36 @@ def block3(src) -> dict:
         trues.append(bayes.top1_error(src, guess))
     b, t, e = np.array(bounds), np.array(trues), np.array(trains)
     fails, optimistic = int((b < t).sum()), int((e < t).sum())
-    print(f"[3] Coverage: M = {M_SETS} training sets of {N_SMALL:,} documents (seeds "
-          f"{SEED_COVERAGE}..{SEED_COVERAGE + M_SETS - 1}); top-1 table, K = {K:.1f} bits")
+    print(f"[3] Coverage: M = {glue('coverage_sets', M_SETS)} training sets of "
+          f"{glue('coverage_docs', N_SMALL, ',')} documents (seeds "
+          f"{SEED_COVERAGE}..{SEED_COVERAGE + M_SETS - 1}); top-1 table, K = "
+          f"{glue('coverage_k', K, '.1f')} bits")
     # the guarantee is a failure probability per draw: at a rate of exactly epsilon the count of
     # failures is Binomial(M, epsilon), with mean epsilon M and a fair chance of exceeding it
     over = 1 - sum(math.comb(M_SETS, k) * EPS ** k * (1 - EPS) ** (M_SETS - k)
                    for k in range(round(EPS * M_SETS) + 1))
-    upper = 1 - 0.05 ** (1 / M_SETS) if fails == 0 else float("nan")  # exact 95 % limit for 0
+    tail = 0.05  # a one-sided 95 % upper limit: exact for a count of 0
+    upper = 1 - tail ** (1 / M_SETS) if fails == 0 else float("nan")
     share = optimistic / M_SETS
     se = math.sqrt(share * (1 - share) / M_SETS)
-    print(f"    bound below the true error: {fails} of {M_SETS}; at a failure rate of exactly "
-          f"epsilon the expected count is epsilon M = {EPS * M_SETS:.0f}, and P(count > "
-          f"{EPS * M_SETS:.0f}) = {over:.2f}")
-    print(f"    {fails} of {M_SETS} puts the failure rate below {upper:.4f} (one-sided 95 % upper "
-          f"limit, 1 - 0.05^(1/M))")
-    print(f"    training error below the true error: {optimistic} of {M_SETS}, a share of "
-          f"{share:.3f} +- {se:.3f} (binomial SE)")
+    print(f"    bound below the true error: {glue('fails', fails)} of {glue('fails_of', M_SETS)}; "
+          f"at a failure rate of exactly epsilon the expected count is epsilon M = "
+          f"{glue('expected_fails', EPS * M_SETS, '.0f')}, and P(count > "
+          f"{glue('fails_threshold', EPS * M_SETS, '.0f')}) = {glue('p_exceed', over, '.2f')}")
+    print(f"    {glue('limit_fails', fails)} of {glue('limit_sets', M_SETS)} puts the failure rate "
+          f"below {glue('fail_rate_limit', upper, '.4f')} (one-sided "
+          f"{glue('limit_level', round(100 * (1 - tail)))} % upper limit, 1 - {tail}^(1/M))")
+    print(f"    training error below the true error: {glue('optimistic', optimistic)} of "
+          f"{glue('optimistic_of', M_SETS)}, a share of {glue('optimistic_share', share, '.3f')} "
+          f"+- {glue('optimistic_se', se, '.3f')} (binomial SE)")
     print(f"    true error {t.mean():.4f} (range {t.min():.4f} to {t.max():.4f}); bound "
-          f"{b.mean():.4f} on average; smallest margin bound - true {np.min(b - t):.4f}")
+          f"{b.mean():.4f} on average; smallest margin bound - true "
+          f"{glue('smallest_margin', np.min(b - t), '.4f')}")
     added = float(np.mean(b - e))
     bare = pacbound.occam_bound(0.0, complexity_bits=0.0, n=N_SMALL, eps=EPS)
-    print(f"    the bound adds sqrt((K ln 2 + ln(1/epsilon)) / (2N)) = {added:.4f} to the training "
-          f"error; with K = 0 it would add {bare:.4f}")
+    print(f"    the bound adds sqrt((K ln 2 + ln(1/epsilon)) / (2N)) = "
+          f"{glue('added', added, '.4f')} to the training error; with K = {glue('bare_k', 0)} it "
+          f"would add {glue('bare_added', bare, '.4f')}")
     assert abs(added - np.max(b - e)) < 1e-12 and bare < added / 5
     assert fails == 0 and upper < EPS and share - 0.5 > 2 * se
     return {"bound": b, "true": t, "train": e}
@@ -182,22 +200,26 @@ def block4(S, r: dict) -> None:
     doc_bits = mean_len * rate
     store = tokens * rate  # about the entropy of S: what storing it verbatim costs
     term_store = math.sqrt((store * math.log(2) + math.log(1 / EPS)) / (2 * N_DOCS))
-    print(f"[4] Memorization: S holds {tokens:,} tokens, {mean_len:.1f} a document; the chain's "
+    print(f"[4] Memorization: S holds {glue('tokens', tokens, ',')} tokens, "
+          f"{glue('mean_len', mean_len, '.1f')} a document; the chain's "
           f"stationary entropy rate is {rate:.3f} bits a token, used below as the cost of a token "
           f"(a document's uniform first symbol costs a little more, so the bit totals are "
           f"slightly low and the documents' worth slightly high)")
-    print(f"    the table's K = {r['K']:,.1f} bits carry at most K bits about S: "
-          f"{r['K'] / doc_bits:.1f} documents' worth at about {doc_bits:.0f} bits each, of "
-          f"{S.n_docs:,}")
-    print(f"    storing S verbatim takes about {store:,.0f} bits (tokens x entropy rate); "
-          f"complexity term sqrt((K ln 2 + ln(1/epsilon)) / (2N)) = {term_store:.2f}, times the "
-          f"loss range: vacuous")
+    print(f"    the table's K = {glue('memo_k', r['K'], ',.1f')} bits carry at most K bits about "
+          f"S: {glue('docs_worth', r['K'] / doc_bits, '.1f')} documents' worth at about "
+          f"{glue('doc_bits', doc_bits, '.0f')} bits each, of {glue('memo_n_docs', S.n_docs, ',')}")
+    print(f"    storing S verbatim takes about {glue('store_bits', store, ',.0f')} bits (tokens x "
+          f"entropy rate); complexity term sqrt((K ln 2 + ln(1/epsilon)) / (2N)) = "
+          f"{glue('store_root', term_store, '.2f')}, times the loss range: vacuous")
     # the largest K whose bound, at loss range delta, stays below a random guess (log2 V)
     k_max = {emp: ((((math.log2(VOCAB) - emp) / r["delta"]) ** 2 * 2 * N_DOCS
                     - math.log(1 / EPS)) / math.log(2)) for emp in (r["emp"], 0.0)}
-    for emp, k in k_max.items():
-        print(f"    a bound below log2 V at training loss {emp:.4f} needs K < {k:,.0f} bits: "
-              f"{k / doc_bits:.0f} documents' worth, {100 * k / doc_bits / S.n_docs:.2f} % of S")
+    for key, (emp, k) in zip(("trained", "zero"), k_max.items(), strict=True):
+        # allow_trained_bits, allow_zero_bits, ...: at the table's training loss, at zero loss
+        print(f"    a bound below log2 V at training loss {emp:.4f} needs K < "
+              f"{glue(f'allow_{key}_bits', k, ',.0f')} bits: "
+              f"{glue(f'allow_{key}_docs', k / doc_bits, '.0f')} documents' worth, "
+              f"{glue(f'allow_{key}_share', 100 * k / doc_bits / S.n_docs, '.2f')} % of S")
     assert r["K"] / doc_bits < 100 and term_store > 1 and max(k_max.values()) < store / 100
 
 
@@ -205,9 +227,10 @@ def block5(r: dict) -> None:
     other = make_markov_source(VOCAB, CONCENTRATION, P_END, SEED_OTHER)
     shifted = true_bits(other, r["q"], ALPHA)
     print(f"[5] The same bounded predictor on documents of another source (Dirichlet rows, seed "
-          f"{SEED_OTHER}): true risk {shifted:.4f} bits per token")
+          f"{glue('other_seed', SEED_OTHER)}): true risk {glue('other_true', shifted, '.4f')} bits "
+          f"per token")
     print(f"    its bound, {r['bound']:.4f}, was about the training distribution; here it is "
-          f"exceeded by {shifted - r['bound']:.4f}")
+          f"exceeded by {glue('other_excess', shifted - r['bound'], '.4f')}")
     assert shifted > r["bound"]
 
 
@@ -217,10 +240,12 @@ def block6(S, r: dict) -> None:
     per_doc = r["delta"] * math.sqrt(c / (2 * S.n_docs))
     per_token = r["delta"] * math.sqrt(c / (2 * tokens))
     print(f"[6] Documents or tokens: the complexity term (times the loss range) with N = "
-          f"{S.n_docs:,} documents {per_doc:.4f}; with {tokens:,} tokens counted as independent "
-          f"{per_token:.4f}")
-    print(f"    ratio {per_doc / per_token:.2f} = sqrt(tokens per document); tokens of a document "
-          f"are not independent, so the second is not a valid bound here")
+          f"{glue('term_n_docs', S.n_docs, ',')} documents {glue('term_docs', per_doc, '.4f')}; "
+          f"with {glue('term_tokens_n', tokens, ',')} tokens counted as independent "
+          f"{glue('term_tokens', per_token, '.4f')}")
+    print(f"    ratio {glue('term_ratio', per_doc / per_token, '.2f')} = sqrt(tokens per "
+          f"document); tokens of a document are not independent, so the second is not a valid "
+          f"bound here")
     assert abs(per_doc / per_token - math.sqrt(tokens / S.n_docs)) < 1e-9
 
 

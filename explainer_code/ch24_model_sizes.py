@@ -16,6 +16,9 @@ Claims, numbered as the output blocks:
 Sources: shapes [SOURCE: sublora/utils.py:140-178 @c606ea6], config intrinsic_dim and levels
 [SOURCE: config/sublora_bounds.yaml:29,35 @c606ea6], OpenWebText's training documents
 [SOURCE: nanoGPT data/openwebtext/prepare.py:23-35 @3adf61e].
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name; a row's names start with its get_model_config name (small_nano,
+k_large_vlarge_per_param, all_small_term).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pacbound.params import (
     gpt2_params,
     gpt2_pieces,
 )
+from script_glue import glue
 
 VOCAB, OPENAI_VOCAB, CONTEXT = 50_304, 50_257, 1_024
 # label -> (get_model_config name, n_layer, n_head, n_embd)   [SOURCE: sublora/utils.py:140-178]
@@ -49,6 +53,12 @@ SIZES = {
 D_SUB, LEVELS, LORA_RANK = 50_000, 11, 4  # [SOURCE: config/sublora_bounds.yaml:26-29, 35]
 N_OWT, N_SAMPLE, EPS = 8_009_762, 10_000, 0.05  # nanoGPT prepare.py:34; config:36; the book's
 SEED = 0
+HEAD_DIM = 64  # n_embd / n_head of every shape of the paper's list
+
+
+def key_of(label: str) -> str:
+    """'458M' -> 'medium_large': the get_model_config name, as a glued name's first part."""
+    return SIZES[label][0].replace("-", "_")
 
 
 def label_of(count: int) -> str:
@@ -74,18 +84,24 @@ def block1() -> dict[str, int]:
         bias_free = gpt2_params(n_layer, n_embd, VOCAB, bias=False)
         authors = authors_num_params(n_layer, n_embd, LORA_RANK, VOCAB, use_mergedlinear=False)
         counts[label] = nano
-        print(f"    {label:>5}  {name:<12}  ({n_layer:2},{n_head:2},{n_embd:5})"
-              f"         {nano:>13,}   {label_of(nano):>5}  {with_pos:>13,}  {bias_free:>13,}"
-              f"  {authors:>13,}")
-        assert label_of(nano) == label and n_embd // n_head == 64
+        key = key_of(label)
+        print(f"    {glue(f'{key}_label', label, '>5')}  {name:<12}  "
+              f"({n_layer:2},{n_head:2},{n_embd:5})         {glue(f'{key}_nano', nano, '>13,')}   "
+              f"{glue(f'{key}_rounds', label_of(nano), '>5')}  "
+              f"{glue(f'{key}_with_pos', with_pos, '>13,')}  "
+              f"{glue(f'{key}_bias_free', bias_free, '>13,')}  "
+              f"{glue(f'{key}_authors', authors, '>13,')}")
+        assert label_of(nano) == label and n_embd // n_head == HEAD_DIM
         assert with_pos - nano == CONTEXT * n_embd and bias_free < nano < with_pos
     medium_small = gpt2_params(16, 1024, VOCAB)
     vlarge = gpt2_params(48, 1600, VOCAB)  # get_model_config's last entry, sublora/utils.py:171-174
-    print(f"    the table also holds 'small-medium' (16,16,1024): {medium_small:,} "
-          f"({label_of(medium_small)}) and 'vlarge' (48,25,1600): {vlarge:,} ({label_of(vlarge)}), "
+    print(f"    the table also holds 'small-medium' (16,16,1024): "
+          f"{glue('small_medium_nano', medium_small, ',')} "
+          f"({label_of(medium_small)}) and 'vlarge' (48,25,1600): "
+          f"{glue('vlarge_nano', vlarge, ',')} ({label_of(vlarge)}), "
           f"sizes the paper's list does not contain")
-    print("    every shape of the paper's list has heads of 64 numbers (n_embd / n_head = 64); "
-          "n_head enters no count")
+    print(f"    every shape of the paper's list has heads of {glue('head_dim', HEAD_DIM)} numbers "
+          f"(n_embd / n_head = {HEAD_DIM}); n_head enters no count")
     assert label_of(medium_small) not in SIZES and label_of(vlarge) not in SIZES
     return counts
 
@@ -99,20 +115,24 @@ def block2() -> None:
     biases = total - gpt2_params(n_layer, n_embd, VOCAB, bias=False)
     lora = gpt2_lora_params(n_layer, n_embd, LORA_RANK, VOCAB)
     pad = (VOCAB - OPENAI_VOCAB) * n_embd
-    print("[2] What '124M' holds, (12, 12, 768)")
-    print(f"    token table {VOCAB:,} x {n_embd} = {p.wte:,} ({100 * p.wte / total:.1f} %), "
-          f"also the output head (tied), counted once")
-    print(f"    {n_layer} blocks x {p.block:,} = {blocks:,} (attention {c.attention:,}, MLP "
-          f"{c.mlp:,}, LayerNorms {c.layernorm - p.ln_f:,}); final LayerNorm {p.ln_f:,}")
-    print(f"    total {p.wte:,} + {blocks:,} + {p.ln_f:,} = {total:,}, of which biases {biases:,}")
+    print(f"[2] What '{glue('held_label', label_of(total))}' holds, (12, 12, 768)")
+    print(f"    token table {VOCAB:,} x {n_embd} = {glue('token_table', p.wte, ',')} "
+          f"({glue('token_share', 100 * p.wte / total, '.1f')} %), also the output head (tied), "
+          f"counted once")
+    print(f"    {n_layer} blocks x {p.block:,} = {glue('blocks_total', blocks, ',')} (attention "
+          f"{c.attention:,}, MLP {c.mlp:,}, LayerNorms {c.layernorm - p.ln_f:,}); final LayerNorm "
+          f"{glue('final_ln', p.ln_f, ',')}")
+    print(f"    total {p.wte:,} + {blocks:,} + {p.ln_f:,} = {total:,}, of which biases "
+          f"{glue('biases', biases, ',')}")
     untied = total + p.wte
-    print(f"    left out: position embedding {CONTEXT:,} x {n_embd} = {p.wpe:,}; the "
-          f"rank-{LORA_RANK} "
-          f"LoRA factors {lora:,}")
-    print(f"    an untied head would add {p.wte:,}: {untied:,} ({label_of(untied)})")
-    print(f"    vocabulary padded from {OPENAI_VOCAB:,} to {VOCAB:,}: "
-          f"{VOCAB - OPENAI_VOCAB} rows x {n_embd} = {pad:,} numbers in rows that stand for no "
-          f"token")
+    print(f"    left out: position embedding {CONTEXT:,} x {n_embd} = "
+          f"{glue('pos_emb', p.wpe, ',')}; the rank-{LORA_RANK} LoRA factors "
+          f"{glue('lora_factors', lora, ',')}")
+    print(f"    an untied head would add {p.wte:,}: {untied:,} "
+          f"({glue('untied_label', label_of(untied))})")
+    print(f"    vocabulary padded from {glue('openai_vocab', OPENAI_VOCAB, ',')} to "
+          f"{glue('vocab_padded', VOCAB, ',')}: {VOCAB - OPENAI_VOCAB} rows x {n_embd} = "
+          f"{glue('pad_numbers', pad, ',')} numbers in rows that stand for no token")
     assert p.wte + blocks + p.ln_f == total == 123_689_472
     assert c.token_embedding + c.attention + c.mlp + c.layernorm == total
 
@@ -128,22 +148,27 @@ def block3(counts: dict[str, int]) -> tuple[float, float]:
     L = m.total
     K = pacbound.prefix_code_bits(L)
     term = occam_term(K, N_OWT, N_SAMPLE, EPS)
-    print(f"[3] Fixed subspace dimension d = {D_SUB:,}, {LEVELS} levels: a stand-in w (Gaussian, "
-          f"seed {SEED}), entropy {h:.4f} bits per symbol")
-    print(f"    L = {m.coded:,} + {m.codebook} + {m.counts} = {L:,} bits; "
-          f"K = L + 2 log2 L + 1 = {K:,.1f} bits ({K - L:.1f} bits of prefix)")
+    print(f"[3] Fixed subspace dimension d = {glue('d_sub', D_SUB, ',')}, "
+          f"{glue('levels', LEVELS)} levels: a stand-in w (Gaussian, seed {glue('seed', SEED)}), "
+          f"entropy {glue('entropy', h, '.4f')} bits per symbol")
+    print(f"    L = {glue('coded', m.coded, ',')} + {glue('codebook', m.codebook)} + "
+          f"{glue('counts', m.counts)} = {glue('message', L, ',')} bits; "
+          f"K = L + 2 log2 L + 1 = {glue('k_bits', K, ',.1f')} bits ({K - L:.1f} bits of prefix)")
     print("    label  parameters      K (bits)    K per parameter")
     for label, count in counts.items():
-        print(f"    {label:>5}  {count:>13,}   {K:>10,.1f}    {K / count:.2e}")
-    print(f"    complexity term sqrt((K ln 2 - ln(rho epsilon)) / (2N)), N = {N_OWT:,} documents, "
-          f"n = {N_SAMPLE:,}, epsilon = {EPS}: {term:.4f} for every size")
+        key = key_of(label)
+        print(f"    {glue(f'k_{key}_label', label, '>5')}  {count:>13,}   {K:>10,.1f}    "
+              f"{glue(f'k_{key}_per_param', K / count, '.2e')}")
+    print(f"    complexity term sqrt((K ln 2 - ln(rho epsilon)) / (2N)), N = "
+          f"{glue('n_owt', N_OWT, ',')} documents, n = {glue('n_sample', N_SAMPLE, ',')}, "
+          f"epsilon = {glue('eps', EPS)}: {glue('term_sub', term, '.4f')} for every size")
     assert abs(2 * math.log2(L) + 1 - (K - L)) < 1e-9 and term < 0.1
     return h, term
 
 
 def block4(counts: dict[str, int], h: float, term_sub: float) -> list[tuple[int, float]]:
     print("[4] Coding every parameter instead, at the same entropy per symbol "
-          f"({h:.4f} bits; codebook and counts left out)")
+          f"({glue('all_entropy', h, '.4f')} bits; codebook and counts left out)")
     print("    label  L = D x H (bits)   complexity term")
     rows = []
     for label, count in counts.items():
@@ -151,10 +176,12 @@ def block4(counts: dict[str, int], h: float, term_sub: float) -> list[tuple[int,
         K = pacbound.prefix_code_bits(L)
         term = occam_term(K, N_OWT, N_SAMPLE, EPS)
         rows.append((count, K))
-        print(f"    {label:>5}  {L:>16,.0f}   {term:.3f}")
+        key = key_of(label)
+        print(f"    {glue(f'all_{key}_label', label, '>5')}  "
+              f"{glue(f'all_{key}_bits', L, '>16,.0f')}   {glue(f'all_{key}_term', term, '.3f')}")
         assert term > 1.0
     print(f"    at d = {D_SUB:,}: {term_sub:.4f}; the term multiplies the loss range, so above "
-          f"1 it alone exceeds the range and the bound is vacuous")
+          f"{glue('vacuous_term', 1)} it alone exceeds the range and the bound is vacuous")
     return rows
 
 
