@@ -11,6 +11,8 @@ Claims, numbered as the output blocks:
   [3] The margin: the smallest, mean and largest gap between bound and true risk, and the
       probability of seeing no failure at all in 200 draws if the failure rate were epsilon.
 Seeds: source 0; training set i: hash_seed(2200, i) for documents and sample. Numpy only, exact.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import numpy as np
 import script_io
 from miniature import coverage, ngram
 from miniature.corpus import make_markov_source
+from script_glue import glue
 
 VOCAB, CONCENTRATION, P_END, SEED_SOURCE = 32, 0.1, 1 / 64, 0
 N_SETS, N_DOCS, N_SAMPLE, SEED = 200, 10_000, 1_000, 2200
@@ -69,27 +72,35 @@ def main() -> None:
     print("Chapter 22 -- how often the bound holds (ch22_coverage.py)")
     src = make_markov_source(VOCAB, CONCENTRATION, P_END, seed=SEED_SOURCE)
     d = coverage.coverage(src, N_SETS, N_DOCS, N_SAMPLE, SEED)
-    print(f"[1] {N_SETS} independent training sets of N = {N_DOCS:,} documents from the Markov "
-          f"source (V = {VOCAB}); n = {N_SAMPLE:,} scored; epsilon = {EPS}")
+    print(f"[1] {glue('cov_sets', N_SETS)} independent training sets of "
+          f"N = {glue('cov_n_docs', N_DOCS, ',')} documents from the Markov source "
+          f"(V = {VOCAB}); n = {glue('cov_n_sample', N_SAMPLE, ',')} scored; "
+          f"epsilon = {glue('cov_eps', EPS)}")
     orders = {k: int((d.order == k).sum()) for k in (0, 1)}
     precisions = sorted({int(b) for b in d.precision})
-    print(f"    the table with the lowest bound: order 1 in {orders[1]} sets, order 0 in "
-          f"{orders[0]}; bits per entry chosen: {', '.join(map(str, precisions))}")
+    print(f"    the table with the lowest bound: order {glue('cov_order1', 1)} in "
+          f"{glue('cov_order1_sets', orders[1])} sets, order {glue('cov_order0', 0)} in "
+          f"{glue('cov_order0_sets', orders[0])}; bits per entry chosen: "
+          f"{glue('cov_bits_per_entry', ', '.join(map(str, precisions)))}")
     print("    true risk exact for each draw (no sampling error)")
     assert len(d.bound) == N_SETS
 
     allowed = EPS * N_SETS
-    print(f"[2] bound below the true risk of its predictor: {d.violations} of {N_SETS} "
-          f"(the promise allows a failure rate of {EPS}, about {allowed:.0f} of {N_SETS})")
-    print(f"    empirical risk below the true risk: {d.optimistic} of {N_SETS}")
+    print(f"[2] bound below the true risk of its predictor: {glue('cov_failures', d.violations)} "
+          f"of {glue('cov_draws', N_SETS)} (the promise allows a failure rate of {EPS}, about "
+          f"{glue('cov_failures_allowed', allowed, '.0f')} of {N_SETS})")
+    print(f"    empirical risk below the true risk: {glue('cov_optimistic', d.optimistic)} of "
+          f"{N_SETS}")
     assert d.violations == 0
 
     gap = d.bound - d.true
     p_none = (1 - EPS) ** N_SETS
-    print(f"[3] bound - true risk: smallest {gap.min():.3f}, mean {gap.mean():.3f}, largest "
-          f"{gap.max():.3f} bits per token")
-    print(f"    if the failure rate were exactly {EPS}, no failure in {N_SETS} draws would have "
-          f"probability {p_none:.1e}")
+    print(f"[3] bound - true risk: smallest {glue('cov_margin_min', gap.min(), '.3f')}, mean "
+          f"{glue('cov_margin_mean', gap.mean(), '.3f')}, largest "
+          f"{glue('cov_margin_max', gap.max(), '.3f')} bits per token")
+    print(f"    if the failure rate were exactly {glue('cov_supposed_rate', EPS)}, no failure in "
+          f"{N_SETS} draws would have "
+          f"probability {glue('cov_p_no_failure', p_none, '.1e')}")
     assert gap.min() > 0 and p_none < 1e-4 and math.isfinite(gap.mean())
     figure(d)
     print(f"ch22_coverage: {time.time() - t0:.0f} s", file=sys.stderr)

@@ -32,6 +32,8 @@ Seeds: source 0, S 1, fresh documents 2, sample 3, model 0, projector 137, batch
 Deterministic: one thread, CPU kernels pinned (see miniature/__init__.py). Monte Carlo error of
 the true risk: one standard error over 5,000 fresh documents, printed; the tables' true risk
 (orders 0 and 1) is exact. One seed per variant here; ch22_seeds.py reads five.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from miniature.experiment import (
 from miniature.model import GPTConfig
 from miniature.subspace import count_params
 from miniature.train import LEVELS, TrainConfig
+from script_glue import glue
 
 VOCAB, CONCENTRATION, P_END = 32, 0.1, 1 / 64
 N_DOCS, N_SAMPLE, N_FRESH = 100_000, 5_000, 5_000
@@ -82,14 +85,19 @@ def block1(src, S) -> dict[str, float]:
     major, major_err = bayes.majority_top1_error(src)
     rate = bayes.entropy_rate_bits(src)
     guess = math.log2(VOCAB)
-    print(f"[1] Markov source: V = {VOCAB} tokens (31 symbols + end of document), rows "
-          f"~ Dirichlet({CONCENTRATION}), P(end) = 1/{round(1 / P_END)} after each symbol")
-    print(f"    training set S: N = {S.n_docs:,} documents, {int(S.lengths.sum()):,} symbols, "
-          f"mean length {S.lengths.mean():.1f}")
-    print(f"    exact: entropy rate {rate:.3f} bits per token; the source's own per-document risk "
-          f"{best:.3f} bits per token, its top-1 error {best_top1:.3f}")
-    print(f"    random guess log2 {VOCAB} = {guess:.3f} bits per token; majority class (always "
-          f"token {major}) top-1 error {major_err:.3f}")
+    print(f"[1] Markov source: V = {glue('vocab', VOCAB)} tokens "
+          f"({glue('n_symbols', VOCAB - 1)} symbols + end of document), rows "
+          f"~ Dirichlet({glue('concentration', CONCENTRATION)}), "
+          f"P(end) = {glue('p_end', f'1/{round(1 / P_END)}')} after each symbol")
+    print(f"    training set S: N = {glue('n_docs', S.n_docs, ',')} documents, "
+          f"{glue('n_train_symbols', int(S.lengths.sum()), ',')} symbols, "
+          f"mean length {glue('mean_doc_length', S.lengths.mean(), '.1f')}")
+    print(f"    exact: entropy rate {glue('entropy_rate', rate, '.3f')} bits per token; the "
+          f"source's own per-document risk {glue('source_risk', best, '.3f')} bits per token, "
+          f"its top-1 error {glue('source_top1', best_top1, '.3f')}")
+    print(f"    random guess log2 {VOCAB} = {glue('guess_bits', guess, '.3f')} bits per token; "
+          f"majority class (always token {major}) top-1 error "
+          f"{glue('majority_top1', major_err, '.3f')}")
     assert guess == 5.0 and rate < best < guess and best_top1 < major_err and major_err > 0.9
     assert major != EOD
     return {"best": best, "best_top1": best_top1, "major_err": major_err, "guess": guess}
@@ -97,13 +105,16 @@ def block1(src, S) -> dict[str, float]:
 
 def block2() -> None:
     counts = count_params(CFG)
-    print(f"[2] model: {CFG.n_layer} layers, {CFG.n_head} heads, width {CFG.n_embd}, context "
-          f"{CFG.block_size}; {counts['base']:,} weights, LoRA rank 4 on query, value and head: "
-          f"{counts['lora']:,} numbers")
-    print(f"    SubLoRA trains d = {D_SUB:,} numbers w; LoRA tensors = their initial values + P w "
-          f"(P: rdkronqr, {counts['lora']:,} x {D_SUB:,})")
-    print(f"    training: {STEPS} AdamW steps of 16 windows x {CFG.block_size} tokens, then "
-          f"{QAT_STEPS} quantization-aware steps; bound sample n = {N_SAMPLE:,} documents of S")
+    print(f"[2] model: {glue('n_layer', CFG.n_layer)} layers, {glue('n_head', CFG.n_head)} "
+          f"heads, width {glue('n_embd', CFG.n_embd)}, context "
+          f"{glue('context', CFG.block_size)}; {glue('n_weights', counts['base'], ',')} weights, "
+          f"LoRA rank {glue('lora_rank', 4)} on query, value and head: "
+          f"{glue('n_lora', counts['lora'], ',')} numbers")
+    print(f"    SubLoRA trains d = {glue('d_sub', D_SUB, ',')} numbers w; LoRA tensors = their "
+          f"initial values + P w (P: rdkronqr, {counts['lora']:,} x {D_SUB:,})")
+    print(f"    training: {glue('steps', STEPS)} AdamW steps of 16 windows x {CFG.block_size} "
+          f"tokens, then {glue('qat_steps', QAT_STEPS)} quantization-aware steps; bound sample "
+          f"n = {glue('n_sample', N_SAMPLE, ',')} documents of S")
     assert counts["lora"] == 2 * CFG.n_layer * 2 * 4 * CFG.n_embd + 4 * (CFG.n_embd + VOCAB)
 
 
@@ -111,8 +122,10 @@ def block3(r: Result) -> None:
     m = r.message
     print(f"[3] SubLoRA trained: loss {r.losses[0] / math.log(2):.3f} bits per token over the "
           f"first 100 steps, {r.losses[-1] / math.log(2):.3f} over the last 100")
-    print(f"    on the {N_SAMPLE:,} sampled documents: {r.sample_bits_raw:.3f} bits per token "
-          f"with the real-valued w, {r.sample_bits:.3f} with w quantized to {LEVELS} levels")
+    print(f"    on the {N_SAMPLE:,} sampled documents: "
+          f"{glue('sample_bits_real', r.sample_bits_raw, '.3f')} bits per token with the "
+          f"real-valued w, {glue('sample_bits_quantized', r.sample_bits, '.3f')} with w quantized "
+          f"to {glue('levels', LEVELS)} levels")
     print(f"    message: symbols {m.coded:,} bits (ceil(d H) + 1; the real arithmetic coder: "
           f"{r.coder_bits:,} bits, decoded exactly) + codebook {m.codebook} + counts {m.counts} "
           f"= L = {m.total:,} bits")
@@ -123,34 +136,44 @@ def block3(r: Result) -> None:
 
 
 def block4(r: Result) -> None:
-    print(f"[4] smoothing, V = {VOCAB}: alpha, loss range, smoothed loss on the sample, bound "
+    print(f"[4] smoothing, V = {glue('smoothing_vocab', VOCAB)}: alpha, loss range, smoothed "
+          f"loss on the sample, bound "
           f"(each alpha at eps / 8)")
     for a in pacbound.ALPHA_GRID:
         b = pacbound.subsampling_bound(
             train_error=r.smoothed[a], loss_range=pacbound.loss_range(a, VOCAB),
             complexity_nats=(r.prefix_bits + EXTRA_BITS) * math.log(2), n_population=N_DOCS,
             n_sample=N_SAMPLE, eps=EPS / 8)
-        print(f"    alpha {a:<6g}  range {pacbound.loss_range(a, VOCAB):6.3f}  smoothed "
-              f"{r.smoothed[a]:.3f}  bound {b:.3f}")
-    print(f"    minimum over the grid: {r.bound_bits:.3f} bits per token at alpha = "
-          f"{r.best_alpha:g}")
+        tag = f"{a:g}".replace(".", "p")  # alpha 0.0001 -> grid_0p0001_...
+        print(f"    alpha {glue(f'grid_{tag}_alpha', a, '<6g')}  range "
+              f"{glue(f'grid_{tag}_range', pacbound.loss_range(a, VOCAB), '6.3f')}  smoothed "
+              f"{glue(f'grid_{tag}_smoothed', r.smoothed[a], '.3f')}  bound "
+              f"{glue(f'grid_{tag}_bound', b, '.3f')}")
+    print(f"    minimum over the grid: {glue('grid_min_bound', r.bound_bits, '.3f')} bits per "
+          f"token at alpha = {glue('grid_min_alpha', r.best_alpha, 'g')}")
     assert r.best_alpha >= 0.05
 
 
 def block5(r: Result, facts: dict[str, float]) -> None:
     print("[5] SubLoRA on the Markov source, bits per token and top-1 error:")
-    print(f"    bounded predictor (quantized, smoothed at alpha = {r.best_alpha:g}): empirical "
-          f"{r.smoothed[r.best_alpha]:.3f}  bound {r.bound_bits:.3f}  true risk "
-          f"{r.heldout_smoothed:.3f} (+- {r.heldout_smoothed_se:.3f})")
+    print(f"    bounded predictor (quantized, smoothed at alpha = "
+          f"{glue('bound_alpha', r.best_alpha, 'g')}): empirical "
+          f"{glue('bounded_empirical', r.smoothed[r.best_alpha], '.3f')}  bound "
+          f"{glue('bound', r.bound_bits, '.3f')}  true risk "
+          f"{glue('bounded_true', r.heldout_smoothed, '.3f')} "
+          f"(+- {glue('bounded_true_se', r.heldout_smoothed_se, '.3f')})")
     print(f"    unsmoothed (alpha = 0): empirical {r.sample_bits:.3f}  true risk "
-          f"{r.heldout_bits:.3f} (+- {r.heldout_se:.3f})  the source's own "
+          f"{glue('unsmoothed_true', r.heldout_bits, '.3f')} "
+          f"(+- {glue('unsmoothed_true_se', r.heldout_se, '.3f')})  the source's own "
           f"{facts['best']:.3f}  random guess {facts['guess']:.3f}")
     print(f"    gap: bound - true risk of the bounded predictor "
-          f"{r.bound_bits - r.heldout_smoothed:.3f}; bound - unsmoothed true risk "
-          f"{r.bound_bits - r.heldout_bits:.3f}")
-    print(f"    top-1 error: empirical {r.sample_top1:.3f}  bound {r.bound_top1:.3f}  true "
-          f"{r.heldout_top1:.3f}  the source's own {facts['best_top1']:.3f}  majority class "
-          f"{facts['major_err']:.3f}")
+          f"{glue('gap_bounded', r.bound_bits - r.heldout_smoothed, '.3f')}; bound - unsmoothed "
+          f"true risk {glue('gap_unsmoothed', r.bound_bits - r.heldout_bits, '.3f')}")
+    print(f"    top-1 error: empirical {glue('top1_empirical', r.sample_top1, '.3f')}  bound "
+          f"{glue('top1_bound', r.bound_top1, '.3f')}  true "
+          f"{glue('top1_true', r.heldout_top1, '.3f')}  the source's own "
+          f"{facts['best_top1']:.3f}  majority class "
+          f"{glue('top1_majority', facts['major_err'], '.3f')}")
     assert facts["best"] < r.heldout_bits < r.bound_bits < facts["guess"]
     assert r.heldout_smoothed + 3 * r.heldout_smoothed_se < r.bound_bits  # beyond Monte Carlo
     assert r.heldout_bits < r.heldout_smoothed  # smoothing costs on fresh data
@@ -166,12 +189,19 @@ def block6(tables: dict[int, ngram.TableBound], exact: dict[int, float], order2_
     for k, t in tables.items():
         true = exact.get(k, order2_true)
         how = "exact" if k in exact else "fresh"
-        print(f"    order {k}  {t.table.precision} bits  L = {t.table.message_bits:>7,}  bound "
-              f"{t.bound_bits:6.3f}  empirical {t.smoothed[t.best_alpha]:.3f}  true {true:.3f} "
-              f"({how}, alpha = {t.best_alpha:g})  top-1 bound {t.bound_top1:.3f}")
+        print(f"    order {glue(f'table{k}_order', k)}  "
+              f"{glue(f'table{k}_bits_per_entry', t.table.precision)} bits  "
+              f"L = {glue(f'table{k}_message', t.table.message_bits, '>7,')}  bound "
+              f"{glue(f'table{k}_bound', t.bound_bits, '6.3f')}  empirical "
+              f"{glue(f'table{k}_empirical', t.smoothed[t.best_alpha], '.3f')}  true "
+              f"{glue(f'table{k}_true', true, '.3f')} ({how}, alpha = "
+              f"{glue(f'table{k}_alpha', t.best_alpha, 'g')})  top-1 bound "
+              f"{glue(f'table{k}_top1_bound', t.bound_top1, '.3f')}")
     best = min(tables.values(), key=lambda t: t.bound_bits)
-    print(f"    best table: order {best.table.order}, bound {best.bound_bits:.3f}; SubLoRA's "
-          f"{sub.bound_bits:.3f} ({sub.bound_bits - best.bound_bits:+.3f})")
+    print(f"    best table: order {glue('best_table_order', best.table.order)}, bound "
+          f"{glue('best_table_bound', best.bound_bits, '.3f')}; SubLoRA's "
+          f"{glue('best_table_sublora_bound', sub.bound_bits, '.3f')} "
+          f"({glue('sublora_minus_best_table', sub.bound_bits - best.bound_bits, '+.3f')})")
     assert best.table.order == 1 and best.bound_bits < sub.bound_bits
     assert tables[0].bound_bits > facts["guess"] > tables[1].bound_bits
     assert tables[2].bound_bits > facts["guess"]
@@ -232,9 +262,13 @@ def block7(rows: dict[str, Row], facts: dict[str, float]) -> None:
           "real-valued / quantized, bound, true risk of the bounded predictor, top-1 bound")
     for kind in KINDS:
         r = rows[kind]
-        print(f"    {kind:<9} coded {r.coded:>7,}  L = {r.message_bits:>8,}  "
-              f"{r.sample_bits_raw:.3f} / {r.sample_bits:.3f}  bound {r.bound_bits:7.3f}  "
-              f"true {r.true_smoothed:.3f}  top-1 bound {r.bound_top1:.3f}")
+        print(f"    {kind:<9} coded {glue(f'ablation_{kind}_coded', r.coded, '>7,')}  "
+              f"L = {glue(f'ablation_{kind}_message', r.message_bits, '>8,')}  "
+              f"{glue(f'ablation_{kind}_real', r.sample_bits_raw, '.3f')} / "
+              f"{glue(f'ablation_{kind}_quantized', r.sample_bits, '.3f')}  bound "
+              f"{glue(f'ablation_{kind}_bound', r.bound_bits, '7.3f')}  "
+              f"true {glue(f'ablation_{kind}_true', r.true_smoothed, '.3f')}  top-1 bound "
+              f"{glue(f'ablation_{kind}_top1_bound', r.bound_top1, '.3f')}")
     sub, full = rows["sublora"], rows["full"]
     assert full.bound_bits > facts["guess"] > sub.bound_bits
     assert full.message_bits > 5 * sub.message_bits and full.sample_bits < sub.sample_bits
@@ -254,8 +288,11 @@ def block8(rows: dict[str, Row], table: ngram.TableBound, table_true: float,
                               n_sample=N_SAMPLE, grid=table.grid)
     for name, g in gaps.items():
         label = f"order-{table.table.order} table" if name == "table" else name
-        print(f"    {label:<15} Occam {g.occam:.3f}  Hoeffding {g.hoeffding:.3f}  sample - true "
-              f"{g.sample_minus_true:+.3f}  smoothing {g.smoothing:+.3f}  gap {g.total:.3f}")
+        print(f"    {label:<15} Occam {glue(f'parts_{name}_occam', g.occam, '.3f')}  Hoeffding "
+              f"{glue(f'parts_{name}_hoeffding', g.hoeffding, '.3f')}  sample - true "
+              f"{glue(f'parts_{name}_sample_minus_true', g.sample_minus_true, '+.3f')}  "
+              f"smoothing {glue(f'parts_{name}_smoothing', g.smoothing, '+.3f')}  "
+              f"gap {glue(f'parts_{name}_gap', g.total, '.3f')}")
     for kind in KINDS:
         r = rows[kind]
         assert abs(gaps[kind].total - (r.bound_bits - r.true_bits)) < 1e-9

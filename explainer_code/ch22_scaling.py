@@ -29,6 +29,8 @@ Claims, numbered as the output blocks:
       per d; an ordering of two d claimed only beyond 2 SE of the difference (figure
       ch22_bound_vs_d.png: each seed's bound, and mean +- 2 SE).
 No training here: numbers come from the data file, printed to 3 decimals as stored.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pacbound
 import script_io
+from script_glue import glue
 
 DATA = Path(__file__).resolve().parent / "data" / "ch22_long_tier.json"
 GPU = Path(__file__).resolve().parent / "data" / "ch22_gpu_tier.json"
@@ -85,20 +88,26 @@ def block5(rec: dict) -> None:
     print(f"[5] {GPU.name}: run {g['run_by'].split(',')[-1].strip()} on {g['machine']}")
     print(f"    commit {g['commit']} (the run reported {g['commit_reported'][:7]}, the device "
           f"copy's metadata); {g['processes']} process: the single-process path, not DDP")
-    print(f"    model {cfg['n_layer']} layers, width {cfg['n_embd']}, context "
+    print(f"    model {glue('gpu_n_layer', cfg['n_layer'])} layers, width "
+          f"{glue('gpu_n_embd', cfg['n_embd'])}, context "
           f"{cfg['block_size']}, LoRA rank {cfg['lora_rank']}; {g['train']['steps']} + "
           f"{g['train']['qat_steps']} steps; n = {g['n_sample']:,}; {g['seconds']:.0f} s in all")
     print("    N, d, message L, bound (alpha), true risk of the unsmoothed model; the best count "
           "table's bound")
     for r in g["runs"]:
         t = table_at(rec, r["n_docs"], g["n_sample"])
-        print(f"    N = {r['n_docs']:>9,}  d = {r['d']:>5,}  L = {r['message_bits']:>6,}  bound "
-              f"{r['bound_bits']:.3f} ({r['best_alpha']:g})  unsmoothed true {r['true_bits']:.3f}"
-              f"  table (order {t['order']}) {t['bound_bits']:.3f}")
+        run = f"gpu_N{r['n_docs']}_d{r['d']}"  # gpu_N1000000_d4000_bound
+        print(f"    N = {glue(f'{run}_N', r['n_docs'], '>9,')}  "
+              f"d = {glue(f'{run}_d', r['d'], '>5,')}  "
+              f"L = {glue(f'{run}_message', r['message_bits'], '>6,')}  bound "
+              f"{glue(f'{run}_bound', r['bound_bits'], '.3f')} "
+              f"({glue(f'{run}_alpha', r['best_alpha'], 'g')})  unsmoothed true "
+              f"{glue(f'{run}_unsmoothed_true', r['true_bits'], '.3f')}  table (order "
+              f"{t['order']}) {glue(f'{run}_table_bound', t['bound_bits'], '.3f')}")
         assert t["bound_bits"] < r["bound_bits"]
     shift = max(prefix_shift(r, g["n_sample"]) for r in g["runs"])
     print(f"    authors' prefix code here too: the valid one raises each bound by at most "
-          f"{shift:.1e}")
+          f"{glue('gpu_prefix_shift', shift, '.1e')}")
     assert g["complete"] and cfg["lora_rank"] == 4 and shift < 1e-3
     assert all(r["true_bits"] < r["bound_bits"] < 5.0 for r in g["runs"])
 
@@ -134,15 +143,22 @@ def block6() -> None:
         stats[d] = mean_se([r["bound_bits"] for r in rows])
         true = mean_se([r["true_smoothed"] for r in rows])
         msg = mean_se([r["message_bits"] for r in rows])
-        print(f"    d = {d:>5,}  {len(rows)} seeds  bound {stats[d][0]:.3f} +- {stats[d][1]:.3f}"
-              f"  true {true[0]:.3f} +- {true[1]:.3f}  L = {msg[0]:,.0f} +- {msg[1]:,.0f}")
+        print(f"    d = {glue(f'dsweep_d{d}_d', d, '>5,')}  "
+              f"{glue(f'dsweep_d{d}_seeds', len(rows))} seeds  "
+              f"bound {glue(f'dsweep_d{d}_bound', stats[d][0], '.3f')} "
+              f"+- {glue(f'dsweep_d{d}_bound_se', stats[d][1], '.3f')}  "
+              f"true {glue(f'dsweep_d{d}_true', true[0], '.3f')} "
+              f"+- {glue(f'dsweep_d{d}_true_se', true[1], '.3f')}  "
+              f"L = {glue(f'dsweep_d{d}_message', msg[0], ',.0f')} "
+              f"+- {glue(f'dsweep_d{d}_message_se', msg[1], ',.0f')}")
         assert len(rows) >= 2 and all(r["true_smoothed"] < r["bound_bits"] for r in rows)
     print("    orderings (a difference counts beyond 2 SE of the difference):")
     for a, b in itertools.combinations(sorted(stats), 2):
         diff, se = stats[a][0] - stats[b][0], math.hypot(stats[a][1], stats[b][1])
         verdict = "tie" if abs(diff) <= 2 * se else (f"d = {a:,} lower" if diff < 0
                                                       else f"d = {b:,} lower")
-        print(f"    d = {a:,} - d = {b:,}: {diff:+.3f} (2 SE {2 * se:.3f}): {verdict}")
+        print(f"    d = {a:,} - d = {b:,}: {glue(f'dsweep_d{a}_minus_d{b}', diff, '+.3f')} "
+              f"(2 SE {glue(f'dsweep_d{a}_minus_d{b}_2se', 2 * se, '.3f')}): {verdict}")
     assert set(stats) == {250, 1_000, 2_000}
     plot_d_seeds(by_d)
 
@@ -217,14 +233,23 @@ def main() -> None:
     tables = [table_at(rec, r["n_docs"], rec["n_sample"]) for r in by_n]
     for r in by_n:
         hoeff = hoeffding_part(r["best_alpha"], r["n_docs"], rec["n_sample"])
-        print(f"    N = {r['n_docs']:>9,}  L = {r['message_bits']:>6,}  bound {r['bound_bits']:.3f}"
-              f"  true {r['true_smoothed']:.3f}  gap {r['bound_bits'] - r['true_smoothed']:.3f}  "
-              f"alpha {r['best_alpha']:g}  Hoeffding {hoeff:.3f}")
+        run = f"long_N{r['n_docs']}"  # long_N1000000_bound
+        print(f"    N = {glue(f'{run}_N', r['n_docs'], '>9,')}  "
+              f"L = {glue(f'{run}_message', r['message_bits'], '>6,')}  "
+              f"bound {glue(f'{run}_bound', r['bound_bits'], '.3f')}  "
+              f"true {glue(f'{run}_true', r['true_smoothed'], '.3f')}  "
+              f"gap {glue(f'{run}_gap', r['bound_bits'] - r['true_smoothed'], '.3f')}  "
+              f"alpha {glue(f'{run}_alpha', r['best_alpha'], 'g')}  "
+              f"Hoeffding {glue(f'{run}_hoeffding', hoeff, '.3f')}")
     print("    the best count table on the same S and sample (grid of 18, paid for): N, order, "
           "bits per entry, bound, exact true risk, alpha")
     for t in tables:
-        print(f"    N = {t['n_docs']:>9,}  order {t['order']}  {t['precision']} bits  bound "
-              f"{t['bound_bits']:.3f}  true {t['true_bits']:.3f}  alpha {t['best_alpha']:g}")
+        run = f"long_table_N{t['n_docs']}"  # long_table_N1000_bound
+        print(f"    N = {t['n_docs']:>9,}  order {glue(f'{run}_order', t['order'])}  "
+              f"{glue(f'{run}_bits_per_entry', t['precision'])} bits  "
+              f"bound {glue(f'{run}_bound', t['bound_bits'], '.3f')}  "
+              f"true {glue(f'{run}_true', t['true_bits'], '.3f')}  "
+              f"alpha {glue(f'{run}_alpha', t['best_alpha'], 'g')}")
         assert t["true_se"] == 0.0  # orders 0-1: exact
     alphas = {r["n_docs"]: r["best_alpha"] for r in by_n}
     print(f"    the bound re-picks alpha as N grows ({alphas[100_000]:g} at N = 100,000, "
@@ -257,8 +282,11 @@ def main() -> None:
     K = pacbound.prefix_code_bits(ours["message_bits"])
     t_ours = occam_term(K, n0, rec["n_sample"])
     t_paper = occam_term(PAPER_K, PAPER_N, PAPER_n)
-    print(f"[4] Occam root sqrt((K ln 2 - ln(rho eps)) / 2N): ours (K = {K:,.0f} bits, N = {n0:,}) "
-          f"{t_ours:.4f}; GPT-2 setting (K = {PAPER_K:,}, N = {PAPER_N:,}) {t_paper:.4f}")
+    print(f"[4] Occam root sqrt((K ln 2 - ln(rho eps)) / 2N): ours "
+          f"(K = {glue('occam_K_ours', K, ',.0f')} bits, N = {n0:,}) "
+          f"{glue('occam_root_ours', t_ours, '.4f')}; GPT-2 setting "
+          f"(K = {glue('occam_K_gpt2', PAPER_K, ',')}, N = {PAPER_N:,}) "
+          f"{glue('occam_root_gpt2', t_paper, '.4f')}")
     print(f"    K / N: ours {K / n0:.4f} bits per document, GPT-2 setting "
           f"{PAPER_K / PAPER_N:.4f}")
     assert 0.25 < t_paper / t_ours < 4

@@ -21,6 +21,8 @@ Claims, numbered as the output blocks:
   [6] The copying source (a random span of 16 symbols, then the same span again): exact best
       risk, random guess, every count table's bound, and SubLoRA over five seeds.
 Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import script_io
 from miniature import ngram
 from miniature.corpus import RepeatSource, make_markov_source, markov_docset, repeat_docset
 from miniature.experiment import EXTRA_BITS
+from script_glue import glue
 
 DATA = Path(__file__).resolve().parent / "data"
 MARKOV_FILES = (DATA / "ch22_seeds_tier.json", DATA / "ch22_seeds_more.json",
@@ -52,8 +55,11 @@ def mean_se(xs: list[float]) -> tuple[float, float]:
     return float(a.mean()), float(a.std(ddof=1) / math.sqrt(len(a)))
 
 
-def fmt(xs: list[float]) -> str:
+def fmt(xs: list[float], name: str = "") -> str:
+    """mean +- SE; with a name, the mean is glued as `name` and the SE as `name_se`."""
     m, s = mean_se(xs)
+    if name:
+        return f"{glue(name, m, '.3f')} +- {glue(f'{name}_se', s, '.3f')}"
     return f"{m:.3f} +- {s:.3f}"
 
 
@@ -96,7 +102,8 @@ def block1(rec: dict, rep: dict) -> None:
           f"{rec['train']['qat_steps']} steps, N = {rec['n_docs']:,}, n = {rec['n_sample']:,}), "
           f"fixed before any seed ran")
     lrs = rec["train"]["lr"]
-    print("    learning rates: " + ", ".join(f"{k} {v:g}" for k, v in lrs.items()))
+    print("    learning rates: " + ", ".join(f"{k} {glue(f'lr_{k}', v, 'g')}"
+                                          for k, v in lrs.items()))
 
 
 def block2(rec: dict, best_table: ngram.TableBound) -> dict[str, list[float]]:
@@ -106,36 +113,41 @@ def block2(rec: dict, best_table: ngram.TableBound) -> dict[str, list[float]]:
     for kind in KINDS:
         rows = rows_of(rec, "markov", kind, 1_000)
         bounds[kind] = [r["bound_bits"] for r in rows]
-        parts = "  ".join(fmt([r["gap"][p] for r in rows]) for p in PARTS)
-        true = fmt([r["true_smoothed"] for r in rows])
-        print(f"    {kind:<9} {len(rows)} seeds  bound {fmt(bounds[kind])}  true {true}  "
-              f"parts {parts}")
+        parts = "  ".join(fmt([r["gap"][p] for r in rows], f"seeds_{kind}_{p}") for p in PARTS)
+        true = fmt([r["true_smoothed"] for r in rows], f"seeds_{kind}_true")
+        print(f"    {kind:<9} {glue(f'seeds_{kind}_n', len(rows))} seeds  "
+              f"bound {fmt(bounds[kind], f'seeds_{kind}_bound')}  true {true}  parts {parts}")
         assert len(rows) >= 2
         assert all(r["true_smoothed"] < r["bound_bits"] for r in rows)
     print(f"    best count table (order {best_table.table.order}, "
           f"{best_table.table.precision} bits per entry, no seed): bound "
-          f"{best_table.bound_bits:.3f}")
+          f"{glue('seeds_best_table_bound', best_table.bound_bits, '.3f')}")
     rows = rows_of(rec, "markov", "sublora", 1_000)
     quant = [r["sample_bits_raw"] - r["sample_bits"] for r in rows]
     m, s = mean_se(quant)
     worse = sum(q < 0 for q in quant)
-    print(f"    SubLoRA's sample loss, w real-valued minus quantized: {m:+.3f} +- {s:.3f} "
-          f"(quantizing raised it in {worse} of {len(rows)} seeds)")
+    print(f"    SubLoRA's sample loss, w real-valued minus quantized: "
+          f"{glue('quant_change', m, '+.3f')} +- {glue('quant_change_se', s, '.3f')} "
+          f"(quantizing raised it in {glue('quant_raised', worse)} of "
+          f"{glue('quant_seeds', len(rows))} seeds)")
     assert abs(m) < 2 * s
     return bounds
 
 
 def block3(bounds: dict[str, list[float]], table_bound: float) -> None:
-    print("[3] orderings of the bound (a difference counts beyond 2 SE of the difference):")
+    print(f"[3] orderings of the bound (a difference counts beyond {glue('n_se', 2)} SE of the "
+          "difference):")
     for a, b in combinations(KINDS, 2):
         (ma, sa), (mb, sb) = mean_se(bounds[a]), mean_se(bounds[b])
         diff, se = ma - mb, math.hypot(sa, sb)
         verdict = "tie" if abs(diff) <= 2 * se else (f"{a} lower" if diff < 0 else f"{b} lower")
-        print(f"    {a} - {b}: {diff:+.3f} (2 SE {2 * se:.3f}): {verdict}")
+        print(f"    {a} - {b}: {glue(f'order_{a}_{b}', diff, '+.3f')} "
+              f"(2 SE {glue(f'order_{a}_{b}_2se', 2 * se, '.3f')}): {verdict}")
     for kind in KINDS:
         m, s = mean_se(bounds[kind])
         verdict = "table lower" if table_bound < m - 2 * s else "not claimed"
-        print(f"    {kind} - best table: {m - table_bound:+.3f} (2 SE {2 * s:.3f}): {verdict}")
+        print(f"    {kind} - best table: {glue(f'order_{kind}_table', m - table_bound, '+.3f')} "
+              f"(2 SE {glue(f'order_{kind}_table_2se', 2 * s, '.3f')}): {verdict}")
     sub_m, sub_s = mean_se(bounds["sublora"])
     assert table_bound < sub_m - 2 * sub_s
 
@@ -144,10 +156,11 @@ def block4(bounds: dict[str, list[float]], table_bound: float) -> None:
     sds = {k: float(np.std(v, ddof=1)) for k, v in bounds.items()}
     lo, hi = min(bounds["sublora"]), max(bounds["sublora"])
     print("[4] seed spread of the bound (standard deviation over seeds): "
-          + ", ".join(f"{k} {sds[k]:.3f}" for k in KINDS))
-    print(f"    SubLoRA's five bounds run from {lo:.3f} to {hi:.3f}: a difference between two "
-          f"single-seed runs smaller than about {2 * math.sqrt(2) * sds['sublora']:.2f} is "
-          f"within seed noise")
+          + ", ".join(f"{k} {glue(f'spread_{k}', sds[k], '.3f')}" for k in KINDS))
+    print(f"    SubLoRA's five bounds run from {glue('spread_sublora_lowest', lo, '.3f')} to "
+          f"{glue('spread_sublora_highest', hi, '.3f')}: a difference between two "
+          f"single-seed runs smaller than about "
+          f"{glue('seed_noise', 2 * math.sqrt(2) * sds['sublora'], '.2f')} is within seed noise")
     figure(bounds, table_bound)
 
 
@@ -181,8 +194,10 @@ def block5(registry: dict) -> None:
     print("[5] registry of configurations tried (data/ch22_registry.json):")
     for source, entries in registry["sources"].items():
         bits = math.ceil(math.log2(len(entries)))
-        print(f"    {source:<8} {len(entries)} configuration(s): ceil(log2 {len(entries)}) = "
-              f"{bits} bit(s), inside the {EXTRA_BITS} hyperparameter bits")
+        key = source.replace("-", "_")
+        print(f"    {source:<8} {glue(f'registry_{key}_configs', len(entries))} configuration(s): "
+              f"ceil(log2 {len(entries)}) = {glue(f'registry_{key}_bits', bits)} bit(s), inside "
+              f"the {glue(f'registry_{key}_extra_bits', EXTRA_BITS)} hyperparameter bits")
         assert bits <= EXTRA_BITS
 
 
@@ -192,20 +207,24 @@ def block6(rep: dict) -> None:
     sample = np.random.default_rng(SEED_SAMPLE).integers(0, N_DOCS, size=N_SAMPLE)
     tables = tables_on(S, sample)
     best, guess = src.best_bits(), math.log2(VOCAB)
-    print(f"[6] copying source: a span of {src.span} uniform symbols, then the same {src.span} "
-          f"again; "
-          f"best possible {best:.3f} bits per token, random guess {guess:.3f}")
+    print(f"[6] copying source: a span of {glue('copy_span', src.span)} uniform symbols, then "
+          f"the same {src.span} again; best possible {glue('copy_best', best, '.3f')} bits per "
+          f"token, random guess {glue('copy_guess', guess, '.3f')}")
     for k, t in tables.items():
-        print(f"    order-{k} table ({t.table.precision} bits per entry): bound "
-              f"{t.bound_bits:.3f}, empirical {t.smoothed[t.best_alpha]:.3f}")
+        print(f"    order-{k} table ({glue(f'copy_table{k}_bits_per_entry', t.table.precision)} "
+              f"bits per entry): bound {glue(f'copy_table{k}_bound', t.bound_bits, '.3f')}, "
+              f"empirical {glue(f'copy_table{k}_empirical', t.smoothed[t.best_alpha], '.3f')}")
     rows = rows_of(rep, "repeat", "sublora", 1_000)
-    print(f"    SubLoRA, {len(rows)} seeds: bound {fmt([r['bound_bits'] for r in rows])}, true "
-          f"risk of the bounded predictor {fmt([r['true_smoothed'] for r in rows])}, unsmoothed "
-          f"{fmt([r['true_bits'] for r in rows])}")
+    print(f"    SubLoRA, {glue('copy_sublora_seeds', len(rows))} seeds: bound "
+          f"{fmt([r['bound_bits'] for r in rows], 'copy_sublora_bound')}, true "
+          f"risk of the bounded predictor "
+          f"{fmt([r['true_smoothed'] for r in rows], 'copy_sublora_true')}, unsmoothed "
+          f"{fmt([r['true_bits'] for r in rows], 'copy_sublora_unsmoothed')}")
     m, s = mean_se([r["bound_bits"] for r in rows])
     low = min(t.bound_bits for t in tables.values())
     reached = "reached" if m + 2 * s < min(low, guess) else "not reached"
-    print(f"    SubLoRA's bound minus the best table's: {m - low:+.3f}; the goal (below every "
+    print(f"    SubLoRA's bound minus the best table's: "
+          f"{glue('copy_sublora_minus_table', m - low, '+.3f')}; the goal (below every "
           f"table and the random guess) is {reached}")
     assert all(t.bound_bits > guess for t in tables.values())
 

@@ -29,6 +29,8 @@ Claims, numbered as the output blocks:
 The figure ch22_thesis.png: each seed's paid bound beside the baselines and the goal, and what
 the model learned: bits per token on the first and the copied half of fresh documents.
 Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from miniature.model import GPTConfig
 from miniature.sizes import mean_se
 from miniature.subspace import count_params
 from miniature.thesis import MORE_BITS, paid_bound
+from script_glue import glue
 
 DATA = Path(__file__).resolve().parent / "data"
 SEEDS_FILE = DATA / "ch22_thesis_seeds.json"
@@ -61,9 +64,13 @@ STEP11 = {"kind": "sublora", "d": 1_000, "lr": 0.01, "steps": 800, "batch": 16,
           "aligned": False, "levels": 11, "clip_sd": 0.0}  # ch22_seeds.py [1], tiers.SEED_*
 
 
-def fmt(xs: list[float]) -> str:
+def fmt(xs: list[float], name: str = "") -> str:
+    """mean +- SE; with a name, the mean is glued as `name` and the SE as `name_se`."""
     m, s = mean_se(xs)
-    return f"{round(m, 3) + 0.0:.3f} +- {s:.3f}"  # + 0.0: a mean that rounds to 0 prints 0.000
+    m = round(m, 3) + 0.0  # + 0.0: a mean that rounds to 0 prints 0.000
+    if name:
+        return f"{glue(name, m, '.3f')} +- {glue(f'{name}_se', s, '.3f')}"
+    return f"{m:.3f} +- {s:.3f}"
 
 
 def block1(rec: dict, abl: dict) -> None:
@@ -77,7 +84,7 @@ def block1(rec: dict, abl: dict) -> None:
     print("    the recipe against Step 11's configuration:")
     for key, value in rec["recipe"].items():
         mark = "" if STEP11[key] == value else f"   (Step 11: {STEP11[key]})"
-        print(f"      {key} {value}{mark}")
+        print(f"      {key} {glue(f'recipe_{key}', value)}{mark}")
 
 
 def block2(runs: list[dict]) -> None:
@@ -85,9 +92,13 @@ def block2(runs: list[dict]) -> None:
           "documents); copied half on fresh documents, quantized; message")
     for r in runs:
         copied = r["halves"]["quantized"]["second"]
-        print(f"    seed {r['seed']}: bound {r['bound_bits']:.3f}  true {r['true_smoothed']:.3f}"
-              f" +- {r['true_smoothed_se']:.3f}  copied half {copied:.3f}"
-              f"  message {r['message_bits']:,} bits  alpha {r['best_alpha']}")
+        seed = f"seed{r['seed']}"  # seed4_bound
+        print(f"    seed {r['seed']}: bound {glue(f'{seed}_bound', r['bound_bits'], '.3f')}  "
+              f"true {glue(f'{seed}_true', r['true_smoothed'], '.3f')}"
+              f" +- {glue(f'{seed}_true_se', r['true_smoothed_se'], '.3f')}  "
+              f"copied half {glue(f'{seed}_copied', copied, '.3f')}"
+              f"  message {glue(f'{seed}_message', r['message_bits'], ',')} bits  "
+              f"alpha {glue(f'{seed}_alpha', r['best_alpha'])}")
         assert r["true_smoothed"] < r["bound_bits"]
     print(f"    mean +- SE: bound {fmt([r['bound_bits'] for r in runs])}, true risk "
           f"{fmt([r['true_smoothed'] for r in runs])}, unsmoothed "
@@ -98,7 +109,7 @@ def block2(runs: list[dict]) -> None:
     second = [r["halves"]["quantized"]["second"] for r in runs]
     print(f"    halves, quantized, on the probe's {PROBE_DOCS} fresh documents "
           "(drawn with seed 2): "
-          f"first {fmt(first)}, copied {fmt(second)}")
+          f"first {fmt(first, 'halves_first')}, copied {fmt(second, 'halves_copied')}")
     print(f"    top-1 error: bound {fmt([r['bound_top1'] for r in runs])}, true "
           f"{fmt([r['true_top1'] for r in runs])} (a guess: {1 - 1 / VOCAB:.3f})")
 
@@ -118,8 +129,8 @@ def block3(runs: list[dict], step11: list[dict]) -> dict:
           f"{math.log2(VOCAB - 1):.3f} per token, the copy and the end 0), random guess "
           f"{guess:.3f}")
     for k, t in tables.items():
-        print(f"    order-{k} table ({t.table.precision} bits per entry): bound "
-              f"{t.bound_bits:.3f}, empirical {t.smoothed[t.best_alpha]:.3f}")
+        print(f"    order-{glue(f'copy_table{k}_order', k)} table ({t.table.precision} bits per "
+              f"entry): bound {t.bound_bits:.3f}, empirical {t.smoothed[t.best_alpha]:.3f}")
     print(f"    SubLoRA, Step 11's configuration, {len(step11)} seeds: bound "
           f"{fmt([r['bound_bits'] for r in step11])}")
     low = min(t.bound_bits for t in tables.values())
@@ -145,11 +156,14 @@ def block3(runs: list[dict], step11: list[dict]) -> dict:
 
 def block4(abl: list[dict], runs: list[dict]) -> None:
     base = next(r for r in runs if r["seed"] == 0)
-    print(f"[4] ablations, seed 0 (the recipe: bound {base['bound_bits']:.3f}, copied half "
+    print(f"[4] ablations, seed {glue('ablation_seed', base['seed'])} (the recipe: bound "
+          f"{base['bound_bits']:.3f}, copied half "
           f"{base['halves']['quantized']['second']:.3f}): one part put back as Step 11 had it")
     for r in abl:
         diff, copied = r["bound_bits"] - base["bound_bits"], r["halves"]["quantized"]["second"]
-        print(f"    {r['run']}: bound {r['bound_bits']:.3f} ({diff:+.3f}), true "
+        part = "_".join(r["change"])  # the settings put back: ablation_levels_clip_sd_rise
+        print(f"    {r['run']}: bound {glue(f'ablation_{part}_bound', r['bound_bits'], '.3f')} "
+              f"({glue(f'ablation_{part}_rise', diff, '+.3f')}), true "
               f"{r['true_smoothed']:.3f}, copied half {copied:.3f}")
 
 
@@ -203,20 +217,24 @@ def block5(var: dict, rec: dict, abl: list[dict]) -> dict[str, list[dict]]:
           f"{sum(r['seconds'] for r in rows) / 60:.0f} min of runs in all")
     tried = var["configurations_tried"]
     print(f"    configurations run: {', '.join(f'{k} {v}' for k, v in tried.items())}, "
-          f"inside the {MORE_BITS}-bit allowance (a choice among 2^{MORE_BITS} configurations)")
+          f"inside the {glue('allowance_bits', MORE_BITS)}-bit allowance (a choice among "
+          f"2^{MORE_BITS} configurations)")
     assert sum(tried.values()) < 2**MORE_BITS
     recipe = {k: v for k, v in var["recipe"].items() if k != "variants"}
     assert recipe == rec["recipe"]
     print("    each variant against the recipe (the rest as the recipe: "
           f"{recipe['steps']:,} steps, windows at documents' starts, {recipe['levels']} levels "
-          f"over +- {recipe['clip_sd']:g} rms):")
-    print(f"      subspace, the recipe (output [2]): lr {recipe['lr']}; codes "
-          f"{coded_numbers('subspace'):,} numbers")
+          f"over +- {glue('recipe_clip_rms', recipe['clip_sd'], 'g')} rms):")
+    print(f"      subspace, the recipe (output [2]): lr "
+          f"{glue('variant_subspace_lr', recipe['lr'])}; codes {coded_numbers('subspace'):,} "
+          "numbers")
     for name, change in var["recipe"]["variants"].items():
-        settings = ", ".join(f"{k} {v}" for k, v in change.items())
+        var_ = f"variant_{name.lower()}"  # variant_dense_lr, variant_dense_coded
+        settings = ", ".join(f"{k} {glue(f'{var_}_{k}', v)}" for k, v in change.items())
         for r in groups[name]:
             assert r["change"] == change
-        print(f"      {name}: {settings}; codes {coded_numbers(name):,} numbers")
+        print(f"      {name}: {settings}; codes {glue(f'{var_}_coded', coded_numbers(name), ',')} "
+              f"numbers")
     print(f"    bound per seed (seeds 0-4), the recipe's choice paid ({MORE_BITS} bits in both "
           "roots):")
     for name, runs in groups.items():
@@ -240,22 +258,28 @@ def block6(groups: dict[str, list[dict]]) -> dict[str, list[float]]:
         paid[name] = [p["bound"] for p in parts]
         for r, p in zip(runs, parts, strict=True):
             assert r["true_smoothed"] < p["bound"]  # every seed: the bound above its true risk
-        print(f"    {name}: bound {fmt(paid[name])} (as run {fmt([r['bound_bits'] for r in runs])})"
-              f", true risk {fmt([r['true_smoothed'] for r in runs])} (unsmoothed "
-              f"{fmt([r['true_bits'] for r in runs])})")
-        print("      " + ", ".join(f"{k.replace('_', ' ')} {fmt([p[k] for p in parts])}"
+        v = f"paid_{name.lower()}"  # paid_dense_bound, paid_dense_bound_se
+        print(f"    {name}: bound {fmt(paid[name], f'{v}_bound')} "
+              f"(as run {fmt([r['bound_bits'] for r in runs], f'{v}_bound_as_run')})"
+              f", true risk {fmt([r['true_smoothed'] for r in runs], f'{v}_true')} (unsmoothed "
+              f"{fmt([r['true_bits'] for r in runs], f'{v}_unsmoothed')})")
+        print("      " + ", ".join(f"{k.replace('_', ' ')} {fmt([p[k] for p in parts], f'{v}_{k}')}"
                                    for k in PARTS))
         msg = [r["message_bits"] for r in runs]
         m, s = mean_se(msg)
-        print(f"      message {m:,.0f} +- {s:,.0f} bits, top-1 error bound "
-              f"{fmt([p['top1'] for p in parts])} (true top-1 "
-              f"{fmt([r['true_top1'] for r in runs])}; a guess {1 - 1 / VOCAB:.3f})")
+        print(f"      message {glue(f'{v}_message', m, ',.0f')} +- "
+              f"{glue(f'{v}_message_se', s, ',.0f')} bits, top-1 error bound "
+              f"{fmt([p['top1'] for p in parts], f'{v}_top1_bound')} (true top-1 "
+              f"{fmt([r['true_top1'] for r in runs], f'{v}_top1_true')}; a guess "
+              f"{1 - 1 / VOCAB:.3f})")
     return paid
 
 
 def block7(paid: dict[str, list[float]], low: float, guess: float) -> None:
     print(f"[7] margins of the paid bounds, mean +- SE over 5 seeds: below the best table "
-          f"({low:.3f}) and below the random guess ({guess:.3f}); goal {GOAL} beyond 2 SE")
+          f"({glue('margins_best_table', low, '.3f')}) and below the random guess "
+          f"({glue('margins_guess', guess, '.3f')}); goal {glue('goal', GOAL)} beyond "
+          f"{glue('goal_n_se', 2)} SE")
     beyond = []
     for name, bounds in paid.items():
         m, s = mean_se(bounds)
@@ -271,9 +295,12 @@ def block7(paid: dict[str, list[float]], low: float, guess: float) -> None:
                 assert margin <= GOAL
             each = sum(ref - b >= GOAL for b in bounds)
             verdicts.append(verdict)
-            print(f"    {name}, below the {what}: {margin:.3f} +- {s:.3f} (mean minus 2 SE "
-                  f"{margin - 2 * s:.3f}; {each} of {len(bounds)} seeds reach {GOAL}): "
-                  f"goal {verdict}")
+            mg = f"margin_{name.lower()}_{what.split()[-1]}"  # margin_dense_table, _guess
+            print(f"    {name}, below the {what}: {glue(mg, margin, '.3f')} +- "
+                  f"{glue(f'{mg}_se', s, '.3f')} (mean minus 2 SE "
+                  f"{glue(f'{mg}_minus_2se', margin - 2 * s, '.3f')}; "
+                  f"{glue(f'{mg}_seeds_reaching', each)} of {glue(f'{mg}_seeds', len(bounds))} "
+                  f"seeds reach {GOAL}): goal {verdict}")
         if verdicts == ["met beyond 2 SE"] * 2:
             beyond.append(name)
     print(f"    variants meeting the goal beyond 2 SE against both: "

@@ -20,6 +20,8 @@ Claims, numbered as the output blocks:
       predictors (SubLoRA's and the table's, both smoothed) are compared the same way: SubLoRA's
       is lower, beyond 2 SE, though its bound is not.
 Seeds: split 0, sample 3, model 0, projector 137, batches 1337. One thread, pinned CPU kernels.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py), so that the
+page refers to it by name.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from miniature.corpus import ALPHABET, WORDNET_VOCAB, DocSet, load_wordnet, spli
 from miniature.experiment import EXTRA_BITS, run_method, unigram_baseline
 from miniature.model import GPTConfig
 from miniature.train import TrainConfig
+from script_glue import glue
 
 N_TEST, N_SAMPLE = 5_000, 10_000
 SEED_SPLIT, SEED_SAMPLE = 0, 3
@@ -69,18 +72,24 @@ def block4(table_bound: float, table_order: int, default_bound: float,
     tm, tse = mean_se([r["true_smoothed"] for r in rows])
     diff = m - table_bound
     verdict = "tie" if abs(diff) <= 2 * se else ("SubLoRA lower" if diff < 0 else "table lower")
-    print(f"    SubLoRA over {len(rows)} seeds: bound {m:.3f} +- {se:.3f}, test set of the "
-          f"bounded predictor {tm:.3f} +- {tse:.3f}")
-    print(f"    minus the order-{table_order} table's bound {table_bound:.3f}: {diff:+.3f} "
-          f"(2 SE {2 * se:.3f}): {verdict}")
+    print(f"    SubLoRA over {glue('wn_seeds', len(rows))} seeds: bound "
+          f"{glue('wn_seeds_bound', m, '.3f')} +- {glue('wn_seeds_bound_se', se, '.3f')}, test "
+          f"set of the bounded predictor {glue('wn_seeds_test', tm, '.3f')} +- "
+          f"{glue('wn_seeds_test_se', tse, '.3f')}")
+    print(f"    minus the order-{table_order} table's bound "
+          f"{glue('wn_seeds_table_bound', table_bound, '.3f')}: "
+          f"{glue('wn_seeds_minus_table', diff, '+.3f')} "
+          f"(2 SE {glue('wn_seeds_minus_table_2se', 2 * se, '.3f')}): {verdict}")
     # the same comparison on the test set, between the two bounded predictors (both smoothed)
     t_diff = tm - table_test[0]
     t_se = math.sqrt(tse ** 2 + table_test[1] ** 2)
     t_verdict = "tie" if abs(t_diff) <= 2 * t_se else (
         "SubLoRA lower" if t_diff < 0 else "table lower")
     print(f"    test set, bounded predictors: SubLoRA {tm:.3f} +- {tse:.3f} minus the "
-          f"order-{table_order} table's {table_test[0]:.3f} +- {table_test[1]:.3f}: "
-          f"{t_diff:+.3f} (2 SE {2 * t_se:.3f}): {t_verdict}")
+          f"order-{table_order} table's {glue('wn_table_test', table_test[0], '.3f')} +- "
+          f"{glue('wn_table_test_se', table_test[1], '.3f')}: "
+          f"{glue('wn_test_minus_table', t_diff, '+.3f')} "
+          f"(2 SE {glue('wn_test_minus_table_2se', 2 * t_se, '.3f')}): {t_verdict}")
     assert t_verdict == "SubLoRA lower"
     seed0 = next((r for r in rows if r["seed"] == 0), None)
     assert len(rows) >= 2 and all(r["true_smoothed"] < r["bound_bits"] for r in rows)
@@ -107,10 +116,12 @@ def main() -> None:
     test = DocSet.from_docs([docs[i] for i in test_idx])
     other = sum(int((d == ALPHABET.index("?") + 1).sum()) for d in docs)
     chars = sum(len(d) for d in docs)
-    print(f"[1] WordNet 3.0 glosses: {len(docs):,} documents, {chars:,} characters, mean length "
-          f"{chars / len(docs):.1f}; V = {WORDNET_VOCAB} tokens; '?' (other) "
+    print(f"[1] WordNet {glue('wn_version', '3.0')} glosses: {len(docs):,} documents, "
+          f"{chars:,} characters, mean length {chars / len(docs):.1f}; "
+          f"V = {glue('wn_vocab', WORDNET_VOCAB)} tokens; '?' (other) "
           f"{100 * other / chars:.2f} %")
-    print(f"    test set {test.n_docs:,} documents held out; training set S: N = {S.n_docs:,}")
+    print(f"    test set {glue('wn_n_test', test.n_docs, ',')} documents held out; training set S: "
+          f"N = {glue('wn_n_docs', S.n_docs, ',')}")
     assert S.n_docs + test.n_docs == len(docs) == 117_659 and other / chars < 0.001
     seen = set(np.unique(S.stream).tolist()) - {0}
     print(f"    alphabet: {len(ALPHABET)} characters, {len(seen)} of them occur in S (the "
@@ -122,15 +133,15 @@ def main() -> None:
     r = run_method("sublora", S, CFG, TrainConfig(steps=STEPS, qat_steps=QAT_STEPS, lr=LR),
                    d=D_SUB, sample=sample, heldout=test)
     guess = math.log2(WORDNET_VOCAB)
-    print(f"[2] SubLoRA, d = {D_SUB:,}, {STEPS} + {QAT_STEPS} steps: message L = "
-          f"{r.message.total:,} bits, K = {r.prefix_bits:,.1f} (+ {EXTRA_BITS})")
-    print(f"    sample of n = {N_SAMPLE:,} documents of S: {r.sample_bits_raw:.3f} bits per token "
-          "before quantization, "
-          f"{r.sample_bits:.3f} after")
+    print(f"[2] SubLoRA, d = {glue('wn_d', D_SUB, ',')}, {STEPS} + {QAT_STEPS} steps: message "
+          f"L = {r.message.total:,} bits, K = {r.prefix_bits:,.1f} (+ {EXTRA_BITS})")
+    print(f"    sample of n = {glue('wn_n_sample', N_SAMPLE, ',')} documents of S: "
+          f"{r.sample_bits_raw:.3f} bits per token before quantization, {r.sample_bits:.3f} after")
     for a in pacbound.ALPHA_GRID:
         print(f"    alpha {a:<6g}  range {pacbound.loss_range(a, WORDNET_VOCAB):6.3f}  smoothed "
               f"{r.smoothed[a]:.3f}")
-    print(f"    bound {r.bound_bits:.3f} bits per token (alpha = {r.best_alpha:g}); test set "
+    print(f"    bound {glue('wn_bound', r.bound_bits, '.3f')} bits per token "
+          f"(alpha = {r.best_alpha:g}); test set "
           f"{r.heldout_bits:.3f} (+- {r.heldout_se:.3f}); top-1 error: sample {r.sample_top1:.3f}, "
           f"bound {r.bound_top1:.3f}, test {r.heldout_top1:.3f}")
     print(f"    the bounded predictor (smoothed at alpha = {r.best_alpha:g}) on the test set: "
@@ -141,7 +152,8 @@ def main() -> None:
 
     u = unigram_baseline(S, WORDNET_VOCAB, sample, test)
     _, grid = ngram.best_table(S, WORDNET_VOCAB, sample)
-    print(f"[3] baselines: random guess log2 {WORDNET_VOCAB} = {guess:.3f} bits per token; count "
+    print(f"[3] baselines: random guess log2 {WORDNET_VOCAB} = {glue('wn_guess', guess, '.3f')} "
+          "bits per token; count "
           f"tables, best precision of each order (the choice paid as eps / {ngram.TABLES * 8} "
           "for each table and alpha):")
     tests = {}
@@ -149,16 +161,19 @@ def main() -> None:
         t = min((grid[(k, b)] for b in ngram.PRECISIONS), key=lambda t: t.bound_bits)
         test_bits, test_se = ngram.heldout_bits(t.table, test, t.best_alpha)
         tests[k] = (test_bits, test_se)
-        print(f"    order {k}  {t.table.precision} bits  L = {t.table.message_bits:>7,}  bound "
-              f"{t.bound_bits:6.3f}  sample {t.smoothed[t.best_alpha]:.3f}  test {test_bits:.3f} "
+        print(f"    order {k}  {t.table.precision} bits  "
+              f"L = {glue(f'wn_table{k}_message', t.table.message_bits, '>7,')}  bound "
+              f"{glue(f'wn_table{k}_bound', t.bound_bits, '6.3f')}  sample "
+              f"{t.smoothed[t.best_alpha]:.3f}  test {glue(f'wn_table{k}_test', test_bits, '.3f')} "
               f"(+- {test_se:.3f}, alpha = {t.best_alpha:g})  SubLoRA's bound "
               f"{r.bound_bits - t.bound_bits:+.3f} against it")
         assert test_bits + 3 * test_se < t.bound_bits
     raw_bits, _ = ngram.heldout_bits(ngram.fit_table(S, WORDNET_VOCAB, 1, 8), test, 0.0)
     print(f"    unsmoothed 8-bit bigram table on the test set: {raw_bits:.3f} bits per token; "
           f"SubLoRA unsmoothed {r.heldout_bits:.3f}")
-    print(f"    majority class (always a space): top-1 error on the test set {u.heldout_top1:.3f}, "
-          f"bound {u.bound_top1:.3f}; SubLoRA's top-1 bound {r.bound_top1:.3f}")
+    print(f"    majority class (always a space): top-1 error on the test set "
+          f"{glue('wn_majority_top1', u.heldout_top1, '.3f')}, bound {u.bound_top1:.3f}; "
+          f"SubLoRA's top-1 bound {glue('wn_top1_bound', r.bound_top1, '.3f')}")
     assert r.bound_top1 > u.heldout_top1  # no top-1 bound beats the majority class here
     best = min((grid[key] for key in grid), key=lambda t: t.bound_bits)
     block4(best.bound_bits, best.table.order, r.bound_bits, tests[best.table.order])
