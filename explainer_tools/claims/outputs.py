@@ -8,7 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, parse_blocks
-from explainer_tools.claims.numbers import Token, content_words, scan_numbers
+from explainer_tools.claims.numbers import Token, scan_numbers
 from explainer_tools.claims.units import kinds_named, unit_after
 from explainer_tools.glue import Glued, read_names
 from explainer_tools.layout import output_name, script_of_output
@@ -30,7 +30,6 @@ class Outputs:
         self._blocks: dict[str, dict[int, Block]] = {}
         self._values: dict[tuple[str, int], list[Token]] = {}
         self._all: dict[str, set[Decimal]] = {}
-        self._lines: dict[tuple[str, int], list[tuple[str, set[str], list[Token]]]] = {}
         self._kinds: dict[tuple[str, int], tuple[set[str], set[str], set[str]]] = {}  # block 0: all
 
     @classmethod
@@ -66,21 +65,6 @@ class Outputs:
             self._all[script] = {t.value for t in scan_numbers(self._texts[script], "block")
                                  if t.value is not None}
         return self._all[script]
-
-    def line_words(self, script: str, number: int) -> list[tuple[str, set[str], list[Token]]]:
-        """Each line of block [number]: its text, its content words, the numbers it prints."""
-        key = (script, number)
-        if key not in self._lines:
-            block = (self.blocks(script) or {})[number]
-            rows = []
-            for index, text in enumerate(block.lines):
-                if index == 0:
-                    marker = re.match(r"\[[0-9]+\] ", text)
-                    text = " " * marker.end() + text[marker.end():] if marker else text
-                printed = [t for t in scan_numbers(text, "block") if t.value is not None]
-                rows.append((text, content_words(text), printed))
-            self._lines[key] = rows
-        return self._lines[key]
 
     def line_of(self, script: str, number: int, token: Token) -> tuple[int, str]:
         """The output-file line (1-based number, text) on which block [number] prints `token`."""
