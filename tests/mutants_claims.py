@@ -1,6 +1,6 @@
 """Mutants of the claim check: the number lexer (`numbers`), the outputs reader (`outputs`), the
-page model (`page`), the report (`model`), the check of a page (`check`) and the unit rule
-(`units`), and the command line and API (`cli`, `api`) (tests/mutate.py runs these)."""
+page model (`page`), the report (`model`), the check of a page (`check`), the command line and
+API (`cli`, `api`) (tests/mutate.py runs these)."""
 
 # ruff: noqa: E501  (a snippet is an exact line of code: kept whole, it stays greppable)
 
@@ -70,8 +70,6 @@ MUTANTS = [
            "        return f\"{self.page}:{self.line}: {self.message}\"",
            "        return f\"{self.page}: {self.message}\"", T_CLAIMS, T_NEW),
     # check: a page against its cited blocks
-    # (equivalent, so not listed: dropping unit_mismatch's guard for a glued "2s", since the
-    # lexer already skips digits glued to a letter as an identifier)
     mutant("claims: a list inherits a citation without a colon", "check.py",
            "            ends_with_colon = element.kind == \"row\" or previous.text.rstrip().endswith(\":\")",
            "            ends_with_colon = True", T_CLAIMS),
@@ -80,21 +78,6 @@ MUTANTS = [
     mutant("claims: an uncited number some output prints is an error", "check.py",
            "        if occurrence.offset in report.uncited_errors or occurrence.value in printed or (",
            "        if occurrence.offset in report.uncited_errors or (", T_CLAIMS),
-    # units: the lexer and what an output line says
-    mutant("claims: 'bit' alone is no unit", "units.py",
-           "    (r\"bits?\", \"bits\"),", "    (r\"bits\", \"bits\"),", T_RULES),
-    mutant("claims: ln does not mean nats", "units.py",
-           "    if re.search(r\"(?<![A-Za-z_])ln(?![A-Za-z_])\", text):\n        logs.add(\"nats\")",
-           "    if False:\n        logs.add(\"nats\")", T_RULES),
-    mutant("claims: a line's other units do not count", "units.py",
-           "        if index == 0 and alike:", "        if False:", T_RULES),
-    mutant("claims: '16-bit' is no unit", "units.py",
-           "_HYPHEN = r\"(?:-(?=(?:bit|nat|byte)s?(?![A-Za-z])))?\"", "_HYPHEN = r\"\"", T_RULES),
-    mutant("claims: a block of bytes may be in bits", "units.py",
-           "        if index == 1 and data:", "        if False:", T_RULES),
-    mutant("claims: a unit after a number read as a label", "units.py",
-           "        if key in _WORD_KIND and not re.search(r\"[0-9][ \\t\\u00a0\\u2009\\u202f-]*$\", before):",
-           "        if key in _WORD_KIND:", T_RULES),
     # cli and api
     mutant("claims: errors exit 0", "cli.py",
            "    return 1 if site.errors else 0", "    return 0", T_CLAIMS),

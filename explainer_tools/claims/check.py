@@ -33,7 +33,6 @@ from explainer_tools.claims.page import (
     _Unit,
     column_of,
 )
-from explainer_tools.claims.units import unit_after, unit_named
 from explainer_tools.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
@@ -305,12 +304,6 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             continue
         cited = "; ".join(c.describe() for c in unit.citations)
         if token.value in printed:
-            mismatch = unit_mismatch(unit, token, candidates, outputs)
-            if mismatch:
-                report.checked.append(Occurrence(token.text, token.value, line, occurrence.offset,
-                                                 cited, occurrence.end))
-                report.errors.append(ClaimError(page, line, mismatch, token.text))
-                continue
             found, citation, number = next(c for c in candidates if c[0].value == token.value)
             output_line, output_text = outputs.line_of(citation.script, number, found)
             report.checked.append(Occurrence(
@@ -396,41 +389,6 @@ def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> 
             "prints it: cite the block that prints it, e.g. (output [N] of chNN_topic.py), or "
             "waive it with a reason: <!-- claims: waive "
             f"{occurrence.text} \"why it needs no script\" -->", occurrence.text))
-
-
-def unit_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
-                   outputs: Outputs) -> str:
-    """The unit rule: a number written with a unit (`15.6 bits`, `31.23 %`, `0.9 s`) must be
-    printed, somewhere in the cited block(s), with a unit of the same kind after it, or with no
-    unit where its output says it may be in that kind (`units.unit_named`). Returns the message, or
-    "" when some printing of the value agrees."""
-    text = unit.element.text
-    written = unit_after(text[token.end:token.end + 40])
-    if written is None:
-        return ""
-    kind, start, end = written
-    if kind == "s" and start == 0:
-        return ""  # '2s' glued: a plural ("the 1990s", "1s and 0s"), not seconds
-    seen: list[tuple[str, str]] = []
-    for found, citation, number in candidates:
-        if found.value != token.value:
-            continue
-        printed_kind, named, line = outputs.unit_of(citation.script, number, found)
-        if printed_kind == kind:
-            return ""
-        if printed_kind is None:
-            why = unit_named(kind, (named, outputs.kinds_in_block(citation.script, number),
-                                     outputs.kinds_in_output(citation.script)))
-            if not why:
-                return ""
-            why = "with no unit, and " + why
-        else:
-            why = f"with the unit {printed_kind}"
-        seen.append((why, line))
-    how, line = seen[0]
-    return (f"{token.text} {text[token.end + start:token.end + end]}: "
-            f"{'; '.join(c.describe() for c in unit.citations)} prints {token.text} {how}: "
-            f"{line.strip()!r} (a wrong unit?)")
 
 
 # ---------------------------------------------------------------------------------------------
