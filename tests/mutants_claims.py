@@ -16,6 +16,7 @@ def mutant(name: str, module: str, old: str, new: str, *tests: str) -> Mutant:
 T_CLAIMS = "tests/test_claims.py"
 T_RULES = "tests/test_claims_rules.py"
 T_NEW = "tests/test_claims_mutants.py"
+T_DIGITS = "tests/test_claims_mutation.py::test_every_checked_number_is_caught_when_one_digit_changes"
 
 MUTANTS = [
     # numbers: the lexer
@@ -63,6 +64,9 @@ MUTANTS = [
            "        if False:", T_CLAIMS, T_NEW),
     mutant("claims: an unclosed fence accepted", "page.py",
            "    if scanned.unclosed_fence:", "    if False:", T_CLAIMS, T_NEW),
+    mutant("claims: no section is fully cited", "page.py",
+           "            if not strict_level and STRICT_SECTION.search(title):",
+           "            if False:", T_CLAIMS),
     # model: the report
     mutant("claims: a two-block citation described as one", "model.py",
            "        if len(self.blocks) == 1:", "        if len(self.blocks) <= 2:", T_NEW),
@@ -70,6 +74,10 @@ MUTANTS = [
            "        return f\"{self.page}:{self.line}: {self.message}\"",
            "        return f\"{self.page}: {self.message}\"", T_CLAIMS, T_NEW),
     # check: a page against its cited blocks
+    # (named alone: the whole-book digit test must catch it by itself)
+    mutant("claims: a number its block does not print passes", "check.py",
+           "        report.errors.append(ClaimError(page, line, message, token.text))",
+           "        pass", T_DIGITS),
     mutant("claims: a list inherits a citation without a colon", "check.py",
            "            ends_with_colon = element.kind == \"row\" or previous.text.rstrip().endswith(\":\")",
            "            ends_with_colon = True", T_CLAIMS),
