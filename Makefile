@@ -17,7 +17,7 @@ export NO_MKDOCS_2_WARNING := 1
 export PYTHONDONTWRITEBYTECODE := 1
 
 .DEFAULT_GOAL := help
-.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate mutate-claims miniature-long miniature-ablation miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis miniature-sizes bench-miniature
+.PHONY: sandbox help venv serve site offline pdf regenerate check claims chapter bench costs numerics bench-site bench-tools test lint clean notebook lock corpus mutate miniature-long miniature-ablation miniature-gpu miniature-seeds miniature-seeds-d miniature-seeds-wordnet miniature-thesis miniature-sizes bench-miniature
 
 help: ## List the targets
 	@echo "Targets (run from the repository root):"
@@ -119,9 +119,6 @@ test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (b
 
 mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
 	$(PY) tests/mutate.py
-
-mutate-claims: $(INSTALLED) ## Mutation harness of the claim check: catch rate per kind of wrong number, false errors (minutes; ARGS="-v --targets")
-	$(PY) -m explainer_tools.claims.mutate $(ARGS)
 
 # Jupyter refuses to start as root ("Running as root is not recommended") unless told it may: in a
 # container, or on a machine where everything runs as root, `make notebook` passes --allow-root.

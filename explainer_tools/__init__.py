@@ -10,7 +10,8 @@ what it must not:
 - `book/`: the book's own rules, read from its sources: chapter status from the nav, errata,
   bibliography, numbered formulas and figures, glossary, claims ledger, provenance tags as
   badges, "last verified", the book-wide checks. The checks and the site both use them.
-- `claims/`: numbers quoted in prose against the output blocks they cite (`make claims`).
+- `claims/`: numbers quoted in prose against the output blocks they cite, by value, and values
+  quoted by name against the outputs that print them (`make claims`).
 - `website/`: the MkDocs plugin and what only the site uses (math at build time, render cache,
   page speed, the notebook page, the PDF and the site's benchmark).
 

@@ -653,28 +653,6 @@ def test_quiet_summary_counts_uncited_numbers(tmp_path: Path) -> None:
     assert "uncited, line" not in text
 
 
-def test_row_rule_catches_a_number_copied_from_another_row() -> None:
-    """Probe 9: the attention row quoting the embedding's share (same block)."""
-    outputs = Outputs({"ch05_param_count.py": "T\n[2] shares:\n    token embedding 31.23 %\n"
-                       "    attention 22.92 %\n    LayerNorms 0.031 %\n"})
-    table = """\
-        Shares (output [2] of ch05_param_count.py):
-
-        | piece | share |
-        | --- | --- |
-        | attention | {0} % |
-        | LayerNorms | 0.031 % |
-        """
-    assert check(table.format("22.92"), outputs).errors == []
-    report = check(table.format("31.23"), outputs)
-    assert error_lines(report) == [(5, "31.23")]
-    assert "the line that 'attention' points to prints 22.92" in report.errors[0].message
-    # In prose the words before a number name a row too loosely to call a number wrong without
-    # false errors (measured on every chapter written so far): the rule is for table rows.
-    sentence = "Of all parameters, attention holds {0} % (output [2] of ch05_param_count.py).\n"
-    assert check(sentence.format("31.23"), outputs).errors == []
-
-
 def test_verified_numbers_api_gives_source_span_and_output_line(tmp_path: Path) -> None:
     """The API a build-time hook uses to link each verified number to the line that printed it."""
     from explainer_tools.claims import verified_numbers
@@ -690,3 +668,22 @@ def test_verified_numbers_api_gives_source_span_and_output_line(tmp_path: Path) 
     assert "n_layer = 12" in first.output_text
     assert [v.text for v in claims.verified] == ["12", "768"]
     assert [o.text for o in claims.uncited] == ["47"] and claims.errors == []
+
+
+def test_verified_numbers_leave_out_a_number_in_error(tmp_path: Path) -> None:
+    """A bare number in a fully cited section of a page that quotes by name is printed in its
+    block (so the check finds its output line) and an error: the API must not link it."""
+    from explainer_tools.claims import verified_numbers
+    from explainer_tools.glue import Glued, render_names
+
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "s.txt").write_text("T\n[1] total = 1,536 and 12\n")
+    (tmp_path / "outputs" / "s.names.json").write_text(
+        render_names("s.py", [Glued("total", "1,536", 2, 1)]))
+    (tmp_path / "docs").mkdir()
+    page = ("---\nscripts: [s.py]\n---\n\n## Worked example\n\nThe total is {glue}`total` "
+            "over 12 rows (output [1]).\n\n## Aside\n\nAgain 12 rows (output [1]).\n")
+    (tmp_path / "docs" / "p.md").write_text(page)
+    claims = verified_numbers(tmp_path)["docs/p.md"]
+    assert [(e.line, e.number) for e in claims.errors] == [(7, "12")]
+    assert [(v.text, v.line) for v in claims.verified] == [("12", 11)]

@@ -80,25 +80,17 @@ malformed `claims:` comment, and a waiver that matches no number are errors.
 Errors (exit status 1) name the file and line: a number missing from the cited block(s), with the
 closest number found there; a citation of an unknown script or block; an ambiguous short citation;
 an uncited number in a fully-cited section, or anywhere when no output of the page's scripts
-(front matter, erratum evidence, citations) prints it; a wrong unit (the unit rule: a number
-written with a unit must be printed with one of its kind, or with none where its line, block or
-output says so; `check.unit_mismatch`, `units`); a number from another row or swapped with
-another (the row rule, `check.named_row`: a row's label words name one line of the cited block,
-which prints another number written alike in the cell's place, in prose only for a swap; the
-row-line, row-order, row-label, column-place and column-order rules of `swaps.check_order`, a
-row naming its line by its label or else by its cells; the label rule, `swaps._label_mismatch`;
-the symbol rule, `X = v` printed as `Y = v`, or unnamed while the sentence holds w of `X = w`;
-the word rule, `context.check_context`: two
-neighbouring numbers each next to words of the other's printings; the joiner rule,
-`context.check_joined`: two numbers joined as a line joins them keep its order; the list rule,
-`context.check_lists`; the direction rule, `direction.check_direction`: "falls from a to b"
-goes down; the comparison rule, `direction.check_comparison`: "a, below b" is below; the part
-rule, `direction.check_parts`: in "a of b" a is at most b; the tuple rule; the connective
-order rule, `arithmetic.check_connected_order`: two numbers joined by a bare "and", "against",
-"±", ... in the order a line prints them; the arithmetic rule, `check.check_arithmetic`); a bad
-waiver; a page that is not UTF-8; an unclosed code fence (it would hide every later number).
-The report lists per page the numbers checked, skipped by rule, waived and uncited (with
-lines), then the blocks no page cites.
+(front matter, erratum evidence, citations) prints it; a bare number in a fully-cited section of
+a page that quotes by name; a name no script prints, or one printed in a block its sentence does
+not cite; a bad waiver; a page that is not UTF-8; an unclosed code fence (it would hide every
+later number). The report lists per page the numbers checked, skipped by rule, waived and
+uncited (with lines), then the blocks no page cites.
+
+What a number written as digits gets is a check by value, nothing more: a number the cited
+block prints is verified wherever it stands, so a number copied from another line of the block,
+two numbers swapped, or the wrong unit word after a number pass. Quoting by name rules those
+out (the name is what the script printed on its line); the check reads no words around a
+number.
 
 Pages: every `docs/**/*.md` except those under a `fixtures/` folder (test pages of other
 tools); notebooks (`.ipynb`) are not read. An erratum's prose lives in its front matter
@@ -108,12 +100,10 @@ item's `shows`, which cites the item's `output`/`block`), and is checked like th
     python -m explainer_tools claims [-v] [-q] [--root DIR] [PAGE ...]
 
 Modules (each imports only those above it): `numbers` (the lexer: `scan_numbers`, `parse_number`,
-`near_miss`), `units` (units after numbers and on output lines), `outputs` (`Outputs`: blocks and
-printed numbers per script), `model` (the report's dataclasses), `page` (a page's prose elements,
-citations and waivers), `pairing`, `swaps`, `context`, `direction` and `arithmetic` (the
-rules against numbers in the wrong place), `check` (`check_page`, `check_site`), `api`
-(`verified_numbers`, below), `cli` (report and command line), `mutate` (the mutation harness
-of `make mutate-claims`).
+`near_miss`), `outputs` (`Outputs`: blocks and printed numbers per script), `model` (the
+report's dataclasses), `page` (a page's prose elements, citations and waivers), `check`
+(`check_page`, `check_site`, the values by name: `check_glued`, `check_glued_blocks`), `api`
+(`verified_numbers`, below), `cli` (report and command line).
 
 Verified numbers, for tools built on the check (e.g. a hook that links every number to the output
 line that printed it): `verified_numbers(root)` returns a `PageClaims` per page with

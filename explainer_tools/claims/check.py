@@ -12,13 +12,6 @@ from decimal import Decimal
 from pathlib import Path
 
 from explainer_tools.blocks import BlockError
-from explainer_tools.claims.arithmetic import (
-    check_arithmetic,
-    check_connected_order,
-    check_tuples,
-)
-from explainer_tools.claims.context import check_context, check_joined, check_lists
-from explainer_tools.claims.direction import check_comparison, check_direction, check_parts
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
 from explainer_tools.claims.numbers import (
     Token,
@@ -38,13 +31,8 @@ from explainer_tools.claims.page import (
     _sentences,
     _split_front_matter,
     _Unit,
-)
-from explainer_tools.claims.swaps import (
-    check_order,
     column_of,
-    line_mismatch,
 )
-from explainer_tools.claims.units import unit_after, unit_named
 from explainer_tools.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
@@ -181,25 +169,6 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     for unit in units:
         _check_unit(unit, page, outputs, report)
     check_glued_blocks(units, page, report)
-    check_order(units, page, outputs, report)
-    check_context(units, page, outputs, report)
-    check_joined(units, page, outputs, report)
-    check_lists(units, page, outputs, report)
-    check_direction(units, page, outputs, report)
-    check_comparison(units, page, outputs, report)
-    check_parts(units, page, outputs, report)
-    for unit in units:
-        check_tuples(unit, page, outputs, report)
-        check_connected_order(unit, page, outputs, report)
-    for element in elements:
-        for kind, start, end in _analyse(element.text, False)[0]:
-            if kind != "math":
-                continue
-            inner_start, inner_end = _math_body(element.text, start, end)
-            message = check_arithmetic(element.text[inner_start:inner_end])
-            if message:
-                line = element.line + element.text.count("\n", 0, start)
-                errors.append(ClaimError(page, line, message))
     check_uncited(report, scripts, outputs)
     for element in elements:
         for waiver in element.waivers:
@@ -218,7 +187,7 @@ def _analyse(text: str, paragraph: bool) -> tuple[
     """What an element's text holds: inline pieces, numbers, citations, sentence spans.
 
     Depends on the text alone, so it is cached: a page checked again after a one-character edit
-    (the mutation test) re-analyses only the element that changed.
+    (tests/test_claims_mutation.py) re-analyses only the element that changed.
     """
     pieces = _segments(text)
     tokens: list[Token] = []
@@ -335,14 +304,6 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
             continue
         cited = "; ".join(c.describe() for c in unit.citations)
         if token.value in printed:
-            mismatch = line_mismatch(unit, token, candidates, outputs)
-            if not mismatch:
-                mismatch = unit_mismatch(unit, token, candidates, outputs)
-            if mismatch:
-                report.checked.append(Occurrence(token.text, token.value, line, occurrence.offset,
-                                                 cited, occurrence.end))
-                report.errors.append(ClaimError(page, line, mismatch, token.text))
-                continue
             found, citation, number = next(c for c in candidates if c[0].value == token.value)
             output_line, output_text = outputs.line_of(citation.script, number, found)
             report.checked.append(Occurrence(
@@ -428,41 +389,6 @@ def check_uncited(report: PageReport, declared: list[str], outputs: Outputs) -> 
             "prints it: cite the block that prints it, e.g. (output [N] of chNN_topic.py), or "
             "waive it with a reason: <!-- claims: waive "
             f"{occurrence.text} \"why it needs no script\" -->", occurrence.text))
-
-
-def unit_mismatch(unit: _Unit, token: Token, candidates: list[tuple[Token, Citation, int]],
-                   outputs: Outputs) -> str:
-    """The unit rule: a number written with a unit (`15.6 bits`, `31.23 %`, `0.9 s`) must be
-    printed, somewhere in the cited block(s), with a unit of the same kind after it, or with no
-    unit where its output says it may be in that kind (`units.unit_named`). Returns the message, or
-    "" when some printing of the value agrees."""
-    text = unit.element.text
-    written = unit_after(text[token.end:token.end + 40])
-    if written is None:
-        return ""
-    kind, start, end = written
-    if kind == "s" and start == 0:
-        return ""  # '2s' glued: a plural ("the 1990s", "1s and 0s"), not seconds
-    seen: list[tuple[str, str]] = []
-    for found, citation, number in candidates:
-        if found.value != token.value:
-            continue
-        printed_kind, named, line = outputs.unit_of(citation.script, number, found)
-        if printed_kind == kind:
-            return ""
-        if printed_kind is None:
-            why = unit_named(kind, (named, outputs.kinds_in_block(citation.script, number),
-                                     outputs.kinds_in_output(citation.script)))
-            if not why:
-                return ""
-            why = "with no unit, and " + why
-        else:
-            why = f"with the unit {printed_kind}"
-        seen.append((why, line))
-    how, line = seen[0]
-    return (f"{token.text} {text[token.end + start:token.end + end]}: "
-            f"{'; '.join(c.describe() for c in unit.citations)} prints {token.text} {how}: "
-            f"{line.strip()!r} (a wrong unit?)")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -83,11 +83,6 @@ class Token:
     end: int
     skip: str = ""  # the skip rule, empty for a claim
 
-    @property
-    def decimals(self) -> int:
-        mantissa = re.split(r"[eE^]|\\times|\\cdot|×", self.text)[0]
-        return len(mantissa.split(".")[1]) if "." in mantissa else 0
-
 
 def _decimal(digits: str, sign: str = "", exponent: str = "") -> Decimal:
     text = ("-" if sign and sign in MINUS_SIGNS else "") + digits
@@ -374,35 +369,3 @@ def near_miss(token: Token, candidates: list[Token]) -> tuple[Token, str] | None
 
 def _plain_digits(text: str) -> str:
     return re.sub(r"[^0-9.]", "", text.replace("{,}", ""))
-
-
-# Words, for the row rule (check.py): what a line of output or a phrase of prose is about.
-
-STOPWORDS = frozenset((
-    "the", "and", "with", "for", "from", "that", "this", "these", "those", "are", "was",
-    "were", "has", "have", "had", "its", "each", "per", "one", "two", "three", "all", "any",
-    "not", "but", "than", "then", "into", "onto", "over", "under", "out", "off", "our",
-    "their", "there", "here", "when", "where", "which", "while", "who", "whom", "whose",
-    "what", "how", "why", "also", "only", "both", "either", "neither", "more", "most",
-    "less", "least", "such", "same", "other", "another", "about", "above", "below",
-    "between", "before", "after", "again", "further", "once", "very", "just", "can",
-    "could", "should", "would", "may", "might", "must", "will", "shall", "does", "did",
-    "doing", "done", "being", "been", "output", "outputs", "block", "blocks", "prints",
-    "printed", "print", "line", "lines", "script", "value", "values", "number", "numbers",
-    "total", "times", "frac", "cdot", "text", "mathrm", "mathbf", "left", "right", "approx",
-    "quad", "sqrt", "log", "exp", "sum", "prod",
-))
-WORD = re.compile(r"[A-Za-z]{3,}")
-PLAIN_WORD = re.compile(r"(?<![A-Za-z_])[A-Za-z]{3,}(?![A-Za-z_])")  # not part of an identifier
-
-
-def content_words(text: str) -> set[str]:
-    """Content words of `text`, lower case, a trailing plural s dropped."""
-    text = re.sub(r"\\[A-Za-z]+", " ", text)
-    words = set()
-    for word in PLAIN_WORD.findall(text):
-        word = word.lower()
-        if word in STOPWORDS:
-            continue
-        words.add(word[:-1] if len(word) > 4 and word.endswith("s") else word)
-    return words

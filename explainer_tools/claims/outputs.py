@@ -8,8 +8,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, parse_blocks
-from explainer_tools.claims.numbers import Token, content_words, scan_numbers
-from explainer_tools.claims.units import kinds_named, unit_after
+from explainer_tools.claims.numbers import Token, scan_numbers
 from explainer_tools.glue import Glued, read_names
 from explainer_tools.layout import output_name, script_of_output
 from explainer_tools.scripts.tree_io import read_regular
@@ -30,8 +29,6 @@ class Outputs:
         self._blocks: dict[str, dict[int, Block]] = {}
         self._values: dict[tuple[str, int], list[Token]] = {}
         self._all: dict[str, set[Decimal]] = {}
-        self._lines: dict[tuple[str, int], list[tuple[str, set[str], list[Token]]]] = {}
-        self._kinds: dict[tuple[str, int], tuple[set[str], set[str], set[str]]] = {}  # block 0: all
 
     @classmethod
     def from_dir(cls, directory: Path) -> Outputs:
@@ -67,21 +64,6 @@ class Outputs:
                                  if t.value is not None}
         return self._all[script]
 
-    def line_words(self, script: str, number: int) -> list[tuple[str, set[str], list[Token]]]:
-        """Each line of block [number]: its text, its content words, the numbers it prints."""
-        key = (script, number)
-        if key not in self._lines:
-            block = (self.blocks(script) or {})[number]
-            rows = []
-            for index, text in enumerate(block.lines):
-                if index == 0:
-                    marker = re.match(r"\[[0-9]+\] ", text)
-                    text = " " * marker.end() + text[marker.end():] if marker else text
-                printed = [t for t in scan_numbers(text, "block") if t.value is not None]
-                rows.append((text, content_words(text), printed))
-            self._lines[key] = rows
-        return self._lines[key]
-
     def line_of(self, script: str, number: int, token: Token) -> tuple[int, str]:
         """The output-file line (1-based number, text) on which block [number] prints `token`."""
         block = (self.blocks(script) or {})[number]
@@ -99,30 +81,3 @@ class Outputs:
                 text = " " * marker.end() + text[marker.end():]
             self._values[key] = [t for t in scan_numbers(text, "block") if t.value is not None]
         return self._values[key]
-
-    def unit_of(self, script: str, number: int, token: Token) -> tuple[
-            str | None, tuple[set[str], set[str], set[str]], str]:
-        """The unit of a printed number: (its kind, or None when none follows it; the unit kinds
-        its output line names, as `kinds_named`; the line)."""
-        block = (self.blocks(script) or {})[number]
-        index = block.text.count("\n", 0, token.start)
-        line_start = block.text.rfind("\n", 0, token.start) + 1
-        text = block.lines[index]
-        if index == 0:
-            marker = re.match(r"\[[0-9]+\] ", text)
-            text = " " * marker.end() + text[marker.end():] if marker else text
-        after = unit_after(text[token.end - line_start:])
-        return (after[0] if after else None), kinds_named(text), block.lines[index]
-
-    def kinds_in_block(self, script: str, number: int) -> set[str]:
-        """The unit kinds block [number] names anywhere (its title, column heads, lines)."""
-        key = (script, number)
-        if key not in self._kinds:
-            self._kinds[key] = kinds_named((self.blocks(script) or {})[number].text)
-        return self._kinds[key]
-
-    def kinds_in_output(self, script: str) -> set[str]:
-        """The unit kinds the script's whole output names anywhere."""
-        if (script, 0) not in self._kinds:
-            self._kinds[(script, 0)] = kinds_named(self._texts.get(script, ""))
-        return self._kinds[(script, 0)]

@@ -285,6 +285,19 @@ def _cells(row: str) -> list[str]:
     return list(_row_cells(row))
 
 
+def column_of(element: _Element, position: int) -> str:
+    """The header of the table column that holds `position` (offset in a row element), or ""."""
+    line_start = element.text.rfind("\n", 0, position) + 1
+    offset = 0
+    row = element.text[line_start:].split("\n", 1)[0]
+    for index, cell in enumerate(_cells(row)):
+        offset = row.find(cell, offset)
+        if offset <= position - line_start < offset + len(cell):
+            return element.header[index] if index < len(element.header) else ""
+        offset += len(cell)
+    return ""
+
+
 @functools.lru_cache(maxsize=8192)
 def _row_cells(row: str) -> tuple[str, ...]:
     masked = INLINE.sub(lambda m: " " * len(m.group()), row).replace("\\|", "  ")
