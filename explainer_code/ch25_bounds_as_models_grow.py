@@ -19,6 +19,9 @@ Claims, numbered as the output blocks:
       detects, and how often it fires by chance with three runs per shape.
 The long tier (five shapes, 1,200 steps; `python -m miniature.sizes long`) is committed as
 data/ch25_long_tier.json and read by ch26_figure3.py, which draws it as a miniature Figure 3.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py): names of a
+shape's row end in its label's digits (`bound_2_4_64`); a difference of two shapes is named
+`KEY_B_minus_A` (`bound_2_4_64_minus_1_2_32`, with `_se`, `_z`, `_paired_se`, `_paired_z`).
 Deterministic: one thread, CPU kernels pinned (miniature/__init__.py). Default tier: about two
 minutes on two cores.
 """
@@ -52,8 +55,10 @@ from miniature.sizes import (
     seeds,
     sweep,
 )
+from script_glue import glue
 
 Z_POWER = 0.8416  # standard normal quantile 0.80: 80 % power
+POWER_PERCENT = 80
 
 
 def terms(run: SweepRun, n_population: int, n_sample: int) -> tuple[float, float]:
@@ -77,9 +82,18 @@ def by_shape(runs: list[SweepRun]) -> dict:
     return out
 
 
-def fmt(values: list[float], digits: int = 3) -> str:
+def key_of(shape) -> str:
+    """The shape's part of a glued name: (2,4,64) -> 2_4_64."""
+    return f"{shape.n_layer}_{shape.n_head}_{shape.n_embd}"
+
+
+def fmt(name: str, values: list[float], digits: int = 3, width: int = 0) -> str:
+    """Mean +- SE, glued as `name` and `name_se`, padded on the right to `width`."""
     m, se = mean_se(values)
-    return f"{m:.{digits}f} +- {se:.{digits}f}"
+    mean = format(m, f".{digits}f")
+    pad = width - len(mean) - len(" +- ")
+    se_spec = f"<{pad}.{digits}f" if pad > 0 else f".{digits}f"
+    return f"{glue(name, m, f'.{digits}f')} +- {glue(f'{name}_se', se, se_spec)}"
 
 
 def table(runs: list[SweepRun], tier_name: str, n_population: int, n_sample: int) -> dict:
@@ -89,10 +103,15 @@ def table(runs: list[SweepRun], tier_name: str, n_population: int, n_sample: int
     summary = {}
     for shape, rs in by_shape(runs).items():
         alphas = sorted({r.best_alpha for r in rs})
-        print(f"    {shape.label():<24} {rs[0].base_params:>8,}  {rs[0].lora_numbers:>8,}   "
-              f"{fmt([r.message_bits for r in rs], 0):<14}  {fmt([r.sample_bits for r in rs])}  "
-              f"{fmt([r.bound_bits for r in rs])}  {fmt([r.true_bits for r in rs])}  "
-              f"{', '.join(f'{a:g}' for a in alphas)}")
+        k = key_of(shape)
+        print(f"    {glue(f'label_{k}', shape.label(), '<24')} "
+              f"{glue(f'weights_{k}', rs[0].base_params, '>8,')}  "
+              f"{glue(f'lora_{k}', rs[0].lora_numbers, '>8,')}   "
+              f"{fmt(f'L_{k}', [r.message_bits for r in rs], 0, 14)}  "
+              f"{fmt(f'empirical_{k}', [r.sample_bits for r in rs])}  "
+              f"{fmt(f'bound_{k}', [r.bound_bits for r in rs])}  "
+              f"{fmt(f'true_{k}', [r.true_bits for r in rs])}  "
+              f"{glue(f'alpha_{k}', ', '.join(f'{a:g}' for a in alphas))}")
         summary[shape] = {
             "bound": [r.bound_bits for r in rs], "sample": [r.sample_bits for r in rs],
             "true": [r.true_bits for r in rs], "K": [r.prefix_bits for r in rs],
@@ -104,9 +123,12 @@ def table(runs: list[SweepRun], tier_name: str, n_population: int, n_sample: int
     gaps = [r.sample_bits - r.true_bits for r in runs]
     true_se = [r.true_se for r in runs]
     slack = [r.bound_bits - r.true_bits for r in runs]
-    print(f"    per run ({len(runs)} runs): empirical minus true risk {min(gaps):+.3f} to "
-          f"{max(gaps):+.3f}; the true risk's own SE, from the fresh documents, {min(true_se):.3f} "
-          f"to {max(true_se):.3f}; bound minus true risk {min(slack):.3f} to {max(slack):.3f}")
+    print(f"    per run ({glue('runs', len(runs))} runs): empirical minus true risk "
+          f"{glue('gap_min', min(gaps), '+.3f')} to {glue('gap_max', max(gaps), '+.3f')}; the "
+          "true risk's own SE, from the fresh documents, "
+          f"{glue('true_se_min', min(true_se), '.3f')} to "
+          f"{glue('true_se_max', max(true_se), '.3f')}; bound minus true risk "
+          f"{glue('slack_min', min(slack), '.3f')} to {glue('slack_max', max(slack), '.3f')}")
     assert max(abs(g) for g in gaps) < 2 * max(true_se)
     return summary
 
@@ -134,14 +156,22 @@ def compare(summary: dict, key: str, a, b, digits: int = 3) -> tuple[float, floa
     se = math.sqrt(mean_se(xa)[1] ** 2 + mean_se(xb)[1] ** 2)
     paired_diff, paired_se = mean_se([y - x for x, y in zip(xa, xb, strict=True)])
     assert abs(paired_diff - diff) < 1e-9
-    print(f"    {key_name(key)}, {b.label()} minus {a.label()}: {diff:+.{digits}f} +- "
-          f"{se:.{digits}f} ({abs(diff) / se:.2f} SE); paired +- {paired_se:.{digits}f} "
-          f"({abs(diff) / paired_se:.2f} SE)")
+    name = f"{glue_key(key)}_{key_of(b)}_minus_{key_of(a)}"
+    print(f"    {key_name(key)}, {b.label()} minus {a.label()}: "
+          f"{glue(name, diff, f'+.{digits}f')} +- {glue(f'{name}_se', se, f'.{digits}f')} "
+          f"({glue(f'{name}_z', abs(diff) / se, '.2f')} SE); paired +- "
+          f"{glue(f'{name}_paired_se', paired_se, f'.{digits}f')} "
+          f"({glue(f'{name}_paired_z', abs(diff) / paired_se, '.2f')} SE)")
     return diff, se, paired_se
 
 
 def key_name(key: str) -> str:
     return {"bound": "bound", "sample": "empirical risk", "L": "message length L (bits)"}[key]
+
+
+def glue_key(key: str) -> str:
+    """The first part of a glued difference's name."""
+    return {"bound": "bound", "sample": "empirical", "L": "L"}[key]
 
 
 def verdict(summary: dict) -> None:
@@ -155,48 +185,58 @@ def verdict(summary: dict) -> None:
     for a, b in ((shapes[0], shapes[1]), (shapes[1], shapes[2]), (shapes[0], shapes[2])):
         diff, se, paired_se = compare(summary, "bound", a, b)
         far += abs(diff) > 2 * se or abs(diff) > 2 * paired_se
-    print(f"    {far} of 3 bound differences beyond 2 SE, either way")
+    print(f"    {glue('pairs_beyond_2se', far)} of {glue('pairs', 3)} bound differences beyond "
+          "2 SE, either way")
     assert far == 0
     small, large = shapes[0], shapes[-1]
     e_diff, e_se, _ = compare(summary, "sample", small, large)
     compare(summary, "L", small, large, 0)
     assert abs(e_diff) < 2 * e_se
-    sds = [float(np.std(s["bound"], ddof=1)) for s in summary.values()]
+    sds = {shape: float(np.std(s["bound"], ddof=1)) for shape, s in summary.items()}
     print("    one run's spread (SD over repetitions) of the bound: "
-          + ", ".join(f"{v:.3f}" for v in sds))
+          + ", ".join(glue(f"spread_{key_of(shape)}", v, ".3f") for shape, v in sds.items()))
     se = math.sqrt(mean_se(summary[large]["bound"])[1] ** 2
                    + mean_se(summary[small]["bound"])[1] ** 2)
     detect = (2 + Z_POWER) * se
-    print(f"    smallest bound difference, largest minus smallest, that the 2-SE rule finds 80 % "
-          f"of the time: (2 + {Z_POWER:.2f}) x {se:.3f} = {detect:.3f} bits per token "
-          "(normal approximation)")
+    print(f"    smallest bound difference, largest minus smallest, that the 2-SE rule finds "
+          f"{glue('power_percent', POWER_PERCENT)} % of the time: (2 + "
+          f"{glue('z_power', Z_POWER, '.2f')}) x {glue('detect_se', se, '.3f')} = "
+          f"{glue('detect_diff', detect, '.3f')} bits per token (normal approximation)")
     df_unpaired, df_paired = 2 * (reps - 1), reps - 1
-    print(f"    with {reps} runs per shape the 2-SE rule fires by chance "
-          f"{100 * two_sided_tail(2, df_unpaired):.0f} % of the time, not 5 % (Student's t, "
-          f"{df_unpaired} degrees of freedom, equal spreads); paired, "
-          f"{100 * two_sided_tail(2, df_paired):.0f} % ({df_paired} degrees of freedom)")
+    print(f"    with {glue('runs_per_shape', reps)} runs per shape the 2-SE rule fires by chance "
+          f"{glue('false_alarm_percent', 100 * two_sided_tail(2, df_unpaired), '.0f')} % of the "
+          f"time, not {glue('nominal_percent', 5)} % (Student's t, "
+          f"{glue('df_unpaired', df_unpaired)} degrees of freedom, equal spreads); paired, "
+          f"{glue('false_alarm_paired_percent', 100 * two_sided_tail(2, df_paired), '.0f')} % "
+          f"({glue('df_paired', df_paired)} degrees of freedom)")
     assert abs(two_sided_tail(2, 2) - (1 - 2 / math.sqrt(6))) < 1e-12
 
 
 def block1(tier) -> tuple[float, float]:
     src = make_markov_source(VOCAB, CONCENTRATION, P_END, SEED_SOURCE)
     best = bayes.best_bits(src)
-    print(f"[1] Markov source of Chapter 22: V = {VOCAB}, random guess {math.log2(VOCAB):.3f} "
-          f"bits per token, the source's own risk {best:.3f}")
-    print(f"    fixed for every run: S of N = {tier.n_docs:,} documents, the same n = "
-          f"{tier.n_sample:,} sampled documents, {tier.n_fresh:,} fresh documents, "
-          f"d = {tier.d}, eps = {EPS}")
+    print(f"[1] Markov source of Chapter 22: V = {glue('vocab', VOCAB)}, random guess "
+          f"{glue('guess_bits', math.log2(VOCAB), '.3f')} bits per token, the source's own risk "
+          f"{glue('source_risk', best, '.3f')}")
+    print(f"    fixed for every run: S of N = {glue('n_docs', tier.n_docs, ',')} documents, the "
+          f"same n = {glue('n_sample', tier.n_sample, ',')} sampled documents, "
+          f"{glue('n_fresh', tier.n_fresh, ',')} fresh documents, d = {glue('d', tier.d)}, "
+          f"eps = {glue('eps', EPS)}")
     S, _, sample = data(tier)
     tb, _ = ngram.best_table(S, VOCAB, sample)
     true = ngram.exact_bits(src, tb.table, tb.best_alpha)
     print(f"    baseline, the best count table on the same S and sample (Chapter 22's grid of "
-          f"{ngram.TABLES}, paid for): order {tb.table.order}, {tb.table.precision} bits per "
-          f"entry, bound {tb.bound_bits:.3f}, exact true risk {true:.3f}")
-    print(f"    SubLoRA, {tier.steps} AdamW steps + {tier.qat_steps} quantization-aware steps, "
-          f"learning rate {tier.lr:g}; shapes {', '.join(s.label() for s in tier.shapes)}")
+          f"{glue('table_grid', ngram.TABLES)}, paid for): order "
+          f"{glue('table_order', tb.table.order)}, {glue('table_precision', tb.table.precision)} "
+          f"bits per entry, bound {glue('table_bound', tb.bound_bits, '.3f')}, exact true risk "
+          f"{glue('table_true_risk', true, '.3f')}")
+    print(f"    SubLoRA, {glue('steps', tier.steps)} AdamW steps + "
+          f"{glue('qat_steps', tier.qat_steps)} quantization-aware steps, learning rate "
+          f"{glue('lr', tier.lr, 'g')}; shapes "
+          + ", ".join(glue(f"shape_{key_of(s)}", s.label()) for s in tier.shapes))
     triples = [seeds(rep) for rep in range(tier.reps)]
     names = ", ".join(str(rep) for rep in range(tier.reps))
-    print(f"    {tier.reps} repetitions: repetitions {names} seed the model with "
+    print(f"    {glue('reps', tier.reps)} repetitions: repetitions {names} seed the model with "
           + ", ".join(str(t[0]) for t in triples) + ", the projector with "
           + ", ".join(str(t[1]) for t in triples) + " and the batches with "
           + ", ".join(str(t[2]) for t in triples) + ", whatever the shape")
@@ -209,25 +249,31 @@ def block3(summary: dict, best: float) -> None:
     print("    (n_layer,n_head,n_embd)  K (bits)   empirical  complexity  subsampling  bound")
     ks, occ, emp = [], [], []
     for shape, s in summary.items():
+        sk = key_of(shape)
         o = float(np.mean([t[0] for t in s["terms"]]))
         h = float(np.mean([t[1] for t in s["terms"]]))
         k, e, b = float(np.mean(s["K"])), float(np.mean(s["sample"])), float(np.mean(s["bound"]))
         ks.append(k)
         occ.append(o)
         emp.append(e)
-        print(f"    {shape.label():<24} {k:>8,.0f}   {e:.3f}      {o:.3f}       {h:.3f}        "
-              f"{b:.3f}")
-    print(f"    across shapes the complexity term spans {max(occ) - min(occ):.3f} bits per token, "
-          f"the empirical risk {max(emp) - min(emp):.3f}")
+        print(f"    {shape.label():<24} {glue(f'K_{sk}', k, '>8,.0f')}   "
+              f"{glue(f'split_empirical_{sk}', e, '.3f')}      "
+              f"{glue(f'complexity_{sk}', o, '.3f')}       {glue(f'subsampling_{sk}', h, '.3f')}"
+              f"        {glue(f'split_bound_{sk}', b, '.3f')}")
+    print(f"    across shapes the complexity term spans "
+          f"{glue('complexity_span', max(occ) - min(occ), '.3f')} bits per token, the empirical "
+          f"risk {glue('empirical_span', max(emp) - min(emp), '.3f')}")
     assert max(occ) - min(occ) < 0.05
     alphas = sorted({a for s in summary.values() for a in s["alpha"]})
     runs = sum(len(s["alpha"]) for s in summary.values())
     grid = ", ".join(f"{a:g}" for a in pacbound.ALPHA_GRID)
-    print(f"    smoothing weight alpha the bound chose: {', '.join(f'{a:g}' for a in alphas)} in "
-          f"all {runs} runs, the largest of its grid ({grid})")
+    chosen = glue("alpha_chosen", ", ".join(f"{a:g}" for a in alphas))
+    print(f"    smoothing weight alpha the bound chose: {chosen} in "
+          f"all {glue('alpha_runs', runs)} runs, the largest of its grid ({grid})")
     above = [e - best for e in emp]
-    print(f"    the empirical risk sits {min(above):.3f} to {max(above):.3f} bits per token above "
-          f"the source's own risk {best:.3f} (shape means)")
+    print(f"    the empirical risk sits {glue('above_source_min', min(above), '.3f')} to "
+          f"{glue('above_source_max', max(above), '.3f')} bits per token above "
+          f"the source's own risk {glue('source_risk_baseline', best, '.3f')} (shape means)")
     assert alphas == [max(pacbound.ALPHA_GRID)]
 
 

@@ -30,6 +30,9 @@ Claims, numbered as the output blocks:
 The figure ch25_sizes_copying.png: every run's paid bound and true risk against D, the shape
 means joined, the best table and the random guess.
 Standard errors: sample standard deviation over seeds / sqrt(seeds). Printed to 3 decimals.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py): names of a
+shape's values end in layers x width (`bound_2x128`, its SE `bound_2x128_se`); the step between
+adjacent shapes is `step_B_minus_A` (`step_1x64_minus_1x32`).
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from miniature import ngram
 from miniature.corpus import RepeatSource, repeat_docset
 from miniature.sizes import mean_se
 from miniature.thesis import MORE_BITS, paid_bound
+from script_glue import glue
 
 DATA = Path(__file__).resolve().parent / "data"
 FILES = [DATA / f"ch22_thesis_sizes_seed{s}.json" for s in (0, 1, 2)]
@@ -54,9 +58,22 @@ STEPS_LOGGED = 100  # train_losses_bits: one mean loss per 100 steps, the last 1
 # quantization-aware steps (theta_adam.train logs every 100 of steps + qat_steps)
 
 
-def fmt(xs: list[float]) -> str:
+def fmt(name: str, xs: list[float]) -> str:
+    """Mean +- SE, glued as `name` and `name_se`."""
     m, s = mean_se(xs)
-    return f"{round(m, 3) + 0.0:.3f} +- {s:.3f}"
+    return f"{glue(name, round(m, 3) + 0.0, '.3f')} +- {glue(f'{name}_se', s, '.3f')}"
+
+
+def key(shape: tuple[int, int]) -> str:
+    """The shape's part of a glued name: (2, 128) -> 2x128."""
+    return f"{shape[0]}x{shape[1]}"
+
+
+def recipe_text(recipe: dict) -> str:
+    """str(recipe), with its steps, d and levels glued."""
+    glued = {"steps": "recipe_steps", "d": "recipe_d", "levels": "recipe_levels"}
+    return "{" + ", ".join(f"{k!r}: {glue(glued[k], v) if k in glued else repr(v)}"
+                           for k, v in recipe.items()) + "}"
 
 
 def late_fall(row: dict, steps: int) -> float:
@@ -101,39 +118,49 @@ def main() -> None:
         print(f"    {f.name}: commit {rec['commit'][:7]}, started {rec['started']}, "
               f"{rec['seconds'] / 60:.0f} min, {rec['threads']} thread, seeds {rec['seeds']}")
     print(f"    machine: {recs[0]['machine']}")
-    print(f"    the recipe, unchanged for every shape: {recs[0]['recipe']}")
+    print(f"    the recipe, unchanged for every shape: {recipe_text(recs[0]['recipe'])}")
     print(f"    the same S (N = {N_DOCS:,}), sample (n = {N_SAMPLE:,}) and fresh documents for "
           "every run; seed s: model s, projector 137 + s, batches 1337 + s")
     print("    shapes (layers x width, 4 heads) and their numbers D: " + ", ".join(
-        f"{a} x {b}: {by_shape[(a, b)][0]['n_params']:,}" for a, b in shapes))
+        f"{a} x {b}: {glue(f'numbers_{key((a, b))}', by_shape[(a, b)][0]['n_params'], ',')}"
+        for a, b in shapes))
     print(f"    baselines on the same S, sample and N: best count table (order "
           f"{table.table.order}, {table.table.precision} bits per entry) bound "
-          f"{table.bound_bits:.3f}; random guess {guess:.3f}; best possible {best:.3f}")
+          f"{glue('table_bound', table.bound_bits, '.3f')}; random guess "
+          f"{glue('guess_bits', guess, '.3f')}; best possible {glue('best_bits', best, '.3f')}")
 
     print(f"[2] per shape, mean +- SE over {len(FILES)} seeds (bits per token; the recipe's "
-          f"choice paid, {MORE_BITS} bits in both roots)")
+          f"choice paid, {glue('paid_bits', MORE_BITS)} bits in both roots)")
     steps = recs[0]["recipe"]["steps"]
     for s in shapes:
         rs = by_shape[s]
         paid = [paid_bound(r) for r in rs]
         assert all(p > r["true_smoothed"] for p, r in zip(paid, rs, strict=True))
         bits = [r["message_bits"] for r in rs]
-        print(f"    {s[0]} x {s[1]:<3} (D = {rs[0]['n_params']:>7,}): bound {fmt(paid)}, true "
-              f"risk {fmt([r['true_smoothed'] for r in rs])}, copied half "
-              f"{fmt([r['halves']['quantized']['second'] for r in rs])}, message "
-              f"{np.mean(bits):,.0f} bits ({min(bits):,} to {max(bits):,}), alpha "
-              f"{', '.join(str(r['best_alpha']) for r in rs)}, late fall "
-              f"{fmt([late_fall(r, steps) for r in rs])}, below the table "
-              f"{fmt([table.bound_bits - p for p in paid])}")
+        k = key(s)
+        alphas = ", ".join(glue(f"alpha_{k}_seed{r['seed']}", str(r["best_alpha"])) for r in rs)
+        print(f"    {glue(f'layers_{k}', s[0])} x {glue(f'width_{k}', s[1], '<3')} "
+              f"(D = {rs[0]['n_params']:>7,}): bound "
+              f"{fmt(f'bound_{k}', paid)}, true risk "
+              f"{fmt(f'true_{k}', [r['true_smoothed'] for r in rs])}, copied half "
+              f"{fmt(f'copied_{k}', [r['halves']['quantized']['second'] for r in rs])}, message "
+              f"{glue(f'message_{k}', np.mean(bits), ',.0f')} bits "
+              f"({glue(f'message_min_{k}', min(bits), ',')} to "
+              f"{glue(f'message_max_{k}', max(bits), ',')}), alpha {alphas}, late fall "
+              f"{fmt(f'late_fall_{k}', [late_fall(r, steps) for r in rs])}, below the table "
+              f"{fmt(f'below_table_{k}', [table.bound_bits - p for p in paid])}")
     gaps = [r["true_smoothed"] + r["gap"]["sample_minus_true"] - r["true_smoothed"] for r in runs]
-    print(f"    empirical minus true risk of the bounded predictor, every run: {min(gaps):+.3f} to "
-          f"{max(gaps):+.3f}: no shape overfits; the bounds rank the shapes by how well they fit")
+    print(f"    empirical minus true risk of the bounded predictor, every run: "
+          f"{glue('gap_min', min(gaps), '+.3f')} to {glue('gap_max', max(gaps), '+.3f')}: no "
+          "shape overfits; the bounds rank the shapes by how well they fit")
     above = sum(paid_bound(r) > guess for r in runs)
-    print(f"    runs whose paid bound is above a random guess: {above} of {len(runs)}")
+    print(f"    runs whose paid bound is above a random guess: {glue('runs_above_guess', above)} "
+          f"of {glue('runs', len(runs))}")
 
     means = {sh: mean_se([paid_bound(r) for r in by_shape[sh]]) for sh in shapes}
     print(f"[3] the paid bound against size (bits per token): adjacent shapes, difference of "
-          f"means +- SE (seeds as independent); slopes against ln D per {PER} times the numbers, "
+          f"means +- SE (seeds as independent); slopes against ln D per {glue('per', PER)} times "
+          "the numbers, "
           "the four shapes as the units")
     steps_beyond = []
     for a, b in itertools.pairwise(shapes):
@@ -143,34 +170,45 @@ def main() -> None:
         paired = [per_seed[r["seed"]] - paid_bound(r) for r in by_shape[a]]
         pse = mean_se(paired)[1]
         steps_beyond.append(abs(diff) > 2 * se)
-        print(f"    {b[0]} x {b[1]} minus {a[0]} x {a[1]}: {diff:+.3f} +- {se:.3f} "
-              f"({abs(diff) / se:.1f} SE); paired by seed +- {pse:.3f} ({abs(diff) / pse:.1f} SE)")
+        name = f"step_{key(b)}_minus_{key(a)}"
+        print(f"    {b[0]} x {b[1]} minus {a[0]} x {a[1]}: {glue(name, diff, '+.3f')} +- "
+              f"{glue(f'{name}_se', se, '.3f')} ({glue(f'{name}_z', abs(diff) / se, '.1f')} SE); "
+              f"paired by seed +- {glue(f'{name}_paired_se', pse, '.3f')} "
+              f"({glue(f'{name}_paired_z', abs(diff) / pse, '.1f')} SE)")
     k = math.log(PER)
     x = np.log(np.array([by_shape[sh][0]["n_params"] for sh in shapes], dtype=float))
     y = np.array([means[sh][0] for sh in shapes])
     slope, se, df = ols(x, y)
-    print(f"    slope, four shapes: {slope * k:+.3f} +- {se * k:.3f} ({abs(slope) / se:.1f} SE, "
-          f"{df} degrees of freedom): {'beyond' if abs(slope) > 2 * se else 'within'} 2 SE")
+    print(f"    slope, four shapes: {glue('slope', slope * k, '+.3f')} +- "
+          f"{glue('slope_se', se * k, '.3f')} ({glue('slope_z', abs(slope) / se, '.1f')} SE, "
+          f"{glue('slope_df', df)} degrees of freedom): "
+          f"{'beyond' if abs(slope) > 2 * se else 'within'} 2 SE")
     resid = y - (y.mean() + slope * (x - x.mean()))
     noise = math.sqrt(np.mean([means[sh][1] ** 2 for sh in shapes]))
-    print(f"    the shape means scatter about that line by {math.sqrt(np.mean(resid ** 2)):.3f} "
-          f"(root mean square), against a seed SE of a shape mean of about {noise:.3f}: the "
+    print(f"    the shape means scatter about that line by "
+          f"{glue('scatter_rms', math.sqrt(np.mean(resid ** 2)), '.3f')} (root mean square), "
+          f"against a seed SE of a shape mean of about {glue('seed_noise', noise, '.3f')}: the "
           "line does not fit, and its misfit is what makes the slope's SE large")
     assert math.sqrt(np.mean(resid ** 2)) > 2 * noise
     slope3, se3, df3 = ols(x[:-1], y[:-1])
-    print(f"    slope without the largest shape: {slope3 * k:+.3f} +- {se3 * k:.3f} "
-          f"({abs(slope3) / se3:.1f} SE, {df3} degree of freedom)")
+    print(f"    slope without the largest shape: {glue('slope3', slope3 * k, '+.3f')} +- "
+          f"{glue('slope3_se', se3 * k, '.3f')} ({glue('slope3_z', abs(slope3) / se3, '.1f')} SE, "
+          f"{glue('slope3_df', df3)} degree of freedom)")
     assert steps_beyond[0] and means[shapes[1]][0] < means[shapes[0]][0]  # falls first
     assert means[shapes[-1]][0] > means[shapes[1]][0]  # then rises: not monotone
     assert abs(slope) < 2 * se
     falls = {sh: mean_se([late_fall(r, steps) for r in by_shape[sh]]) for sh in shapes}
     small, large = falls[shapes[0]], falls[shapes[-1]]
-    print(f"    not monotone: lowest at {shapes[1][0]} x {shapes[1][1]}, highest at "
-          f"{shapes[-1][0]} x {shapes[-1][1]}")
+    print(f"    not monotone: lowest at {glue('lowest_layers', shapes[1][0])} x "
+          f"{glue('lowest_width', shapes[1][1])}, highest at "
+          f"{glue('highest_layers', shapes[-1][0])} x {glue('highest_width', shapes[-1][1])}")
     print(f"    plateau: the middle third's mean training loss minus the last third's, bits per "
-          f"token: {large[0]:.3f} +- {large[1]:.3f} for {shapes[-1][0]} x {shapes[-1][1]}, "
-          f"{small[0]:.3f} +- {small[1]:.3f} for {shapes[0][0]} x {shapes[0][1]}: one budget of "
-          f"{steps:,} steps, not every shape at its plateau")
+          f"token: {glue('plateau_largest', large[0], '.3f')} +- "
+          f"{glue('plateau_largest_se', large[1], '.3f')} for {shapes[-1][0]} x {shapes[-1][1]}, "
+          f"{glue('plateau_smallest', small[0], '.3f')} +- "
+          f"{glue('plateau_smallest_se', small[1], '.3f')} for {shapes[0][0]} x {shapes[0][1]}: "
+          f"one budget of {glue('plateau_steps', steps, ',')} steps, not every shape at its "
+          "plateau")
     assert large[0] - small[0] > 2 * math.hypot(large[1], small[1])
     figure(runs, table.bound_bits, guess)
     print("All assertions passed.")

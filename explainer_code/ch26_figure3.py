@@ -16,6 +16,9 @@ Claims, numbered as the output blocks:
       the slopes of every one-run-per-shape plot; bound minus empirical and true risk, message
       length, top-1 bound against the majority class.
 Pure arithmetic and a committed data file; runs in about a second.
+Every value the chapter quotes is printed through `glue(name, ...)` (script_glue.py): names of a
+shape's values end in its digits (`fig3_axis_4_4_32` for a shape of Figure 3, `bound_2_4_64` for
+one of the miniature); a step between adjacent shapes is `step_A_to_B`.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ from miniature.sizes import (
 )
 from miniature.subspace import count_params
 from pacbound.params import authors_num_params, gpt2_lora_params, gpt2_params
+from script_glue import glue
 
 GPT2_VOCAB = 50_304
 # Figure 3's shapes (n_layer, n_head, n_embd), as erratum E24 and ch05_param_count.py record them
@@ -115,10 +119,16 @@ def block1() -> list[int]:
         authors = authors_num_params(n_layer, n_embd, LORA_RANK, GPT2_VOCAB)
         lora = gpt2_lora_params(n_layer, n_embd, LORA_RANK, GPT2_VOCAB)
         axis.append(authors)
-        print(f"    ({n_layer:2},{n_head:2},{n_embd:4})            {nano:>12,}   {authors:>12,}   "
-              f"{100 * lora / authors:6.2f} %     {100 * GPT2_VOCAB * n_embd / authors:5.1f} %")
+        k = f"{n_layer}_{n_head}_{n_embd}"
+        print(f"    ({glue(f'fig3_layers_{k}', n_layer, '2')},"
+              f"{glue(f'fig3_heads_{k}', n_head, '2')},"
+              f"{glue(f'fig3_width_{k}', n_embd, '4')})            "
+              f"{glue(f'fig3_nano_{k}', nano, '>12,')}   "
+              f"{glue(f'fig3_axis_{k}', authors, '>12,')}   "
+              f"{glue(f'fig3_lora_share_{k}', 100 * lora / authors, '6.2f')} %     "
+              f"{glue(f'fig3_table_share_{k}', 100 * GPT2_VOCAB * n_embd / authors, '5.1f')} %")
     ratio = axis[-1] / axis[0]
-    print(f"    largest / smallest (authors' count): {ratio:.1f}")
+    print(f"    largest / smallest (authors' count): {glue('fig3_ratio', ratio, '.1f')}")
     assert axis[0] == 1_895_712 and axis[-1] == 124_753_152 and 60 < ratio < 70
     return axis
 
@@ -127,8 +137,10 @@ def block2() -> None:
     steps = [(a[0] != b[0], a[2] != b[2]) for a, b in itertools.pairwise(FIG3_SHAPES)]
     both = sum(1 for depth, width in steps if depth and width)
     width_only = sum(1 for depth, width in steps if width and not depth)
-    print(f"[2] From one shape to the next: {width_only} of {len(steps)} steps change only the "
-          f"width, {both} change depth and width together, none only the depth")
+    print(f"[2] From one shape to the next: {glue('fig3_width_only', width_only)} of "
+          f"{glue('fig3_steps', len(steps))} steps change only the width, "
+          f"{glue('fig3_depth_and_width', both)} change depth and width together, none only the "
+          "depth")
     print("    so no pair of points isolates depth; n_head = n_layer in every shape")
     assert both + width_only == len(steps) and all(s[0] == s[1] for s in FIG3_SHAPES)
 
@@ -148,13 +160,17 @@ def block3(record: dict, runs) -> dict:
     same = hashlib.sha256(sizes_py).hexdigest() == record["sizes_py_sha256"]
     print("[3] Miniature Figure 3: the long tier of the size sweep (data/ch25_long_tier.json), "
           "mean +- SE over repetitions")
-    print(f"    the long tier: SubLoRA at d = {tier['d']}, {tier['steps']:,} AdamW steps + "
-          f"{tier['qat_steps']} quantization-aware steps, learning rate {tier['lr']}; "
-          f"N = {tier['n_docs']:,} documents in S, n = {tier['n_sample']:,} of them sampled, "
-          f"{tier['n_fresh']:,} fresh documents: the same S, sample and fresh documents for "
-          "every run")
+    print(f"    the long tier: SubLoRA at d = {glue('d', tier['d'])}, "
+          f"{glue('steps', tier['steps'], ',')} AdamW steps + "
+          f"{glue('qat_steps', tier['qat_steps'])} quantization-aware steps, learning rate "
+          f"{tier['lr']}; "
+          f"N = {glue('n_docs', tier['n_docs'], ',')} documents in S, n = "
+          f"{glue('n_sample', tier['n_sample'], ',')} of them sampled, "
+          f"{glue('n_fresh', tier['n_fresh'], ',')} fresh documents: the same S, sample and fresh "
+          "documents for every run")
     reps = range(tier["reps"])
-    print(f"    {tier['reps']} repetitions of each of {len(tier['shapes'])} shapes; repetitions "
+    print(f"    {glue('reps', tier['reps'])} repetitions of each of "
+          f"{glue('shapes', len(tier['shapes']))} shapes; repetitions "
           f"{', '.join(str(k) for k in reps)} seed the model with "
           f"{', '.join(str(seeds(k)[0]) for k in reps)}, the projector with "
           f"{', '.join(str(seeds(k)[1]) for k in reps)} and the batches with "
@@ -176,20 +192,28 @@ def block3(record: dict, runs) -> dict:
         assert sorted(r.rep for r in rs) == list(range(tier["reps"]))
         assert all(r.d == tier["d"] for r in rs)
 
-        def ms(key: str, rs: list = rs) -> str:
-            m, se = mean_se([getattr(r, key) for r in rs])
-            return f"{m:.3f} +- {se:.3f}"
+        k = f"{shape.n_layer}_{shape.n_head}_{shape.n_embd}"
 
-        print(f"    {shape.label():<24} {nano:>10,}   {axis:>8,} ({100 * (axis / nano - 1):+.0f} %)"
-              f"  {ms('bound_bits')}  {ms('sample_bits')}  {ms('true_bits')}  "
-              f"{ms('bound_top1')}  {ms('sample_top1')}  {ms('true_top1')}")
+        def ms(key: str, name: str, rs: list = rs, k: str = k) -> str:
+            m, se = mean_se([getattr(r, key) for r in rs])
+            return f"{glue(f'{name}_{k}', m, '.3f')} +- {glue(f'{name}_{k}_se', se, '.3f')}"
+
+        print(f"    {glue(f'label_{k}', shape.label(), '<24')} "
+              f"{glue(f'nano_{k}', nano, '>10,')}   "
+              f"{glue(f'axis_{k}', axis, '>8,')} "
+              f"({glue(f'gap_{k}', 100 * (axis / nano - 1), '+.0f')} %)"
+              f"  {ms('bound_bits', 'bound')}  {ms('sample_bits', 'empirical')}  "
+              f"{ms('true_bits', 'true')}  {ms('bound_top1', 'top1_bound')}  "
+              f"{ms('sample_top1', 'top1_empirical')}  {ms('true_top1', 'top1_true')}")
         out[shape] = {"axis": axis, "nano": nano, "runs": sorted(rs, key=lambda r: r.rep)}
     assert len(out) == len(tier["shapes"])
     sh = min(out, key=lambda sh: out[sh]["axis"])
     pos, head = BLOCK * sh.n_embd, LORA_RANK * (VOCAB + sh.n_embd)
     gap = out[sh]["axis"] - out[sh]["nano"]
-    print(f"    {sh.label()}: the rules' gap {gap:,} = position embedding {pos:,} + LoRA in the "
-          f"blocks {gap - pos - head:,} + on the head {head:,}")
+    print(f"    {sh.label()}: the rules' gap {glue('gap_smallest', gap, ',')} = position "
+          f"embedding {glue('gap_position', pos, ',')} + LoRA in the blocks "
+          f"{glue('gap_lora_blocks', gap - pos - head, ',')} + on the head "
+          f"{glue('gap_lora_head', head, ',')}")
     assert gap - pos - head == sh.n_layer * 4 * LORA_RANK * sh.n_embd and pos > gap - pos
     return out
 
@@ -265,36 +289,53 @@ def block4(summary: dict) -> tuple[float, float, ngram.TableBound]:
         for i in (0, 1):
             passes[i] += ts[i] > q[i]
         ses[0].append(se), ses[1].append(paired_se)
-        verdicts = "; ".join(f"{name} t = {ts[i]:.2f}, {'beyond' if ts[i] > q[i] else 'short of'}"
-                             f" {q[i]:.3f}" for i, name in enumerate(("independent", "paired")))
-        print(f"    {a.label()} -> {b.label()}: {diff:+.3f} +- {se:.3f}; paired +- "
-              f"{paired_se:.3f}; {'beyond 2 SE' if far else 'within 2 SE either way'} ({verdicts})")
-    print(f"    {beyond} of {len(shapes) - 1} steps differ beyond 2 SE (either SE); a two-sided "
-          f"5 % t-test passes for {passes[0]} run as independent ({dfs[0]} degrees of freedom, "
-          f"{q[0]:.3f}) and for {passes[1]} paired ({dfs[1]}, {q[1]:.3f})")
+        step = f"step_{a.n_layer}_{a.n_head}_{a.n_embd}_to_{b.n_layer}_{b.n_head}_{b.n_embd}"
+        verdicts = "; ".join(
+            f"{name} t = {glue(f'{step}_{tag}', ts[i], '.2f')}, "
+            f"{'beyond' if ts[i] > q[i] else 'short of'} {q[i]:.3f}"
+            for i, (name, tag) in enumerate((("independent", "t"), ("paired", "paired_t"))))
+        print(f"    {a.label()} -> {b.label()}: {glue(step, diff, '+.3f')} +- "
+              f"{glue(f'{step}_se', se, '.3f')}; paired +- "
+              f"{glue(f'{step}_paired_se', paired_se, '.3f')}; "
+              f"{'beyond 2 SE' if far else 'within 2 SE either way'} ({verdicts})")
+    print(f"    {glue('steps_beyond', beyond)} of {glue('steps_tested', len(shapes) - 1)} steps "
+          f"differ beyond 2 SE (either SE); a two-sided {glue('test_percent', 5)} % t-test passes "
+          f"for {glue('passes_independent', passes[0])} run as independent "
+          f"({glue('df_independent', dfs[0])} degrees of freedom, "
+          f"{glue('crit_independent', q[0], '.3f')}) and for {glue('passes_paired', passes[1])} "
+          f"paired ({glue('df_paired', dfs[1])}, {glue('crit_paired', q[1], '.3f')})")
     held = [2 * student_t_cdf(2.0, k) - 1 for k in dfs]
-    print(f"    +-2 SE holds Student's t on {dfs[0]} degrees of freedom (independent, pooled) "
-          f"{100 * held[0]:.0f} % of the time, on {dfs[1]} (paired) {100 * held[1]:.0f} %, "
-          "not 95 %: the 2-SE rule fires by chance more often than a 5 % test")
-    print(f"    smallest step found {100 * POWER:.0f} % of the time, (t(0.975) + t(0.80)) x SE: "
-          + "; ".join(f"{name}, ({q[i]:.3f} + {pw[i]:.3f}) x SE = "
-                      f"{(q[i] + pw[i]) * min(ses[i]):.3f} to {(q[i] + pw[i]) * max(ses[i]):.3f}"
+    print(f"    +-2 SE holds Student's t on {glue('held_df_independent', dfs[0])} degrees of "
+          f"freedom (independent, pooled) {glue('held_independent', 100 * held[0], '.0f')} % of "
+          f"the time, on {glue('held_df_paired', dfs[1])} (paired) "
+          f"{glue('held_paired', 100 * held[1], '.0f')} %, not {glue('held_nominal', 95)} %: the "
+          "2-SE rule fires by chance more often than a 5 % test")
+    print(f"    smallest step found {glue('power_percent', 100 * POWER, '.0f')} % of the time, "
+          f"(t({glue('test_quantile', TEST_QUANTILE)}) + t({glue('power_quantile', POWER, '.2f')}))"
+          " x SE: "
+          + "; ".join(f"{name}, ({q[i]:.3f} + {glue(f'power_t_{name}', pw[i], '.3f')}) x SE = "
+                      f"{glue(f'detect_step_min_{name}', (q[i] + pw[i]) * min(ses[i]), '.3f')} to "
+                      f"{glue(f'detect_step_max_{name}', (q[i] + pw[i]) * max(ses[i]), '.3f')}"
                       for i, name in enumerate(("independent", "paired")))
           + " bits per token")
     assert passes[1] <= passes[0] <= beyond and held[1] < held[0] < 0.95
     fit = size_slope(summary)
     slope, se, df = fit["slope"], fit["se"], fit["df"]
-    print(f"    fitted slope over all {df + 2} runs (least squares, bound against ln parameters): "
-          f"{slope:+.3f} +- {se:.3f} bits per token per factor {fit['span']:.1f} in parameters "
+    print(f"    fitted slope over all {glue('slope_runs', df + 2)} runs (least squares, bound "
+          f"against ln parameters): {glue('slope', slope, '+.3f')} +- {glue('slope_se', se, '.3f')}"
+          f" bits per token per factor {glue('span', fit['span'], '.1f')} in parameters "
           f"(the sweep's span); {within(slope, se)}")
     per_rep, per_rep_se = mean_se(fit["same_rep"])
     t_rep, t_one = (student_t_quantile(level, reps - 1) for level in (TEST_QUANTILE, ONE_SIDED))
     print("    its SE two other ways, as a repetition's runs share their seeds:")
-    print(f"      each repetition's offset removed ({fit['df_blocked']} degrees of freedom): SE "
-          f"{fit['se_blocked']:.3f}, {within(slope, fit['se_blocked'])}")
-    print("      from the repetitions' slopes, " + ", ".join(f"{v:+.3f}" for v in fit["same_rep"])
-          + f" ({reps - 1} degrees of freedom): SE {per_rep_se:.3f}, "
-          f"{abs(per_rep) / per_rep_se:.2f} SE from zero: {side(abs(per_rep) / per_rep_se, t_rep)}"
+    print(f"      each repetition's offset removed ({glue('df_blocked', fit['df_blocked'])} "
+          f"degrees of freedom): SE {glue('se_blocked', fit['se_blocked'], '.3f')}, "
+          f"{within(slope, fit['se_blocked'])}")
+    print("      from the repetitions' slopes, "
+          + ", ".join(glue(f"rep_slope_{k}", v, "+.3f") for k, v in enumerate(fit["same_rep"]))
+          + f" ({reps - 1} degrees of freedom): SE {glue('rep_slope_se', per_rep_se, '.3f')}, "
+          f"{glue('rep_slope_z', abs(per_rep) / per_rep_se, '.2f')} SE from zero: "
+          f"{side(abs(per_rep) / per_rep_se, t_rep)}"
           f" {t_rep:.3f} (two-sided 5 % t-test), {side(abs(per_rep) / per_rep_se, t_one)} "
           f"{t_one:.3f} (one-sided)")
     chance = 1 - math.exp(-((per_rep_se / fit["se_blocked"]) ** 2))  # chi-square on 2 df
@@ -303,24 +344,31 @@ def block4(summary: dict) -> tuple[float, float, ngram.TableBound]:
     assert abs(per_rep - slope) < 1e-12 and reps == fit["reps"] == 3
     t_test, t_power = (student_t_quantile(level, df) for level in (TEST_QUANTILE, POWER))
     detect = (t_test + t_power) * se
-    print(f"    smallest slope a two-sided 5 % t-test finds {100 * POWER:.0f} % of the time, runs "
-          f"as independent, {df} degrees of freedom: "
-          f"({t_test:.3f} + {t_power:.3f}) x SE = {t_test + t_power:.2f} SE = {detect:.3f} "
-          "bits per token across the sweep")
+    print(f"    smallest slope a two-sided 5 % t-test finds "
+          f"{glue('slope_power_percent', 100 * POWER, '.0f')} % of the time, runs "
+          f"as independent, {glue('slope_df', df)} degrees of freedom: "
+          f"({glue('t_test', t_test, '.3f')} + {glue('t_power', t_power, '.3f')}) x SE = "
+          f"{glue('detect_slope_ses', t_test + t_power, '.2f')} SE = "
+          f"{glue('detect_slope', detect, '.3f')} bits per token across the sweep")
     # Student's t tables: t(0.975) = 2.160 and t(0.80) = 0.870 at 13 degrees of freedom
     assert df == 13 and abs(t_test - 2.1604) < 1e-4 and abs(t_power - 0.8702) < 1e-4
     assert abs(student_t_quantile(0.975, 2) - 4.3027) < 1e-4  # an even df: the tables' 4.303
     exact = [nct_power(a + b, a, k)
              for a, b, k in zip((*q, t_test), (*pw, t_power), (*dfs, df), strict=True)]
-    print(f"    exact power (noncentral t): steps {100 * exact[0]:.0f} % ({dfs[0]} degrees of "
-          f"freedom) and {100 * exact[1]:.0f} % ({dfs[1]}), slope {100 * exact[2]:.0f} % ({df})")
+    print(f"    exact power (noncentral t): steps "
+          f"{glue('exact_power_independent', 100 * exact[0], '.0f')} % ({dfs[0]} degrees of "
+          f"freedom) and {glue('exact_power_paired', 100 * exact[1], '.0f')} % "
+          f"({glue('exact_power_df_paired', dfs[1])}), slope "
+          f"{glue('exact_power_slope', 100 * exact[2], '.0f')} % ({df})")
     assert [f"{100 * e:.0f}" for e in exact] == ["79", "77", "80"]
     assert abs(nct_power(0.0, t_test, df) - 0.05) < 1e-6
     ups = sum(s > 0 for s in fit["one_run"])
     downs = sum(s < 0 for s in fit["one_run"])
     print(f"    one run per shape, each of the {fit['reps']}^{fit['shapes']} = "
-          f"{len(fit['one_run'])} ways to choose it: slope {min(fit['one_run']):+.3f} to "
-          f"{max(fit['one_run']):+.3f}, upward in {ups}, downward in {downs}")
+          f"{glue('one_run_ways', len(fit['one_run']))} ways to choose it: slope "
+          f"{glue('one_run_slope_min', min(fit['one_run']), '+.3f')} to "
+          f"{glue('one_run_slope_max', max(fit['one_run']), '+.3f')}, upward in "
+          f"{glue('one_run_up', ups)}, downward in {glue('one_run_down', downs)}")
     assert ups + downs == len(fit["one_run"])
     every = [r for s in summary.values() for r in s["runs"]]
     paid = [float(np.mean([r.bound_bits - r.sample_bits for r in s["runs"]]))
@@ -328,14 +376,17 @@ def block4(summary: dict) -> tuple[float, float, ngram.TableBound]:
     message = [float(np.mean([r.message_bits for r in s["runs"]])) for s in summary.values()]
     alphas = sorted({r.best_alpha for r in every})
     print(f"    bound minus empirical risk (the complexity and subsampling terms), shape means: "
-          f"{min(paid):.3f} to {max(paid):.3f} bits per token; message length L, shape means: "
-          f"{min(message):,.0f} to {max(message):,.0f} bits; the smoothing weight alpha the "
-          f"bound chose: {', '.join(f'{a}' for a in alphas)} in all {len(every)} runs")
+          f"{glue('terms_min', min(paid), '.3f')} to {glue('terms_max', max(paid), '.3f')} bits "
+          f"per token; message length L, shape means: {glue('L_min', min(message), ',.0f')} to "
+          f"{glue('L_max', max(message), ',.0f')} bits; the smoothing weight alpha the bound "
+          f"chose: {glue('alpha_chosen', ', '.join(f'{a}' for a in alphas))} in all "
+          f"{glue('alpha_runs', len(every))} runs")
     assert max(paid) - min(paid) < 0.05 and alphas == [0.5]
     gaps = [r.bound_bits - r.true_bits for r in every]
     top1 = [r.bound_top1 for r in every]
-    print(f"    bound minus (estimated) true risk, all {len(every)} runs: {min(gaps):.3f} to "
-          f"{max(gaps):.3f} bits per token")
+    print(f"    bound minus (estimated) true risk, all {glue('slack_runs', len(every))} runs: "
+          f"{glue('slack_min', min(gaps), '.3f')} to {glue('slack_max', max(gaps), '.3f')} bits "
+          "per token")
     print(f"    top-1 bounds {min(top1):.3f} to {max(top1):.3f}, against the majority class "
           f"{major:.3f} and the source's own {best_top1:.3f}")
     S, _, sample = data(TIERS["long"])
@@ -344,8 +395,9 @@ def block4(summary: dict) -> tuple[float, float, ngram.TableBound]:
     above = sum(t > table.bound_top1 for t in top1)
     print(f"    baseline on the same S and sample: the best count table (order "
           f"{table.table.order}, {table.table.precision} bits per entry) bounds "
-          f"{table.bound_bits:.3f} bits per token, below every run's bound; its top-1 bound "
-          f"{table.bound_top1:.3f}, below {above} of the {len(top1)} runs'")
+          f"{glue('table_bound', table.bound_bits, '.3f')} bits per token, below every run's "
+          f"bound; its top-1 bound {glue('table_top1', table.bound_top1, '.3f')}, below "
+          f"{glue('table_top1_below', above)} of the {glue('table_top1_runs', len(top1))} runs'")
     assert all(g > 0 for g in gaps) and max(top1) < major
     assert table.bound_bits < min(bounds)
     return major, best_top1, table
