@@ -145,7 +145,7 @@ SEEDS_DATA = data/ch22_seeds
 # Each call of a seeds tier records the kernel id of the machine it ran on (make numerics):
 # a chapter script that compares its run with the file needs it.
 KERNELS = export EXPLAINER_KERNELS=$$($(PY) -m explainer_tools.scripts.numerics --id)
-miniature-ablation: $(INSTALLED) ## Chapter 22's ablation on the Markov source: LoRA, subspace and full (seed 0; about 140 CPU-s on two cores), which ch22_markov.py reads beside its own SubLoRA run; writes explainer_code/data/ch22_ablation.json
+miniature-ablation: $(INSTALLED) ## Chapter 22's ablation on the Markov source: LoRA, subspace and full (seed 0; a few CPU-minutes), which ch22_markov.py reads beside its own SubLoRA run; writes explainer_code/data/ch22_ablation.json
 	$(KERNELS) && cd explainer_code && ../$(PY) -m miniature.tiers ablation
 
 miniature-seeds: $(INSTALLED) ## Chapter 22's seeds tier: 4 CPU processes side by side (35 runs of about 30 CPU-s each); writes explainer_code/data/ch22_seeds_*.json

@@ -54,11 +54,14 @@ TIERS = {
 
 
 def git_commit() -> str:
+    """HEAD, with "-dirty" when a tracked file differs from it: that commit alone did not run."""
     try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True,
                               text=True, check=True).stdout.strip()
+        clean = subprocess.run(["git", "diff", "--quiet", "HEAD"], cwd=REPO).returncode == 0
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+    return head if clean else f"{head}-dirty"
 
 
 def machine() -> str:
