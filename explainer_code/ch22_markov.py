@@ -139,7 +139,7 @@ def block3(r: Result) -> None:
 def block4(r: Result) -> None:
     print(f"[4] smoothing, V = {glue('smoothing_vocab', VOCAB)}: alpha, loss range, smoothed "
           f"loss on the sample, bound "
-          f"(each alpha at eps / 8)")
+          f"(each alpha at eps / {glue('grid_eps_split', len(pacbound.ALPHA_GRID))})")
     for a in pacbound.ALPHA_GRID:
         b = pacbound.subsampling_bound(
             train_error=r.smoothed[a], loss_range=pacbound.loss_range(a, VOCAB),
@@ -183,8 +183,9 @@ def block5(r: Result, facts: dict[str, float]) -> None:
 
 def block6(tables: dict[int, ngram.TableBound], exact: dict[int, float], order2_true: float,
            sub: Result, facts: dict[str, float]) -> None:
-    print(f"[6] count tables ({ngram.TABLES} in the grid, 0 extra bits: the choice is paid as "
-          f"eps / {ngram.TABLES * 8} for each table and alpha): order, bits per entry (best for "
+    print(f"[6] count tables ({glue('table_grid', ngram.TABLES)} in the grid, 0 extra bits: the "
+          f"choice is paid as eps / {glue('table_eps_split', ngram.TABLES * 8)} for each table "
+          f"and alpha): order, bits per entry (best for "
           "the bound), message L, bound, empirical and true risk at the bound's alpha, top-1 "
           "bound")
     for k, t in tables.items():

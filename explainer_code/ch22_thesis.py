@@ -124,13 +124,14 @@ def block3(runs: list[dict], step11: list[dict]) -> dict:
     guess, best = math.log2(VOCAB), src.best_bits()
     bounds = [r["bound_bits"] for r in runs]
     m, s = mean_se(bounds)
-    print(f"[3] copying source (a span of {SPAN} uniform symbols, then the same {SPAN} again): "
-          f"baselines on the same S, sample and N; best possible {best:.3f} (the first half "
-          f"{math.log2(VOCAB - 1):.3f} per token, the copy and the end 0), random guess "
-          f"{guess:.3f}")
+    print(f"[3] copying source (a span of {glue('source_span', SPAN)} uniform symbols, then the "
+          f"same {SPAN} again): baselines on the same S, sample and N; best possible {best:.3f} "
+          f"(the first half {math.log2(VOCAB - 1):.3f} per token, the copy and the end 0), "
+          f"random guess {glue('baseline_guess', guess, '.3f')}")
     for k, t in tables.items():
         print(f"    order-{glue(f'copy_table{k}_order', k)} table ({t.table.precision} bits per "
-              f"entry): bound {t.bound_bits:.3f}, empirical {t.smoothed[t.best_alpha]:.3f}")
+              f"entry): bound {glue(f'baseline_table{k}_bound', t.bound_bits, '.3f')}, "
+              f"empirical {t.smoothed[t.best_alpha]:.3f}")
     print(f"    SubLoRA, Step 11's configuration, {len(step11)} seeds: bound "
           f"{fmt([r['bound_bits'] for r in step11])}")
     low = min(t.bound_bits for t in tables.values())
@@ -140,8 +141,9 @@ def block3(runs: list[dict], step11: list[dict]) -> dict:
     pm, ps = mean_se(paid)
     print(f"    the recipe as run, {len(runs)} seeds: bound {m:.3f} +- {s:.3f} (holds for a recipe "
           f"fixed before its sample was scored; this one was not)")
-    print(f"    the recipe's choice paid in both roots ({MORE_BITS} bits: eps / "
-          f"({len(pacbound.ALPHA_GRID)} * 2^{MORE_BITS}) in each): "
+    print(f"    the recipe's choice paid in both roots ({glue('paid_choice_bits', MORE_BITS)} "
+          f"bits: eps / ({glue('paid_alpha_grid', len(pacbound.ALPHA_GRID))} * 2^{MORE_BITS}) "
+          f"in each): "
           f"bound {pm:.3f} +- {ps:.3f}, {pm - m:+.3f} on average; highest seed {max(paid):.3f}")
     for name, ref in (("best table", low), ("random guess", guess)):
         margin = ref - pm
