@@ -385,6 +385,30 @@ def test_a_setting_of_the_wrong_kind_is_refused_naming_it() -> None:
         assert [key for key, _ in errors + warnings] == [name], settings
 
 
+def test_the_plugin_runs_after_every_other_plugin_of_the_same_priority() -> None:
+    """As the hooks file did, wherever mkdocs.yml lists it (before print-site, which warns unless
+    it is last): print-site is handed each page's final HTML, and the whole-book page print-site
+    writes after the build is then finished by the plugin."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(REPO / "mkdocs.yml"))
+    ours = [name for name, plugin in config.plugins.items() if isinstance(plugin, BookPlugin)]
+    assert ours == ["explainer"] and list(config.plugins)[-1] == "print-site"
+    shared = set()  # the events where another plugin's handler has one of ours' priorities
+    for event, handlers in config.plugins.events.items():
+        for index, handler in enumerate(handlers):
+            if not isinstance(getattr(handler, "__self__", None), BookPlugin):
+                continue
+            nominal = round(getattr(handler, "mkdocs_priority", 0))
+            later = [other for other in handlers[index + 1:]
+                     if not isinstance(getattr(other, "__self__", None), BookPlugin)
+                     and getattr(other, "mkdocs_priority", 0) >= nominal]
+            assert later == [], (event, handler, later)
+            if any(getattr(other, "mkdocs_priority", 0) == nominal for other in handlers[:index]):
+                shared.add(event)
+    assert {"config", "page_content", "post_build"} <= shared
+
+
 def test_each_build_starts_from_an_empty_state() -> None:
     plugin = _plugin()
     plugin.reader.sources["index.md"] = "# Home\n"

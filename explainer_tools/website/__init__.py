@@ -3,11 +3,12 @@ benchmark included (both read the built site).
 
 The plugin, `plugin.BookPlugin`, is installed as the `explainer` entry point of the
 `mkdocs.plugins` group (pyproject.toml; `make venv` installs the project, editable, which
-registers it) and listed last under `plugins:` in mkdocs.yml (and mkdocs-offline.yml, which
-repeats the list). Its settings go there, under `- explainer:`, and nowhere else: the pages it
-generates (`glossary_page`, `bibliography_page`, `ledger_page`), which files are notebooks
-(`notebooks`), the browser's colour of the first palette (`theme_color`); `plugin.BookConfig`
-holds them and their defaults, which are this book's.
+registers it) and listed under `plugins:` in mkdocs.yml, before print-site, which must be last
+(mkdocs-offline.yml repeats the list); its handlers run after the other plugins' of the same
+priority wherever it is listed. Its settings go there, under `- explainer:`, and nowhere else:
+the pages it generates (`glossary_page`, `bibliography_page`, `ledger_page`), which files are
+notebooks (`notebooks`), the browser's colour of the first palette (`theme_color`);
+`plugin.BookConfig` holds them and their defaults, which are this book's.
 
 May import: the shared modules, `scripts` (markers), `book` (what the pages mean) and
 `claims` (the verified numbers the pages link). Nothing outside this package imports it, except

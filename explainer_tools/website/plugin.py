@@ -1,6 +1,7 @@
 """The book's MkDocs plugin, `explainer` (pyproject.toml's `mkdocs.plugins` entry point), listed
-last under `plugins:` in mkdocs.yml, its settings there (`BookConfig`). It runs the book's
-features in order:
+under `plugins:` in mkdocs.yml, just before print-site, its settings there (`BookConfig`). Each
+of its handlers runs after every other plugin's of the same priority (`after_plugins`). It runs
+the book's features in order:
 
 - notebook (`notebook_page`): the companion notebook as a page, from mkdocs-jupyter's cache (no
   Jupyter import unless the notebook changed), its `.ipynb` copied beside it.
@@ -34,8 +35,9 @@ from __future__ import annotations
 import functools
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
@@ -95,10 +97,26 @@ class BookConfig(c.Config):
     theme_color = _Colour(mkdocs_hooks.THEME_COLOR)
 
 
+T = TypeVar("T")
+
 # The pages the build writes (not files under docs/), by the feature owning each, with the
 # setting that places it.
 GENERATED = {"glossary": "glossary_page", "bibliography": "bibliography_page",
              "ledger": "ledger_page"}
+
+
+def after_plugins(priority: float = 0) -> Callable[[T], T]:
+    """`event_priority(priority)`, a hair lower: the handler runs after every other plugin's of
+    the same priority, wherever `plugins:` lists this one. MkDocs runs a plugin's handlers by
+    priority, then in the order of `plugins:`; the book's features ran after all plugins (as
+    MkDocs runs a hooks file), which they need (print-site is handed each page's final HTML,
+    and `on_post_build` finishes the whole-book page print-site writes), while print-site warns,
+    an error under `--strict`, unless it is listed last.
+
+    >>> after_plugins(50)(lambda: None).mkdocs_priority
+    49.999
+    """
+    return event_priority(priority - 0.001)
 
 
 @functools.cache  # process-long: every page links every source page, on every rebuild
@@ -126,15 +144,17 @@ class BookPlugin(BasePlugin[BookConfig]):
         self.sources: dict[str, source_pages.SourcePage] = {}  # by embedded file
         self.notebooks = notebook_page.Notebooks(settings.notebooks)
 
+    @after_plugins()
     def on_config(self, config: Any) -> Any:
         self._start(self.config)  # a fresh state for each build (`make serve` rebuilds)
         return mkdocs_hooks.on_config(config)
 
-    @event_priority(100)  # first: the nav and every plugin see the notebook as a page
+    @after_plugins(100)  # first: the nav and every plugin see the notebook as a page
     def _notebook_files(self, files: Files, config: Any) -> Files:
         self.notebooks.start_conversions(files)
         return self.notebooks.as_pages(files)
 
+    @after_plugins()
     def _book_files(self, files: Files, config: Any) -> Files:
         """Load once (reader_hook), share with the errata feature, add the generated pages."""
         reader = self.reader
@@ -146,7 +166,7 @@ class BookPlugin(BasePlugin[BookConfig]):
                                         content=reader_hook.generated_page(reader, feature)))
         return files
 
-    @event_priority(-50)  # after `_book_files`, which reads the pages
+    @after_plugins(-50)  # after `_book_files`, which reads the pages
     def _source_files(self, files: Files, config: Any) -> Files:
         """A page for each script source the chapters embed (the sources feature)."""
         pages = self.reader.sources
@@ -162,20 +182,22 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     on_files = CombinedEvent(_notebook_files, _book_files, _source_files)
 
+    @after_plugins()
     def on_pre_page(self, page: Any, config: Any, files: Files) -> Any:
         self.notebooks.prepare(page)
         return page
 
-    @event_priority(50)  # before the other plugins and the badges: an erratum's fields hold tags
+    @after_plugins(50)  # before the other plugins and the badges: an erratum's fields hold tags
     def _errata_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
         return errata_hook.on_page_markdown(self.errata, markdown, page, config, files)
 
+    @after_plugins()
     def _reader_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
         """The reader features' and the badges' Markdown."""
         markdown = reader_hook.on_page_markdown(self.reader, markdown, page, config, files)
         return mkdocs_hooks.on_page_markdown(markdown, page, config, files)
 
-    @event_priority(-100)  # last: the features above read the title as written
+    @after_plugins(-100)  # last: the features above read the title as written
     def _title_as_text(self, markdown: str, page: Any, config: Any, files: Files) -> str:
         """A front-matter `title` (an erratum's among them) is text; MkDocs and the theme write
         a page's title into the navigation of every page, the `<title>` and the print page as
@@ -196,6 +218,7 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     on_page_markdown = CombinedEvent(_errata_markdown, _reader_markdown, _title_as_text)
 
+    @after_plugins()
     def on_page_content(self, html_text: str, page: Any, config: Any, files: Files) -> str:
         src = page.file.src_uri
         directory_urls = bool(config["use_directory_urls"])
@@ -206,6 +229,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         html_text = reader_hook.on_page_content(self.reader, html_text, page, config, files)
         return mkdocs_hooks.on_page_content(html_text, page, config, files)
 
+    @after_plugins()
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         self.notebooks.copy_source(page)
         output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
@@ -214,6 +238,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))
         return site_speed.search_index_after_load(site_speed.head_links_resolved(output))
 
+    @after_plugins()
     def on_post_build(self, config: Any) -> None:
         printed = mkdocs_hooks.print_page_file(config)
         if printed.is_file():  # its source links lead to their pages, not to anchors it lacks
