@@ -31,7 +31,7 @@ $(INSTALLED): requirements.lock requirements-test.lock pyproject.toml
 	@# The test runner's extras (pytest-xdist), pinned to the same versions where they overlap
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-test.lock
 	@# The project itself, editable and offline (its dependencies are the locks above): the
-	@# `explainer` command and the site's MkDocs plugin (the `explainer-book` entry point)
+	@# `explainer` command and the site's MkDocs plugin (the `explainer` entry point)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation --editable .
 	@# No __pycache__ in the tree from any command run with this environment
 	echo 'import sys; sys.dont_write_bytecode = True' > \

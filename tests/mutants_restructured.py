@@ -8,7 +8,7 @@ from mutate import Mutant
 
 MUTANTS = [
     Mutant("errata: fields not checked by the hook", "explainer_tools/website/errata_hook.py",
-           "    check_rendered(rendered, source, src_uri, STATE)\n", "",
+           "    check_rendered(rendered, source, src_uri, state)\n", "",
            ("tests/test_errata.py::test_probe_C9_an_error_in_an_erratum_names_its_line_in_the_file",)),
     Mutant("glossary: definition unescaped in tooltips", "explainer_tools/book/glossary.py",
            "        title = html.escape(term.definition, quote=True)",

@@ -1,4 +1,4 @@
-"""Mutants of the site plugin (explainer_tools/website/site_plugin.py) and its features and helpers: the
+"""Mutants of the site plugin (explainer_tools/website/plugin.py) and its features and helpers: the
 glossary, cross-references, number links, the reader and errata hooks, build-time math, the
 build hooks and cache, the notebook page, the mkdocs.yml reader, the speed-ups, the site bench
 and the PDF (tests/mutate.py runs them). Most are killed by tests/test_site_mutants.py and
@@ -6,7 +6,7 @@ tests/test_site_build_mutants.py, written for them; none builds the site or star
 
 Not listed, being equivalent: site_config's second multi-constructor (`python/`) is never
 reached, since the one for every tag ("") is registered first and matches those tags too; the
-reader hook's `"" if src == "glossary.md"` gives what `relative_url` gives a page linking to
+reader hook's `"" if src == state.glossary_page` gives what `relative_url` gives a page linking to
 itself (`#`, suffix removed); number_links' `+ 2` in a whole output's line range only adds the
 empty line after the last newline."""
 
@@ -40,7 +40,7 @@ CROSSREF = "explainer_tools/book/crossref.py"
 NUMBERS = "explainer_tools/website/number_links.py"
 READER = "explainer_tools/website/reader_hook.py"
 ERRATA = "explainer_tools/website/errata_hook.py"
-PLUGIN = "explainer_tools/website/site_plugin.py"
+PLUGIN = "explainer_tools/website/plugin.py"
 HOOKS = "explainer_tools/website/mkdocs_hooks.py"
 MATH = "explainer_tools/website/math_render.py"
 SPEED = "explainer_tools/website/site_speed.py"
@@ -186,40 +186,40 @@ MUTANTS = [
     mutant("reader hook: a shifted message loses its text", READER,
            'f"{head}:{int(number) + offset}:{tail}"', 'f"{head}:{int(number) + offset}:"', T_SITE),
     mutant("reader hook: an unknown citation key accepted", READER,
-           "        if key not in STATE.entries:", "        if False:", T_READER),
+           "        if key not in state.entries:", "        if False:", T_READER),
     mutant("reader hook: no References section", READER,
-           "    return markdown + bibliography.references_markdown([k for k, _ in cited], STATE.entries)",
+           "    return markdown + bibliography.references_markdown([k for k, _ in cited], state.entries)",
            "    return markdown", T_SITE),
     mutant("reader hook: number offsets not moved to the body", READER,
            "number_links.NumberLink(start - body, end - body, n.text",
            "number_links.NumberLink(start, end, n.text", T_READER),
     mutant("reader hook: a page's check cached whatever its text", READER,
-           "    key_of = {src: [STATE.tools_digest, outputs, src, text]",
-           "    key_of = {src: [STATE.tools_digest, outputs, src]", T_SITE),
+           "    key_of = {src: [state.tools_digest, outputs, src, text]",
+           "    key_of = {src: [state.tools_digest, outputs, src]", T_SITE),
     mutant("reader hook: a page's check cached whatever the outputs", READER,
-           "    outputs = build_cache.digest(sorted(STATE.outputs.items()))", '    outputs = ""',
+           "    outputs = build_cache.digest(sorted(state.outputs.items()))", '    outputs = ""',
            T_SITE),
     mutant("reader hook: a page's check cached whatever the tools", READER,
-           "[STATE.tools_digest, outputs, src, text]", '["", outputs, src, text]', T_SITE),
+           "[state.tools_digest, outputs, src, text]", '["", outputs, src, text]', T_SITE),
     mutant("reader hook: a scratch copy of the site reads the checkout's pages", READER,
            "    return Layout(Path(path).parent) if path else DEFAULT", "    return DEFAULT",
            "tests/test_doctests.py"),
     mutant("reader hook: generated pages sent to the claim check", READER,
-           'for src, text in sources.items() if (STATE.layout.docs_dir / src).is_file()}',
+           'for src, text in sources.items() if (state.layout.docs_dir / src).is_file()}',
            "for src, text in sources.items()}", T_SITE),
     mutant("reader hook: last verified cached whatever the stamps", READER,
-           '    key = [_head(), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""\n'
-           "                              for p in stamps]]", "    key = [_head(), scripts]", T_SITE),
+           '    key = [_head(state), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""\n'
+           "                              for p in stamps]]", "    key = [_head(state), scripts]", T_SITE),
     mutant("reader hook: last verified cached whatever the commit", READER,
-           "    key = [_head(), scripts,", '    key = ["", scripts,', T_SITE),
+           "    key = [_head(state), scripts,", '    key = ["", scripts,', T_SITE),
     mutant("reader hook: the stamps table missing", READER,
            "    if 'class=\"num\"' in html_text:", "    if False:", T_SITE),
     mutant("reader hook: print-site keeps the HTML before the features", READER,
            "    page.html = html_text  # the print-site plugin keeps its own copy; give it the final HTML",
            "    pass", T_SITE),
     mutant("reader hook: glossary links ignore the offline copy", READER,
-           'crossref.relative_url(src, "glossary.md", "", STATE.directory_urls)',
-           'crossref.relative_url(src, "glossary.md", "")', T_SITE),
+           'crossref.relative_url(src, state.glossary_page, "", state.directory_urls)',
+           'crossref.relative_url(src, state.glossary_page, "")', T_SITE),
     # errata_hook (with tests/mutants_restructured.py's one: fields not checked by the hook)
     mutant("errata hook: every field problem at line 1", ERRATA,
            '        lines.append(f"{where}:{spans[name][0] if name in spans else 1}: {problem}")',
@@ -246,15 +246,33 @@ MUTANTS = [
     mutant("errata hook: a bad field rendered anyway", ERRATA,
            "    if problems:\n        raise PluginError(located(problems, erratum))",
            "    if False:\n        raise PluginError(located(problems, erratum))", T_SITE),
-    # site_plugin
+    # plugin
     mutant("site plugin: errata get no bibliography", PLUGIN,
-           "errata_hook._State(entries=state.entries, index=state.index,",
-           "errata_hook._State(index=state.index,", T_SITE),
+           "errata_hook.State(entries=reader.entries, index=reader.index,",
+           "errata_hook.State(index=reader.index,", T_SITE),
     mutant("site plugin: errata get no label index", PLUGIN,
-           "errata_hook._State(entries=state.entries, index=state.index,",
-           "errata_hook._State(entries=state.entries, index=None,", T_SITE),
+           "errata_hook.State(entries=reader.entries, index=reader.index,",
+           "errata_hook.State(entries=reader.entries, index=None,", T_SITE),
     mutant("site plugin: the glossary page not generated", PLUGIN,
-           'GENERATED = (GeneratedPage("glossary", "glossary.md"),\n', "GENERATED = (", T_SITE),
+           'GENERATED = {"glossary": "glossary_page", ', "GENERATED = {", T_SITE),
+    mutant("site plugin: handlers before the plugins listed after it", PLUGIN,
+           "    return event_priority(priority - 0.001)", "    return event_priority(priority)",
+           T_SITE),
+    mutant("site plugin: the glossary linked at its default place", PLUGIN,
+           "        self.reader = reader_hook.State(glossary_page=settings.glossary_page)",
+           "        self.reader = reader_hook.State()", T_SITE),
+    mutant("site plugin: one state for every build", PLUGIN,
+           "        self._start(self.config)  # a fresh state for each build (`make serve` rebuilds)",
+           "        pass", T_SITE),
+    mutant("site plugin: a page setting outside docs/ accepted", PLUGIN,
+           '        if not path.endswith(".md") or path.startswith("/") or ".." in path.split("/"):',
+           '        if not path.endswith(".md"):', T_SITE),
+    mutant("site plugin: any colour text accepted", PLUGIN,
+           '        if not re.fullmatch(r"#[0-9A-Fa-f]{6}", colour):', "        if False:", T_SITE),
+    mutant("site plugin: the theme colour setting ignored", PLUGIN,
+           "        output = mkdocs_hooks.on_post_page(output, page, config, colour)  # formulas: links in them",
+           "        output = mkdocs_hooks.on_post_page(output, page, config)  # formulas: links in them",
+           "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: a source marker error not a build error", PLUGIN,
            "        raise PluginError(str(error)) from None", "        raise", T_SITE),
     mutant("site plugin: the offline book page links sources a folder up", PLUGIN,
@@ -271,17 +289,17 @@ MUTANTS = [
     mutant("site plugin: a page's link to another without the way up", PLUGIN,
            '    return crossref.relative_url(from_page, to_page, "", directory_urls).removesuffix("#")',
            '    return crossref.relative_url(to_page, to_page, "", directory_urls).removesuffix("#")',
-           doc("site_plugin"), T_SITE),
+           doc("website.plugin"), T_SITE),
     mutant("site plugin: figures without their size", PLUGIN,
-           '    output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")',
-           "    pass", T_SITE),
+           '        output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")',
+           "        pass", T_SITE),
     mutant("site plugin: links in formulas left in the tab order", PLUGIN,
-           "    output = mkdocs_hooks.on_post_page(output, page, config)  # formulas rendered: links in them\n"
-           "    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))\n"
-           "    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
-           "    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))\n"
-           "    output = mkdocs_hooks.on_post_page(output, page, config)\n"
-           "    return site_speed.search_index_after_load(site_speed.head_links_resolved(output))", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
+           "        output = mkdocs_hooks.on_post_page(output, page, config, colour)  # formulas: links in them\n"
+           "        output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))\n"
+           "        return site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
+           "        output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))\n"
+           "        output = mkdocs_hooks.on_post_page(output, page, config, colour)\n"
+           "        return site_speed.search_index_after_load(site_speed.head_links_resolved(output))", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: the head's links left relative", PLUGIN,
            "site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
            "site_speed.search_index_after_load(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
@@ -289,8 +307,8 @@ MUTANTS = [
            "site_speed.search_index_after_load(site_speed.head_links_resolved(output))",
            "site_speed.head_links_resolved(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     mutant("site plugin: the palette left to Material", PLUGIN,
-           "    output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))",
-           "    output = site_speed.out_of_tab_order(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
+           "        output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))",
+           "        output = site_speed.out_of_tab_order(output)", "tests/test_site_mutants.py::test_a_finished_page_is_ready_for_the_browser_as_built"),
     # mkdocs_hooks
     mutant("build hooks: the caller's SOURCE_DATE_EPOCH overridden", HOOKS,
            '    if "SOURCE_DATE_EPOCH" not in os.environ:', "    if True:", T_BUILD),
@@ -454,17 +472,20 @@ MUTANTS = [
     mutant("notebook: a conversion not cached", NOTEBOOK,
            "        temporary.replace(cache)", "        temporary.unlink()", T_BUILD),
     mutant("notebook: the notebook not a page", NOTEBOOK,
-           "                  if is_notebook(f) and f.src_dir else f", "                  if False else f",
+           "                      if self.is_notebook(f) and f.src_dir else f",
+           "                      if False else f",
            T_BUILD),
     mutant("notebook: every file a page", NOTEBOOK,
-           "                  if is_notebook(f) and f.src_dir else f", "                  if f.src_dir else f",
+           "                      if self.is_notebook(f) and f.src_dir else f",
+           "                      if f.src_dir else f",
            T_BUILD),
     mutant("notebook: the notebook's title not taken", NOTEBOOK,
-           '        if data.get("title") is not None:', "        if False:", T_BUILD),
+           '            if data.get("title") is not None:', "            if False:", T_BUILD),
     mutant("notebook: the page's contents empty", NOTEBOOK,
-           '        page.toc = get_toc(data["toc_tokens"])', "        page.toc = get_toc([])", T_BUILD),
+           '            page.toc = get_toc(data["toc_tokens"])', "            page.toc = get_toc([])",
+           T_BUILD),
     mutant("notebook: the .ipynb not copied", NOTEBOOK,
-           "        shutil.copyfile(page.file.abs_src_path, target)", "        pass", T_NB_COPY),
+           "            shutil.copyfile(page.file.abs_src_path, target)", "            pass", T_NB_COPY),
     # site_config
     mutant("config: application tags refused", CONFIG,
            '_LenientLoader.add_multi_constructor("", lambda loader, suffix, node: None)', "pass",

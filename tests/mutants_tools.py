@@ -411,7 +411,7 @@ MUTANTS = [
     mutant("layers: the errata pages beside the errata", "explainer_tools/book/__init__.py",
            "    \"errata_pages\": 2,", "    \"errata_pages\": 1,", "tests/test_layers.py"),
     mutant("layers: the plugin beside its features", "explainer_tools/website/__init__.py",
-           "    \"site_plugin\": 3,", "    \"site_plugin\": 2,", "tests/test_layers.py"),
+           "    \"plugin\": 3,", "    \"plugin\": 2,", "tests/test_layers.py"),
     mutant("layers: the math renderer above the hooks that use it",
            "explainer_tools/website/__init__.py",
            "\"math_render\": 0,", "\"math_render\": 2,", "tests/test_layers.py"),

@@ -16,7 +16,6 @@ MODULES = sorted(
         ".__init__")
     for p in TOOLS.rglob("*.py")
     if "__pycache__" not in p.parts and p.name != "__main__.py"
-    and p.stem not in ("mkdocs_hooks", "errata_hook")  # MkDocs hooks: imported by MkDocs
 )
 
 

@@ -73,6 +73,20 @@ def make_repo(root: Path, front: dict | None = None, body: str = BODY) -> Path:
     return root
 
 
+def with_book_data(root: Path) -> Path:
+    """The fixture repository with the data files the plugin's reader features load on every
+    build: the book's bibliography, glossary and ledger, a plan of its one chapter, and the
+    home page's marker where the list of chapters goes."""
+    (root / "docs" / "index.md").write_text("# Home\n\n<!-- book: chapters -->\n", "utf-8")
+    (root / "docs" / "_data").mkdir(exist_ok=True)
+    for name in ("references.bib", "glossary.yml", "claims_ledger.yml"):
+        (root / "docs" / "_data" / name).write_bytes((REPO_ROOT / "docs" / "_data" / name)
+                                                     .read_bytes())
+    (root / "docs" / "_data" / "chapters.yml").write_text(
+        "parts:\n  - part: ''\n    chapters:\n      1: Demo\n", encoding="utf-8")
+    return root
+
+
 def problems_of(root: Path) -> list[str]:
     return errata.check_all(root)[1]
 
@@ -303,24 +317,21 @@ def test_page_renders_every_field_around_the_body(tmp_path: Path) -> None:
 
 
 def test_mkdocs_build_renders_pages_and_index(tmp_path: Path, caplog) -> None:
-    """The hook inside a real MkDocs build: titles, fields, index rows, and a failing build."""
+    """The plugin inside a real MkDocs build: titles, fields, index rows, and a failing build."""
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort
 
-    root = make_repo(tmp_path)
+    root = with_book_data(make_repo(tmp_path))
     config_file = root / "mkdocs.yml"
     config_file.write_text(
         yaml.safe_dump(
             {
                 "site_name": "fixture",
                 "theme": {"name": "mkdocs"},
-                # listed after the provenance hook, as in mkdocs.yml: its priority must still
-                # make it run first, so that tags in the rendered fields become badges
-                "hooks": [
-                    str(REPO_ROOT / "explainer_tools" / "website" / "mkdocs_hooks.py"),
-                    str(REPO_ROOT / "explainer_tools" / "website" / "errata_hook.py"),
-                ],
+                # the book's plugin, all its features: the errata feature must render an
+                # erratum's fields before the provenance feature badges the tags they hold
+                "plugins": ["explainer"],
                 "nav": [
                     {"Home": "index.md"},
                     {"Chapter": "chapters/01-demo.md"},
@@ -483,17 +494,14 @@ def test_mkdocs_build_renders_a_code_erratum(tmp_path: Path) -> None:
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
 
-    root = make_code_repo(tmp_path)
+    root = with_book_data(make_code_repo(tmp_path))
     config_file = root / "mkdocs.yml"
     config_file.write_text(
         yaml.safe_dump(
             {
                 "site_name": "fixture",
                 "theme": {"name": "mkdocs"},
-                "hooks": [
-                    str(REPO_ROOT / "explainer_tools" / "website" / "mkdocs_hooks.py"),
-                    str(REPO_ROOT / "explainer_tools" / "website" / "errata_hook.py"),
-                ],
+                "plugins": ["explainer"],
                 "nav": [
                     {"Home": "index.md"},
                     {"Chapter": "chapters/01-demo.md"},
@@ -540,16 +548,12 @@ def _hook_error(tmp_path: Path, find: str, below: int, inserted: str) -> tuple[s
     path.parent.mkdir(parents=True)
     text = "\n".join(lines)
     path.write_text(text, encoding="utf-8")
-    state = errata_hook._State(entries=bibliography.load_bibliography(REPO_ROOT),
-                               index=crossref.build_index({}))
+    state = errata_hook.State(entries=bibliography.load_bibliography(REPO_ROOT),
+                              index=crossref.build_index({}))
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
-    original, errata_hook.STATE = errata_hook.STATE, state
-    try:
-        with pytest.raises(errata_hook.PluginError) as raised:
-            errata_hook.on_page_markdown(body, _Page(path), {"docs_dir": str(tmp_path / "docs")},
-                                         None)  # type: ignore[arg-type]
-    finally:
-        errata_hook.STATE = original
+    with pytest.raises(errata_hook.PluginError) as raised:
+        errata_hook.on_page_markdown(state, body, _Page(path),
+                                     {"docs_dir": str(tmp_path / "docs")}, None)
     return str(raised.value), target
 
 

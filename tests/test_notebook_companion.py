@@ -354,8 +354,9 @@ def test_page_offers_the_notebook_for_download(tmp_path: Path) -> None:
     dest = tmp_path / "notebooks" / notebook.stem / "index.html"
     file = SimpleNamespace(src_uri=f"notebooks/{notebook.name}", abs_src_path=str(notebook),
                            abs_dest_path=str(dest))
-    assert notebook_page.is_notebook(file)
-    notebook_page.copy_source(SimpleNamespace(file=file))
+    notebooks = notebook_page.Notebooks()
+    assert notebooks.is_notebook(file)
+    notebooks.copy_source(SimpleNamespace(file=file))
     assert (dest.parent / notebook.name).read_bytes() == notebook.read_bytes()
     intro = jupytext.read(SOURCE, fmt="py:percent").cells[0].source
     assert "(gpt2-under-the-hood.ipynb)" in intro and "make notebook" in intro
@@ -378,12 +379,13 @@ def test_a_notebook_page_not_cached_is_converted_meanwhile_in_a_process_of_its_o
                    "outputs": [], "source": "print(1)"}]}), encoding="utf-8")
     files = [SimpleNamespace(src_uri="notebooks/tiny.ipynb", abs_src_path=str(notebook)),
              SimpleNamespace(src_uri="index.md", abs_src_path=str(tmp_path / "index.md"))]
-    notebook_page.start_conversions(files)
+    notebooks = notebook_page.Notebooks()
+    notebooks.start_conversions(files)
     cache = notebook_page._cache_file(str(notebook))
-    assert list(notebook_page._PENDING) == [cache]
-    page = notebook_page.rendered(str(notebook))
-    assert notebook_page._PENDING == {} and cache.is_file()
+    assert list(notebooks.pending) == [cache]
+    page = notebooks.rendered(str(notebook))
+    assert notebooks.pending == {} and cache.is_file()
     assert page == json.loads(json.dumps(notebook_page._convert(str(notebook))))
     assert page["title"] == "Tiny" and "print" in page["content"]
-    notebook_page.start_conversions(files)  # cached now: nothing to start
-    assert notebook_page._PENDING == {}
+    notebooks.start_conversions(files)  # cached now: nothing to start
+    assert notebooks.pending == {}

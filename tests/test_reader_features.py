@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from explainer_tools.book import bibliography, crossref, glossary, ledger, verified
-from explainer_tools.website import number_links
+from explainer_tools.website import number_links, reader_hook
 from explainer_tools.website.html_text import map_prose
 
 REPO = Path(__file__).resolve().parent.parent
@@ -97,17 +97,15 @@ def test_cited_keys_skip_code_and_the_references_list_follows_citation_order() -
 
 
 def test_the_hook_reports_an_unknown_key_with_the_file_line(tmp_path: Path) -> None:
-    from explainer_tools.website import reader_hook
-
     page_file = tmp_path / "p.md"
     page_file.write_text("---\nscripts: []\n---\n\nText [@nobody2099].\n", encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="chapters/99-x.md",
                                                 abs_src_path=str(page_file)))
-    reader_hook.STATE.entries = bibliography.parse_bibtex(BIB)
+    state = reader_hook.State(entries=bibliography.parse_bibtex(BIB))
     from mkdocs.exceptions import PluginError
 
     with pytest.raises(PluginError, match=r"docs/chapters/99-x.md:5: unknown citation key"):
-        reader_hook.on_page_markdown("\nText [@nobody2099].\n", page, None, None)
+        reader_hook.on_page_markdown(state, "\nText [@nobody2099].\n", page, None, None)
 
 
 # ----------------------------------------------------------------------------- cross-references
@@ -378,10 +376,9 @@ class _FakePage:
         self.file, self.meta = _FakeFile(src, path), {}
 
 
-def _hook_state(reader_hook: object, src: str, text: str) -> None:
-    state = reader_hook.STATE  # type: ignore[attr-defined]
-    state.entries = bibliography.load_bibliography(REPO)
-    state.index = crossref.build_index({src: text})
+def _hook_state(src: str, text: str) -> reader_hook.State:
+    return reader_hook.State(entries=bibliography.load_bibliography(REPO),
+                             index=crossref.build_index({src: text}))
 
 
 @pytest.mark.parametrize("blank_lines", [0, 1, 3])
@@ -389,8 +386,6 @@ def test_probe_C1_C2_an_unknown_key_is_reported_on_its_own_line(tmp_path: Path,
                                                                  blank_lines: int) -> None:
     from mkdocs.exceptions import PluginError
     from mkdocs.utils.meta import get_data
-
-    from explainer_tools.website import reader_hook
 
     real = (REPO / "docs" / CHAPTER).read_text(encoding="utf-8")
     front, body = real.split("\n---\n", 1)
@@ -400,16 +395,15 @@ def test_probe_C1_C2_an_unknown_key_is_reported_on_its_own_line(tmp_path: Path,
     text = "\n".join(lines)
     page = tmp_path / "page.md"
     page.write_text(text, encoding="utf-8")
-    _hook_state(reader_hook, CHAPTER, text)
+    state = _hook_state(CHAPTER, text)
     markdown, _meta = get_data(text)
     with pytest.raises(PluginError, match=rf"docs/{CHAPTER}:{target + 1}: unknown citation"):
-        reader_hook.on_page_markdown(markdown, _FakePage(CHAPTER, page), {}, None)
+        reader_hook.on_page_markdown(state, markdown, _FakePage(CHAPTER, page), {}, None)
 
 
 def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
     from mkdocs.exceptions import PluginError
 
-    from explainer_tools.website import reader_hook
 
     page = tmp_path / "page.md"
     page.write_bytes(b"# Title\n\ncaf\xe9\n")
@@ -423,7 +417,6 @@ def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
     from explainer_tools import glue
     from explainer_tools.claims.check import check_page
     from explainer_tools.claims.outputs import Outputs
-    from explainer_tools.website import number_links, reader_hook
 
     texts = {p.stem + ".py": p.read_text(encoding="utf-8")
              for p in sorted((REPO / "outputs").glob("*.txt"))}
@@ -433,7 +426,7 @@ def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
         page = tmp_path / name
         page.write_bytes(text.encode("utf-8"))
         report = check_page(text, f"docs/{CHAPTER}", Outputs(texts))
-        state = reader_hook.STATE
+        state = reader_hook.State()
         state.outputs = texts
         state.names = glue.read_names(REPO / "outputs")  # the chapter quotes values by name
         state.numbers = {CHAPTER: [
@@ -441,7 +434,7 @@ def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
                                     o.output_text)
             for o in report.checked if o.script]}
         markdown, _ = get_data(text.replace("\r\n", "\n"))  # MkDocs reads universal newlines
-        counts.append(reader_hook._link_numbers(markdown, _FakePage(CHAPTER, page))
+        counts.append(reader_hook._link_numbers(state, markdown, _FakePage(CHAPTER, page))
                       .count('class="num"'))
     assert counts[0] > 100 and counts[1] == counts[0]
 

@@ -184,7 +184,7 @@ def test_a_cached_notebook_page_is_read_without_converting(
         raise AssertionError("converted although the cache held the page")
 
     monkeypatch.setattr(notebook_page, "_convert", convert)
-    assert notebook_page.rendered(str(notebook)) == page
+    assert notebook_page.Notebooks().rendered(str(notebook)) == page
 
 
 def test_a_missing_or_damaged_cache_converts_once_and_fills_it(
@@ -195,8 +195,9 @@ def test_a_missing_or_damaged_cache_converts_once_and_fills_it(
     cache = notebook_page.CACHE_DIR / f"{notebook_page.cache_key(notebook.read_bytes())}.json"
     cache.parent.mkdir(parents=True)
     cache.write_text("{damaged", encoding="utf-8")
-    assert notebook_page.rendered(str(notebook)) == page
-    assert notebook_page.rendered(str(notebook)) == page
+    notebooks = notebook_page.Notebooks()
+    assert notebooks.rendered(str(notebook)) == page
+    assert notebooks.rendered(str(notebook)) == page
     assert len(calls) == 1 and json.loads(cache.read_text(encoding="utf-8")) == page
 
 
@@ -204,18 +205,31 @@ def test_a_notebook_is_a_page_rendered_from_the_cache(notebook: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     from mkdocs.structure.files import File, Files
 
-    files = notebook_page.as_pages(Files([
+    notebooks = notebook_page.Notebooks()
+    files = notebooks.as_pages(Files([
         File("n.ipynb", str(notebook.parent), str(notebook.parent / "site"), True),
         File("a.png", str(notebook.parent), str(notebook.parent / "site"), True)]))
     assert [f.is_documentation_page() for f in files] == [True, False]
     data = {"content": "<p>x</p>", "toc_tokens": [{"level": 2, "id": "h", "name": "H",
                                                     "children": []}], "title": "The notebook"}
-    monkeypatch.setattr(notebook_page, "rendered", lambda path: data)
+    monkeypatch.setattr(notebooks, "rendered", lambda path: data)
     page = SimpleNamespace(file=files.get_file_from_path("n.ipynb"), title=None)
-    notebook_page.prepare(page)
+    notebooks.prepare(page)
     page.render({}, files)
     assert page.content == "<p>x</p>" and page.title == "The notebook"
     assert [item.title for item in page.toc] == ["H"]
+
+
+def test_the_notebooks_setting_chooses_which_notebooks_are_pages(notebook: Path) -> None:
+    from mkdocs.structure.files import File, Files
+
+    def pages(notebooks: notebook_page.Notebooks) -> list[str]:
+        files = Files([File(name, str(notebook.parent), str(notebook.parent / "site"), True)
+                       for name in ("notebooks/a.ipynb", "drafts/b.ipynb", "c.md")])
+        return [f.src_uri for f in notebooks.as_pages(files) if f.is_documentation_page()]
+
+    assert pages(notebook_page.Notebooks()) == ["notebooks/a.ipynb", "drafts/b.ipynb", "c.md"]
+    assert pages(notebook_page.Notebooks("notebooks/*.ipynb")) == ["notebooks/a.ipynb", "c.md"]
 
 
 # ---------------------------------------------------------------------------- mkdocs.yml reader

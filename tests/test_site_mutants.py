@@ -12,7 +12,15 @@ from mkdocs.exceptions import PluginError
 
 from explainer_tools.book import crossref, errata, glossary, verified
 from explainer_tools.layout import Layout
-from explainer_tools.website import build_cache, errata_hook, number_links, reader_hook, site_speed
+from explainer_tools.website import (
+    build_cache,
+    errata_hook,
+    number_links,
+    reader_hook,
+    site_speed,
+    source_pages,
+)
+from explainer_tools.website.plugin import BookPlugin
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -153,52 +161,50 @@ class _Page:
 
 
 @pytest.fixture
-def state(monkeypatch: pytest.MonkeyPatch) -> reader_hook._State:
-    fresh = reader_hook._State()
-    monkeypatch.setattr(reader_hook, "STATE", fresh)
-    return fresh
+def state() -> reader_hook.State:
+    return reader_hook.State()
 
 
 def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path,
-                                                              state: reader_hook._State) -> None:
+                                                              state: reader_hook.State) -> None:
     text = "---\ntitle: T\n---\n\n# T\n\nSee [@eq:nowhere].\n"
     path = tmp_path / "p.md"
     path.write_text(text, encoding="utf-8")
     body = text.split("---\n", 2)[2].lstrip("\n")  # what MkDocs hands to the hook
     with pytest.raises(PluginError, match=r"^docs/chapters/09-x\.md:7: unknown label 'eq:nowhere'"):
-        reader_hook.on_page_markdown(body, _Page("chapters/09-x.md", path), {}, None)
+        reader_hook.on_page_markdown(state, body, _Page("chapters/09-x.md", path), {}, None)
 
 
 def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,
-                                                       state: reader_hook._State) -> None:
+                                                       state: reader_hook.State) -> None:
     from explainer_tools.book import bibliography
 
     state.entries = bibliography.load_bibliography(REPO)
     path = tmp_path / "p.md"
     path.write_text("# T\n\nAs shown [@lotfi2024].\n", encoding="utf-8")
-    out = reader_hook.on_page_markdown("# T\n\nAs shown [@lotfi2024].\n",
+    out = reader_hook.on_page_markdown(state, "# T\n\nAs shown [@lotfi2024].\n",
                                        _Page("chapters/09-x.md", path), {}, None)
     assert out.startswith("# T\n\nAs shown [@lotfi2024].\n") and 'id="ref-lotfi2024"' in out
 
 
 def test_the_finished_page_marks_terms_and_carries_the_stamps_table(
-        state: reader_hook._State) -> None:
+        state: reader_hook.State) -> None:
     state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
     state.checked_at = {"s.py": "script ab, lock cd"}
     page = _Page("chapters/09-x.md")
     html_in = '<p>LoRA is <a class="num" href="#out-s-L2">7</a>.</p>'
-    out = reader_hook.on_page_content(html_in, page, {}, None)
+    out = reader_hook.on_page_content(state, html_in, page, {}, None)
     assert 'href="../../glossary/#term-lora"' in out
     assert out.endswith(number_links.stamps_json(state.checked_at))
     assert page.html == out, "the print-site plugin is handed the final HTML"
     state.directory_urls = False
-    offline = reader_hook.on_page_content("<p>LoRA</p>", _Page("chapters/09-x.md"), {}, None)
+    offline = reader_hook.on_page_content(state, "<p>LoRA</p>", _Page("chapters/09-x.md"), {}, None)
     assert 'href="../glossary.html#term-lora"' in offline and "number-stamps" not in offline
 
 
-def test_the_glossary_page_links_its_own_entries_in_place(state: reader_hook._State) -> None:
+def test_the_glossary_page_links_its_own_entries_in_place(state: reader_hook.State) -> None:
     state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
-    out = reader_hook.on_page_content("<p>LoRA</p>", _Page("glossary.md"), {}, None)
+    out = reader_hook.on_page_content(state, "<p>LoRA</p>", _Page("glossary.md"), {}, None)
     assert 'href="#term-lora"' in out
 
 
@@ -213,7 +219,7 @@ def _fake_check(calls: list[list[str]]):
 
 
 def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook.State) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("7\n", encoding="utf-8")
     calls: list[list[str]] = []
@@ -222,22 +228,22 @@ def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
     monkeypatch.setattr(build_cache, "_MEMOS", {})
     state.tools_digest, state.outputs = "tools v1", {"s.py": "[1] 7\n"}
-    first = reader_hook._verified_links({"a.md": "7\n", "generated.md": "7\n"})
+    first = reader_hook._verified_links(state, {"a.md": "7\n", "generated.md": "7\n"})
     assert calls == [["a.md"]], "a generated page (no file under docs/) is not checked"
     assert first["a.md"][0] == number_links.NumberLink(0, 1, "7", "s.py", 1, 2, "[1] 7")
-    assert reader_hook._verified_links({"a.md": "7\n"}) == first and len(calls) == 1
-    reader_hook._verified_links({"a.md": "7 \n"})
+    assert reader_hook._verified_links(state, {"a.md": "7\n"}) == first and len(calls) == 1
+    reader_hook._verified_links(state, {"a.md": "7 \n"})
     assert len(calls) == 2, "an edited page is checked again"
     state.outputs = {"s.py": "[1] 8\n"}
-    reader_hook._verified_links({"a.md": "7 \n"})
+    reader_hook._verified_links(state, {"a.md": "7 \n"})
     assert len(calls) == 3, "a changed output re-checks the page"
     state.tools_digest = "tools v2"
-    reader_hook._verified_links({"a.md": "7 \n"})
+    reader_hook._verified_links(state, {"a.md": "7 \n"})
     assert len(calls) == 4, "changed tools re-check the page"
 
 
 def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook.State) -> None:
     calls: list[str] = []
 
     def last_verified(root: Path, scripts: list[str]) -> verified.Verified:
@@ -252,12 +258,12 @@ def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
     stamp.parent.mkdir(parents=True)
     stamp.write_text("{}", encoding="utf-8")
     state.head = "abc"
-    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c1"
-    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c1", "memoised"
+    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c1"
+    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c1", "memoised"
     stamp.write_text('{"output": "x"}', encoding="utf-8")
-    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c2", "a regenerated stamp"
+    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c2", "a regenerated stamp"
     state.head = "def"
-    assert reader_hook._last_verified(["ch09_x.py"]).commit == "c3", "a new commit"
+    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c3", "a new commit"
 
 
 # ---------------------------------------------------------------------------------- errata hook
@@ -265,15 +271,14 @@ def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
 C9 = REPO / "docs" / "errata" / "c9.md"
 
 
-def test_an_erratum_page_is_titled_by_its_id_and_drops_materials_status(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(errata_hook, "STATE", errata_hook._State())
+def test_an_erratum_page_is_titled_by_its_id_and_drops_materials_status() -> None:
     text = C9.read_text(encoding="utf-8")
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")
     meta = {"status": "confirmed"}
     page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(C9)),
                            meta=meta)
-    out = errata_hook.on_page_markdown(body, page, {"docs_dir": str(REPO / "docs")}, None)
+    out = errata_hook.on_page_markdown(errata_hook.State(), body, page,
+                                       {"docs_dir": str(REPO / "docs")}, None)
     front = errata.read_erratum(C9).meta
     assert meta == {"title": f"{front['id']}: {front['title']}"}
     assert out != body and body.strip().split("\n")[0] in out
@@ -285,7 +290,7 @@ def test_a_page_named_like_an_erratum_outside_the_errata_folder_is_left_alone(
     path.write_text("# Notes\n\nPlain page.\n", encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="notes/e1.md", abs_src_path=str(path)),
                            meta={})
-    assert errata_hook.on_page_markdown("# Notes\n\nPlain page.\n", page,
+    assert errata_hook.on_page_markdown(errata_hook.State(), "# Notes\n\nPlain page.\n", page,
                                         {"docs_dir": str(tmp_path)}, None) == (
         "# Notes\n\nPlain page.\n")
 
@@ -309,9 +314,7 @@ def test_a_field_problem_is_reported_at_the_fields_line(tmp_path: Path) -> None:
         "docs/errata/e7.md:1: E7: required field 'chapters' is missing or empty")
 
 
-def test_an_erratum_with_a_bad_field_stops_the_build_at_the_fields_line(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(errata_hook, "STATE", errata_hook._State())
+def test_an_erratum_with_a_bad_field_stops_the_build_at_the_fields_line(tmp_path: Path) -> None:
     lines = C9.read_text(encoding="utf-8").split("\n")
     at = next(n for n, line in enumerate(lines, 1) if line.startswith("status: "))
     lines[at - 1] = "status: likely"
@@ -322,7 +325,8 @@ def test_an_erratum_with_a_bad_field_stops_the_build_at_the_fields_line(
     page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(path)),
                            meta={})
     with pytest.raises(PluginError, match=rf"^docs/errata/c9\.md:{at}: C9: status 'likely'"):
-        errata_hook.on_page_markdown(body, page, {"docs_dir": str(tmp_path / "docs")}, None)
+        errata_hook.on_page_markdown(errata_hook.State(), body, page,
+                                     {"docs_dir": str(tmp_path / "docs")}, None)
 
 
 # ---------------------------------------------------------------------------------- site plugin
@@ -337,38 +341,95 @@ class _Config(dict):
         self.plugins = SimpleNamespace(_current_plugin=None)
 
 
+def _plugin(state: reader_hook.State | None = None, **settings: object) -> BookPlugin:
+    """The plugin with mkdocs.yml's `settings` (none: this book's defaults), its build's reader
+    state `state`."""
+    plugin = BookPlugin()
+    assert plugin.load_config(settings) == ([], [])
+    plugin.on_config({"config_file_path": str(REPO / "mkdocs.yml")})
+    if state is not None:
+        plugin.reader = state
+    return plugin
+
+
 def test_the_book_files_add_the_generated_pages_and_share_the_state_with_errata(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook._State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook.State) -> None:
     from mkdocs.structure.files import Files
 
     from explainer_tools.book import bibliography
-    from explainer_tools.website import site_plugin
 
     state.entries = bibliography.load_bibliography(REPO)
     state.index = crossref.build_index({"chapters/09-x.md": "\\[ a \\label{eq:a} \\]\n"})
     state.sources = {"index.md": "# Home\n"}
-    monkeypatch.setattr(reader_hook, "on_files", lambda files, config: files)
-    monkeypatch.setattr(errata_hook, "STATE", errata_hook._State())
-    files = site_plugin._book_files(Files([]), _Config(tmp_path))
+    monkeypatch.setattr(reader_hook, "on_files", lambda state, files, config: files)
+    plugin = _plugin(state)
+    files = plugin._book_files(Files([]), _Config(tmp_path))
     assert {f.src_uri for f in files} == {"glossary.md", "bibliography.md", "claims-ledger.md"}
-    assert errata_hook.STATE.entries is state.entries and errata_hook.STATE.index is state.index
-    assert errata_hook.STATE.pages is state.sources
+    assert plugin.errata.entries is state.entries and plugin.errata.index is state.index
+    assert plugin.errata.pages is state.sources
+    moved = _plugin(glossary_page="reference/terms.md", ledger_page="ledger.md")
+    files = moved._book_files(Files([]), _Config(tmp_path))
+    assert {f.src_uri for f in files} == {"reference/terms.md", "bibliography.md", "ledger.md"}
+    assert files.get_file_from_path("reference/terms.md").content_string.startswith("# Glossary")
+    assert files.get_file_from_path("ledger.md").content_string.startswith("# Claims ledger")
+    assert moved.reader.glossary_page == "reference/terms.md"
+
+
+def test_a_setting_of_the_wrong_kind_is_refused_naming_it() -> None:
+    for settings, name in (({"glossary_page": "glossary.html"}, "glossary_page"),
+                           ({"ledger_page": "../ledger.md"}, "ledger_page"),
+                           ({"theme_color": "red"}, "theme_color"),
+                           ({"notebooks": 5}, "notebooks"),
+                           ({"glosary_page": "g.md"}, "glosary_page")):
+        errors, warnings = BookPlugin().load_config(settings)
+        assert [key for key, _ in errors + warnings] == [name], settings
+
+
+def test_the_plugin_runs_after_every_other_plugin_of_the_same_priority() -> None:
+    """As the hooks file did, wherever mkdocs.yml lists it (before print-site, which warns unless
+    it is last): print-site is handed each page's final HTML, and the whole-book page print-site
+    writes after the build is then finished by the plugin."""
+    from mkdocs.config import load_config
+
+    config = load_config(str(REPO / "mkdocs.yml"))
+    ours = [name for name, plugin in config.plugins.items() if isinstance(plugin, BookPlugin)]
+    assert ours == ["explainer"] and list(config.plugins)[-1] == "print-site"
+    shared = set()  # the events where another plugin's handler has one of ours' priorities
+    for event, handlers in config.plugins.events.items():
+        for index, handler in enumerate(handlers):
+            if not isinstance(getattr(handler, "__self__", None), BookPlugin):
+                continue
+            nominal = round(getattr(handler, "mkdocs_priority", 0))
+            later = [other for other in handlers[index + 1:]
+                     if not isinstance(getattr(other, "__self__", None), BookPlugin)
+                     and getattr(other, "mkdocs_priority", 0) >= nominal]
+            assert later == [], (event, handler, later)
+            if any(getattr(other, "mkdocs_priority", 0) == nominal for other in handlers[:index]):
+                shared.add(event)
+    assert {"config", "page_content", "post_build"} <= shared
+
+
+def test_each_build_starts_from_an_empty_state() -> None:
+    plugin = _plugin()
+    plugin.reader.sources["index.md"] = "# Home\n"
+    plugin.sources["ch09_x.py"] = source_pages.SourcePage("ch09_x.py", "", [])
+    plugin.on_config({"config_file_path": str(REPO / "mkdocs.yml")})  # a rebuild of make serve
+    assert plugin.reader.sources == {} and plugin.sources == {}
+    assert plugin.reader is not BookPlugin().reader, "no state shared between plugins"
 
 
 def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
-        tmp_path: Path, state: reader_hook._State) -> None:
+        tmp_path: Path, state: reader_hook.State) -> None:
     from mkdocs.structure.files import Files
-
-    from explainer_tools.website import site_plugin
 
     state.sources = {"chapters/09-x.md": "<!-- embed: source ch09_x.py -->\ntext\n"}
     with pytest.raises(PluginError, match=r"docs/chapters/09-x\.md:1: unclosed marker"):
-        site_plugin._source_files(Files([]), _Config(tmp_path))
+        _plugin(state)._source_files(Files([]), _Config(tmp_path))
 
 
 def test_the_whole_book_page_of_the_offline_copy_links_sources_from_its_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer_tools.website import mkdocs_hooks, site_plugin
+    from explainer_tools.website import mkdocs_hooks
 
     monkeypatch.setattr(mkdocs_hooks, "on_post_build", lambda config: None)
     link = '<a href="#code-ch09_x" data-site-path="code/ch09_x.html">'
@@ -377,7 +438,7 @@ def test_the_whole_book_page_of_the_offline_copy_links_sources_from_its_folder(
         printed = tmp_path / name
         printed.parent.mkdir(parents=True, exist_ok=True)
         printed.write_text(link, encoding="utf-8")
-        site_plugin.on_post_build({"site_dir": str(tmp_path), "use_directory_urls": directory_urls})
+        _plugin().on_post_build({"site_dir": str(tmp_path), "use_directory_urls": directory_urls})
         assert printed.read_text(encoding="utf-8").startswith(f'<a href="{up}code/ch09_x.html"')
 
 
@@ -394,41 +455,41 @@ COLLAPSED = """<details class="example">
     (False, "../code/ch09_x.html", "code/ch09_x.html"),
 ])
 def test_a_chapter_links_its_source_page_from_where_it_is_served(
-        monkeypatch: pytest.MonkeyPatch, state: reader_hook._State, directory_urls: bool,
-        href: str, site_path: str) -> None:
-    from explainer_tools.website import site_plugin, source_pages
-
-    source = source_pages.SourcePage("ch09_x.py", "```python\nprint(1)\n```\n", ["x"])
-    monkeypatch.setattr(site_plugin, "SOURCES", {"ch09_x.py": source})
+        state: reader_hook.State, directory_urls: bool, href: str, site_path: str) -> None:
+    plugin = _plugin(state)
+    plugin.sources = {"ch09_x.py": source_pages.SourcePage("ch09_x.py",
+                                                           "```python\nprint(1)\n```\n", ["x"])}
     state.directory_urls = directory_urls
-    out = site_plugin.on_page_content(COLLAPSED, _Page("chapters/09-x.md"),
-                                      {"use_directory_urls": directory_urls}, None)
+    out = plugin.on_page_content(COLLAPSED, _Page("chapters/09-x.md"),
+                                 {"use_directory_urls": directory_urls}, None)
     assert f'<a href="{href}" data-site-path="{site_path}">Source: ch09_x.py</a>' in out
 
 
 def test_a_finished_page_gets_its_figures_sizes(tmp_path: Path) -> None:
-    from explainer_tools.website import site_plugin
-
     figures = tmp_path / "assets" / "fig"
     figures.mkdir(parents=True)
     (figures / "ch01_a.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR"
                                          + (825).to_bytes(4, "big") + (1110).to_bytes(4, "big"))
-    out = site_plugin.on_post_page('<img src="../assets/fig/ch01_a.png">',
-                                   _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
+    out = _plugin().on_post_page('<img src="../assets/fig/ch01_a.png">',
+                                 _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
     assert 'width="825" height="1110"' in out
 
 
 def test_a_finished_page_is_ready_for_the_browser_as_built(tmp_path: Path) -> None:
     """What the page's start-up would otherwise do, written by the build: number links out of
     the tab order (those inside formulas too, rendered by then), the head's links made absolute
-    before the first style, and the palette switch handed to the reader's script."""
-    from explainer_tools.website import site_plugin
-
-    page = ('<head><link rel="stylesheet" href="a.css"></head><body>'
+    before the first style, the palette switch handed to the reader's script, and the browser's
+    colour for the first palette (the `theme_color` setting) after the charset."""
+    page = ('<head><meta charset="utf-8"><link rel="stylesheet" href="a.css"></head><body>'
             '<form class="md-header__option" data-md-component="palette"></form>'
             '<p><a class="num" href="#out-a-L1">2</a> <span class="arithmatex">'
             '\\(x = {\\href{#out-a-L2}{3}}\\)</span></p></body>')
-    out = site_plugin.on_post_page(page, _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
+    out = _plugin().on_post_page(page, _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
     assert out.count('tabindex="-1"') == 2, out
     assert site_speed.RESOLVE_HEAD_LINKS + site_speed.SEARCH_INDEX_AFTER_LOAD + "</head>" in out
     assert 'data-reader-palette' in out and 'data-md-component="palette"' not in out
+    assert '<meta charset="utf-8"><meta name="color-scheme" content="light"><meta ' \
+           'name="theme-color" content="#4051b5">' in out
+    teal = _plugin(theme_color="#009485").on_post_page(page, _Page("chapters/09-x.md"),
+                                                       {"docs_dir": str(tmp_path)})
+    assert '<meta name="theme-color" content="#009485">' in teal and "#4051b5" not in teal

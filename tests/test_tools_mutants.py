@@ -18,6 +18,7 @@ from explainer_tools.book import (
     errata_pages,
     ledger,
     provenance,
+    scaffold,
     verified,
 )
 from explainer_tools.scripts import (
@@ -26,7 +27,6 @@ from explainer_tools.scripts import (
     markers,
     notebooks,
     pipeline,
-    scaffold,
     stamps,
     tree_io,
 )

@@ -1,6 +1,15 @@
 """The site: the book's MkDocs plugin and everything only the site uses, the PDF and the site's
 benchmark included (both read the built site).
 
+The plugin, `plugin.BookPlugin`, is installed as the `explainer` entry point of the
+`mkdocs.plugins` group (pyproject.toml; `make venv` installs the project, editable, which
+registers it) and listed under `plugins:` in mkdocs.yml, before print-site, which must be last
+(mkdocs-offline.yml repeats the list); its handlers run after the other plugins' of the same
+priority wherever it is listed. Its settings go there, under `- explainer:`, and nowhere else:
+the pages it generates (`glossary_page`, `bibliography_page`, `ledger_page`), which files are
+notebooks (`notebooks`), the browser's colour of the first palette (`theme_color`);
+`plugin.BookConfig` holds them and their defaults, which are this book's.
+
 May import: the shared modules, `scripts` (markers), `book` (what the pages mean) and
 `claims` (the verified numbers the pages link). Nothing outside this package imports it, except
 the command line's `glue_migrate` (number links).
@@ -18,7 +27,7 @@ the command line's `glue_migrate` (number links).
    `errata_hook`: the errata feature's page events. `pdf`: `make pdf`.
 2. `mkdocs_hooks` (build, provenance and math features), `reader_hook` (the reader features'
    page events). `site_bench`: `make bench-site`.
-3. `site_plugin`: the MkDocs plugin, composing the features.
+3. `plugin`: the MkDocs plugin (its settings, and each build's state), composing the features.
 """
 
 LAYERS: dict[str, int] = {
@@ -27,5 +36,5 @@ LAYERS: dict[str, int] = {
     "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "site_speed": 1,
     "notebook_page": 1, "errata_hook": 1, "pdf": 1,
     "mkdocs_hooks": 2, "reader_hook": 2, "site_bench": 2,
-    "site_plugin": 3,
+    "plugin": 3,
 }

@@ -6,8 +6,8 @@ A `Memo` maps a key (any JSON-able value: it is hashed) to a JSON-able result. I
 after a version digest (the code or library versions the results depend on), so a change of
 either starts a fresh file. `save()` writes only what this process used, so the file does not
 grow with every edit; a read-only checkout builds without it. `memo(name, version)` gives the
-one Memo of that name in this process (MkDocs loads hook files afresh on every rebuild of
-`make serve`; this module stays), and `save_all()` saves them all.
+one Memo of that name in this process (`make serve` makes a new plugin on every rebuild; this
+module stays), and `save_all()` saves them all.
 
     >>> memo = Memo("doctest", "v1", directory=None)
     >>> memo.get(["a", 1]) is None
@@ -89,6 +89,8 @@ class Memo:
             pass
 
 
+# Module-level, not the plugin's: a rebuild of `make serve` (a new plugin) finds the results of
+# the builds before it in memory.
 _MEMOS: dict[tuple[str, str], Memo] = {}
 
 

@@ -2,10 +2,11 @@
 errata index (the page it owns).
 
 The logic lives in `errata.py` and `errata_pages.py`; this module connects it to MkDocs' page
-events (site_plugin.py calls it). It runs before the provenance and reader features (higher
-priority), so the tags in the rendered fields become badges too, and an unknown citation key or
-label in a field is reported here, at the line of the erratum's file it is written on (the
-reader hook, which sees only the rendered page, would count the lines of that page).
+events (plugin.py calls it with the build's `State`). It runs before the provenance and reader
+features (higher priority), so the tags in the rendered fields become badges too, and an unknown
+citation key or label in a field is reported here, at the line of the erratum's file it is
+written on (the reader hook, which sees only the rendered page, would count the lines of that
+page).
 """
 
 from __future__ import annotations
@@ -16,23 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import event_priority
 from mkdocs.structure.files import Files
 
 from explainer_tools.book import bibliography, crossref, errata, errata_pages
 
 
 @dataclass
-class _State:
-    """What the page checks need, loaded once per build by the reader feature (site_plugin.py
-    hands it over); None where it is not loaded."""
+class State:
+    """What the page checks need, loaded once per build by the reader feature (the plugin hands
+    it over); None where it is not loaded."""
 
     entries: dict[str, bibliography.Entry] | None = None
     index: crossref.Index | None = None
     pages: dict[str, str] = field(default_factory=dict)
 
-
-STATE = _State()
 UNKNOWN_LABEL = re.compile(r"^docs/[^:]+:(?P<line>\d+): unknown label '(?P<label>[^']+)'$")
 
 
@@ -54,7 +52,7 @@ def located(problems: list[str], erratum: errata.Erratum) -> str:
 
 
 def check_rendered(rendered: errata_pages.RenderedPage, source: str, src: str,
-                   state: _State) -> None:
+                   state: State) -> None:
     """Unknown citation keys and labels in a rendered erratum page, reported at the line of
     its source file."""
     if state.entries is not None:
@@ -74,8 +72,7 @@ def check_rendered(rendered: errata_pages.RenderedPage, source: str, src: str,
             raise PluginError(f"docs/{src}:{number}: unknown label {match['label']!r}") from None
 
 
-@event_priority(50)  # when listed alone as a hook (a fixture build): before the badges
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files: Files) -> str:
     src_uri = page.file.src_uri
     docs_dir = Path(config["docs_dir"])
     if src_uri == errata.INDEX_PATH:
@@ -97,7 +94,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     source = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
     source = source.replace("\r\n", "\n")
     rendered = errata_pages.rendered_page(erratum, docs_dir, source)
-    check_rendered(rendered, source, src_uri, STATE)
+    check_rendered(rendered, source, src_uri, state)
     return rendered.text
 
 

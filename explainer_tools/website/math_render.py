@@ -98,6 +98,8 @@ class _Engine:
                 self._context = None
 
 
+# Module-level, not the plugin's: they last the process, so a rebuild of `make serve` (a new
+# plugin each time) starts no new V8 and renders only the formulas it has not seen.
 _ENGINE = _Engine()
 _MEMO: dict[tuple[str, bool], str] = {}
 _disk_loaded = False

@@ -1,6 +1,6 @@
-"""The site plugin's build, provenance and math features: render every formula at build time
-(explainer_tools/website/math_render.py), render provenance badges, and date the build by the last
-commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
+"""The plugin's build, provenance and math features (plugin.py calls them): render every formula
+at build time (explainer_tools/website/math_render.py), render provenance badges, and date the
+build by the last commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
 """
 
 from __future__ import annotations
@@ -87,31 +87,33 @@ def _render_math(html_text: str, page: str, source_path: str | None) -> str:
         raise PluginError(math_render.locate(error, page, source)) from None
 
 
-# The colour-scheme and theme-color tags of the first palette (light, indigo: the colours of
-# Material's header there), written where the page starts. The reader's palette script
-# (reader.js) writes a tag only when it differs from what the header shows; a tag it had to
-# create made the browser restyle the whole page once it was parsed (on the notebook page, a
-# third of the elements styled during a phone's load). In the dark palette the script rewrites
-# them. tests/browser/test_browser_reader.py checks that the light palette writes no tag.
-PALETTE_METAS = ('<meta name="color-scheme" content="light">'
-                 '<meta name="theme-color" content="#4051b5">')
+# The colour-scheme and theme-color tags of the first palette (light, and the colour of
+# Material's header there: the plugin's `theme_color`), written where the page starts. The
+# reader's palette script (reader.js) writes a tag only when it differs from what the header
+# shows; a tag it had to create made the browser restyle the whole page once it was parsed (on
+# the notebook page, a third of the elements styled during a phone's load). In the dark palette
+# the script rewrites them. tests/browser/test_browser_reader.py checks that the light palette
+# writes no tag.
+THEME_COLOR = "#4051b5"  # Material's header in the palette `primary: indigo`
 
 
-def palette_metas(page_html: str) -> str:
+def palette_metas(page_html: str, theme_color: str = THEME_COLOR) -> str:
     """`page_html` with the first palette's tags after its charset.
 
-    >>> palette_metas('<head><meta charset="utf-8"><title>')[:80]
-    '<head><meta charset="utf-8"><meta name="color-scheme" content="light"><meta name'
+    >>> palette_metas('<head><meta charset="utf-8"><title>')[28:]
+    '<meta name="color-scheme" content="light"><meta name="theme-color" content="#4051b5"><title>'
     """
-    return page_html.replace('<meta charset="utf-8">', '<meta charset="utf-8">' + PALETTE_METAS,
-                             1)
+    metas = ('<meta name="color-scheme" content="light">'
+             f'<meta name="theme-color" content="{theme_color}">')
+    return page_html.replace('<meta charset="utf-8">', '<meta charset="utf-8">' + metas, 1)
 
 
-def on_post_page(output: str, page: Any, config: Any) -> str:
+def on_post_page(output: str, page: Any, config: Any, theme_color: str = THEME_COLOR) -> str:
     """Render every formula of the finished page. Last of all, so the search index, the
     glossary and the print-site plugin's anchor rewriting read the short TeX, not KaTeX's HTML.
     The palette's tags go in the head (`palette_metas`)."""
-    return palette_metas(_render_math(output, page.file.src_uri, page.file.abs_src_path))
+    return palette_metas(_render_math(output, page.file.src_uri, page.file.abs_src_path),
+                         theme_color)
 
 
 def print_page_file(config: Any) -> Path:

@@ -41,7 +41,9 @@ from mkdocs.structure.toc import get_toc
 from explainer_tools.website import notebook_slim
 from explainer_tools.website.build_cache import CACHE_ROOT
 
-NOTEBOOK_GLOB = "*.ipynb"  # anywhere under docs/, as mkdocs-jupyter's `include: ["*.ipynb"]`
+# Which files are notebooks, anywhere under docs/ (mkdocs-jupyter's `include: ["*.ipynb"]`): the
+# default of the plugin's `notebooks` setting.
+NOTEBOOK_GLOB = "*.ipynb"
 CACHE_DIR = CACHE_ROOT / "mkdocs-jupyter"
 # mkdocs-jupyter 0.26's options as mkdocs.yml set them (`execute: false`), in its key's order.
 OPTIONS: dict[str, Any] = {
@@ -57,16 +59,6 @@ class NotebookFile(File):
 
     def is_documentation_page(self) -> bool:
         return True
-
-
-def is_notebook(file: File) -> bool:
-    return Path(file.src_uri).match(NOTEBOOK_GLOB)
-
-
-def as_pages(files: Files) -> Files:
-    """`files` with every notebook made a page."""
-    return Files([NotebookFile(f.src_uri, f.src_dir, f.dest_dir, f.use_directory_urls)
-                  if is_notebook(f) and f.src_dir else f for f in files])
 
 
 def cache_key(notebook: bytes, slim: str | None = SLIM) -> str:
@@ -98,28 +90,7 @@ def _cache_file(path: str) -> Path:
     return CACHE_DIR / f"{cache_key(Path(path).read_bytes())}.json"
 
 
-# Conversions under way in a process of their own, by the cache file they will fill.
-_PENDING: dict[Path, subprocess.Popen] = {}
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def start_conversions(files: Files) -> None:
-    """Start converting, each in a process of its own (`python -m
-    explainer_tools.website.notebook_page NOTEBOOK CACHE_FILE`), the notebooks whose page is not
-    cached."""
-    for file in files:
-        if not (is_notebook(file) and file.abs_src_path and Path(file.abs_src_path).is_file()):
-            continue
-        cache = _cache_file(file.abs_src_path)
-        if cache.is_file() or cache in _PENDING:
-            continue
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
-        _PENDING[cache] = subprocess.Popen(
-            [sys.executable, "-m", "explainer_tools.website.notebook_page", file.abs_src_path,
-             str(cache)],
-            cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
 
 
 def _store(cache: Path, page: dict[str, Any]) -> None:
@@ -140,45 +111,79 @@ def _load(cache: Path) -> dict[str, Any] | None:
         return None
 
 
-def rendered(path: str) -> dict[str, Any]:
-    """{content, toc_tokens, title} of the notebook at `path`: from the cache (filled by the
-    conversion under way, once it ends), else converted here (a failed conversion in its own
-    process fails again here, with its error)."""
-    cache = _cache_file(path)
-    pending = _PENDING.pop(cache, None)
-    if pending is not None:
-        pending.wait()
-    page = _load(cache)
-    if page is None:
-        page = _convert(path)
-        _store(cache, page)
-    return page
+class Notebooks:
+    """The notebook feature of one build: which files are notebooks (`glob`, the plugin's
+    `notebooks` setting) and the conversions this build started."""
 
+    def __init__(self, glob: str = NOTEBOOK_GLOB) -> None:
+        self.glob = glob
+        # Conversions under way in a process of their own, by the cache file they will fill.
+        self.pending: dict[Path, subprocess.Popen] = {}
 
-def prepare(page: Any) -> None:
-    """Make a notebook page render from `rendered` instead of from Markdown."""
-    if not is_notebook(page.file):
-        return
-    path = page.file.abs_src_path
+    def is_notebook(self, file: File) -> bool:
+        return Path(file.src_uri).match(self.glob)
 
-    def render(config: Any, files: Files) -> None:
-        data = rendered(path)
-        page.content = data["content"]
-        page.toc = get_toc(data["toc_tokens"])
-        if data.get("title") is not None:
-            page.title = data["title"]
+    def as_pages(self, files: Files) -> Files:
+        """`files` with every notebook made a page."""
+        return Files([NotebookFile(f.src_uri, f.src_dir, f.dest_dir, f.use_directory_urls)
+                      if self.is_notebook(f) and f.src_dir else f for f in files])
 
-    page.render = render
+    def start_conversions(self, files: Files) -> None:
+        """Start converting, each in a process of its own (`python -m
+        explainer_tools.website.notebook_page NOTEBOOK CACHE_FILE`), the notebooks whose page is
+        not cached."""
+        for file in files:
+            if not (self.is_notebook(file) and file.abs_src_path
+                    and Path(file.abs_src_path).is_file()):
+                continue
+            cache = _cache_file(file.abs_src_path)
+            if cache.is_file() or cache in self.pending:
+                continue
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+            self.pending[cache] = subprocess.Popen(
+                [sys.executable, "-m", "explainer_tools.website.notebook_page", file.abs_src_path,
+                 str(cache)],
+                cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL)
 
+    def rendered(self, path: str) -> dict[str, Any]:
+        """{content, toc_tokens, title} of the notebook at `path`: from the cache (filled by the
+        conversion under way, once it ends), else converted here (a failed conversion in its
+        own process fails again here, with its error)."""
+        cache = _cache_file(path)
+        pending = self.pending.pop(cache, None)
+        if pending is not None:
+            pending.wait()
+        page = _load(cache)
+        if page is None:
+            page = _convert(path)
+            _store(cache, page)
+        return page
 
-def copy_source(page: Any) -> None:
-    """The `.ipynb` beside its page (the page's download link), and the page's figures."""
-    if is_notebook(page.file):
-        target = Path(page.file.abs_dest_path).parent / Path(page.file.abs_src_path).name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(page.file.abs_src_path, target)
-        for name, data in rendered(page.file.abs_src_path).get("images", {}).items():
-            (target.parent / name).write_bytes(base64.b64decode(data))
+    def prepare(self, page: Any) -> None:
+        """Make a notebook page render from `rendered` instead of from Markdown."""
+        if not self.is_notebook(page.file):
+            return
+        path = page.file.abs_src_path
+
+        def render(config: Any, files: Files) -> None:
+            data = self.rendered(path)
+            page.content = data["content"]
+            page.toc = get_toc(data["toc_tokens"])
+            if data.get("title") is not None:
+                page.title = data["title"]
+
+        page.render = render
+
+    def copy_source(self, page: Any) -> None:
+        """The `.ipynb` beside its page (the page's download link), and the page's figures."""
+        if self.is_notebook(page.file):
+            target = Path(page.file.abs_dest_path).parent / Path(page.file.abs_src_path).name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(page.file.abs_src_path, target)
+            for name, data in self.rendered(page.file.abs_src_path).get("images", {}).items():
+                (target.parent / name).write_bytes(base64.b64decode(data))
 
 
 if __name__ == "__main__":  # the conversion in a process of its own (`start_conversions`)

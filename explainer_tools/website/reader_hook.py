@@ -2,12 +2,12 @@
 across pages, the glossary, the claims ledger, and "last verified" under each chapter title.
 
 Each feature lives in its own module (bibliography, crossref, glossary, ledger, verified); this
-module wires them into the build's events (site_plugin.py calls it):
+module wires them into the build's events (plugin.py calls each with the build's `State`):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
   check the pages' numbers (cached per page).
   `generated_page` writes the pages the features own (Glossary, Bibliography, Claims ledger),
-  which site_plugin.py adds.
+  which the plugin adds where its settings place them.
 - `on_page_markdown`: fail on an unknown citation key or label (naming page and line); append the
   page's References section.
 - `on_page_markdown` also links every number the claim check verified to its output line, and
@@ -44,8 +44,9 @@ from explainer_tools.yaml_input import front_matter_problem
 
 
 @dataclass
-class _State:
-    """What `on_files` loads once per build, for the page events."""
+class State:
+    """What `on_files` loads once per build, for the page events: the plugin makes one per build
+    and hands it to each event (explainer_tools/website/plugin.py)."""
 
     entries: dict[str, bibliography.Entry] = field(default_factory=dict)
     terms: list[glossary.Term] = field(default_factory=list)
@@ -57,14 +58,12 @@ class _State:
     outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output text
     checked_at: dict[str, str] = field(default_factory=dict)  # script -> "script h, lock h"
     names: dict[str, dict[str, glue.Glued]] = field(default_factory=dict)  # script -> values
-    tools_digest: str = ""  # of explainer_tools' sources, once per process
+    tools_digest: str = ""  # of explainer_tools' sources, once per build
     sources: dict[str, str] = field(default_factory=dict)  # every Markdown page, by src_uri
     ledger: list[dict] = field(default_factory=list)  # the claims ledger's entries
     head: str | None = None  # the checkout's commit, read once per build
     layout: Layout = DEFAULT  # the repository being built: the folder of the build's mkdocs.yml
-
-
-STATE = _State()
+    glossary_page: str = "glossary.md"  # where the glossary page is (the plugin's setting)
 
 
 def read_source(path: Path, src: str) -> str:
@@ -95,38 +94,39 @@ def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
     return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
 
 
-def _head() -> str:
+def _head(state: State) -> str:
     """The checkout's commit, once per build ("" outside git)."""
-    if STATE.head is None:
-        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=STATE.layout.root,
+    if state.head is None:
+        result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=state.layout.root,
                                 capture_output=True, text=True, check=False)
-        STATE.head = result.stdout.strip() if result.returncode == 0 else ""
-    return STATE.head
+        state.head = result.stdout.strip() if result.returncode == 0 else ""
+    return state.head
 
 
-def _last_verified(scripts: list[str]) -> verified.Verified:
+def _last_verified(state: State, scripts: list[str]) -> verified.Verified:
     """`verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
     commands per chapter cost a second of every build, and their answer changes only with them."""
-    stamps = [verified.stamp_path(STATE.layout.root, script) for script in scripts]
-    if not _head():
-        return verified.last_verified(STATE.layout.root, scripts)
-    key = [_head(), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""
+    stamps = [verified.stamp_path(state.layout.root, script) for script in scripts]
+    if not _head(state):
+        return verified.last_verified(state.layout.root, scripts)
+    key = [_head(state), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""
                               for p in stamps]]
     memo = build_cache.memo("verified", "last_verified v1")
     cached = memo.get(key)
     if cached is None:
-        cached = dataclasses.astuple(verified.last_verified(STATE.layout.root, scripts))
+        cached = dataclasses.astuple(verified.last_verified(state.layout.root, scripts))
         memo.put(key, cached)
     return verified.Verified(*cached)
 
 
-def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
+def _verified_links(state: State,
+                    sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
     """The claim check's verified numbers per page, as offsets into the page's source, each page
     checked only when it, the outputs or the tools changed (`make serve` re-checks the edited
     page alone)."""
-    outputs = build_cache.digest(sorted(STATE.outputs.items()))
-    key_of = {src: [STATE.tools_digest, outputs, src, text]
-              for src, text in sources.items() if (STATE.layout.docs_dir / src).is_file()}
+    outputs = build_cache.digest(sorted(state.outputs.items()))
+    key_of = {src: [state.tools_digest, outputs, src, text]
+              for src, text in sources.items() if (state.layout.docs_dir / src).is_file()}
     memo = build_cache.memo("numbers", "claims api v1")
     result: dict[str, list[number_links.NumberLink]] = {}
     missing = []
@@ -137,8 +137,8 @@ def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.Numb
         else:
             result[src] = [number_links.NumberLink(*row) for row in cached]
     if missing:
-        checked = verified_numbers(STATE.layout.root,
-                                   [STATE.layout.docs_dir / src for src in missing])
+        checked = verified_numbers(state.layout.root,
+                                   [state.layout.docs_dir / src for src in missing])
         for src in missing:
             claims = checked.get(f"docs/{src}")
             links = [number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
@@ -149,20 +149,20 @@ def _verified_links(sources: dict[str, str]) -> dict[str, list[number_links.Numb
     return {src: links for src, links in result.items() if links}
 
 
-def _load_numbers(sources: dict[str, str]) -> None:
+def _load_numbers(state: State, sources: dict[str, str]) -> None:
     """The claim check's verified numbers, as offsets into each page's Markdown body, with the
     outputs and stamps they are checked against."""
-    STATE.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
-                     for path in sorted(STATE.layout.output_dir.glob("*.txt"))}
-    for script in STATE.outputs:
-        stamp = verified.read_stamp(STATE.layout.root, script)
+    state.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
+                     for path in sorted(state.layout.output_dir.glob("*.txt"))}
+    for script in state.outputs:
+        stamp = verified.read_stamp(state.layout.root, script)
         if stamp:
-            STATE.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
+            state.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
                                         f"lock {verified.short_hash(stamp.lock_hash)}")
-    STATE.names = glue.read_names(STATE.layout.output_dir)
-    if not STATE.tools_digest:
-        STATE.tools_digest = build_cache.tools_digest()
-    STATE.numbers = _verified_links(sources)
+    state.names = glue.read_names(state.layout.output_dir)
+    if not state.tools_digest:
+        state.tools_digest = build_cache.tools_digest()
+    state.numbers = _verified_links(state, sources)
 
 
 def layout_of(config: Any) -> Layout:
@@ -176,68 +176,68 @@ def layout_of(config: Any) -> Layout:
     return Layout(Path(path).parent) if path else DEFAULT
 
 
-def on_files(files: Files, config: Any) -> Files:
-    """Load what the page events need, once per build (the site plugin adds the generated pages
-    from it: `generated_page`)."""
-    STATE.head = None  # read again: a commit between two rebuilds of `make serve`
-    STATE.layout = layout_of(config)
+def on_files(state: State, files: Files, config: Any) -> Files:
+    """Load what the page events need into this build's `state` (the plugin adds the generated
+    pages from it: `generated_page`)."""
+    state.layout = layout_of(config)
     try:
-        STATE.entries = bibliography.load_bibliography(STATE.layout.root)
-        STATE.terms = glossary.load_glossary(STATE.layout.root)
-        STATE.ledger = ledger.load_ledger(STATE.layout.root)
-        STATE.sources = {
+        state.entries = bibliography.load_bibliography(state.layout.root)
+        state.terms = glossary.load_glossary(state.layout.root)
+        state.ledger = ledger.load_ledger(state.layout.root)
+        state.sources = {
             f.src_uri: read_source(Path(f.abs_src_path), f.src_uri)
             for f in files.documentation_pages()
             if f.abs_src_path and f.src_uri.endswith(".md")
         }
-        for src, text in STATE.sources.items():
+        for src, text in state.sources.items():
             problem = front_matter_problem(text, f"docs/{src}")
             if problem:
                 raise PluginError(problem)
-        chapters.refuse_duplicate_numbers(sorted(STATE.sources))
-        STATE.index = crossref.build_index(STATE.sources)
-        STATE.nav = config["nav"] or []
-        STATE.directory_urls = bool(config["use_directory_urls"])
-        plan = chapters.load_plan(STATE.layout.root)
-        STATE.chapters = {c.number: c for c in chapters.chapter_status(plan, STATE.nav)}
-        _load_numbers(STATE.sources)
+        chapters.refuse_duplicate_numbers(sorted(state.sources))
+        state.index = crossref.build_index(state.sources)
+        state.nav = config["nav"] or []
+        state.directory_urls = bool(config["use_directory_urls"])
+        plan = chapters.load_plan(state.layout.root)
+        state.chapters = {c.number: c for c in chapters.chapter_status(plan, state.nav)}
+        _load_numbers(state, state.sources)
     except (bibliography.BibliographyError, glossary.GlossaryError, crossref.CrossRefError,
             chapters.BookError, ledger.LedgerError, ValueError) as error:
         raise PluginError(str(error)) from None
     return files
 
 
-def generated_page(name: str) -> str:
-    """The Markdown of a generated page (site_plugin.GENERATED), from what `on_files` loaded."""
-    if name == "glossary.md":
-        return glossary.glossary_markdown(STATE.terms, set(STATE.sources))
-    if name == "bibliography.md":
-        return bibliography.bibliography_markdown(STATE.entries)
-    if name == "claims-ledger.md":
-        return ledger.ledger_markdown(STATE.ledger)
-    raise KeyError(name)
+def generated_page(state: State, feature: str) -> str:
+    """The Markdown of the page a feature owns (plugin.GENERATED: "glossary", "bibliography",
+    "ledger"), from what `on_files` loaded."""
+    if feature == "glossary":
+        return glossary.glossary_markdown(state.terms, set(state.sources))
+    if feature == "bibliography":
+        return bibliography.bibliography_markdown(state.entries)
+    if feature == "ledger":
+        return ledger.ledger_markdown(state.ledger)
+    raise KeyError(feature)
 
 
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str:
+def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     source = read_source(Path(page.file.abs_src_path), src) if page.file.abs_src_path else ""
     offset = _lines_before_body(source, markdown)
     try:
-        crossref.check_references(markdown, src, STATE.index)
+        crossref.check_references(markdown, src, state.index)
     except crossref.CrossRefError as error:
         raise PluginError(_shift_line(str(error), offset)) from None
     cited = bibliography.cited_keys(markdown)
     for key, line in cited:
-        if key not in STATE.entries:
+        if key not in state.entries:
             raise PluginError(f"docs/{src}:{line + offset}: unknown citation key {key!r} "
                               f"(add it to {bibliography.BIB_PATH})")
-    markdown = _link_numbers(markdown, page)
+    markdown = _link_numbers(state, markdown, page)
     if src == "index.md":  # the list of parts and chapters, generated from the nav
-        markdown = chapters.fill_home(markdown, list(STATE.chapters.values()), STATE.nav)
-    return markdown + bibliography.references_markdown([k for k, _ in cited], STATE.entries)
+        markdown = chapters.fill_home(markdown, list(state.chapters.values()), state.nav)
+    return markdown + bibliography.references_markdown([k for k, _ in cited], state.entries)
 
 
-def _glued_links(source: str, page: Any) -> list[number_links.NumberLink]:
+def _glued_links(state: State, source: str, page: Any) -> list[number_links.NumberLink]:
     """The page's references to glued values, as links (offsets into `source`); an unknown
     name is an error naming the page and line."""
     src = page.file.src_uri
@@ -245,10 +245,10 @@ def _glued_links(source: str, page: Any) -> list[number_links.NumberLink]:
     links = []
     for reference in glue.references(source):
         try:
-            script, value = glue.resolve(reference, scripts, STATE.names, f"docs/{src}")
+            script, value = glue.resolve(reference, scripts, state.names, f"docs/{src}")
         except glue.GlueError as error:
             raise PluginError(str(error)) from None
-        printed = STATE.outputs.get(script, "").split("\n")
+        printed = state.outputs.get(script, "").split("\n")
         links.append(number_links.NumberLink(
             reference.start, reference.end, source[reference.start:reference.end], script,
             value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
@@ -256,13 +256,13 @@ def _glued_links(source: str, page: Any) -> list[number_links.NumberLink]:
     return links
 
 
-def _link_numbers(markdown: str, page: Any) -> str:
-    links = STATE.numbers.get(page.file.src_uri, [])
+def _link_numbers(state: State, markdown: str, page: Any) -> str:
+    links = state.numbers.get(page.file.src_uri, [])
     if not page.file.abs_src_path:
         return markdown
     raw = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
     source = raw.replace("\r\n", "\n").replace("\r", "\n")
-    glued = _glued_links(source, page)
+    glued = _glued_links(state, source, page)
     if not links and not glued:
         return markdown
     body = source.rfind(markdown) if markdown else -1
@@ -279,7 +279,7 @@ def _link_numbers(markdown: str, page: Any) -> str:
                for n, start, end in zip(links, starts, ends, strict=True) if start >= body]
     shifted += [dataclasses.replace(n, start=n.start - body, end=n.end - body) for n in glued
                 if n.start >= body]
-    embedded = number_links.embedded_lines(markdown, STATE.outputs)
+    embedded = number_links.embedded_lines(markdown, state.outputs)
     return number_links.link_numbers(markdown, shifted, embedded)
 
 
@@ -290,33 +290,33 @@ def _shift_line(message: str, offset: int) -> str:
     return f"{head}:{int(number) + offset}:{tail}" if sep and sep2 and number.isdigit() else message
 
 
-def on_page_content(html_text: str, page: Any, config: Any, files: Files) -> str:
+def on_page_content(state: State, html_text: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     if src.endswith(".ipynb"):  # its links are written as site URLs (CONTRIBUTING.md)
         html_text = figure_zoom.zoom_figures(html_text)
-        return html_text if STATE.directory_urls else crossref.file_urls(html_text, src)
-    html_text = crossref.number_equations(html_text, src, STATE.index)
-    html_text = crossref.number_figures(html_text, src, STATE.index)
+        return html_text if state.directory_urls else crossref.file_urls(html_text, src)
+    html_text = crossref.number_equations(html_text, src, state.index)
+    html_text = crossref.number_figures(html_text, src, state.index)
     used: set[str] = set()
-    glossary_url = ("" if src == "glossary.md" else
-                    crossref.relative_url(src, "glossary.md", "", STATE.directory_urls)
+    glossary_url = ("" if src == state.glossary_page else
+                    crossref.relative_url(src, state.glossary_page, "", state.directory_urls)
                     .removesuffix("#"))
 
     def prose(text: str) -> str:
-        text = bibliography.render_citations(text, STATE.entries, f"docs/{src}")
-        text = crossref.render_references(text, src, STATE.index, STATE.directory_urls)
-        text = glossary.mark_first_uses(text, STATE.terms, used, glossary_url)
-        return chapters.render_chapter_mentions(text, src, STATE.chapters, STATE.directory_urls)
+        text = bibliography.render_citations(text, state.entries, f"docs/{src}")
+        text = crossref.render_references(text, src, state.index, state.directory_urls)
+        text = glossary.mark_first_uses(text, state.terms, used, glossary_url)
+        return chapters.render_chapter_mentions(text, src, state.chapters, state.directory_urls)
 
     html_text = map_prose(html_text, prose)
-    html_text = number_links.anchor_output_lines(html_text, STATE.outputs)
+    html_text = number_links.anchor_output_lines(html_text, state.outputs)
     html_text = number_links.exclude_sources_from_search(html_text)
     html_text = figure_zoom.zoom_figures(html_text)
     if 'class="num"' in html_text:
-        html_text += number_links.stamps_json(STATE.checked_at)
+        html_text += number_links.stamps_json(state.checked_at)
     scripts = list(page.meta.get("scripts") or [])
     if scripts and crossref.chapter_number(src) is not None:
-        line = verified.verified_html(_last_verified(scripts), scripts)
+        line = verified.verified_html(_last_verified(state, scripts), scripts)
         html_text = html_text.replace("</h1>", "</h1>\n" + line, 1)
     page.html = html_text  # the print-site plugin keeps its own copy; give it the final HTML
     return html_text

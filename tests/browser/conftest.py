@@ -65,7 +65,7 @@ def site_dir() -> Path:
 
 def planned_pages() -> list[str]:
     """URL paths of the pages the build will render (as `discover_pages` names them), from
-    MkDocs' file collection and the hooks' generated pages, without building."""
+    MkDocs' file collection and the plugin's generated pages, without building."""
     if "pages" not in _planned:
         result = subprocess.run(
             [sys.executable, str(Path(__file__).with_name("list_pages.py")), str(PROJECT)],

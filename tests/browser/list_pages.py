@@ -5,6 +5,7 @@ import os
 import sys
 
 os.chdir(sys.argv[1])
+sys.path.insert(0, ".")  # the project's own explainer_tools, as `python -m mkdocs` finds it
 from mkdocs.config import load_config  # noqa: E402
 from mkdocs.structure.files import get_files  # noqa: E402
 
