@@ -1,8 +1,9 @@
 """The script pipeline: run the chapter scripts and the companion notebook, write their outputs,
 figures and stamps, embed the outputs into the pages, and check all of it against the tree.
 
-May import: the shared modules (`layout`, `markdown`, `blocks`, `tags`, `yaml_input`). Must not
-import `book`, `claims` or `website` (they read what this package writes, never the other way).
+May import: the shared modules (`layout`, `markdown`, `blocks`, `tags`, `yaml_input`, `glue`).
+Must not import `book`, `claims` or `website` (they read what this package writes, never the
+other way).
 
 0. `containment`: the kernel's sandbox (bubblewrap) and the audit hook that refuse a script's
    writes outside its folders, its resource limits. `zygote`: the same sandbox built by the warm
