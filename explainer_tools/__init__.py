@@ -26,7 +26,7 @@ claim check's, which gathers its public names (`from explainer_tools.claims impo
 """
 
 LAYERS: dict[str, int] = {
-    "layout": 0,  # the repository's folders, naming rules, run environment, atomic writer
+    "layout": 0,  # the repository's folders, naming rules, atomic writer
     "markdown": 0,  # the one Markdown scanner and the one YAML loader
     "blocks": 0,  # numbered output blocks
     "tags": 0,  # the provenance tag vocabulary (also read by explainer_code/gpt_lab)

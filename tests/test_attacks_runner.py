@@ -495,6 +495,8 @@ def test_attack14_memory_is_limited(repo: Path, monkeypatch: pytest.MonkeyPatch)
     result = regenerate(repo)
     assert result.returncode == 1
     assert "MemoryError" in result.stderr
+    assert "may hold 0.5 GB of writable memory" in result.stderr
+    assert "EXPLAINER_SCRIPT_MEMORY_GB" in result.stderr
 
 
 def _processes_capped() -> bool:

@@ -245,7 +245,7 @@ def _small_repo(tmp_path: Path) -> Path:
     """A repository of two clean pages and a one-entry bibliography."""
     root = tmp_path / "small"
     (root / "docs" / "_data").mkdir(parents=True)
-    (root / "explainer_tools" / "data").mkdir(parents=True)
+    (root / "explainer_tools" / "book").mkdir(parents=True)
     bib = (REPO_ROOT / "docs/_data/references.bib").read_text(encoding="utf-8")
     entry = re.search(r"@inproceedings\{lotfi2024,.*?\n\}\n", bib, re.S).group(0)
     (root / "docs/_data/references.bib").write_text(entry, encoding="utf-8")

@@ -21,7 +21,7 @@ from processes import marker, running_with
 
 from explainer_tools import layout
 from explainer_tools.layout import DEFAULT
-from explainer_tools.scripts import pipeline, process_tree, runner, stamps
+from explainer_tools.scripts import pipeline, process_tree, runner, settings, stamps
 
 REPO_ROOT = DEFAULT.root
 
@@ -234,21 +234,21 @@ def test_probe_B2_the_cpu_limit_stops_computing_not_waiting(tmp_path: Path, warm
 @pytest.mark.parametrize("value", ["5s", "0", "-3", "nan", "inf", "ten"])
 def test_probe_A10b_a_malformed_time_limit_is_an_error(value: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in (layout.TIMEOUT_ENV, layout.CPU_LIMIT_ENV):
+    for name in (settings.TIMEOUT_ENV, settings.CPU_LIMIT_ENV):
         monkeypatch.setenv(name, value)
         with pytest.raises(pipeline.PipelineError, match=f"{name}='{value}' is not a positive"):
             pipeline.run_scripts(["ch99_never_runs.py"], Path("/nonexistent"), 1,
                                   layout.DEFAULT)
         monkeypatch.delenv(name)
-    monkeypatch.setenv(layout.TIMEOUT_ENV, " 900 ")
-    assert layout.script_timeout() == 900.0
+    monkeypatch.setenv(settings.TIMEOUT_ENV, " 900 ")
+    assert settings.script_timeout() == 900.0
 
 
 def test_probe_A10b_defaults_when_unset(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(layout.TIMEOUT_ENV, raising=False)
-    monkeypatch.delenv(layout.CPU_LIMIT_ENV, raising=False)
-    assert layout.script_timeout() == layout.DEFAULT_SCRIPT_TIMEOUT_S
-    assert layout.script_cpu_limit() == layout.DEFAULT_SCRIPT_CPU_LIMIT_S
+    monkeypatch.delenv(settings.TIMEOUT_ENV, raising=False)
+    monkeypatch.delenv(settings.CPU_LIMIT_ENV, raising=False)
+    assert settings.script_timeout() == settings.DEFAULT_SCRIPT_TIMEOUT_S
+    assert settings.script_cpu_limit() == settings.DEFAULT_SCRIPT_CPU_LIMIT_S
 
 
 # --------------------------------------------------------------------------- pipeline level
@@ -381,6 +381,6 @@ def test_a_stamp_is_stale_when_the_run_environment_changes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     script = next(s for s in layout.DEFAULT.discover_scripts()
                   if pipeline.is_fresh(s, layout.DEFAULT))
-    changed = {**layout.run_environment(), "PYTHONHASHSEED": "1"}
+    changed = {**settings.run_environment(), "PYTHONHASHSEED": "1"}
     monkeypatch.setattr(stamps, "run_environment", lambda: changed)
     assert not pipeline.is_fresh(script, layout.DEFAULT)

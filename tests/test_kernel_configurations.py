@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import layout
 from explainer_tools.layout import DEFAULT
-from explainer_tools.scripts import cpu_paths, pipeline
+from explainer_tools.scripts import cpu_paths, pipeline, settings
 
 SCRIPTS = ["ch07_pretraining.py"]
 SECOND = {"MKL_CBWR": "AUTO"}
@@ -28,7 +27,7 @@ SECOND = {"MKL_CBWR": "AUTO"}
 def test_a_second_kernel_configuration_changes_bits_but_not_what_check_verifies(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in SECOND.items():
-        monkeypatch.setitem(layout.CPU_PINNING_ENV, name, value)
+        monkeypatch.setitem(settings.CPU_PINNING_ENV, name, value)
     monkeypatch.setenv("MINIATURE_CPU_PIN", "off")  # the miniature would pin MKL back
     runs = pipeline.run_scripts(SCRIPTS, tmp_path, jobs=2, layout=DEFAULT)
     moved = [script for script, run in runs.items()

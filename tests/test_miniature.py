@@ -186,7 +186,7 @@ def test_the_miniature_pins_the_pipeline_s_code_paths() -> None:
     """Importing `miniature` pins the CPU code paths itself (a script may run outside the
     pipeline); they must be the pipeline's, or a script computes other bits by hand than under
     `make regenerate` (this round's MKL change had to be made in both places)."""
-    from explainer_tools.layout import CPU_PINNING_ENV
+    from explainer_tools.scripts.settings import CPU_PINNING_ENV
 
     assert miniature.CPU_PIN == CPU_PINNING_ENV
 

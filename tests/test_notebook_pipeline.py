@@ -20,8 +20,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, Layout
+from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.scripts import cpu_paths, notebooks, pipeline
+from explainer_tools.scripts.settings import CPU_PINNING_ENV
 
 REPO_ROOT = DEFAULT.root
 

@@ -8,8 +8,9 @@ import os
 
 import pytest
 
-from explainer_tools.layout import DEFAULT, Layout, run_environment
+from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.scripts import cpu_paths, numerics
+from explainer_tools.scripts.settings import run_environment
 
 REF = numerics.Fingerprint("Intel X, GenuineIntel, AVX-512", "2.13.0+cpu", "2.4.6",
                            {"torch gelu": "01", "torch matmul": "02", "numpy QR": "03"})

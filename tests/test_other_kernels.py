@@ -19,9 +19,10 @@ import nbformat
 import pytest
 
 from explainer_tools import __main__ as cli
-from explainer_tools.layout import RUNNER_CODE, Layout
+from explainer_tools.layout import Layout
 from explainer_tools.scripts import notebooks, numerics, pipeline
 from explainer_tools.scripts.notebooks import NOTEBOOK_RUNNER_CODE
+from explainer_tools.scripts.settings import RUNNER_CODE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MACHINE_A = numerics.Fingerprint("Intel X, GenuineIntel, AVX-512", "2.13.0+cpu", "2.4.6",

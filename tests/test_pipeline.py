@@ -29,8 +29,9 @@ from pathlib import Path
 import pytest
 
 from explainer_tools import __main__ as cli
-from explainer_tools.layout import RUNNER_CODE, Layout
+from explainer_tools.layout import Layout
 from explainer_tools.scripts.notebooks import NOTEBOOK_RUNNER_CODE
+from explainer_tools.scripts.settings import RUNNER_CODE
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -625,9 +626,11 @@ def test_probe05_stamps_hold_the_run_environment_and_the_runner(repo: Path) -> N
     stamp = json.loads((repo / "outputs" / ".stamps" / "ch01_fixture.json").read_text())
     assert stamp["environment"]["ATEN_CPU_CAPABILITY"] == "avx2"
     assert {"explainer_tools/scripts/runner.py",
-            "explainer_tools/layout.py"} <= set(stamp["inputs"])
-    layout = repo / "explainer_tools" / "layout.py"
-    layout.write_text(layout.read_text().replace('"MKL_CBWR": "COMPATIBLE"', '"MKL_CBWR": "AVX2"'))
+            "explainer_tools/scripts/settings.py"} <= set(stamp["inputs"])
+    assert "explainer_tools/layout.py" not in stamp["inputs"]  # where things are, not how they run
+    settings = repo / "explainer_tools" / "scripts" / "settings.py"
+    pinned = settings.read_text().replace('"MKL_CBWR": "COMPATIBLE"', '"MKL_CBWR": "AVX2"')
+    settings.write_text(pinned)
     result = run(repo, "regenerate")
     assert "ran ch01_fixture.py" in result.stdout, result.stdout
     assert run(repo, "regenerate").stdout.startswith("regenerate: ran none")

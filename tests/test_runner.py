@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 from processes import marker, running_with
 
-from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT
+from explainer_tools.layout import DEFAULT
 from explainer_tools.scripts import runner
+from explainer_tools.scripts.settings import CPU_PINNING_ENV
 
 SCRIPTS = {
     "probe_env.py": """

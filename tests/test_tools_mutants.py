@@ -27,6 +27,7 @@ from explainer_tools.scripts import (
     markers,
     notebooks,
     pipeline,
+    settings,
     stamps,
     tree_io,
 )
@@ -416,6 +417,6 @@ def test_surnames_in_both_name_orders_and_latex_commands_dropped() -> None:
 def test_scripts_run_with_bytecode_writing_off_and_hash_seed_0() -> None:
     """The venv's .pth turns bytecode off for its own Python (test_containment's B4 probe); the
     run environment does it for every script whatever Python runs the pipeline."""
-    environment = layout.run_environment()
+    environment = settings.run_environment()
     assert environment["PYTHONDONTWRITEBYTECODE"] == "1"
     assert environment["PYTHONHASHSEED"] == "0" and environment["MPLBACKEND"] == "Agg"

@@ -10,8 +10,8 @@ Importing this package pins PyTorch's CPU kernels (before torch is imported) so 
 prints the same bytes on every x86-64 CPU with AVX2, whatever the caller's environment says:
 `ATEN_CPU_CAPABILITY=avx2`, `MKL_CBWR=COMPATIBLE`, `ONEDNN_MAX_CPU_ISA=AVX2`, NumPy's OpenBLAS to
 its AVX2 kernels (`OPENBLAS_CORETYPE=Haswell`) and NumPy's loops off AVX-512 (the pipeline's own
-pinning, `explainer_tools.layout.CPU_PINNING_ENV`). Set `MINIATURE_CPU_PIN=off` to keep the
-caller's settings, e.g. to measure how much the results move under other kernels.
+pinning, `explainer_tools.scripts.settings.CPU_PINNING_ENV`). Set `MINIATURE_CPU_PIN=off` to
+keep the caller's settings, e.g. to measure how much the results move under other kernels.
 """
 
 from __future__ import annotations

@@ -61,7 +61,7 @@ from explainer_tools.tags import TAG_PATTERN
 BUDGET_PER_1000 = 6.0
 ERRATA_HEADING = "## Paper errata concerning this chapter"
 PAPER_KEY = "lotfi2024"
-PENDING_PATH = "explainer_tools/data/book_checks_pending.txt"
+PENDING_PATH = "explainer_tools/book/book_checks_pending.txt"
 CHECKS = ("status", "outside", "badges", "table-caption", "figure-caption", "errata-heading",
           "going-deeper", "tex-after-prose", "bibliography")
 

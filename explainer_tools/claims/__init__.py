@@ -1,8 +1,12 @@
 """Claim check: every number quoted in prose is a number the cited script printed.
 
 Embedding keeps script outputs fresh; nothing else notices when a sentence that *quotes* an output
-goes stale. This module reads every Markdown page under `docs/`, finds the citations of output
+goes stale. This package reads every Markdown page under `docs/`, finds the citations of output
 blocks, and checks that each number in a citation's scope is printed in the cited block(s).
+
+May import: the shared modules and `scripts.tree_io` (the tree read as regular files). Must not
+import `book` (a sibling: the two checks are independent) or `website` (which builds its number
+links on `verified_numbers`).
 
 Citations (case-insensitive "output"/"outputs"; the script may be in backticks or a link):
 
@@ -99,9 +103,9 @@ item's `shows`, which cites the item's `output`/`block`), and is checked like th
 
     python -m explainer_tools claims [-v] [-q] [--root DIR] [PAGE ...]
 
-Modules (each imports only those above it): `numbers` (the lexer: `scan_numbers`, `parse_number`,
-`near_miss`), `outputs` (`Outputs`: blocks and printed numbers per script), `model` (the
-report's dataclasses), `page` (a page's prose elements, citations and waivers), `check`
+Modules (each imports only those above it, `LAYERS`): `numbers` (the lexer: `scan_numbers`,
+`parse_number`, `near_miss`), `outputs` (`Outputs`: blocks and printed numbers per script),
+`model` (the report's dataclasses), `page` (a page's prose elements, citations and waivers), `check`
 (`check_page`, `check_site`, the values by name: `check_glued`, `check_glued_blocks`), `api`
 (`verified_numbers`, below), `cli` (report and command line).
 
@@ -129,6 +133,12 @@ from explainer_tools.claims.cli import format_report, main
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
 from explainer_tools.claims.numbers import Token, near_miss, parse_number, scan_numbers
 from explainer_tools.claims.outputs import Outputs
+
+# This package's order of its modules; unlike the other packages' `__init__`, this one gathers the
+# public names, so it sits above them all (tests/test_layers.py).
+LAYERS: dict[str, int] = {
+    "numbers": 0, "outputs": 1, "model": 2, "page": 3, "check": 4, "api": 5, "cli": 6,
+}
 
 __all__ = [
     "Citation",

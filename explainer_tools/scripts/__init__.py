@@ -5,9 +5,10 @@ May import: the shared modules (`layout`, `markdown`, `blocks`, `tags`, `yaml_in
 Must not import `book`, `claims` or `website` (they read what this package writes, never the
 other way).
 
-0. `containment`: the kernel's sandbox (bubblewrap) and the audit hook that refuse a script's
-   writes outside its folders, its resource limits. `zygote`: the same sandbox built by the warm
-   parent's children themselves (namespaces, mounts, capabilities), without bubblewrap.
+0. `settings`: the environment every script and notebook runs with, and its limits.
+1. `containment`: the kernel's sandbox (bubblewrap) and the audit hook that refuse a script's
+   writes outside its folders, its resource limits applied. `zygote`: the same sandbox built by
+   the warm parent's children themselves (namespaces, mounts, capabilities), without bubblewrap.
    `process_tree`: a process's descendants (/proc) and how to end them all. `cpu_paths`: whether
    this CPU can take the pinned AVX2 code paths the outputs were made on. `numerics`: probes of
    the floating-point kernels, compared with the machine that committed the outputs (make
@@ -15,25 +16,26 @@ other way).
    `tree_io`: the tree read as regular files only, watched while scripts run outside the
    sandbox, held by one run at a time, and written atomically. `markers`: embed markers in
    pages.
-1. `runner`: runs scripts (in the kernel's sandbox, or a warm fork parent, or plain
+2. `runner`: runs scripts (in the kernel's sandbox, or a warm fork parent, or plain
    subprocesses), with limits, a watchdog and dependency tracing. `notebooks`: executes and
    compares the companion notebooks. `sandbox_report`: `make sandbox`'s one line. `run_costs`:
    the recorded run time of each script, so that the longest start first. `other_kernels`:
    which committed products were made on kernels that compute other bits than this machine's,
    and how check compares them there.
-2. `run_products`: a finished run judged (its output, its figures, its source changed while it
+3. `run_products`: a finished run judged (its output, its figures, its source changed while it
    ran).
-3. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
-4. `bench`: `make bench`, `make costs`, `make bench-miniature`.
+4. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
+5. `bench`: `make bench`, `make costs`, `make bench-miniature`.
 
-The runner's own modules are hashed into every stamp (`layout.RUNNER_CODE`).
+The runner's own modules are hashed into every stamp (`settings.RUNNER_CODE`).
 """
 
 LAYERS: dict[str, int] = {
-    "containment": 0, "zygote": 0, "process_tree": 0, "cpu_paths": 0, "numerics": 0,
-    "stamps": 0, "tree_io": 0, "markers": 0,
-    "runner": 1, "notebooks": 1, "sandbox_report": 1, "run_costs": 1, "other_kernels": 1,
-    "run_products": 2,
-    "pipeline": 3,
-    "bench": 4,
+    "settings": 0,
+    "containment": 1, "zygote": 1, "process_tree": 1, "cpu_paths": 1, "numerics": 1,
+    "stamps": 1, "tree_io": 1, "markers": 1,
+    "runner": 2, "notebooks": 2, "sandbox_report": 2, "run_costs": 2, "other_kernels": 2,
+    "run_products": 3,
+    "pipeline": 4,
+    "bench": 5,
 }

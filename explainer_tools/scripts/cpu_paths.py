@@ -2,7 +2,7 @@
 
 The notebooks train small models; training amplifies last-bit floating-point differences into
 different printed losses and samples. So the pipeline pins the code paths
-(`layout.CPU_PINNING_ENV`: PyTorch and oneDNN to x86 AVX2, MKL to its COMPATIBLE branch, the one
+(`settings.CPU_PINNING_ENV`: PyTorch and oneDNN to x86 AVX2, MKL to its COMPATIBLE branch, the one
 branch besides AUTO that MKL supports on other vendors' CPUs, NumPy's OpenBLAS to its AVX2 kernels
 and NumPy's own loops off AVX-512), and the stored notebook is what
 those paths compute. An x86-64 CPU with AVX2 (Intel since 2013, AMD since 2015; AVX-512 machines

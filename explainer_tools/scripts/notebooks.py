@@ -15,7 +15,7 @@ under `docs/` only while the notebook's code opens that folder (`ROOT / "docs"`)
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
 from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
 `GPT2_WEIGHTS=off` (the stored notebook never depends on weights cached on the machine), and
-the CPU code paths pinned (`layout.CPU_PINNING_ENV`: torch and oneDNN to AVX2, MKL to
+the CPU code paths pinned (`settings.CPU_PINNING_ENV`: torch and oneDNN to AVX2, MKL to
 COMPATIBLE): the training run amplifies last-bit differences, so without the pin an AVX-512
 machine and an AVX2 machine store different text. It records no timings, numbers cells `cell-000`,
 `cell-001`, ..., keeps only the `tags` of each cell's metadata, and writes fixed notebook
@@ -49,15 +49,17 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # nbformat (and jsonschema under it) loads in seconds: only when used
     import nbformat
 
-from explainer_tools.layout import CPU_PINNING_ENV, DEFAULT, PROCESS_LIMIT, Layout
+from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.scripts.containment import ProcessCap, sandbox_command, sandbox_status
 from explainer_tools.scripts.process_tree import kill_tree
+from explainer_tools.scripts.settings import CPU_PINNING_ENV, PROCESS_LIMIT
 
 NOTEBOOK_CODE = "gpt_lab"  # the notebooks' toolkit, a package under explainer_code/
 READS_PAGES = re.compile(r"""/\s*["']docs["']""")
-# The code that decides how notebooks run, part of every notebook stamp (layout.RUNNER_CODE is
+# The code that decides how notebooks run, part of every notebook stamp (settings.RUNNER_CODE is
 # the chapter scripts' counterpart).
-NOTEBOOK_RUNNER_CODE = ("explainer_tools/layout.py", "explainer_tools/scripts/notebooks.py")
+NOTEBOOK_RUNNER_CODE = ("explainer_tools/scripts/settings.py",
+                        "explainer_tools/scripts/notebooks.py")
 NONDETERMINISTIC_TAG = "nondeterministic"
 CELL_TIMEOUT_S = 600
 KERNEL_ENV = {

@@ -2,7 +2,7 @@
 
 The committed outputs of the scripts that train (Chapters 7, 15, 20-26 and the notebook) are what
 one machine's floating-point kernels computed; training turns a last-bit difference in any kernel
-into different printed losses. `layout.CPU_PINNING_ENV` pins the kernels we know to choose code by
+into different printed losses. `settings.CPU_PINNING_ENV` pins the kernels we know to choose code by
 the CPU, but when `make check` still finds a training script's output changed on another machine,
 the question is which kernel differs. This module answers it with probes: small computations
 through each kernel the scripts use (PyTorch's matrix products, attention, GELU, layer norm, cross
@@ -32,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explainer_tools.layout import DEFAULT, Layout, run_environment
+from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.scripts.settings import run_environment
 
 REFERENCE_PATH = "outputs/numerics_reference.json"
 PROBE_TIMEOUT_S = 120.0

@@ -14,7 +14,7 @@ output number by number and its figures pixel by pixel, within the tolerance sta
 pages and the stamp are compared byte for byte as everywhere else. A stale script is compared
 byte for byte on any machine.
 
-A stamp stale in the runner's code alone (`layout.RUNNER_CODE`: how scripts run, not what they
+A stamp stale in the runner's code alone (`settings.RUNNER_CODE`: how scripts run, not what they
 compute) counts as fresh here, in `check` and in `regenerate` alike: the script is re-run and,
 within the tolerance, its committed products and their kernels stand and its stamp takes the new
 hashes (`regenerate` writes it; `check` expects it); beyond the tolerance, `regenerate` writes the
@@ -30,8 +30,9 @@ import dataclasses
 from typing import Any
 
 from explainer_tools import glue
-from explainer_tools.layout import RUNNER_CODE, Layout
+from explainer_tools.layout import Layout
 from explainer_tools.scripts import numerics
+from explainer_tools.scripts.settings import RUNNER_CODE
 from explainer_tools.scripts.stamps import is_fresh, recorded_kernels
 from explainer_tools.scripts.tree_io import PipelineError
 

@@ -16,15 +16,14 @@ import re
 import time
 from pathlib import Path
 
-from explainer_tools.layout import (
+from explainer_tools.layout import Layout, sha256
+from explainer_tools.scripts import containment, numerics, runner
+from explainer_tools.scripts.settings import (
     OUTPUT_CAP_BYTES,
-    Layout,
     script_cpu_limit,
     script_memory_limit,
     script_timeout,
-    sha256,
 )
-from explainer_tools.scripts import containment, numerics, runner
 from explainer_tools.scripts.tree_io import PipelineError, kind_of, read_regular
 
 # Characters an output may not hold: they would reach the pages and the terminal as control
@@ -164,6 +163,12 @@ def run_error(script: str, request: runner.Request, result: runner.Result) -> st
                 f"of {result.process_limit} processes and threads; nothing was written. A "
                 "chapter script needs a few, not hundreds.\n"
                 + result.stderr.decode("utf-8", "replace"))
+    if result.returncode != 0 and b"MemoryError" in result.stderr:
+        return (f"{name} failed (exit {result.returncode}) with a MemoryError: a script may hold "
+                f"{script_memory_limit() / 1e9:g} GB of writable memory; nothing was written. "
+                "Raise the limit with EXPLAINER_SCRIPT_MEMORY_GB=GB if the script needs more.\n"
+                + result.stderr.decode("utf-8", "replace")
+                + _tail(result.stdout, "its output before the failure"))
     if result.returncode != 0:
         return (f"{name} failed (exit {result.returncode}); nothing was written.\n"
                 + result.stderr.decode("utf-8", "replace")

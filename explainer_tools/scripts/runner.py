@@ -15,7 +15,7 @@ Four modes, one child code (`_run_in_this_process`):
   (`containment.sandbox_command`), with the same folders writable and the same namespaces.
   Killing bwrap ends the whole namespace.
 - Warm (outside the sandbox, where `os.fork` exists): one parent, `runner serve`, started in
-  the pinned run environment (`layout.run_environment`: the CPU code paths are read when torch
+  the pinned run environment (`settings.run_environment`: the CPU code paths are read when torch
   loads), imports numpy, torch and Matplotlib (Agg) -- running no torch operation, so no thread
   pool has started -- then forks one child per script, at most `jobs` at a time.
 - Plain (`EXPLAINER_RUNNER=subprocess`, or no fork): the sandbox's processes without bwrap.
@@ -43,7 +43,7 @@ The caller's own watchdog (`process_tree.Watchdog`) ends a run whose tree stays 
 (SIGSTOP), and the warm parent's reports are read with a timeout, so that no stopped process
 blocks the pipeline. Threads: the environment is the caller's, so OMP_NUM_THREADS and friends
 reach numpy, torch, MKL and OpenMP as in a fresh process. Per-script limits
-(`layout.script_cpu_limit`, `layout.script_timeout`) are reported by script name.
+(`settings.script_cpu_limit`, `settings.script_timeout`) are reported by script name.
 """
 
 from __future__ import annotations
@@ -67,14 +67,7 @@ from pathlib import Path
 if __package__ in (None, ""):  # run by path: make the package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from explainer_tools.layout import (
-    DEFAULT,
-    FILE_SIZE_LIMIT_BYTES,
-    OPEN_FILES_LIMIT,
-    PROCESS_LIMIT,
-    run_environment,
-    script_memory_limit,
-)
+from explainer_tools.layout import DEFAULT
 from explainer_tools.scripts import zygote
 from explainer_tools.scripts.containment import (
     Containment,
@@ -95,6 +88,13 @@ from explainer_tools.scripts.process_tree import (
     end_descendants,
     kill_tree,
     set_death_signal,
+)
+from explainer_tools.scripts.settings import (
+    FILE_SIZE_LIMIT_BYTES,
+    OPEN_FILES_LIMIT,
+    PROCESS_LIMIT,
+    run_environment,
+    script_memory_limit,
 )
 
 try:

@@ -2,7 +2,7 @@
 the one reader of a stamp file (`read_stamp`) and the freshness rule (`is_fresh`).
 
 A stamp is stale when the script, a repository file it imported or read, a folder it listed,
-`requirements.lock`, the run environment or the runner's code (`layout.RUNNER_CODE`) changed, or
+`requirements.lock`, the run environment or the runner's code (`settings.RUNNER_CODE`) changed, or
 when a product (output, its glued values, figure) no longer matches its hash.
 `is_fresh(..., ignoring=RUNNER_CODE)` asks whether the runner's code is all that changed
 (`other_kernels`).
@@ -14,7 +14,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from explainer_tools.layout import RUNNER_CODE, Layout, run_environment, sha256
+from explainer_tools.layout import Layout, sha256
+from explainer_tools.scripts.settings import RUNNER_CODE, run_environment
 
 
 def stamp_environment(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 The reader's browser gets HTML (for the eye) and MathML (for screen readers: KaTeX's
 `htmlAndMathml` output) and one stylesheet with its fonts (docs/assets/katex/); no math engine
-runs in the page. KaTeX's script is vendored in explainer_tools/data/katex/ (MIT licence beside
+runs in the page. KaTeX's script is vendored in explainer_tools/website/katex/ (MIT licence beside
 it); mini-racer comes from PyPI as a wheel with V8 inside, so a fresh machine needs nothing but
 `pip install`.
 
@@ -36,7 +36,7 @@ import re
 import threading
 from pathlib import Path
 
-KATEX_JS = Path(__file__).resolve().parents[1] / "data" / "katex" / "katex.min.js"
+KATEX_JS = Path(__file__).resolve().parent / "katex" / "katex.min.js"
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "katex"
 KATEX_CSS = "assets/katex/katex.min.css"  # the site's copy (docs/assets/katex/)
 
