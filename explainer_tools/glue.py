@@ -15,8 +15,8 @@ Three parts:
   `chNN_topic.py:name`. The site shows the printed text as the link today's verified numbers
   get (number_links.py); the claim check counts it as verified (it is, by construction). An
   unknown name is one error: `docs/...md:LINE: no value named 'x' printed by chNN.py (names it
-  prints: ...)`, in the build and in `make check` (`resolve`). An erratum quotes names in its body and in
-  its prose fields (`field_references`), from the scripts its evidence names
+  prints: ...)`, in the build and in `make check` (`resolve`). An erratum quotes names in its
+  body and in its prose fields (`field_references`), from the scripts its evidence names
   (`quoted_scripts`).
 - A reference may ask for a style after `|`, to show the printed value as the sentence writes
   it without changing a digit (`STYLES`): `` {glue}`shift|unsigned` `` drops a printed `+`,
