@@ -161,10 +161,11 @@ def block3_hoeffding_union() -> None:
     print("[3] C3: the minimum over 8 alphas is not paid for in the Hoeffding root")
     rho = N_SAMPLE / (N_SAMPLE + N_POP)
     plain = math.sqrt(-math.log((1 - rho) * EPS) / (2 * N_SAMPLE))
-    paid = math.sqrt((math.log(8) - math.log((1 - rho) * EPS)) / (2 * N_SAMPLE))
+    paid = math.sqrt((math.log(len(pb.ALPHA_GRID)) - math.log((1 - rho) * EPS)) / (2 * N_SAMPLE))
     print(
         f"    Hoeffding root {glue('c3_hoeffding_root', plain, '.6f')} -> "
-        f"{glue('c3_hoeffding_root_union', paid, '.6f')} with ln 8 added (eps / 8 per alpha)"
+        f"{glue('c3_hoeffding_root_union', paid, '.6f')} with ln "
+        f"{glue('c3_grid_size', len(pb.ALPHA_GRID))} added (eps / 8 per alpha)"
     )
     extra = [pb.loss_range(a, V) * (paid - plain) for a in pb.ALPHA_GRID]
     print(
