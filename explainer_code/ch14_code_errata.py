@@ -31,6 +31,7 @@ import math
 
 import numpy as np
 import pacbound as pb
+from script_glue import glue
 
 SEED = 14
 V = pb.GPT2_VOCAB_SIZE
@@ -40,11 +41,17 @@ N_POP = 8_000_000
 N_SAMPLE = 10_000
 EPS = 0.05
 BASE_EXTRA_BITS = 7  # config/sublora_bounds.yaml:39
+DEFAULT_EXTRA_BITS = 5  # sublora_pipeline.py:126, when the configuration omits it
 DATA_SIZE = 8_823_811  # sublora_pipeline.py:58
 TRAIN_TOKENS = 9_035_582_198  # data/openwebtext/prepare.py:76
 BLOCK_SIZE = 1024
 EOT = 50_256  # sublora_pipeline.py:60
 TOP_KS = (*range(1, 11), 50, 100)  # bound_utils.py:115, 125, 133
+
+
+def tag(x: float) -> str:
+    """A value as part of a name: 0.0001 -> 0p0001, 1e-06 -> 1em06."""
+    return format(x, "g").replace(".", "p").replace("-", "m")
 
 
 def div_nats(extra_bits: float) -> float:
@@ -74,30 +81,51 @@ def code_extra_bits(base: int = BASE_EXTRA_BITS) -> list[float]:
     return charged
 
 
-def get_extra_bits(intrinsic_dim: int, attention_linear_lora_r: int) -> float:
-    """bound_utils.py:227-244, re-implemented: ceil(log2 of a count of hyperparameter choices)."""
+def choice_count(intrinsic_dim: int, attention_linear_lora_r: int) -> int:
+    """bound_utils.py:227-244, re-implemented: the count of hyperparameter choices."""
     if intrinsic_dim == 0:
-        choices = 2 * 3 if attention_linear_lora_r == 0 else 2 * 2 * 3
-    else:
-        choices = 2 * 6 * 3 if attention_linear_lora_r == 0 else 4 * 6 * 2 * 3
-    return float(math.ceil(math.log2(choices)))
+        return 2 * 3 if attention_linear_lora_r == 0 else 2 * 2 * 3
+    return 2 * 6 * 3 if attention_linear_lora_r == 0 else 4 * 6 * 2 * 3
+
+
+def get_extra_bits(intrinsic_dim: int, attention_linear_lora_r: int) -> float:
+    """bound_utils.py:227-244, re-implemented: ceil(log2 of the count of choices)."""
+    return float(math.ceil(math.log2(choice_count(intrinsic_dim, attention_linear_lora_r))))
 
 
 def block1_alpha_charge() -> None:
     print("[1] C1: the charge for choosing alpha among 8 values")
     charged = code_extra_bits()
     union = BASE_EXTRA_BITS + math.log2(len(pb.ALPHA_GRID))
-    print("    code (cumulative): " + ", ".join(f"{b:g}" for b in charged) + " extra bits")
-    print(f"    the Occam half of a union bound: {BASE_EXTRA_BITS} + log2 8 = {BASE_EXTRA_BITS} + "
-          f"{math.log2(len(pb.ALPHA_GRID)):g} = {union:g} bits for every alpha")
+    print(
+        "    code (cumulative): "
+        + ", ".join(
+            glue(f"c1_code_bits_a{tag(a)}", b, "g")
+            for a, b in zip(pb.ALPHA_GRID, charged, strict=True)
+        )
+        + " extra bits"
+    )
+    print(
+        f"    the Occam half of a union bound: {glue('c1_base_bits', BASE_EXTRA_BITS)} + log2 "
+        f"{glue('c1_grid_size', len(pb.ALPHA_GRID))} = {BASE_EXTRA_BITS} + "
+        f"{glue('c1_choice_bits', math.log2(len(pb.ALPHA_GRID)), 'g')} = "
+        f"{glue('c1_union_bits', union, 'g')} bits for every alpha"
+    )
     diffs = []
     for alpha, bits in zip(pb.ALPHA_GRID, charged, strict=True):
         delta = pb.loss_range(alpha, V)
         diffs.append(bound(delta, bits) - bound(delta, union))
     print(
-        "    bound(code) - bound(10 bits), bits per token: " + ", ".join(f"{d:.6f}" for d in diffs)
+        "    bound(code) - bound(10 bits), bits per token: "
+        + ", ".join(
+            glue(f"c1_excess_a{tag(a)}", d, ".6f")
+            for a, d in zip(pb.ALPHA_GRID, diffs, strict=True)
+        )
     )
-    print(f"    largest {max(diffs):.6f}: conservative, and under 0.0004 bits per token")
+    print(
+        f"    largest {glue('c1_excess_max', max(diffs), '.6f')}: conservative, and under "
+        f"{glue('c1_excess_limit', 4e-4, 'g')} bits per token"
+    )
     assert all(d > 0 for d in diffs) and 3e-4 < max(diffs) < 4e-4
 
 
@@ -110,8 +138,11 @@ def block2_base_bits() -> None:
     )
     assert helper[(50_000, 4)] == 8.0
     print(
-        f"    SubLoRA (intrinsic_dim 50,000, r 4): ceil(log2 144) = {helper[(50_000, 4)]:g}; "
-        f"YAML {BASE_EXTRA_BITS}; pipeline default 5"
+        f"    SubLoRA (intrinsic_dim 50,000, r 4): ceil(log2 "
+        f"{glue('c2_sublora_choices', choice_count(50_000, 4))}) = "
+        f"{glue('c2_helper_sublora_bits', helper[(50_000, 4)], 'g')}; "
+        f"YAML {glue('c2_yaml_bits', BASE_EXTRA_BITS)}; "
+        f"pipeline default {glue('c2_pipeline_default_bits', DEFAULT_EXTRA_BITS)}"
     )
     delta = pb.loss_range(0.5, V)
     top1 = {b: bound(1.0, b, train_error=0.9) for b in (5, 7, 8)}
@@ -119,7 +150,10 @@ def block2_base_bits() -> None:
     print("    top-1 bound: " + ", ".join(f"{b} bits {v:.6f}" for b, v in top1.items()))
     print("    alpha = 0.5 bound: " + ", ".join(f"{b} bits {v:.6f}" for b, v in bpd.items()))
     spread = max(bpd[8] - bpd[5], top1[8] - top1[5])
-    print(f"    largest spread between 5 and 8 bits: {spread:.6f} bits per token (under 0.00002)")
+    print(
+        f"    largest spread between 5 and 8 bits: {glue('c2_spread_max', spread, '.6f')} bits "
+        "per token (under 0.00002)"
+    )
     assert 0 < spread < 2e-5
 
 
@@ -127,10 +161,20 @@ def block3_hoeffding_union() -> None:
     print("[3] C3: the minimum over 8 alphas is not paid for in the Hoeffding root")
     rho = N_SAMPLE / (N_SAMPLE + N_POP)
     plain = math.sqrt(-math.log((1 - rho) * EPS) / (2 * N_SAMPLE))
-    paid = math.sqrt((math.log(8) - math.log((1 - rho) * EPS)) / (2 * N_SAMPLE))
-    print(f"    Hoeffding root {plain:.6f} -> {paid:.6f} with ln 8 added (eps / 8 per alpha)")
+    paid = math.sqrt((math.log(len(pb.ALPHA_GRID)) - math.log((1 - rho) * EPS)) / (2 * N_SAMPLE))
+    print(
+        f"    Hoeffding root {glue('c3_hoeffding_root', plain, '.6f')} -> "
+        f"{glue('c3_hoeffding_root_union', paid, '.6f')} with ln "
+        f"{glue('c3_grid_size', len(pb.ALPHA_GRID))} added (eps / 8 per alpha)"
+    )
     extra = [pb.loss_range(a, V) * (paid - plain) for a in pb.ALPHA_GRID]
-    print("    Delta x difference per alpha: " + ", ".join(f"{e:+.4f}" for e in extra))
+    print(
+        "    Delta x difference per alpha: "
+        + ", ".join(
+            glue(f"c3_union_cost_a{tag(a)}", e, "+.4f")
+            for a, e in zip(pb.ALPHA_GRID, extra, strict=True)
+        )
+    )
     assert round(min(extra), 4) == 0.0576 and round(max(extra), 4) == 0.1067
     deltas = [pb.loss_range(a, V) for a in pb.ALPHA_GRID]
     code_min = min(bound(d, b) for d, b in zip(deltas, code_extra_bits(), strict=True))
@@ -143,8 +187,9 @@ def block3_hoeffding_union() -> None:
         eps=EPS,
     )
     print(
-        f"    reported minimum: code {code_min:.4f}; union bound over the grid {union:.4f} "
-        f"({union - code_min:+.4f} bits per token)"
+        f"    reported minimum: code {glue('c3_code_min', code_min, '.4f')}; union bound over "
+        f"the grid {glue('c3_union_min', union, '.4f')} "
+        f"({glue('c3_union_excess', union - code_min, '+.4f')} bits per token)"
     )
     assert round(code_min, 4) == 6.2197 and round(union, 4) == 6.2770
 
@@ -163,12 +208,15 @@ def block4_sequence_sampler() -> None:
     upper = (DATA_SIZE - 1) // BLOCK_SIZE
     last_token = (upper - 1) * BLOCK_SIZE + BLOCK_SIZE - 1 + 1  # largest index of y
     print(
-        f"    chunk indices 0 to {upper - 1:,} ((data_size - 1) // 1024 = {upper:,} of "
-        f"{DATA_SIZE:,} sequences)"
+        f"    chunk indices 0 to {glue('c4_last_chunk', upper - 1, ',')} ((data_size - 1) // "
+        f"{glue('c4_block_size', BLOCK_SIZE)} = {glue('c4_chunk_bound', upper, ',')} of "
+        f"{glue('c4_data_size', DATA_SIZE, ',')} sequences)"
     )
     print(
-        f"    tokens read: 0 to {last_token:,} of {TRAIN_TOKENS:,}, "
-        f"{100 * (last_token + 1) / TRAIN_TOKENS:.4f} % of the training tokens"
+        f"    tokens read: 0 to {glue('c4_last_token_read', last_token, ',')} of "
+        f"{glue('c4_train_tokens', TRAIN_TOKENS, ',')}, "
+        f"{glue('c4_share_read_pct', 100 * (last_token + 1) / TRAIN_TOKENS, '.4f')} % of the "
+        "training tokens"
     )
     rng = np.random.RandomState(SEED)
     calls = 3_000  # eval_batch_size = 6 sequences per call (config/sublora_bounds.yaml:33)
@@ -182,7 +230,7 @@ def block4_sequence_sampler() -> None:
     occam = math.sqrt((div_nats(71) - math.log(EPS * N_SAMPLE / (N_SAMPLE + upper))) / (2 * upper))
     print(
         f"    read as a bound on the {upper:,} reachable sequences, the Occam root alone is "
-        f"{occam:.4f}: vacuous"
+        f"{glue('c4_reachable_occam_root', occam, '.4f')}: vacuous"
     )
     assert occam > 1
     # The two candidate fixes: randint(0, upper) draws chunks 0 .. upper - 1; y reads ix + 1.
@@ -190,12 +238,15 @@ def block4_sequence_sampler() -> None:
     safe_upper = (TRAIN_TOKENS - 1) // BLOCK_SIZE  # upper_bound = (len(data) - 1) // block_size
     safe_last = (safe_upper - 1) * BLOCK_SIZE + BLOCK_SIZE
     print(
-        f"    fix 'upper_bound = data_size': chunk {DATA_SIZE - 1:,} reads y up to index "
-        f"{naive_last:,}, past the last token {TRAIN_TOKENS - 1:,}"
+        "    fix 'upper_bound = data_size': chunk "
+        f"{glue('c4_naive_last_chunk', DATA_SIZE - 1, ',')} reads y up to index "
+        f"{glue('c4_naive_last_target', naive_last, ',')}, past the last "
+        f"token {glue('c4_last_token_index', TRAIN_TOKENS - 1, ',')}"
     )
     print(
-        f"    fix 'upper_bound = (len(data) - 1) // 1024' = {safe_upper:,}: largest y index "
-        f"{safe_last:,}, inside the data"
+        f"    fix 'upper_bound = (len(data) - 1) // 1024' = "
+        f"{glue('c4_full_blocks', safe_upper, ',')}: largest y index "
+        f"{glue('c4_safe_last_target', safe_last, ',')}, inside the data"
     )
     assert naive_last > TRAIN_TOKENS - 1 >= safe_last
 
@@ -243,9 +294,12 @@ def block5_doc_indices() -> None:
             short += lo > s_lo  # starts inside the document: its beginning is never scored
             long += lo < s_lo  # reaches back into earlier documents
         name = "first call (trimmed)" if first else "later calls"
+        key = "c5_first" if first else "c5_later"  # c5_first_docs ... c5_later_long
         print(
-            f"    {name}: {len(eot_idx):,} documents; {good:,} delimited correctly, {short:,} cut "
-            f"short, {long:,} running into earlier documents"
+            f"    {name}: {glue(f'{key}_docs', len(eot_idx), ',')} documents; "
+            f"{glue(f'{key}_correct', good, ',')} delimited correctly, "
+            f"{glue(f'{key}_short', short, ',')} cut short, "
+            f"{glue(f'{key}_long', long, ',')} running into earlier documents"
         )
         if first:
             assert good < 0.01 * len(eot_idx) and short > 4_000 and long > 4_000
@@ -257,8 +311,9 @@ def block5_doc_indices() -> None:
     print("    document 0 has no end-of-text token before it, so its first token is never a target")
     worst = [pb.loss_range(a, V) / N_SAMPLE for a in (1e-4, 0.5)]
     print(
-        f"    one wrong document of n = {N_SAMPLE:,} moves the mean loss by at most Delta / n: "
-        f"{worst[0]:.5f} (alpha 1e-4) to {worst[1]:.5f} (alpha 0.5) bits per token"
+        f"    one wrong document of n = {glue('c5_n_sample', N_SAMPLE, ',')} moves the mean loss "
+        f"by at most Delta / n: {glue('c5_shift_a0p0001', worst[0], '.5f')} (alpha 1e-4) to "
+        f"{glue('c5_shift_a0p5', worst[1], '.5f')} (alpha 0.5) bits per token"
     )
 
 
@@ -293,20 +348,27 @@ def block6_top_k() -> None:
         )
     assert crashes(np.array([0, 0, 0])) and not crashes(np.array([0, 2, 5, 140]))
     rng = np.random.default_rng(SEED)
-    agree = 0
-    for _ in range(20_000):
+    agree, trials = 0, 20_000
+    for _ in range(trials):
         m = int(rng.integers(1, 30))
         ranks = rng.geometric(rng.uniform(0.02, 0.9), size=m) - 1
         agree += crashes(ranks) == (ranks.max() < 100)
     print(
-        f"    20,000 random rank vectors (seed {SEED}): crash <=> every rank below 100 in "
-        f"{agree:,} of 20,000"
+        f"    {glue('c6_random_vectors', trials, ',')} random rank vectors (seed {SEED}): "
+        f"crash <=> every rank below 100 in {glue('c6_agree', agree, ',')} of {trials:,}"
     )
-    assert agree == 20_000
+    assert agree == trials
     print("    if each token of an m-token document ranked in the top 100 independently with")
     print("    probability q, the run would stop with probability q^m:")
     for q in (0.9, 0.95, 0.99):
-        print(f"    q = {q}: " + ", ".join(f"m = {m}: {q**m:.3g}" for m in (10, 100, 1000)))
+        key = f"c6_q{tag(q)}"  # c6_q0p9 ... c6_q0p99_m1000_stop
+        print(
+            f"    q = {glue(key, q)}: "
+            + ", ".join(
+                f"m = {glue(f'{key}_m{m}_tokens', m)}: {glue(f'{key}_m{m}_stop', q**m, '.3g')}"
+                for m in (10, 100, 1000)
+            )
+        )
 
 
 def main() -> None:

@@ -15,7 +15,9 @@ Three parts:
   `chNN_topic.py:name`. The site shows the printed text as the link today's verified numbers
   get (number_links.py); the claim check counts it as verified (it is, by construction). An
   unknown name is one error: `docs/...md:LINE: no value named 'x' printed by chNN.py (names it
-  prints: ...)`, in the build and in `make check` (`resolve`).
+  prints: ...)`, in the build and in `make check` (`resolve`). An erratum quotes names in its
+  body and in its prose fields (`field_references`), from the scripts its evidence names
+  (`quoted_scripts`).
 - A reference may ask for a style after `|`, to show the printed value as the sentence writes
   it without changing a digit (`STYLES`): `` {glue}`shift|unsigned` `` drops a printed `+`,
   `|minus` writes a typographic minus, `|comma` groups thousands, `|trim` drops trailing
@@ -180,6 +182,20 @@ def references(text: str) -> list[Reference]:
     return found
 
 
+def field_references(text: str, fields: list[tuple[int, int]]) -> list[Reference]:
+    """The glue references inside `fields`, ranges of `text` that hold an erratum's front-matter
+    prose (YAML scalars, rendered on its page: read as they stand, not as Markdown lines)."""
+    found = []
+    for start, end in fields:
+        for match in REFERENCE.finditer(text, start, end):
+            name, _, styles = (match.group("role") or match.group("math")).partition("|")
+            found.append(Reference(name.strip(), match.start(), match.end(),
+                                   text.count("\n", 0, match.start()) + 1,
+                                   match.group("math") is not None,
+                                   tuple(s.strip() for s in styles.split(",") if s.strip())))
+    return found
+
+
 def _comma(text: str) -> str:
     sign = text[:1] if text[:1] in "+-\u2212" else ""
     whole, point, fraction = text[len(sign):].partition(".")
@@ -217,6 +233,17 @@ def declared_scripts(front: dict) -> list[str]:
     declared = front.get("scripts") or []
     return [str(s).rsplit("/", 1)[-1] for s in ([declared] if isinstance(declared, str)
                                                   else declared)]
+
+
+def quoted_scripts(front: dict) -> list[str]:
+    """The scripts whose names a page may quote without `script.py:`: a chapter's `scripts:`,
+    an erratum's evidence `output:` scripts (in the order written)."""
+    found = declared_scripts(front)
+    for item in front.get("evidence") or []:
+        output = item.get("output") if isinstance(item, dict) else None
+        if output and str(output).rsplit("/", 1)[-1] not in found:
+            found.append(str(output).rsplit("/", 1)[-1])
+    return found
 
 
 def resolve(reference: Reference, scripts: list[str], names: dict[str, dict[str, Glued]],

@@ -50,7 +50,7 @@ def migrate(root: Path, page: Path) -> Migration:
     relative = page.resolve().relative_to(root.resolve()).as_posix()
     claims = verified_numbers(root, [root / relative]).get(relative)
     names = glue.read_names(root / "outputs")
-    scripts = glue.declared_scripts(read_front_matter(text).mapping)
+    scripts = glue.quoted_scripts(read_front_matter(text).mapping)
     maths = number_links.math_ranges(text)
     result = Migration(text)
     edits: list[tuple[int, int, str]] = []
@@ -94,10 +94,47 @@ def migrate(root: Path, page: Path) -> Migration:
         math = any(start < number.span[0] < end for start, end in maths)
         edits.append((number.span[0], number.span[1],
                       f"\\glue{{{reference}}}" if math else f"{{glue}}`{reference}`"))
+    body_start = read_front_matter(text).body_start
+    in_fields = [edit for edit in edits if edit[0] < body_start]
+    kept = [edit for edit in in_fields if _reads_the_same(text, [edit], body_start)]
+    for start, end, _ in sorted(set(in_fields) - set(kept)):
+        line = text.count("\n", 0, start) + 1
+        result.missed.append(f"{relative}:{line}: {text[start:end]}: in the front matter, the "
+                             "reference would not read as the same YAML text: name it by hand")
+    if not _reads_the_same(text, kept, body_start):  # each alone reads the same, not all at once
+        raise ValueError(f"{relative}: the front matter would not read the same after the "
+                         "rewrite; nothing written")
+    edits = [edit for edit in edits if edit[0] >= body_start] + kept
     for start, end, reference in sorted(edits, reverse=True):
         result.text = result.text[:start] + reference + result.text[end:]
     result.rewritten = len(edits)
     return result
+
+
+def _reads_the_same(text: str, edits: list[tuple[int, int, str]], body_start: int) -> bool:
+    """Whether the front matter with `edits` made still parses, to the same values once each
+    reference is read back as the number it replaced (an erratum's prose is YAML: a reference
+    must not end a plain scalar, start a flow mapping or hold a double-quoted escape)."""
+    changed = text[:body_start]
+    back: dict[str, str] = {}
+    for start, end, reference in sorted(edits, reverse=True):
+        changed = changed[:start] + reference + changed[end:]
+        back[reference] = text[start:end]
+    front = read_front_matter(changed + text[body_start:])
+    if front.error:
+        return False
+
+    def restored(value: object) -> object:
+        if isinstance(value, str):
+            for reference, number in back.items():
+                value = value.replace(reference, number)
+            return value
+        if isinstance(value, list):
+            return [restored(item) for item in value]
+        if isinstance(value, dict):
+            return {key: restored(item) for key, item in value.items()}
+        return value
+    return restored(front.mapping) == read_front_matter(text).mapping
 
 
 def main(argv: list[str] | None = None) -> int:

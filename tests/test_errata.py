@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 import yaml
 
+from explainer_tools import glue
 from explainer_tools.book import bibliography, crossref, errata, errata_pages
+from explainer_tools.claims.check import check_page
+from explainer_tools.claims.outputs import Outputs
 from explainer_tools.website import errata_hook
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -583,3 +587,82 @@ def test_rendered_lines_point_at_their_source() -> None:
                 assert first == last and lines[first - 1] == text, (erratum.label, text)
             elif first:
                 assert 1 < first <= last < lines.index("---", 1) + 1, (erratum.label, text)
+
+
+# ------------------------------------------------------------------ values by name in an erratum
+
+GLUED_NAMES = {"script": "ch01_demo.py",
+               "names": {"b_value": {"text": "2", "line": 5, "block": 2}}}
+
+
+def _glued_erratum(tmp_path: Path, name: str, body_name: str = "b_value") -> tuple[Path, int]:
+    """The fixture erratum quoting output [2]'s value by `name` in its `problem:` field (a
+    folded scalar, line 2 of the value) and by `body_name` in the body; the field's line."""
+    problem = ("[MY ANALYSIS] It should say\n  b = {glue}`" + name + "` (output [2] of "
+               "ch01_demo.py).")
+    body = BODY.replace("See", "It is {glue}`" + body_name + "` (output [2]). See")
+    root = make_repo(tmp_path, with_changes(problem="@PROBLEM@"), body)
+    path = root / "docs" / "errata" / "e7.md"
+    text = path.read_text(encoding="utf-8").replace("problem: '@PROBLEM@'",
+                                                    "problem: >-\n  " + problem)
+    path.write_text(text, encoding="utf-8")
+    (root / "outputs" / "ch01_demo.names.json").write_text(json.dumps(GLUED_NAMES), "utf-8")
+    return path, next(n for n, line in enumerate(text.split("\n"), 1) if "b = {glue}" in line)
+
+
+def _hook(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    state = errata_hook.State(entries=bibliography.load_bibliography(REPO_ROOT),
+                              index=crossref.build_index({}))
+    body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
+    return errata_hook.on_page_markdown(state, body, _Page(path),
+                                        {"docs_dir": str(path.parent.parent)}, None)
+
+
+def test_a_value_quoted_by_name_in_an_erratum_is_shown_linked_and_counted(
+        tmp_path: Path) -> None:
+    path, _ = _glued_erratum(tmp_path, "b_value")
+    link = '<a class="num" href="#out-ch01_demo-L5" data-block="2">2</a>'
+    markdown = _hook(path)
+    assert f"It should say b = {link} (output [2]" in markdown  # the field
+    assert f"It is {link} (output [2])" in markdown  # the body
+    report = check_page(path.read_text(encoding="utf-8"), "docs/errata/e7.md",
+                        Outputs({"ch01_demo.py": OUTPUT}, names=glue.read_names(
+                            path.parent.parent.parent / "outputs")))
+    assert report.errors == [] and [g.note for g in report.glued] == ["b_value", "b_value"]
+
+
+@pytest.mark.parametrize("where", ["field", "body"])
+def test_a_misspelt_name_in_an_erratum_fails_build_and_check_at_its_line(
+        tmp_path: Path, where: str) -> None:
+    path, line = _glued_erratum(tmp_path, *(("b_valeu", "b_value") if where == "field"
+                                            else ("b_value", "b_valeu")))
+    text = path.read_text(encoding="utf-8")
+    if where == "body":
+        line = next(n for n, written in enumerate(text.split("\n"), 1) if "It is {glue}" in written)
+    message = ("no value named 'b_valeu' printed by ch01_demo.py (names it prints: b_value)")
+    with pytest.raises(errata_hook.PluginError) as raised:
+        _hook(path)
+    assert str(raised.value) == f"docs/errata/e7.md:{line}: {message}"
+    report = check_page(text, "docs/errata/e7.md", Outputs(
+        {"ch01_demo.py": OUTPUT}, names=glue.read_names(path.parent.parent.parent / "outputs")))
+    assert [str(error) for error in report.errors] == [f"docs/errata/e7.md:{line}: {message}"]
+
+
+def test_the_migration_rewrites_an_erratum_field_only_where_the_yaml_reads_the_same(
+        tmp_path: Path) -> None:
+    from explainer_tools import glue_migrate
+
+    evidence = [{"output": "ch01_demo.py", "block": 2, "shows": "2 is the value of b"},
+                *FRONT["evidence"][1:]]
+    root = make_repo(tmp_path, with_changes(evidence=evidence))
+    (root / "outputs" / "ch01_demo.names.json").write_text(json.dumps(GLUED_NAMES), "utf-8")
+    path = root / "docs" / "errata" / "e7.md"
+    result = glue_migrate.migrate(root, path)
+    front = errata.split_erratum_front_matter(result.text)[0]
+    assert front["problem"] == ("[MY ANALYSIS] It should say b = {glue}`b_value` (output [2] of "
+                                "ch01_demo.py).")
+    # A plain scalar cannot start with `{`: there the number stays, listed for a person.
+    assert front["evidence"][0]["shows"] == "2 is the value of b"
+    assert result.rewritten == 1 and len(result.missed) == 1
+    assert "would not read as the same YAML text" in result.missed[0]

@@ -33,7 +33,14 @@ from explainer_tools.claims.page import (
     _Unit,
     column_of,
 )
-from explainer_tools.glue import GlueError, declared_scripts, references, resolve
+from explainer_tools.glue import (
+    GlueError,
+    declared_scripts,
+    field_references,
+    quoted_scripts,
+    references,
+    resolve,
+)
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import scan
 from explainer_tools.scripts.tree_io import PipelineError, read_regular
@@ -132,7 +139,8 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         if outputs.blocks(script) is None:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
                                      f"outputs/{script.removesuffix('.py')}.txt"))
-    text = check_glued(text, page, scripts, outputs, report)
+    fields = [(e.start, e.start + len(e.text)) for e in _front_matter_elements(text, body_start)]
+    text = check_glued(text, page, quoted_scripts(front), outputs, report, fields)
     elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
                                                                      errors)
     last_script: list[str] = []
@@ -327,11 +335,12 @@ def _check_unit(unit: _Unit, page: str, outputs: Outputs, report: PageReport) ->
 
 
 def check_glued(text: str, page: str, scripts: list[str], outputs: Outputs,
-                report: PageReport) -> str:
-    """The values the page quotes by name: verified by construction (the name is the printed
-    text), counted as glued; a name that no script prints is an error at its line. Returns the
-    page with each reference blanked (the digits of a name are no number of the prose)."""
-    found = references(text)
+                report: PageReport, fields: list[tuple[int, int]] = ()) -> str:
+    """The values the page quotes by name, in its body and in `fields` (an erratum's
+    front-matter prose, as offsets): verified by construction (the name is the printed text),
+    counted as glued; a name that no script prints is an error at its line. Returns the page
+    with each reference blanked (the digits of a name are no number of the prose)."""
+    found = references(text) + field_references(text, list(fields))
     for reference in found:
         try:
             script, value = resolve(reference, scripts, outputs.names, page)

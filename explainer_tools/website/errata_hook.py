@@ -19,7 +19,10 @@ from typing import Any
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
+from explainer_tools import glue
 from explainer_tools.book import bibliography, crossref, errata, errata_pages
+from explainer_tools.layout import Layout
+from explainer_tools.website import number_links
 
 
 @dataclass
@@ -30,6 +33,8 @@ class State:
     entries: dict[str, bibliography.Entry] | None = None
     index: crossref.Index | None = None
     pages: dict[str, str] = field(default_factory=dict)
+    names: dict[str, dict[str, glue.Glued]] | None = None  # glue.read_names, on first use
+    outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output, as read
 
 UNKNOWN_LABEL = re.compile(r"^docs/[^:]+:(?P<line>\d+): unknown label '(?P<label>[^']+)'$")
 
@@ -95,7 +100,40 @@ def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files:
     source = source.replace("\r\n", "\n")
     rendered = errata_pages.rendered_page(erratum, docs_dir, source)
     check_rendered(rendered, source, src_uri, state)
-    return rendered.text
+    return link_glued(rendered, source, src_uri, erratum, state,
+                      Layout(Path(config["docs_dir"]).parent).output_dir)
+
+
+def link_glued(rendered: errata_pages.RenderedPage, source: str, src: str,
+               erratum: errata.Erratum, state: State, output_dir: Path) -> str:
+    """The rendered page with each value quoted by name (glue.py, in a field or the body)
+    shown as its printed text, linked to its output line as on a chapter; a name no script of
+    the evidence prints is an error at the line of the erratum's file it is written on."""
+    found = glue.references(rendered.text)
+    if not found:
+        return rendered.text
+    if state.names is None:
+        state.names = glue.read_names(output_dir)
+    scripts = glue.quoted_scripts(erratum.meta)
+    links = []
+    for reference in found:
+        try:
+            script, value = glue.resolve(reference, scripts, state.names, f"docs/{src}")
+        except glue.GlueError as error:
+            written = rendered.text[reference.start:reference.end]
+            line = rendered.source_line(reference.line, source, written)
+            raise PluginError(f"docs/{src}:{line}: " + str(error).removeprefix(
+                f"docs/{src}:{reference.line}: ")) from None
+        if script not in state.outputs:
+            path = output_dir / f"{Path(script).stem}.txt"
+            state.outputs[script] = path.read_text(encoding="utf-8") if path.is_file() else ""
+        printed = state.outputs[script].split("\n")
+        links.append(number_links.NumberLink(
+            reference.start, reference.end, rendered.text[reference.start:reference.end], script,
+            value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
+            glue.display(value.text, reference.styles)))
+    embedded = number_links.embedded_lines(rendered.text, state.outputs)
+    return number_links.link_numbers(rendered.text, links, embedded)
 
 
 def _render_index(markdown: str, docs_dir: Path) -> str:

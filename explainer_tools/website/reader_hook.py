@@ -241,7 +241,7 @@ def _glued_links(state: State, source: str, page: Any) -> list[number_links.Numb
     """The page's references to glued values, as links (offsets into `source`); an unknown
     name is an error naming the page and line."""
     src = page.file.src_uri
-    scripts = glue.declared_scripts(read_front_matter(source).mapping)
+    scripts = glue.quoted_scripts(read_front_matter(source).mapping)
     links = []
     for reference in glue.references(source):
         try:
@@ -262,16 +262,18 @@ def _link_numbers(state: State, markdown: str, page: Any) -> str:
         return markdown
     raw = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
     source = raw.replace("\r\n", "\n").replace("\r", "\n")
+    body = source.rfind(markdown) if markdown else -1
+    if body < 0:  # composed before (an erratum page: errata_hook placed its values) or changed
+        left = glue.references(markdown)
+        if left:
+            written = markdown[left[0].start:left[0].end]
+            line = next((n for n, text in enumerate(source.split("\n"), 1) if written in text), 1)
+            raise PluginError(f"docs/{page.file.src_uri}:{line}: the page's Markdown changed "
+                              "before the values it quotes by name could be placed")
+        return markdown  # no verified offsets to trust: no links
     glued = _glued_links(state, source, page)
     if not links and not glued:
         return markdown
-    body = source.rfind(markdown) if markdown else -1
-    if body < 0:
-        if glued:
-            line = source.count("\n", 0, glued[0].start) + 1
-            raise PluginError(f"docs/{page.file.src_uri}:{line}: the page's Markdown changed "
-                              "before the values it quotes by name could be placed")
-        return markdown  # MkDocs changed the body (no verified offsets to trust): no links
     starts = _crlf_shift(raw, [n.start for n in links])  # the claim check reads bytes as written
     ends = _crlf_shift(raw, [n.end for n in links])
     shifted = [number_links.NumberLink(start - body, end - body, n.text, n.script, n.block,
