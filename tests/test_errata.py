@@ -552,8 +552,10 @@ def _hook_error(tmp_path: Path, find: str, below: int, inserted: str) -> tuple[s
     path.parent.mkdir(parents=True)
     text = "\n".join(lines)
     path.write_text(text, encoding="utf-8")
+    outputs = path.parent.parent.parent / "outputs"
     state = errata_hook.State(entries=bibliography.load_bibliography(REPO_ROOT),
-                              index=crossref.build_index({}))
+                              index=crossref.build_index({}), names=glue.read_names(outputs),
+                              outputs={"ch01_demo.py": OUTPUT})
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
     with pytest.raises(errata_hook.PluginError) as raised:
         errata_hook.on_page_markdown(state, body, _Page(path),
@@ -612,8 +614,10 @@ def _glued_erratum(tmp_path: Path, name: str, body_name: str = "b_value") -> tup
 
 def _hook(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
+    outputs = path.parent.parent.parent / "outputs"
     state = errata_hook.State(entries=bibliography.load_bibliography(REPO_ROOT),
-                              index=crossref.build_index({}))
+                              index=crossref.build_index({}), names=glue.read_names(outputs),
+                              outputs={"ch01_demo.py": OUTPUT})
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
     return errata_hook.on_page_markdown(state, body, _Page(path),
                                         {"docs_dir": str(path.parent.parent)}, None)

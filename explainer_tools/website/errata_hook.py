@@ -21,7 +21,6 @@ from mkdocs.structure.files import Files
 
 from explainer_tools import glue
 from explainer_tools.book import bibliography, crossref, errata, errata_pages
-from explainer_tools.layout import Layout
 from explainer_tools.website import number_links
 
 
@@ -33,8 +32,8 @@ class State:
     entries: dict[str, bibliography.Entry] | None = None
     index: crossref.Index | None = None
     pages: dict[str, str] = field(default_factory=dict)
-    names: dict[str, dict[str, glue.Glued]] | None = None  # glue.read_names, on first use
-    outputs: dict[str, str] = field(default_factory=dict)  # script -> golden output, as read
+    names: dict[str, dict[str, glue.Glued]] = field(default_factory=dict)  # script -> values
+    outputs: dict[str, str] = field(default_factory=dict)  # script -> its golden output
 
 UNKNOWN_LABEL = re.compile(r"^docs/[^:]+:(?P<line>\d+): unknown label '(?P<label>[^']+)'$")
 
@@ -100,20 +99,17 @@ def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files:
     source = source.replace("\r\n", "\n")
     rendered = errata_pages.rendered_page(erratum, docs_dir, source)
     check_rendered(rendered, source, src_uri, state)
-    return link_glued(rendered, source, src_uri, erratum, state,
-                      Layout(Path(config["docs_dir"]).parent).output_dir)
+    return link_glued(rendered, source, src_uri, erratum, state)
 
 
 def link_glued(rendered: errata_pages.RenderedPage, source: str, src: str,
-               erratum: errata.Erratum, state: State, output_dir: Path) -> str:
+               erratum: errata.Erratum, state: State) -> str:
     """The rendered page with each value quoted by name (glue.py, in a field or the body)
     shown as its printed text, linked to its output line as on a chapter; a name no script of
     the evidence prints is an error at the line of the erratum's file it is written on."""
     found = glue.references(rendered.text)
     if not found:
         return rendered.text
-    if state.names is None:
-        state.names = glue.read_names(output_dir)
     scripts = glue.quoted_scripts(erratum.meta)
     links = []
     for reference in found:
@@ -124,10 +120,7 @@ def link_glued(rendered: errata_pages.RenderedPage, source: str, src: str,
             line = rendered.source_line(reference.line, source, written)
             raise PluginError(f"docs/{src}:{line}: " + str(error).removeprefix(
                 f"docs/{src}:{reference.line}: ")) from None
-        if script not in state.outputs:
-            path = output_dir / f"{Path(script).stem}.txt"
-            state.outputs[script] = path.read_text(encoding="utf-8") if path.is_file() else ""
-        printed = state.outputs[script].split("\n")
+        printed = state.outputs.get(script, "").split("\n")
         links.append(number_links.NumberLink(
             reference.start, reference.end, rendered.text[reference.start:reference.end], script,
             value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",

@@ -160,7 +160,8 @@ class BookPlugin(BasePlugin[BookConfig]):
         reader = self.reader
         files = reader_hook.on_files(reader, files, config)
         self.errata = errata_hook.State(entries=reader.entries, index=reader.index,
-                                        pages=reader.sources)
+                                        pages=reader.sources, names=reader.names,
+                                        outputs=reader.outputs)
         for feature, setting in GENERATED.items():
             files.append(File.generated(config, self.config[setting],
                                         content=reader_hook.generated_page(reader, feature)))
