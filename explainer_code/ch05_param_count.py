@@ -398,12 +398,18 @@ def block3_paper_sizes() -> None:
         gpt2_width = shapes_with_label(label, GPT2_WIDTHS)
         any64 = shapes_with_label(label, SEARCH_WIDTHS)
         family = [nl for nl in SEARCH_LAYERS if millions(pb.gpt2_params(nl, 64 * nl)) == label]
+        key = SIZE_KEY[label]  # medium_large_search_width_max: the widest width searched for 458M
         print(
             f"    {label} [INFERRED from the size]: with a GPT-2 width "
             "(768/1,024/1,280/1,600) only "
             + ", ".join(f"{nl} x {d:,}" for nl, d in gpt2_width)
-            + "; with any width that is a multiple of 64 (64 to 4,096, 1 to 96 layers): "
-            + f"{len(any64)} shapes ("
+            + "; with any width that is a multiple of "
+            + f"{glue(f'{key}_search_width_step', SEARCH_WIDTHS.step)} "
+            + f"({glue(f'{key}_search_width_min', SEARCH_WIDTHS.start)} to "
+            + f"{glue(f'{key}_search_width_max', SEARCH_WIDTHS[-1], ',')}, "
+            + f"{glue(f'{key}_search_layers_min', SEARCH_LAYERS.start)} to "
+            + f"{glue(f'{key}_search_layers_max', SEARCH_LAYERS[-1])} layers): "
+            + f"{glue(f'{key}_any_width_shapes', len(any64))} shapes ("
             + ", ".join(f"{nl} x {d:,}" for nl, d in any64)
             + "); "
             + "in the family n_embd = 64 x n_layer: n_layer = "
@@ -591,12 +597,14 @@ def block6_gaps() -> None:
     chance = 2 * 0.5 ** len(gaps)
     print(
         "[6] Figure 3 x-position minus the authors' count, in parameters, smallest shape first: "
-        + ", ".join(f"{g:+,}" for g in gaps)
+        + ", ".join(glue(f"sweep{p['n_embd']}_gap", g, "+,")  # sweep32_gap: x - authors' count
+                    for p, g in zip(points, gaps, strict=True))
     )
     print(
         f"    {positive} of {len(gaps)} gaps are positive; if reading errors fell on either side "
         f"with equal odds, independently, all {len(gaps)} on the same side (either one) would "
-        f"have probability 2 x 2^-{len(gaps)} = 2^-{len(gaps) - 1} = {chance:.4f}"
+        f"have probability 2 x 2^-{len(gaps)} = 2^-{glue('same_side_exponent', len(gaps) - 1)} "
+        f"= {glue('same_side_chance', chance, '.4f')}"
     )
     print(
         "    so the recovered positions sit slightly but systematically to the right of the "
@@ -610,12 +618,15 @@ def block6_gaps() -> None:
     print(
         f"    offset (ppm) fitted as a + b ln(count), 2 parameters: a = {fit['a']:+.2f}, b = "
         f"{fit['b']:+.3f} ({fit['b'] * math.log(10):+.2f} per factor 10); largest residual "
-        f"{fit['worst']:.2f} ppm, rms {fit['rms']:.2f} ppm ({len(points) - 2} degrees of freedom)"
+        f"{glue('fit_worst_ppm', fit['worst'], '.2f')} ppm, rms "
+        f"{glue('fit_rms_ppm', fit['rms'], '.2f')} ppm "
+        f"({glue('fit_dof', len(points) - 2)} degrees of freedom)"
     )
     print(
         f"      to first order x = A count^B, B - 1 = {fit['b']:.2f}e-06: a log axis calibrated "
         f"with a slightly wrong position and scale; one such error moves all {len(points)} "
-        f"points. A fixed ratio (shifted axis) leaves up to {fit['worst_ratio']:.2f} ppm"
+        "points. A fixed ratio (shifted axis) leaves up to "
+        f"{glue('fixed_ratio_worst_ppm', fit['worst_ratio'], '.2f')} ppm"
     )
     alt = [
         pb.gpt2_params(p["n_layer"], p["n_embd"], include_pos=True)
@@ -628,8 +639,10 @@ def block6_gaps() -> None:
     below = [-v for v in fit_alt["ppm"]]
     print(
         "    nanoGPT's biases, LoRA on one attention matrix per block and the head (n_embd more): "
-        f"points {min(below):.1f} to {max(below):.1f} ppm below it; same fit: up to "
-        f"{fit_alt['worst']:.2f} ppm, rms {fit_alt['rms']:.2f} ppm"
+        f"points {glue('one_matrix_below_min_ppm', min(below), '.1f')} to "
+        f"{glue('one_matrix_below_max_ppm', max(below), '.1f')} ppm below it; same fit: up to "
+        f"{glue('one_matrix_fit_worst_ppm', fit_alt['worst'], '.2f')} ppm, rms "
+        f"{glue('one_matrix_fit_rms_ppm', fit_alt['rms'], '.2f')} ppm"
     )
     assert min(below) > 0 and fit["worst"] < 0.6 and fit["rms"] < 0.45 < 1.4 < fit_alt["rms"]
     assert fit["worst_ratio"] > 2.7 and fit["b"] < 0
