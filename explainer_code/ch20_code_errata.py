@@ -160,14 +160,17 @@ def main() -> None:
     first_gap = abs(passes[0] - passes[1])
     se = passes.std(ddof=1) / math.sqrt(PASSES)
     excess = passes.mean() - clean
-    print(f"[1] C7: a LoRA model (r = {R}, lora_alpha = {LORA_ALPHA}, lora_dropout = "
-          f"{LORA_DROPOUT}) held in a plain list, after wrapper.eval():")  # fmt: skip
+    print(f"[1] C7: a LoRA model (r = {glue('authors_lora_r', R)}, lora_alpha = "
+          f"{glue('authors_lora_alpha', LORA_ALPHA)}, lora_dropout = "
+          f"{glue('authors_lora_dropout', LORA_DROPOUT)}) held in a plain list, "
+          "after wrapper.eval():")  # fmt: skip
     print(f"    wrapper.training = {state[0]}; held network .training = {state[1]}; "
           f"its {len(dropouts)} dropout modules active: {state[2]}")  # fmt: skip
     print(f"    two evaluation passes, population loss: {glue('pass1_loss', passes[0], '.3f')} and "
           f"{glue('pass2_loss', passes[1], '.3f')} bits (differ by "
           f"{glue('pass_gap', first_gap, '.3f')})")  # fmt: skip
-    print(f"    over {PASSES} passes: mean {passes.mean():.3f} +- {se:.3f} bits, range "
+    print(f"    over {glue('eval_passes', PASSES)} passes: mean {passes.mean():.3f} +- {se:.3f} "
+          f"bits, range "
           f"{passes.min():.3f} to {passes.max():.3f}; dropout off: {clean:.3f} bits")  # fmt: skip
     print(f"    dropout left on costs {glue('dropout_cost', excess, '.3f')} bits per symbol on "
           f"average here ({glue('dropout_cost_share', excess / clean, '.1%')})")  # fmt: skip
