@@ -189,11 +189,14 @@ def main() -> None:
     big = pb.gpt2_params(built[0], built[2])
     for s in SWEEP:
         asked = pb.gpt2_params(s[0], s[2])
-        print(f"    {s!s:<38} {built!s:<14} {asked:>16,} {big:>13,}")
+        shape = glue("smallest_sweep_shape", str(s), "<38") if s == SWEEP[0] else f"{s!s:<38}"
+        print(f"    {shape} {built!s:<14} {asked:>16,} {big:>13,}")
     print(f"    Figure 3 sweep shapes in the table: {glue('sweep_in_table', len(in_table))} of "
           f"{glue('sweep_shapes', len(SWEEP))} "
-          f"({', '.join(map(str, in_table))}); the smallest asked-for model comes out "
-          f"{big / pb.gpt2_params(4, 32):.1f} times larger")  # fmt: skip
+          f"({glue('sweep_shape_in_table', ', '.join(map(str, in_table)))}); the smallest "
+          f"asked-for model comes out "
+          f"{glue('smallest_built_ratio', big / pb.gpt2_params(4, 32), '.1f')} "
+          "times larger")  # fmt: skip
     assert in_table == [(12, 12, 768)]
 
     # [3] C8: the checkpoint
