@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from script_glue import glue
+
 FULL_DAYS, FULL_GPUS = 3, 8  # without subsampling [SOURCE: README.md:12 @c606ea6]
 SUB_MINUTES, SUB_GPUS = 45, 1  # with subsampling [SOURCE: README.md:12 @c606ea6]
 N_DOCS = 8_009_762  # [SOURCE: sublora/sublora_pipeline.py:59 @c606ea6]
@@ -38,21 +40,25 @@ def main() -> None:
     wall = wall_speedup(FULL_DAYS, SUB_MINUTES)
     gpu = gpu_speedup(FULL_DAYS, FULL_GPUS, SUB_MINUTES, SUB_GPUS)
     full_minutes = FULL_DAYS * 24 * 60
-    print(f"[1] README timings: {FULL_DAYS} days on {FULL_GPUS} GPUs without subsampling, "
-          f"{SUB_MINUTES} minutes on {SUB_GPUS} GPU with it")  # fmt: skip
+    print(f"[1] README timings: {glue('full_days', FULL_DAYS)} days on "
+          f"{glue('full_gpus', FULL_GPUS)} GPUs without subsampling, "
+          f"{glue('sub_minutes', SUB_MINUTES)} minutes on {SUB_GPUS} GPU with it")  # fmt: skip
     print(f"    wall time: {FULL_DAYS} x 24 x 60 = {full_minutes:,} minutes; "
-          f"{full_minutes:,} / {SUB_MINUTES} = {wall} times faster")  # fmt: skip
+          f"{full_minutes:,} / {SUB_MINUTES} = "
+          f"{glue('wall_speedup', wall)} times faster")  # fmt: skip
     print(f"    GPU time: {full_minutes:,} x {FULL_GPUS} = {full_minutes * FULL_GPUS:,} "
-          f"GPU-minutes against {SUB_MINUTES * SUB_GPUS}; {gpu} times less")  # fmt: skip
-    print(f"    the v2 abstract's {ABSTRACT_V2} is neither: {ABSTRACT_V2} / {wall} = "
-          f"{float(ABSTRACT_V2 / wall):.4g}, {ABSTRACT_V2} / {gpu} = "
-          f"{float(ABSTRACT_V2 / gpu):.4g}")
+          f"GPU-minutes against {SUB_MINUTES * SUB_GPUS}; "
+          f"{glue('gpu_speedup', gpu)} times less")  # fmt: skip
+    over_wall, over_gpu = float(ABSTRACT_V2 / wall), float(ABSTRACT_V2 / gpu)
+    print(f"    the v2 abstract's {glue('abstract_v2_factor', ABSTRACT_V2)} is neither: "
+          f"{ABSTRACT_V2} / {wall} = {glue('abstract_over_wall', over_wall, '.4g')}, "
+          f"{ABSTRACT_V2} / {gpu} = {glue('abstract_over_gpu', over_gpu, '.4g')}")
     assert wall == 96 and gpu == 768
     assert ABSTRACT_V2 not in (wall, gpu)
 
     docs_ratio = Fraction(N_DOCS, N_SAMPLE)
     print(f"[2] Documents scored: n = {N_SAMPLE:,} of N = {N_DOCS:,}; "
-          f"N / n = {float(docs_ratio):.1f}")  # fmt: skip
+          f"N / n = {glue('docs_ratio', float(docs_ratio), '.1f')}")  # fmt: skip
     print("    a ratio of work, not a measured time, and not 900 either")
     assert round(float(docs_ratio), 1) == 801.0
     assert round(docs_ratio) != ABSTRACT_V2

@@ -262,7 +262,8 @@ def main() -> None:
     prefix_free = is_prefix_free(messages)
     stream = "".join(reversed(messages))
     split_ok = parse(stream, d, q) == list(reversed(messages))
-    print(f"[2] The authors' message, d = {d} codes over Q = {q} levels, every one of the "
+    print(f"[2] The authors' message, d = {glue('enum_d', d)} codes over Q = "
+          f"{glue('enum_q', q)} levels, every one of the "
           f"{q}^{d} = {glue('enum_sequences', n_msg)} sequences coded by the authors' "
           "encode:")  # fmt: skip
     print(f"    message = {q} counts x {width} bits + {q} x {CODEBOOK_BITS} codebook bits "
@@ -286,24 +287,29 @@ def main() -> None:
     largest = max((float(exact_kraft(dd, qq)), dd, qq) for dd in GRID_D for qq in GRID_Q)
     print("[3] The general case, d >= 2: Kraft sum <= J(d, Q) 2^-(Q ceil(log2 d) + 1), "
           "J = C(d + Q - 1, Q - 1) count vectors, and J <= d^Q makes it <= 1/2")  # fmt: skip
-    print(f"    exact sums for d = {GRID_D.start}..{GRID_D.stop - 1}, Q = {GRID_Q.start}.."
-          f"{GRID_Q.stop - 1}: largest {largest[0]:.4f} (d = {largest[1]}, Q = {largest[2]}); "
-          f"largest ratio sum / bound {float(worst[0]):.4f} "
+    print(f"    exact sums for d = {glue('grid_d_first', GRID_D.start)}.."
+          f"{glue('grid_d_last', GRID_D.stop - 1)}, Q = {glue('grid_q_first', GRID_Q.start)}.."
+          f"{glue('grid_q_last', GRID_Q.stop - 1)}: largest {largest[0]:.4f} "
+          f"(d = {largest[1]}, Q = {largest[2]}); "
+          f"largest ratio sum / bound {glue('largest_bound_ratio', float(worst[0]), '.4f')} "
           f"(d = {worst[1]}, Q = {worst[2]})")  # fmt: skip
     assert worst[0] <= 1 and largest[0] <= 0.5
     assert all(type_count(dd, qq) <= dd**qq for dd in range(2, 200) for qq in range(1, 40))
     lb = log2_bound(AUTHORS_D, AUTHORS_Q)
     min_len = AUTHORS_Q * (math.ceil(math.log2(AUTHORS_D)) + CODEBOOK_BITS) + 1
     lb_k = lb - 2 * math.log2(min_len)
-    print(f"    the authors' d = {AUTHORS_D:,}, Q = {AUTHORS_Q}: log2 J = "
+    print(f"    the authors' d = {glue('authors_d', AUTHORS_D, ',')}, Q = "
+          f"{glue('authors_q', AUTHORS_Q)}: log2 J = "
           f"{math.log2(type_count(AUTHORS_D, AUTHORS_Q)):.1f}, count bits "
-          f"{AUTHORS_Q * math.ceil(math.log2(AUTHORS_D))}; Kraft sum <= 2^{lb:.1f} with K = L, "
+          f"{AUTHORS_Q * math.ceil(math.log2(AUTHORS_D))}; Kraft sum <= "
+          f"2^{glue('authors_log2_kraft_bound', lb, '.1f')} with K = L, "
           f"<= 2^{lb_k:.1f} with the authors' K (L >= {min_len})")  # fmt: skip
     assert lb < -40
 
     # [4] what the header changes
     print(f"[4] The authors' prior is valid, so their prefix code takes nothing from the "
-          f"confidence 1 - eps = {1 - EPS}; the 2 log2 L bits loosen the bound. The bound "
+          f"confidence 1 - eps = {glue('confidence', 1 - EPS)}; the 2 log2 L bits loosen the "
+          "bound. The bound "
           "(bits per token) with three charges:")  # fmt: skip
     for key, (label, msg, n_docs, alpha, extra) in zip(("ch17", "ch14"), CASES, strict=True):
         plain = bound(msg, n_docs, alpha, extra)
@@ -328,7 +334,8 @@ def main() -> None:
         for p in [sequence_probs(seq, ENUM_Q)]
     )
     print(f"    d = {ENUM_D}, Q = {ENUM_Q}, all {ENUM_Q**ENUM_D} sequences "
-          f"(precision {int(1.1 * np.log10(ENUM_Q) * ENUM_D)} digits): {outside} outside")
+          f"(precision {int(1.1 * np.log10(ENUM_Q) * ENUM_D)} digits): "
+          f"{glue('enum_outside', outside)} outside")
     assert outside > 0
     rng = np.random.default_rng(0)
     for d, q, n_seq in PRECISION_CASES:
@@ -369,10 +376,18 @@ def main() -> None:
         lengths[n_bits] = lengths.get(n_bits, 0) + 1
     formula = coded_length(TIE_COUNTS)
     print(f"[6] The small-d path's length, ceil(float64 sum of -log2 f in sequence order) + 1, "
-          f"when d H is an integer: d = {d_tie}, Q = {q_tie}, counts {TIE_COUNTS}, "
-          f"d H = {d_h:.0f} exactly, formula ceil(d H) + 1 = {formula} bits")  # fmt: skip
-    print(f"    {TIE_ORDERS:,} random orders of these counts (numpy seed 0): "
-          + ", ".join(f"{n:,} orders give {b} bits" for b, n in sorted(lengths.items())))
+          f"when d H is an integer: d = {glue('tie_d', d_tie)}, Q = {glue('tie_q', q_tie)}, "
+          f"counts {glue('tie_counts', str(TIE_COUNTS))}, "
+          f"d H = {glue('tie_dh', d_h, '.0f')} exactly, formula ceil(d H) + 1 = "
+          f"{glue('tie_formula_bits', formula)} bits")  # fmt: skip
+    given = [  # the orders that give the formula's length, then those that give one bit more
+        f"{glue(f'tie_orders_{key}', n, ',')} orders give "
+        f"{b if b == formula else glue('tie_longer_bits', b)} bits"
+        for b, n in sorted(lengths.items())
+        for key in ["formula" if b == formula else "longer"]
+    ]
+    print(f"    {glue('tie_orders', TIE_ORDERS, ',')} random orders of these counts "
+          "(numpy seed 0): " + ", ".join(given))
     print("    the extra bit only lowers the Kraft sum (the prior stays valid), but a parser told "
           "only d and Q would mis-split these messages")  # fmt: skip
     assert abs(d_h - 42) < 1e-12 and formula == 43

@@ -38,6 +38,7 @@ import numpy as np
 import pacbound as pb
 import torch
 from pacbound import markov
+from script_glue import glue
 from torch import nn
 from torch.func import functional_call
 
@@ -223,9 +224,10 @@ def main() -> None:
     target_w = intended_bits(source, state, projector, w)
     print("[1] The toy and its three models:")
     print(f"    V = {V}, n_embd = {N_EMBD}, LoRA r = {R} on the hidden layer and the tied head "
-          f"({dim} numbers), d = {D_SUB}, Q = {LEVELS} levels")  # fmt: skip
-    print(f"    population loss, bits per token: base model {base_bits:.3f}; trained w "
-          f"{target_w:.3f}; quantized w (the coded model) {target_q:.3f}")  # fmt: skip
+          f"({dim} numbers), d = {glue('subspace_dim', D_SUB)}, Q = {LEVELS} levels")  # fmt: skip
+    print(f"    population loss, bits per token: base model {glue('base_bits', base_bits, '.3f')}; "
+          f"trained w {glue('trained_bits', target_w, '.3f')}; quantized w (the coded model) "
+          f"{glue('coded_bits', target_q, '.3f')}")  # fmt: skip
 
     # [2] forwarding train(mode), fresh wrapper
     fresh = ListWrapper(fresh_net(state, LORA_DROPOUT, True), projector, forward_train=True)
@@ -309,9 +311,11 @@ def main() -> None:
     print(f"    an eval/train round trip restores the tied table to within 1e-9: "
           f"{restored < 1e-9}")  # fmt: skip
     print(f"    at the final .eval() the head's update is merged into the tied table: the "
-          f"embedding moves by up to {moved:.3f}")  # fmt: skip
-    print(f"    population loss: the coded model (unmerged, dropout off) {unmerged:.3f} bits; the "
-          f"model the bound evaluates {evaluated:.3f} bits (difference {evaluated - unmerged:+.3f})")  # fmt: skip  # noqa: E501
+          f"embedding moves by up to {glue('lora_only_table_moved', moved, '.3f')}")  # fmt: skip
+    print(f"    population loss: the coded model (unmerged, dropout off) "
+          f"{glue('lora_only_coded_bits', unmerged, '.3f')} bits; the model the bound evaluates "
+          f"{glue('lora_only_evaluated_bits', evaluated, '.3f')} bits (difference "
+          f"{evaluated - unmerged:+.3f})")  # fmt: skip
     assert restored < 1e-9 and moved > 0.01 and abs(evaluated - unmerged) > 0.005
     print("All assertions passed.")
 

@@ -160,14 +160,17 @@ def main() -> None:
     first_gap = abs(passes[0] - passes[1])
     se = passes.std(ddof=1) / math.sqrt(PASSES)
     excess = passes.mean() - clean
-    print(f"[1] C7: a LoRA model (r = {R}, lora_alpha = {LORA_ALPHA}, lora_dropout = "
-          f"{LORA_DROPOUT}) held in a plain list, after wrapper.eval():")  # fmt: skip
+    print(f"[1] C7: a LoRA model (r = {glue('authors_lora_r', R)}, lora_alpha = "
+          f"{glue('authors_lora_alpha', LORA_ALPHA)}, lora_dropout = "
+          f"{glue('authors_lora_dropout', LORA_DROPOUT)}) held in a plain list, "
+          "after wrapper.eval():")  # fmt: skip
     print(f"    wrapper.training = {state[0]}; held network .training = {state[1]}; "
           f"its {len(dropouts)} dropout modules active: {state[2]}")  # fmt: skip
     print(f"    two evaluation passes, population loss: {glue('pass1_loss', passes[0], '.3f')} and "
           f"{glue('pass2_loss', passes[1], '.3f')} bits (differ by "
           f"{glue('pass_gap', first_gap, '.3f')})")  # fmt: skip
-    print(f"    over {PASSES} passes: mean {passes.mean():.3f} +- {se:.3f} bits, range "
+    print(f"    over {glue('eval_passes', PASSES)} passes: mean {passes.mean():.3f} +- {se:.3f} "
+          f"bits, range "
           f"{passes.min():.3f} to {passes.max():.3f}; dropout off: {clean:.3f} bits")  # fmt: skip
     print(f"    dropout left on costs {glue('dropout_cost', excess, '.3f')} bits per symbol on "
           f"average here ({glue('dropout_cost_share', excess / clean, '.1%')})")  # fmt: skip
@@ -186,11 +189,14 @@ def main() -> None:
     big = pb.gpt2_params(built[0], built[2])
     for s in SWEEP:
         asked = pb.gpt2_params(s[0], s[2])
-        print(f"    {s!s:<38} {built!s:<14} {asked:>16,} {big:>13,}")
+        shape = glue("smallest_sweep_shape", str(s), "<38") if s == SWEEP[0] else f"{s!s:<38}"
+        print(f"    {shape} {built!s:<14} {asked:>16,} {big:>13,}")
     print(f"    Figure 3 sweep shapes in the table: {glue('sweep_in_table', len(in_table))} of "
           f"{glue('sweep_shapes', len(SWEEP))} "
-          f"({', '.join(map(str, in_table))}); the smallest asked-for model comes out "
-          f"{big / pb.gpt2_params(4, 32):.1f} times larger")  # fmt: skip
+          f"({glue('sweep_shape_in_table', ', '.join(map(str, in_table)))}); the smallest "
+          f"asked-for model comes out "
+          f"{glue('smallest_built_ratio', big / pb.gpt2_params(4, 32), '.1f')} "
+          "times larger")  # fmt: skip
     assert in_table == [(12, 12, 768)]
 
     # [3] C8: the checkpoint
