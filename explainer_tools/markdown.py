@@ -1,5 +1,5 @@
-"""The one Markdown scanner: front matter, fenced code, HTML comments, embed regions, blockquotes
-and admonitions, as markers, provenance, claims and errata all need them.
+"""The one Markdown scanner: front matter, fenced code, HTML comments, embed regions, blockquotes,
+admonitions and formulas, as markers, provenance, claims, errata and the site all need them.
 
 `scan(text)` classifies every line of a page once, with one set of rules:
 
@@ -13,6 +13,10 @@ and admonitions, as markers, provenance, claims and errata all need them.
   `<!-- /embed -->` outside code closes. Lines in between are flagged `embedded`; as the embedded
   content sits in a fence longer than any backtick run it holds, no line of content can ever close
   the region.
+
+`math_spans(text)` is the one math finder (the claim check, the number links, the formula index
+and the KaTeX pass of notebook cells all read formulas through it): the delimiters of
+pymdownx.arithmatex, none inside inline code.
 
 >>> [line.kind for line in scan("---\\nx: 1\\n---\\nText\\n```\\n<!-- c -->\\n```\\n").lines]
 ['front', 'front', 'front', 'prose', 'fence', 'code', 'fence', 'blank']
@@ -140,6 +144,77 @@ ADMONITION = re.compile(
 EMBED_START = re.compile(r"^[ \t]*<!--\s*embed:")
 EMBED_END = re.compile(r"^[ \t]*<!--\s*/embed\s*-->\s*$")
 ANY_EMBED = re.compile(r"<!--\s*/?embed\b")
+
+
+# Math as pymdownx.arithmatex finds it in Markdown (and Jupyter in a notebook's Markdown cells):
+# `\\( \\)` and `$ $` inline; `\\[ \\]`, `$$ $$` and a bare `\\begin{env} ... \\end{env}` display.
+# A single `$` opens only before a non-space and closes only after one, not before a digit
+# (`$5 and $6` is no formula), and never next to a backslash or another `$`; the formula holds
+# no unescaped `$`.
+MATH_PATTERN = (
+    r"\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|(?<![\\$])\$(?!\s)(?:\\.|[^\\$])+?(?<![\s\\])\$(?![0-9])"
+    r"|\\begin\{(?P<math_env>[A-Za-z*]+)\}.*?\\end\{(?P=math_env)\}"
+)
+CODE_SPAN_PATTERN = r"(?P<ticks>`+).+?(?P=ticks)"
+_CODE_OR_MATH = re.compile(rf"(?P<code>{CODE_SPAN_PATTERN})|(?P<math>{MATH_PATTERN})", re.S)
+_MATH_DELIMITERS = (("\\(", "\\)", False), ("\\[", "\\]", True), ("$$", "$$", True),
+                    ("$", "$", False))
+
+
+@dataclass(frozen=True)
+class MathSpan:
+    """One formula of a text: `start`/`end` include its delimiters, `body_start`/`body_end`
+    do not (a `\\begin{env}` formula is its own body)."""
+
+    start: int
+    end: int
+    body_start: int
+    body_end: int
+    display: bool
+
+
+def math_body(text: str, start: int, end: int) -> tuple[int, int]:
+    """The inside of the formula `text[start:end]`, without its delimiters.
+
+    >>> math_body(r"a \\(x^2\\) b", 2, 9)
+    (4, 7)
+    """
+    for opening, closing, _ in _MATH_DELIMITERS:
+        if text.startswith(opening, start) and text.endswith(closing, start, end):
+            return start + len(opening), end - len(closing)
+    return start, end
+
+
+def math_spans(text: str) -> list[MathSpan]:
+    """Every formula of a piece of Markdown (or of a notebook cell's text), in order; a
+    delimiter inside inline code (`` `$x$` ``) opens none.
+
+    >>> [(s.start, s.end, s.display) for s in math_spans(r"`\\(` \\(a\\) and $$b$$, $5 or $6")]
+    [(5, 10, False), (15, 20, True)]
+    """
+    spans = []
+    for match in _CODE_OR_MATH.finditer(text):
+        if match.group("math") is None:
+            continue
+        start, end = match.span()
+        body_start, body_end = math_body(text, start, end)
+        display = next((d for o, c, d in _MATH_DELIMITERS if text.startswith(o, start)), True)
+        spans.append(MathSpan(start, end, body_start, body_end, display))
+    return spans
+
+
+def math_ranges(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every formula of `text`, delimiters included."""
+    return [(span.start, span.end) for span in math_spans(text)]
+
+
+def math_text(text: str) -> str:
+    """Printed text as it stands in a formula: a thousands comma braced, as pages write it.
+
+    >>> math_text("1,000,000")
+    '1{,}000{,}000'
+    """
+    return text.replace(",", "{,}")
 
 
 class MarkdownError(ValueError):

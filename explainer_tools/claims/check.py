@@ -25,7 +25,6 @@ from explainer_tools.claims.page import (
     _Element,
     _elements,
     _front_matter_elements,
-    _math_body,
     _parse_waivers,
     _segments,
     _sentences,
@@ -35,7 +34,7 @@ from explainer_tools.claims.page import (
 )
 from explainer_tools.glue import GlueError, declared_scripts, references, resolve
 from explainer_tools.layout import DEFAULT, output_name
-from explainer_tools.markdown import scan
+from explainer_tools.markdown import math_body, scan
 from explainer_tools.scripts.tree_io import PipelineError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 
@@ -195,7 +194,7 @@ def _analyse(text: str, paragraph: bool) -> tuple[
         if kind == "prose":
             tokens += scan_numbers(text[s:e], "prose", text, s)
         elif kind == "math":
-            inner_start, inner_end = _math_body(text, s, e)
+            inner_start, inner_end = math_body(text, s, e)
             tokens += scan_numbers(text[inner_start:inner_end], "math", text, inner_start)
         elif kind in ("code", "tag"):
             reason = "inline code" if kind == "code" else "provenance tag"

@@ -15,7 +15,9 @@ from explainer_tools.claims.model import Citation, ClaimError
 from explainer_tools.claims.numbers import Token, parse_number
 from explainer_tools.markdown import (
     ADMONITION,
+    CODE_SPAN_PATTERN,
     HEADING,
+    MATH_PATTERN,
     QUOTE_PREFIX,
     read_front_matter,
     scan,
@@ -35,10 +37,9 @@ FOOTNOTE_DEF = re.compile(r"^\s*\[\^[^\]]+\]:\s*")
 CAPTION_START = re.compile(r"^\s*[*_]*(?:Table|Caption)\b[^:\n]*:")
 
 INLINE = re.compile(
-    r"(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+    r"(?P<code>" + CODE_SPAN_PATTERN + r")"
     r"|(?P<comment><!--.*?-->)"
-    r"|(?P<math>\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|(?<![\\$])\$(?!\s).+?(?<![\s\\])\$(?![0-9])"
-    r"|\\begin\{(?P<env>[A-Za-z*]+)\}.*?\\end\{(?P=env)\})"
+    r"|(?P<math>" + MATH_PATTERN + r")"
     r"|(?P<tag>" + TAG_PATTERN_UNNAMED + r")"
     r"|(?P<target>\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|\]\[[^\]\n]*\])"
     r"|(?P<url><https?://[^>\s]+>|https?://[^\s)\]]+)"
@@ -353,14 +354,6 @@ def _segments(text: str) -> list[tuple[str, int, int]]:
     if position < len(text):
         pieces.append(("prose", position, len(text)))
     return pieces
-
-
-def _math_body(text: str, start: int, end: int) -> tuple[int, int]:
-    """The inside of a math piece, without its delimiters."""
-    for opening, closing in (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"), ("$", "$")):
-        if text.startswith(opening, start) and text.endswith(closing, start, end):
-            return start + len(opening), end - len(closing)
-    return start, end
 
 
 def _sentences(text: str, pieces: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
