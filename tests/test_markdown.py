@@ -1,13 +1,14 @@
-"""The shared Markdown module's math finder (explainer_tools/markdown.py), and the tools that read
-formulas through it: the claim check, the number links, the formula index, the KaTeX pass."""
+"""The shared Markdown module (explainer_tools/markdown.py): its math finder, and the tools that
+read formulas through it (the claim check, the number links, the formula index, the KaTeX pass);
+its block structure, read from markdown-it's tokens."""
 
 from __future__ import annotations
 
 import pytest
 
 from explainer_tools.book import crossref
-from explainer_tools.claims.page import _segments
-from explainer_tools.markdown import math_ranges, math_spans, math_text
+from explainer_tools.claims.page import _elements, _segments
+from explainer_tools.markdown import math_ranges, math_spans, math_text, scan
 from explainer_tools.website import math_render
 from explainer_tools.website.number_links import NumberLink, link_numbers
 
@@ -89,3 +90,61 @@ def test_a_notebook_cell_renders_the_formulas_the_finder_finds() -> None:
 
 def test_printed_text_in_a_formula_braces_its_thousands_commas() -> None:
     assert math_text("50,257") == "50{,}257"
+
+
+# ---------------------------------------------------------------------------------------------
+# The block structure (`scan`), read from markdown-it's tokens
+# ---------------------------------------------------------------------------------------------
+
+def kinds(text: str) -> list[str]:
+    return [line.kind for line in scan(text).lines]
+
+
+def test_an_admonition_body_runs_over_two_blank_lines() -> None:
+    # An embedded Python source holds two blank lines between functions; the body, and the
+    # fence in it, go on (mdit-py-plugins' admonition would end at them).
+    page = ('??? example "Source"\n\n    <!-- embed: source a.py -->\n    ```python\n'
+            "    x = 1\n\n\n    def f():\n        return 2\n    ```\n    <!-- /embed -->\n"
+            "\nAfter\n")
+    lines = scan(page).lines
+    assert [line.kind for line in lines] == [
+        "prose", "blank", "comment", "fence", "code", "code", "code", "code", "code", "fence",
+        "comment", "blank", "prose", "blank"]
+    assert [line.number for line in lines if line.embedded] == list(range(4, 11))
+    assert scan(page).unclosed_fence == 0 and scan(page).unclosed_embed == 0
+
+
+def test_a_line_that_lazily_continues_a_paragraph_stays_in_the_admonition() -> None:
+    page = '???+ question "Q"\n\n    Why\n   ?\n\n    ```\n    1\n    ```\n'
+    assert kinds(page) == ["prose", "blank", "prose", "prose", "blank", "fence", "code", "fence",
+                           "blank"]
+
+
+def test_a_comment_in_a_markdown_html_element_is_a_comment() -> None:
+    # md_in_html reads `<figure markdown>` as Markdown: a waiver inside it is a comment.
+    page = '<figure markdown>\n  <!-- claims: waive 1 "r" -->\n  ![alt](a.png)\n</figure>\n'
+    assert kinds(page) == ["prose", "comment", "prose", "prose", "blank"]
+
+
+def test_a_comment_after_a_list_marker_or_before_text_is_inline() -> None:
+    # Python-Markdown reads both inline, as the claim check's prose; CommonMark makes them blocks.
+    assert kinds("- <!-- c -->\n- <!-- c --> text\n\n<!-- c --> text\n\n<!-- c -->\n") == [
+        "prose", "prose", "blank", "prose", "blank", "comment", "blank"]
+
+
+def test_an_indented_block_after_a_blank_line_is_code() -> None:
+    # Python-Markdown renders it as code; the line scanner before markdown-it called it prose.
+    assert kinds("Text\n\n    x = 12\n\nMore\n    lazy\n") == [
+        "prose", "blank", "code", "blank", "prose", "prose", "blank"]
+
+
+def test_a_fence_left_open_in_an_admonition_is_reported() -> None:
+    assert scan('!!! note "N"\n\n    ```\n    x\n\nAfter\n').unclosed_fence == 3
+
+
+def test_the_claim_check_reads_the_structure_of_the_page_as_written() -> None:
+    # Glue references are blanked before the prose is split; the blanks are no indentation.
+    written = "Intro.\n\n{glue}`ch01_a.py:x` bits, and 5 more.\n"
+    blanked = written.replace("{glue}`ch01_a.py:x`", " " * len("{glue}`ch01_a.py:x`"))
+    elements = _elements(blanked, 0, "p.md", [], written)
+    assert [element.text.strip() for element in elements] == ["Intro.", "bits, and 5 more."]

@@ -131,9 +131,10 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         if outputs.blocks(script) is None:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
                                      f"outputs/{script.removesuffix('.py')}.txt"))
+    written = text  # the page's structure is read from the page as written
     text = check_glued(text, page, scripts, outputs, report)
     elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
-                                                                     errors)
+                                                                     errors, written)
     last_script: list[str] = []
     units: list[_Unit] = []
     for element in elements:

@@ -102,8 +102,13 @@ def _split_front_matter(text: str) -> tuple[dict, int]:
     return front.mapping, front.body_start
 
 
-def _elements(text: str, body_start: int, page: str, errors: list[ClaimError]) -> list[_Element]:
-    """Split the page body into paragraphs, list items, table rows, headings, admonition titles."""
+def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
+              written: str | None = None) -> list[_Element]:
+    """Split the page body into paragraphs, list items, table rows, headings, admonition titles.
+
+    `written` is the page as written when `text` is a copy with its glue references blanked
+    (same lines, same offsets): the blanks would read as indentation, so the page's structure
+    (fences, comments, code) is the written page's."""
     lines = text.split("\n")
     starts = []
     position = 0
@@ -136,7 +141,7 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError]) -
         pending_waivers = []
         return current
 
-    scanned = scan(text)
+    scanned = scan(text if written is None else written)
     if scanned.unclosed_fence:
         errors.append(ClaimError(page, scanned.unclosed_fence, "code fence never closed: every "
                                  "number after it is hidden from the check"))
