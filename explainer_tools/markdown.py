@@ -1,18 +1,28 @@
-"""The one Markdown scanner: front matter, fenced code, HTML comments, embed regions, blockquotes
-and admonitions, as markers, provenance, claims and errata all need them.
+"""The one Markdown reader of the tools: front matter, fenced and indented code, HTML comments,
+embed regions, blockquotes, admonitions and formulas, as markers, provenance, claims, errata and
+the site all need them. (MkDocs renders the site with Python-Markdown; this is what the tools read.)
 
-`scan(text)` classifies every line of a page once, with one set of rules:
+`scan(text)` classifies every line of a page once, from markdown-it-py's block tokens (CommonMark
+with tables; `token.map` gives each block's lines):
 
 - front matter: `---` on the first line, up to the next `---` line (empty YAML allowed);
-- a fence opens with three or more backticks or tildes (after any indentation and blockquote
-  `>` prefix) and closes with a line of the same character, at least as long, and nothing else;
-  everything between is code. A fence still open at the end of the page is reported
+- a fence (`fence` token, in a list, a blockquote or an admonition as well) is code between its
+  two fence lines. A fence that its container or the page ends before it closes is reported
   (`Scan.unclosed_fence`): it would silently hide every later marker and tag;
-- an HTML comment that starts a line and does not end on it runs to the line holding `-->`;
+- a block indented four spaces (`code_block`) is code;
+- an HTML comment that starts its line is a block to the line holding `-->` (one followed by text
+  on its line, or after a list marker, is inline, as Python-Markdown reads it);
+- two rules for Python-Markdown syntax markdown-it lacks: admonitions (`!!! note "Title"`,
+  `??? ...`: a small block rule, `_admonition`) and md_in_html (`<figure markdown>`: its lines
+  are read as Markdown);
 - an embed marker `<!-- embed: ... -->` outside code opens an embed region that the next
   `<!-- /embed -->` outside code closes. Lines in between are flagged `embedded`; as the embedded
   content sits in a fence longer than any backtick run it holds, no line of content can ever close
   the region.
+
+`math_spans(text)` is the one math finder (the claim check, the number links, the formula index
+and the KaTeX pass of notebook cells all read formulas through it): the delimiters of
+pymdownx.arithmatex, none inside inline code.
 
 >>> [line.kind for line in scan("---\\nx: 1\\n---\\nText\\n```\\n<!-- c -->\\n```\\n").lines]
 ['front', 'front', 'front', 'prose', 'fence', 'code', 'fence', 'blank']
@@ -30,6 +40,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
+from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 
 # libyaml's parser when PyYAML has it (about 10x faster), with the same constructor and resolver
 _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -132,7 +144,6 @@ def refuse_aliases(text: Any) -> None:
 
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?\r?\n)??---[ \t]*(?:\r?\n|\Z)", re.S)
 QUOTE_PREFIX = re.compile(r"^[ \t]*(?:>[ \t]?)+")
-FENCE = re.compile(r"^(?P<indent>[ \t]*(?:>[ \t]?)*[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 HEADING = re.compile(r"^(?P<indent>\s*)(?P<marks>#{1,6})\s+")
 ADMONITION = re.compile(
     r"^(?P<indent>\s*)(?:!!!|\?\?\?\+?|===)\s*[^\"\n]*?(?:\"(?P<title>[^\"]*)\")?\s*$"
@@ -140,6 +151,77 @@ ADMONITION = re.compile(
 EMBED_START = re.compile(r"^[ \t]*<!--\s*embed:")
 EMBED_END = re.compile(r"^[ \t]*<!--\s*/embed\s*-->\s*$")
 ANY_EMBED = re.compile(r"<!--\s*/?embed\b")
+
+
+# Math as pymdownx.arithmatex finds it in Markdown (and Jupyter in a notebook's Markdown cells):
+# `\\( \\)` and `$ $` inline; `\\[ \\]`, `$$ $$` and a bare `\\begin{env} ... \\end{env}` display.
+# A single `$` opens only before a non-space and closes only after one, not before a digit
+# (`$5 and $6` is no formula), and never next to a backslash or another `$`; the formula holds
+# no unescaped `$`.
+MATH_PATTERN = (
+    r"\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|(?<![\\$])\$(?!\s)(?:\\.|[^\\$])+?(?<![\s\\])\$(?![0-9])"
+    r"|\\begin\{(?P<math_env>[A-Za-z*]+)\}.*?\\end\{(?P=math_env)\}"
+)
+CODE_SPAN_PATTERN = r"(?P<ticks>`+).+?(?P=ticks)"
+_CODE_OR_MATH = re.compile(rf"(?P<code>{CODE_SPAN_PATTERN})|(?P<math>{MATH_PATTERN})", re.S)
+_MATH_DELIMITERS = (("\\(", "\\)", False), ("\\[", "\\]", True), ("$$", "$$", True),
+                    ("$", "$", False))
+
+
+@dataclass(frozen=True)
+class MathSpan:
+    """One formula of a text: `start`/`end` include its delimiters, `body_start`/`body_end`
+    do not (a `\\begin{env}` formula is its own body)."""
+
+    start: int
+    end: int
+    body_start: int
+    body_end: int
+    display: bool
+
+
+def math_body(text: str, start: int, end: int) -> tuple[int, int]:
+    """The inside of the formula `text[start:end]`, without its delimiters.
+
+    >>> math_body(r"a \\(x^2\\) b", 2, 9)
+    (4, 7)
+    """
+    for opening, closing, _ in _MATH_DELIMITERS:
+        if text.startswith(opening, start) and text.endswith(closing, start, end):
+            return start + len(opening), end - len(closing)
+    return start, end
+
+
+def math_spans(text: str) -> list[MathSpan]:
+    """Every formula of a piece of Markdown (or of a notebook cell's text), in order; a
+    delimiter inside inline code (`` `$x$` ``) opens none.
+
+    >>> [(s.start, s.end, s.display) for s in math_spans(r"`\\(` \\(a\\) and $$b$$, $5 or $6")]
+    [(5, 10, False), (15, 20, True)]
+    """
+    spans = []
+    for match in _CODE_OR_MATH.finditer(text):
+        if match.group("math") is None:
+            continue
+        start, end = match.span()
+        body_start, body_end = math_body(text, start, end)
+        display = next((d for o, c, d in _MATH_DELIMITERS if text.startswith(o, start)), True)
+        spans.append(MathSpan(start, end, body_start, body_end, display))
+    return spans
+
+
+def math_ranges(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every formula of `text`, delimiters included."""
+    return [(span.start, span.end) for span in math_spans(text)]
+
+
+def math_text(text: str) -> str:
+    """Printed text as it stands in a formula: a thousands comma braced, as pages write it.
+
+    >>> math_text("1,000,000")
+    '1{,}000{,}000'
+    """
+    return text.replace(",", "{,}")
 
 
 class MarkdownError(ValueError):
@@ -243,63 +325,107 @@ def has_front_matter(text: str) -> bool:
     return FRONT_MATTER.match(text) is not None
 
 
-def closes(line: str, opening: str) -> bool:
-    """Whether `line` closes a fence opened by `opening` (same character, at least as long)."""
-    match = FENCE.match(line)
-    if not match:
+def _admonition(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Python-Markdown's admonition (`!!! note "Title"`, `??? note`, `???+ note`), which
+    markdown-it lacks: the title line, then every line indented four more than it, blank lines
+    included, and a line that lazily continues a paragraph of the body. (mdit-py-plugins' `admon`
+    ends the body at two blank lines, which every embedded Python source holds.)"""
+    if state.sCount[start] - state.blkIndent >= 4 or not ADMONITION.match(
+            state.src[state.bMarks[start]:state.eMarks[start]]):
         return False
-    fence = match.group("fence")
-    return fence[0] == opening[0] and len(fence) >= len(opening) and not match.group(
-        "info"
-    ).strip()
+    if silent:
+        return True
+    last, blank, line = start + 1, False, start + 1
+    while line < end:
+        if state.isEmpty(line):
+            blank = True
+        elif state.sCount[line] >= state.blkIndent + 4 or not blank:
+            blank, last = False, line + 1
+        else:
+            break
+        line += 1
+    state.push("admonition_open", "div", 1).map = [start, last]
+    saved = state.blkIndent, state.parentType, state.lineMax
+    state.blkIndent, state.parentType, state.lineMax = state.blkIndent + 4, "admonition", last
+    state.md.block.tokenize(state, start + 1, last)
+    state.blkIndent, state.parentType, state.lineMax = saved
+    state.push("admonition_close", "div", -1)
+    state.line = last
+    return True
+
+
+# The block structure of a page: CommonMark with tables and admonitions; inline parsing is not
+# needed (formulas are `math_spans`').
+_PARSER = MarkdownIt("commonmark").enable("table").disable("inline")
+_PARSER.block.ruler.before("fence", "admonition", _admonition,
+                          {"alt": ["paragraph", "reference", "blockquote", "list"]})
+# An element that md_in_html reads as Markdown: `<figure markdown id="fig-x">`
+_MARKDOWN_IN_HTML = re.compile(r"^\s*<[A-Za-z][A-Za-z0-9-]*\b[^>]*\smarkdown\b")
+
+
+def _closes(line: str, markup: str) -> bool:
+    """Whether `line` (any container prefix aside) is a fence of the same character as `markup`,
+    at least as long, and nothing else."""
+    line = line.lstrip(" \t>").rstrip()
+    return len(line) >= len(markup) and line == markup[0] * len(line)
+
+
+def _kinds(lines: list[str], first: int, last: int, kinds: list[str]) -> int:
+    """Classify lines[first:last] in `kinds` from markdown-it's tokens of that text; the line of
+    a fence never closed (0 when none)."""
+    unclosed = 0
+    for token in _PARSER.parse("\n".join(lines[first:last]).replace("\r", " ")):
+        if token.map is None or token.type not in ("fence", "code_block", "html_block"):
+            continue
+        begin, end = token.map[0] + first, token.map[1] + first
+        if token.type == "fence":
+            kinds[begin:end] = ["code"] * (end - begin)
+            kinds[begin] = "fence"
+            if end - 1 > begin and _closes(lines[end - 1], token.markup):
+                kinds[end - 1] = "fence"
+            elif not unclosed:
+                unclosed = begin + 1
+        elif token.type == "code_block":
+            kinds[begin:end] = ["code"] * (end - begin)
+        elif token.content.lstrip().startswith("<!--"):
+            # A comment is a block where it starts its line (not after a list marker, where
+            # Python-Markdown reads it inline), and only when no text follows it on its last line.
+            if lines[begin].lstrip().startswith("<!--") and (
+                    end - begin > 1 or not lines[begin].rsplit("-->", 1)[-1].strip()):
+                kinds[begin:end] = ["comment"] * (end - begin)
+        elif _MARKDOWN_IN_HTML.match(lines[begin]) and end - begin > 1:
+            unclosed = _kinds(lines, begin + 1, end, kinds) or unclosed
+    return unclosed
 
 
 @functools.lru_cache(maxsize=256)
 def scan(text: str) -> Scan:
-    """Classify every line of `text` (split at "\\n"; a trailing "\\r" stays in the line).
+    """Classify every line of `text` (split at "\\n"; a trailing "\\r" stays in the line) from
+    markdown-it's block tokens (`token.map` gives their lines).
 
     A page is scanned once per build however many tools read it (the result is shared: read
     it, do not change it)."""
     front = read_front_matter(text)
     front_error = f"invalid YAML front matter: {front.error}" if front.error else ""
     result = Scan([], front.mapping, front.body_start, front_error=front_error)
-    body_start = front.body_start
-    front_lines = text.count("\n", 0, body_start) if body_start else 0
-    open_fence, fence_line = "", 0
-    in_comment = False
+    raw_lines = text.split("\n")
+    lines = [raw.rstrip("\r") for raw in raw_lines]
+    front_lines = text.count("\n", 0, front.body_start) if front.body_start else 0
+    kinds = ["prose" if line.strip() else "blank" for line in lines]
+    kinds[:front_lines] = ["front"] * front_lines
+    result.unclosed_fence = _kinds(lines, front_lines, len(lines), kinds)
     embed_line = 0
     position = 0
-    for index, raw in enumerate(text.split("\n")):
+    for index, (raw, line, kind) in enumerate(zip(raw_lines, lines, kinds, strict=True)):
         number, start = index + 1, position
         position += len(raw) + 1
-        line = raw.rstrip("\r")
         embedded = embed_line > 0
-        if index < front_lines:
-            kind = "front"
-        elif open_fence:
-            kind = "fence" if closes(line, open_fence) else "code"
-            if kind == "fence":
-                open_fence = ""
-        elif in_comment:
-            kind = "comment"
-            in_comment = "-->" not in line
-        elif FENCE.match(line):
-            open_fence, fence_line, kind = FENCE.match(line).group("fence"), number, "fence"
-        elif not line.strip():
-            kind = "blank"
-        elif line.lstrip().startswith("<!--"):
-            in_comment = "-->" not in line.split("<!--", 1)[1]
-            # a comment followed by text on the same line is prose with an inline comment
-            kind = "comment" if in_comment or not line.rsplit("-->", 1)[1].strip() else "prose"
-        else:
-            kind = "prose"
         marker = ""
-        if kind == "comment" and not in_comment:
+        if kind == "comment" and "-->" in line:  # the last line of a comment
             if EMBED_END.match(line) and embed_line:
                 marker, embed_line, embedded = "end", 0, False
             elif EMBED_START.match(line) and not embed_line:
                 marker, embed_line, embedded = "start", number, False
         result.lines.append(Line(number, start, line, kind, embedded, marker))
-    result.unclosed_fence = fence_line if open_fence else 0
     result.unclosed_embed = embed_line
     return result

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from explainer_tools.markdown import scan
+from explainer_tools.markdown import math_spans, scan
 
 CHAPTER_FILE = re.compile(r"(?:^|/)chapters/(\d{2})-[^/]+\.md$")
 EQ_LABEL = re.compile(r"\\label\{(eq:[A-Za-z0-9_-]+)\}")
@@ -35,7 +35,6 @@ FIGURE_OPEN = re.compile(r"<figure\b([^>]*)>")
 FIGURE_ID = re.compile(r"""\bid\s*=\s*["']fig-([A-Za-z0-9_-]+)["']""")
 IMAGE_SRC = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
 REFERENCE = re.compile(r"\[@((?:eq|fig):[A-Za-z0-9_-]+)\]")
-DISPLAY_MATH = re.compile(r"\\\[(.*?)\\\]", re.S)
 
 
 class CrossRefError(ValueError):
@@ -85,9 +84,10 @@ def _add(index: Index, label: Label) -> None:
 
 
 def _formula_of(markdown: str, label: str) -> str:
-    for match in DISPLAY_MATH.finditer(markdown):
-        if f"\\label{{{label}}}" in match.group(1):
-            return match.group(1).replace(f"\\label{{{label}}}", "").strip()
+    for span in math_spans(markdown):
+        body = markdown[span.body_start:span.body_end]
+        if span.display and f"\\label{{{label}}}" in body:
+            return body.replace(f"\\label{{{label}}}", "").strip()
     return ""
 
 

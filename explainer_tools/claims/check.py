@@ -25,7 +25,6 @@ from explainer_tools.claims.page import (
     _Element,
     _elements,
     _front_matter_elements,
-    _math_body,
     _parse_waivers,
     _segments,
     _sentences,
@@ -42,7 +41,7 @@ from explainer_tools.glue import (
     resolve,
 )
 from explainer_tools.layout import DEFAULT, output_name
-from explainer_tools.markdown import scan
+from explainer_tools.markdown import math_body, scan
 from explainer_tools.scripts.tree_io import PipelineError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 
@@ -140,9 +139,10 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
                                      f"outputs/{script.removesuffix('.py')}.txt"))
     fields = [(e.start, e.start + len(e.text)) for e in _front_matter_elements(text, body_start)]
+    written = text  # the page's structure is read from the page as written
     text = check_glued(text, page, quoted_scripts(front), outputs, report, fields)
     elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
-                                                                     errors)
+                                                                     errors, written)
     last_script: list[str] = []
     units: list[_Unit] = []
     for element in elements:
@@ -203,7 +203,7 @@ def _analyse(text: str, paragraph: bool) -> tuple[
         if kind == "prose":
             tokens += scan_numbers(text[s:e], "prose", text, s)
         elif kind == "math":
-            inner_start, inner_end = _math_body(text, s, e)
+            inner_start, inner_end = math_body(text, s, e)
             tokens += scan_numbers(text[inner_start:inner_end], "math", text, inner_start)
         elif kind in ("code", "tag"):
             reason = "inline code" if kind == "code" else "provenance tag"

@@ -1,6 +1,9 @@
 """A page as the claim check sees it: prose elements (paragraphs, list items, table rows, headings,
 admonition titles, an erratum's front-matter prose), their inline pieces, sentences, citations and
-waivers. The line structure (front matter, fences, comments, embed regions) is `markdown.scan`'s.
+waivers. The block structure (front matter, fences, code, comments, embed regions) is
+`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is what `markdown.MATH_PATTERN`
+matches (the one math finder of the tools); the paragraphs, items, rows, headings and titles are
+split here, line by line.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from explainer_tools.claims.model import Citation, ClaimError
 from explainer_tools.claims.numbers import Token, parse_number
 from explainer_tools.markdown import (
     ADMONITION,
+    CODE_SPAN_PATTERN,
     HEADING,
+    MATH_PATTERN,
     QUOTE_PREFIX,
     read_front_matter,
     scan,
@@ -35,10 +40,9 @@ FOOTNOTE_DEF = re.compile(r"^\s*\[\^[^\]]+\]:\s*")
 CAPTION_START = re.compile(r"^\s*[*_]*(?:Table|Caption)\b[^:\n]*:")
 
 INLINE = re.compile(
-    r"(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+    r"(?P<code>" + CODE_SPAN_PATTERN + r")"
     r"|(?P<comment><!--.*?-->)"
-    r"|(?P<math>\\\(.+?\\\)|\\\[.+?\\\]|\$\$.+?\$\$|(?<![\\$])\$(?!\s).+?(?<![\s\\])\$(?![0-9])"
-    r"|\\begin\{(?P<env>[A-Za-z*]+)\}.*?\\end\{(?P=env)\})"
+    r"|(?P<math>" + MATH_PATTERN + r")"
     r"|(?P<tag>" + TAG_PATTERN_UNNAMED + r")"
     r"|(?P<target>\]\([^)\s]*(?:\s+\"[^\"]*\")?\)|\]\[[^\]\n]*\])"
     r"|(?P<url><https?://[^>\s]+>|https?://[^\s)\]]+)"
@@ -99,8 +103,13 @@ def _split_front_matter(text: str) -> tuple[dict, int]:
     return front.mapping, front.body_start
 
 
-def _elements(text: str, body_start: int, page: str, errors: list[ClaimError]) -> list[_Element]:
-    """Split the page body into paragraphs, list items, table rows, headings, admonition titles."""
+def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
+              written: str | None = None) -> list[_Element]:
+    """Split the page body into paragraphs, list items, table rows, headings, admonition titles.
+
+    `written` is the page as written when `text` is a copy with its glue references blanked
+    (same lines, same offsets): the blanks would read as indentation, so the page's structure
+    (fences, comments, code) is the written page's."""
     lines = text.split("\n")
     starts = []
     position = 0
@@ -133,7 +142,7 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError]) -
         pending_waivers = []
         return current
 
-    scanned = scan(text)
+    scanned = scan(text if written is None else written)
     if scanned.unclosed_fence:
         errors.append(ClaimError(page, scanned.unclosed_fence, "code fence never closed: every "
                                  "number after it is hidden from the check"))
@@ -353,14 +362,6 @@ def _segments(text: str) -> list[tuple[str, int, int]]:
     if position < len(text):
         pieces.append(("prose", position, len(text)))
     return pieces
-
-
-def _math_body(text: str, start: int, end: int) -> tuple[int, int]:
-    """The inside of a math piece, without its delimiters."""
-    for opening, closing in (("\\(", "\\)"), ("\\[", "\\]"), ("$$", "$$"), ("$", "$")):
-        if text.startswith(opening, start) and text.endswith(closing, start, end):
-            return start + len(opening), end - len(closing)
-    return start, end
 
 
 def _sentences(text: str, pieces: list[tuple[str, int, int]]) -> list[tuple[int, int]]:

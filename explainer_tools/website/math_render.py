@@ -10,7 +10,8 @@ What is rendered, after the reader hook has numbered the formulas (`\\label` -> 
 
 - `<span class="arithmatex">\\( .. \\)</span>` and `<div class="arithmatex">\\[ .. \\]</div>`
   (pymdownx.arithmatex, generic mode), the wrapper kept;
-- `$ .. $` and `$$ .. $$` inside a notebook's Markdown cells (`.jp-RenderedMarkdown`);
+- the formulas of a notebook's Markdown cells (`.jp-RenderedMarkdown`: `$ .. $`, `$$ .. $$`),
+  found by the shared Markdown math finder (`markdown.math_spans`), outside `<pre>`/`<code>`;
 - the equation previews: each `<a class="xref" data-tex="..">` gets `data-preview="KEY"` and the
   page one `<template data-preview-for="KEY">` holding the rendered formula, which reader.js
   shows in the card.
@@ -35,6 +36,8 @@ import json
 import re
 import threading
 from pathlib import Path
+
+from explainer_tools.markdown import MathSpan, math_spans
 
 KATEX_JS = Path(__file__).resolve().parent / "katex" / "katex.min.js"
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "katex"
@@ -159,9 +162,13 @@ INLINE = re.compile(r'(<span class="arithmatex"[^>]*>)\\\((.*?)\\\)(</span>)', r
 DISPLAY = re.compile(r'(<div class="arithmatex"[^>]*>)\s*\\\[(.*?)\\\]\s*(</div>)', re.S)
 NOTEBOOK_CELL = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)'
                            r'(.*?)(</div>)', re.S)
-NOTEBOOK_MATH = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S)
 NOTEBOOK_SKIP = re.compile(r"<(pre|code)\b.*?</\1>", re.S)
 XREF_TEX = re.compile(r'(<a class="xref"[^>]*?) data-tex="([^"]*)"')
+
+
+def _notebook_formula(text: str, span: MathSpan) -> tuple[str, bool]:
+    """(TeX, display) of a formula of a notebook cell's HTML (the shared Markdown math finder)."""
+    return html.unescape(text[span.body_start:span.body_end]).strip(), span.display
 
 
 def _line_of(tex: str, source: str) -> int | None:
@@ -195,10 +202,8 @@ def render_page(html_text: str) -> str:
         found.append((html.unescape(match.group(2)).strip(), True))
     cells = list(NOTEBOOK_CELL.finditer(html_text))
     for cell in cells:
-        for match in NOTEBOOK_MATH.finditer(NOTEBOOK_SKIP.sub("", cell.group(2))):
-            display = match.group(1) is not None
-            found.append((html.unescape(match.group(1) if display else match.group(2)).strip(),
-                          display))
+        found += [_notebook_formula(text, span)
+                  for text in [NOTEBOOK_SKIP.sub("", cell.group(2))] for span in math_spans(text)]
     previews = [html.unescape(m.group(2)) for m in XREF_TEX.finditer(html_text)]
     found += [(tex, True) for tex in previews]
     if not found:
@@ -213,18 +218,19 @@ def render_page(html_text: str) -> str:
         tex = html.unescape(match.group(2)).strip()
         return match.group(1) + rendered[(tex, True)] + match.group(3)
 
+    def formulas(text: str) -> str:
+        pieces, last = [], 0
+        for span in math_spans(text):
+            pieces += [text[last:span.start], rendered[_notebook_formula(text, span)]]
+            last = span.end
+        return "".join(pieces) + text[last:]
+
     def notebook_math(text: str) -> str:
-        def one(match: re.Match[str]) -> str:
-            is_display = match.group(1) is not None
-            tex = html.unescape(match.group(1) if is_display else match.group(2)).strip()
-            return rendered[(tex, is_display)]
         pieces, last = [], 0
         for skip in NOTEBOOK_SKIP.finditer(text):
-            pieces.append(NOTEBOOK_MATH.sub(one, text[last:skip.start()]))
-            pieces.append(skip.group(0))
+            pieces += [formulas(text[last:skip.start()]), skip.group(0)]
             last = skip.end()
-        pieces.append(NOTEBOOK_MATH.sub(one, text[last:]))
-        return "".join(pieces)
+        return "".join(pieces) + formulas(text[last:])
 
     html_text = INLINE.sub(inline, html_text)
     html_text = DISPLAY.sub(display, html_text)

@@ -37,12 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explainer_tools.blocks import parse_blocks
+from explainer_tools.markdown import math_ranges, math_text
 
 EMBED_OUTPUT = re.compile(r"<!--\s*embed:\s*output\s+(?P<script>\S+\.py)(?:\s+\[(?P<block>\d+)\])?"
                           r"\s*-->")
-MATH_SPANS = re.compile(
-    r"\\\((.*?)\\\)|\\\[(.*?)\\\]|\$\$(.*?)\$\$|(?<![\\$])\$(?!\$)(.+?)(?<!\\)\$", re.S
-)
 # Characters that Markdown's inline processors (code, escapes, links, math) would act on inside an
 # attribute before the raw-HTML pattern protects it.
 _ATTRIBUTE_ESCAPES = {"`": "&#96;", "\\": "&#92;", "$": "&#36;", "[": "&#91;", "]": "&#93;",
@@ -89,10 +87,6 @@ def embedded_lines(markdown: str, outputs: dict[str, str]) -> set[tuple[str, int
     return lines
 
 
-def math_ranges(markdown: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in MATH_SPANS.finditer(markdown)]
-
-
 def _inside(position: int, ranges: Iterable[tuple[int, int]]) -> bool:
     return any(start < position < end for start, end in ranges)
 
@@ -109,15 +103,6 @@ def stamps_json(checked_at: dict[str, str]) -> str:
     `<script>`: Material's instant navigation would run a script element as JavaScript."""
     data = html.escape(json.dumps(checked_at, sort_keys=True), quote=True)
     return f'<div class="number-stamps" hidden data-stamps="{data}"></div>'
-
-
-def math_text(text: str) -> str:
-    """Printed text as it stands in a formula: a thousands comma braced, as pages write it.
-
-    >>> math_text("1,000,000")
-    '1{,}000{,}000'
-    """
-    return text.replace(",", "{,}")
 
 
 def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str, int]]) -> str:
