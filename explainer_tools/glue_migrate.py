@@ -28,8 +28,7 @@ from pathlib import Path
 from explainer_tools import glue
 from explainer_tools.claims.api import VerifiedNumber, verified_numbers
 from explainer_tools.layout import DEFAULT
-from explainer_tools.markdown import read_front_matter
-from explainer_tools.website import number_links
+from explainer_tools.markdown import math_ranges, math_text, read_front_matter
 
 # The styles tried, fewest first: a number is shown as printed where it can be.
 STYLINGS: list[tuple[str, ...]] = [(), *[(s,) for s in glue.STYLES], ("unsigned", "comma"),
@@ -51,7 +50,7 @@ def migrate(root: Path, page: Path) -> Migration:
     claims = verified_numbers(root, [root / relative]).get(relative)
     names = glue.read_names(root / "outputs")
     scripts = glue.quoted_scripts(read_front_matter(text).mapping)
-    maths = number_links.math_ranges(text)
+    maths = math_ranges(text)
     result = Migration(text)
     edits: list[tuple[int, int, str]] = []
     numbers = claims.verified if claims else []
@@ -66,7 +65,7 @@ def migrate(root: Path, page: Path) -> Migration:
         for g in names.get(number.script, {}).values():
             for styles in STYLINGS if g.block == number.block else ():
                 shown = glue.display(g.text, styles)
-                if (number_links.math_text(shown) if in_math else shown) == number.text:
+                if (math_text(shown) if in_math else shown) == number.text:
                     found.append(g)
                     styled[(number.script, g.name, number.span)] = styles
                     break

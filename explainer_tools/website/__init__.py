@@ -11,8 +11,7 @@ notebooks (`notebooks`), the browser's colour of the first palette (`theme_color
 `plugin.BookConfig` holds them and their defaults, which are this book's.
 
 May import: the shared modules, `scripts` (markers), `book` (what the pages mean) and
-`claims` (the verified numbers the pages link). Nothing outside this package imports it, except
-the command line's `glue_migrate` (number links).
+`claims` (the verified numbers the pages link). Nothing outside this package imports it.
 
 0. `build_cache`: results of the site build memoised in `.cache/`. `html_text`: rewrites the
    prose of rendered HTML (skips code, math, links, headings). `math_render`: formulas rendered
