@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from explainer_tools.website.html_text import CLASS_ATTR  # the class attribute, either quote
+CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
                         r'src="(?P<src>[^"]*assets/fig/(?P<name>[\w.-]+\.png))"(?P<rest>[^>]*)>')
