@@ -25,14 +25,15 @@ import html
 import posixpath
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import PurePosixPath
 
+from explainer_tools.html_tokens import splice, tokens, value_span
 from explainer_tools.markdown import scan
 
 CHAPTER_FILE = re.compile(r"(?:^|/)chapters/(\d{2})-[^/]+\.md$")
 EQ_LABEL = re.compile(r"\\label\{(eq:[A-Za-z0-9_-]+)\}")
-FIGURE_OPEN = re.compile(r"<figure\b([^>]*)>")
-FIGURE_ID = re.compile(r"""\bid\s*=\s*["']fig-([A-Za-z0-9_-]+)["']""")
+FIGURE_ID = re.compile(r"fig-([A-Za-z0-9_-]+)")  # a figure's id, as its label names it
 IMAGE_SRC = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
 REFERENCE = re.compile(r"\[@((?:eq|fig):[A-Za-z0-9_-]+)\]")
 DISPLAY_MATH = re.compile(r"\\\[(.*?)\\\]", re.S)
@@ -105,12 +106,12 @@ def index_page(index: Index, page: str, markdown: str) -> None:
             name = match.group(1)
             _add(index, Label(name, page, number, f"{chapter}.{equation}",
                               name.replace(":", "-"), _formula_of(markdown, name)))
-        for match in FIGURE_OPEN.finditer(line):
-            if chapter is None:
+        for tag in tokens(line):
+            if tag.kind != "start" or tag.name != "figure" or chapter is None:
                 continue  # figures outside chapters are not numbered
             figure += 1
             numbers.append(f"{chapter}.{figure}")
-            ident = FIGURE_ID.search(match.group(1))
+            ident = FIGURE_ID.fullmatch(tag.attrs.get("id") or "")
             if ident:
                 image = next((IMAGE_SRC.search(text) for _, text in lines if _ >= number
                               and IMAGE_SRC.search(text)), None)
@@ -164,7 +165,7 @@ def relative_url(from_page: str, to_page: str, anchor: str, directory_urls: bool
     return up + (f"{target}/" if target else "") + f"#{anchor}"
 
 
-DIRECTORY_LINK = re.compile(r'href="((?:\.\./)+)([\w./-]+?)/(#[^"]*)?"')
+DIRECTORY_LINK = re.compile(r"((?:\.\./)+)([\w./-]+?)/(#.*)?")  # a link's address, as written
 
 
 def file_urls(html_text: str, page: str) -> str:
@@ -176,15 +177,17 @@ def file_urls(html_text: str, page: str) -> str:
     >>> file_urls('<a href="../../chapters/05-x/#a">', "notebooks/n.ipynb")
     '<a href="../chapters/05-x.html#a">'
     """
-
-    def replace(match: re.Match[str]) -> str:
-        ups = match.group(1).count("../") - 1  # the directory URL is one folder deeper
-        target = posixpath.normpath(posixpath.join(
-            *([posixpath.dirname(page)] + [".."] * ups), match.group(2)))
-        relative = posixpath.relpath(target, posixpath.dirname(page) or ".")
-        return f'href="{relative}.html{match.group(3) or ""}"'
-
-    return DIRECTORY_LINK.sub(replace, html_text)
+    edits: list[tuple[int, int, str]] = []
+    for tag in tokens(html_text):
+        span = value_span(html_text, tag, "href") if "href" in tag.attrs else None
+        match = DIRECTORY_LINK.fullmatch(html_text[span[0] : span[1]]) if span else None
+        if span and match:
+            ups = match.group(1).count("../") - 1  # the directory URL is one folder deeper
+            target = posixpath.normpath(posixpath.join(
+                *([posixpath.dirname(page)] + [".."] * ups), match.group(2)))
+            relative = posixpath.relpath(target, posixpath.dirname(page) or ".")
+            edits.append((*span, f'{relative}.html{match.group(3) or ""}'))
+    return splice(html_text, edits)
 
 
 CHAPTER_MENTION = re.compile(r"\bChapter (\d{1,2})\b")
@@ -246,30 +249,37 @@ def render_references(text: str, page: str, index: Index, directory_urls: bool =
 def number_equations(html_text: str, page: str, index: Index) -> str:
     """`\\label{eq:x}` in a rendered display formula -> `\\tag{9.1}`, and the anchor on its div."""
     by_name = {label.name: label for label in index.labels.values() if label.page == page}
-
-    def tag(match: re.Match[str]) -> str:
-        block = match.group(0)
-        found = EQ_LABEL.search(block)
+    if not by_name:
+        return html_text
+    edits: list[tuple[int, int, str]] = []
+    for opening, formula in pairwise(tokens(html_text)):
+        if (opening.kind != "start" or opening.name != "div"
+                or opening.attrs != {"class": "arithmatex"} or formula.kind != "text"):
+            continue
+        tex = html_text[formula.start : formula.end]
+        found = EQ_LABEL.search(tex)  # the formula's TeX
         if not found or found.group(1) not in by_name:
-            return block
+            continue
         label = by_name[found.group(1)]
-        block = block.replace(found.group(0), f"\\tag{{{label.number}}}")
-        return block.replace('<div class="arithmatex">',
-                             f'<div class="arithmatex" id="{label.anchor}">', 1)
-
-    return re.sub(r'<div class="arithmatex">.*?</div>', tag, html_text, flags=re.S)
+        edits.append((opening.end - 1, opening.end - 1, f' id="{label.anchor}"'))
+        edits.append((formula.start, formula.end,
+                      tex.replace(found.group(0), f"\\tag{{{label.number}}}")))
+    return splice(html_text, edits)
 
 
 def number_figures(html_text: str, page: str, index: Index) -> str:
     """Number each `<figure>` in order: its caption starts "Figure 9.1." and it gets its anchor."""
     numbers = iter(index.figures.get(page, []))
-
-    def figure(match: re.Match[str]) -> str:
-        number = next(numbers, None)
-        block = match.group(0)
-        if number is None:
-            return block
-        label = f'<span class="fig-number">Figure {number}.</span> '
-        return re.sub(r"<figcaption[^>]*>", lambda cap: cap.group(0) + label, block, count=1)
-
-    return re.sub(r"<figure\b[^>]*>.*?</figure>", figure, html_text, flags=re.S)
+    if not index.figures.get(page):
+        return html_text
+    edits: list[tuple[int, int, str]] = []
+    number: str | None = None  # the open figure's, until its caption has it
+    for tag in tokens(html_text):
+        if tag.kind == "start" and tag.name == "figure":
+            number = next(numbers, None)
+        elif tag.kind == "end" and tag.name == "figure":
+            number = None
+        elif tag.kind == "start" and tag.name == "figcaption" and number is not None:
+            edits.append((tag.end, tag.end, f'<span class="fig-number">Figure {number}.</span> '))
+            number = None
+    return splice(html_text, edits)

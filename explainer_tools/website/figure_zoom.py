@@ -37,6 +37,8 @@ def zoom_control(tag: str, src: str) -> str:
 
 def zoom_figures(html_text: str) -> str:
     """`html_text` with every image outside a link, button and code wrapped in its zoom control."""
+    if "<img" not in html_text.lower():  # most pages: nothing to read
+        return html_text
     edits: list[tuple[int, int, str]] = []
     inside = {"a": 0, "button": 0}
     for token in tokens(html_text, raw=FLAT_SKIPPED):  # code is one text token
