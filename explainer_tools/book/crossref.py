@@ -37,6 +37,7 @@ FIGURE_ID = re.compile(r"fig-([A-Za-z0-9_-]+)")  # a figure's id, as its label n
 IMAGE_SRC = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
 REFERENCE = re.compile(r"\[@((?:eq|fig):[A-Za-z0-9_-]+)\]")
 DISPLAY_MATH = re.compile(r"\\\[(.*?)\\\]", re.S)
+CODE = ("pre", "code")  # read as one text each: no formula or figure is inside code
 
 
 class CrossRefError(ValueError):
@@ -252,7 +253,7 @@ def number_equations(html_text: str, page: str, index: Index) -> str:
     if not by_name:
         return html_text
     edits: list[tuple[int, int, str]] = []
-    for opening, formula in pairwise(tokens(html_text)):
+    for opening, formula in pairwise(tokens(html_text, raw=CODE)):
         if (opening.kind != "start" or opening.name != "div"
                 or opening.attrs != {"class": "arithmatex"} or formula.kind != "text"):
             continue
@@ -274,7 +275,7 @@ def number_figures(html_text: str, page: str, index: Index) -> str:
         return html_text
     edits: list[tuple[int, int, str]] = []
     number: str | None = None  # the open figure's, until its caption has it
-    for tag in tokens(html_text):
+    for tag in tokens(html_text, raw=CODE):
         if tag.kind == "start" and tag.name == "figure":
             number = next(numbers, None)
         elif tag.kind == "end" and tag.name == "figure":
