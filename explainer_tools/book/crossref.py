@@ -25,7 +25,6 @@ import html
 import posixpath
 import re
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import PurePosixPath
 
 from explainer_tools.html_tokens import splice, tokens, value_span
@@ -37,7 +36,6 @@ FIGURE_ID = re.compile(r"fig-([A-Za-z0-9_-]+)")  # a figure's id, as its label n
 IMAGE_SRC = re.compile(r"!\[[^\]]*\]\(([^)\s]+)")
 REFERENCE = re.compile(r"\[@((?:eq|fig):[A-Za-z0-9_-]+)\]")
 DISPLAY_MATH = re.compile(r"\\\[(.*?)\\\]", re.S)
-CODE = ("pre", "code")  # read as one text each: no formula or figure is inside code
 
 
 class CrossRefError(ValueError):
@@ -107,7 +105,7 @@ def index_page(index: Index, page: str, markdown: str) -> None:
             name = match.group(1)
             _add(index, Label(name, page, number, f"{chapter}.{equation}",
                               name.replace(":", "-"), _formula_of(markdown, name)))
-        for tag in tokens(line):
+        for tag in tokens(line) if "<figure" in line.lower() else []:
             if tag.kind != "start" or tag.name != "figure" or chapter is None:
                 continue  # figures outside chapters are not numbered
             figure += 1
@@ -250,37 +248,30 @@ def render_references(text: str, page: str, index: Index, directory_urls: bool =
 def number_equations(html_text: str, page: str, index: Index) -> str:
     """`\\label{eq:x}` in a rendered display formula -> `\\tag{9.1}`, and the anchor on its div."""
     by_name = {label.name: label for label in index.labels.values() if label.page == page}
-    if not by_name:
-        return html_text
-    edits: list[tuple[int, int, str]] = []
-    for opening, formula in pairwise(tokens(html_text, raw=CODE)):
-        if (opening.kind != "start" or opening.name != "div"
-                or opening.attrs != {"class": "arithmatex"} or formula.kind != "text"):
-            continue
-        tex = html_text[formula.start : formula.end]
-        found = EQ_LABEL.search(tex)  # the formula's TeX
+
+    def tag(match: re.Match[str]) -> str:
+        block = match.group(0)
+        found = EQ_LABEL.search(block)
         if not found or found.group(1) not in by_name:
-            continue
+            return block
         label = by_name[found.group(1)]
-        edits.append((opening.end - 1, opening.end - 1, f' id="{label.anchor}"'))
-        edits.append((formula.start, formula.end,
-                      tex.replace(found.group(0), f"\\tag{{{label.number}}}")))
-    return splice(html_text, edits)
+        block = block.replace(found.group(0), f"\\tag{{{label.number}}}")
+        return block.replace('<div class="arithmatex">',
+                             f'<div class="arithmatex" id="{label.anchor}">', 1)
+
+    return re.sub(r'<div class="arithmatex">.*?</div>', tag, html_text, flags=re.S)
 
 
 def number_figures(html_text: str, page: str, index: Index) -> str:
     """Number each `<figure>` in order: its caption starts "Figure 9.1." and it gets its anchor."""
     numbers = iter(index.figures.get(page, []))
-    if not index.figures.get(page):
-        return html_text
-    edits: list[tuple[int, int, str]] = []
-    number: str | None = None  # the open figure's, until its caption has it
-    for tag in tokens(html_text, raw=CODE):
-        if tag.kind == "start" and tag.name == "figure":
-            number = next(numbers, None)
-        elif tag.kind == "end" and tag.name == "figure":
-            number = None
-        elif tag.kind == "start" and tag.name == "figcaption" and number is not None:
-            edits.append((tag.end, tag.end, f'<span class="fig-number">Figure {number}.</span> '))
-            number = None
-    return splice(html_text, edits)
+
+    def figure(match: re.Match[str]) -> str:
+        number = next(numbers, None)
+        block = match.group(0)
+        if number is None:
+            return block
+        label = f'<span class="fig-number">Figure {number}.</span> '
+        return re.sub(r"<figcaption[^>]*>", lambda cap: cap.group(0) + label, block, count=1)
+
+    return re.sub(r"<figure\b[^>]*>.*?</figure>", figure, html_text, flags=re.S)
