@@ -37,6 +37,9 @@ class Token(NamedTuple):
     closed: bool = False  # a start tag written `<x ... />`
 
 
+_token = tuple.__new__  # a Token from its fields, without NamedTuple's keyword handling
+
+
 class _Scanner(HTMLParser):
     """HTMLParser recording each piece of markup it reads with its span: the parser calls a
     handler for the markup, then `updatepos` with the span it has just read (which here
@@ -47,6 +50,7 @@ class _Scanner(HTMLParser):
         self.CDATA_CONTENT_ELEMENTS = ("script", "style", *(name.lower() for name in raw))
         self.found: list[Token] = []
         self.base = 0  # where the parser's buffer starts in the text
+        self.last = 0  # where the last token ends
         self.seen: tuple[str, str, list[tuple[str, str | None]], bool] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
@@ -68,9 +72,15 @@ class _Scanner(HTMLParser):
 
     def updatepos(self, i: int, j: int) -> int:
         if self.seen is not None:
+            start, end = self.base + i, self.base + j
+            if start > self.last:  # the text before it
+                self.found.append(_token(Token, ("text", self.last, start, "", NO_ATTRIBUTES,
+                                                 False)))
             kind, name, attrs, closed = self.seen
-            self.found.append(Token(kind, self.base + i, self.base + j, name,
-                                    dict(reversed(attrs)) if attrs else NO_ATTRIBUTES, closed))
+            self.found.append(_token(Token, (kind, start, end, name,
+                                             dict(reversed(attrs)) if attrs else NO_ATTRIBUTES,
+                                             closed)))
+            self.last = end
             self.seen = None
         return j
 
@@ -82,16 +92,9 @@ def tokens(source: str, raw: Iterable[str] = ()) -> list[Token]:
     scanner.feed(source)
     scanner.base = len(source) - len(scanner.rawdata)  # what it kept waits for the end
     scanner.close()
-    found: list[Token] = []
-    last = 0
-    for token in scanner.found:
-        if token.start > last:
-            found.append(Token("text", last, token.start))
-        found.append(token)
-        last = token.end
-    if last < len(source):
-        found.append(Token("text", last, len(source)))
-    return found
+    if scanner.last < len(source):
+        scanner.found.append(Token("text", scanner.last, len(source)))
+    return scanner.found
 
 
 def value_span(source: str, tag: Token, name: str) -> tuple[int, int] | None:
