@@ -30,6 +30,7 @@ LAYERS: dict[str, int] = {
     "markdown": 0,  # the one Markdown scanner and the one YAML loader
     "blocks": 0,  # numbered output blocks
     "tags": 0,  # the provenance tag vocabulary (also read by explainer_code/gpt_lab)
+    "html_tokens": 0,  # HTML as tokens with their offsets (the site's HTML is rewritten by them)
     "yaml_input": 1,  # the data files, read with markdown's loader, each field's type checked
     "glue": 1,  # values by name: a script's glued values, their sidecar, a page's references
     "scripts": 2,

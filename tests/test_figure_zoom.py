@@ -4,7 +4,7 @@ controls, and what they point at. The dialog itself is tested in the browser
 
 from __future__ import annotations
 
-from explainer_tools.website.figure_zoom import image_source, zoom_figures
+from explainer_tools.website.figure_zoom import zoom_figures
 
 
 def test_a_figure_becomes_a_link_to_its_own_file() -> None:
@@ -42,5 +42,4 @@ def test_zooming_twice_changes_nothing() -> None:
 
 def test_the_link_keeps_the_source_escaped() -> None:
     page = """<img src='a&amp;b "c".png'>"""
-    assert image_source(page[4:-1]) == 'a&b "c".png'
     assert 'href="a&amp;b &quot;c&quot;.png"' in zoom_figures(page)

@@ -36,6 +36,14 @@ def test_map_prose_keeps_comments_and_nested_skips() -> None:
         "<!-- LoRA --><p><a><span>LoRA</span></a> X</p>")
 
 
+def test_map_prose_reads_a_tag_whole_whatever_its_attribute_values_hold() -> None:
+    page = ("<p><span data-x='a>b' class=prov>LoRA</span> LoRA <!-- <code> --> LoRA"
+            '<script>if (a < b) { s = "<p>LoRA"; }</script> LoRA</p>')
+    assert map_prose(page, lambda t: t.replace("LoRA", "X")) == (
+        "<p><span data-x='a>b' class=prov>LoRA</span> X <!-- <code> --> X"
+        '<script>if (a < b) { s = "<p>LoRA"; }</script> X</p>')
+
+
 # --------------------------------------------------------------------------------- bibliography
 
 BIB = """\

@@ -203,20 +203,22 @@ def cited_keys(markdown: str) -> list[tuple[str, int]]:
 def render_citations(text: str, entries: dict[str, Entry], page: str) -> str:
     """Replace `[@key ...]` in one run of prose text (HTML-escaped) by linked labels."""
 
-    def one(key: str) -> str:
+    def one(key: str, year_only: bool) -> str:
         entry = entries.get(key)
         if entry is None:
             raise BibliographyError(f"{page}: unknown citation key {key!r} "
                                     f"(not in {BIB_PATH})")
         card = html.escape(format_reference(entry), quote=True)
-        label = html.escape(cite_label(entry))
-        return f'<a class="cite" href="#ref-{key}" title="{card}">{label}</a>'
+        label = cite_label(entry)
+        _, comma, year = label.rpartition(", ")
+        if year_only and comma and re.fullmatch(r"\d{4}[a-z]?", year):
+            label = year
+        return f'<a class="cite" href="#ref-{key}" title="{card}">{html.escape(label)}</a>'
 
     def replace(match: re.Match[str]) -> str:
         keys = [match["key"], *re.findall(r"@([A-Za-z][\w-]*)", match["more"])]
-        inner = "; ".join(one(key) for key in keys)
-        if match.group("bare"):  # `Li et al. [-@li2018]`: the year only
-            inner = re.sub(r">[^<]*, (\d{4}[a-z]?)</a>", r">\1</a>", inner)
+        # `Li et al. [-@li2018]`: the year only
+        inner = "; ".join(one(key, bool(match.group("bare"))) for key in keys)
         locator = f", {match['locator'].strip()}" if match["locator"] else ""
         return f'<span class="citation">({inner}{locator})</span>'
 

@@ -20,6 +20,7 @@ import html
 import re
 from dataclasses import dataclass
 
+from explainer_tools.html_tokens import tokens
 from explainer_tools.markdown import scan
 from explainer_tools.tags import KIND_CLASSES, TAG_PATTERN, kind_of, paper_tag_problem
 
@@ -122,9 +123,7 @@ def render_tags(markdown: str, page: str = "<page>") -> tuple[str, list[Tag]]:
     return "\n".join(out_lines), tags
 
 
-HTML_SKIP_PATTERN = re.compile(
-    r"<(pre|code|script|style|textarea)\b.*?</\1\s*>|<!--.*?-->|<[^>]*>", re.S | re.I
-)
+CODE_ELEMENTS = ("pre", "code", "script", "style", "textarea")  # their text is never prose
 
 
 def render_tags_in_html(html_text: str, page: str = "<page>") -> tuple[str, list[Tag]]:
@@ -136,13 +135,13 @@ def render_tags_in_html(html_text: str, page: str = "<page>") -> tuple[str, list
     """
     tags: list[Tag] = []
     pieces: list[str] = []
-    last = 0
-    for skip in HTML_SKIP_PATTERN.finditer(html_text):
-        text = html.unescape(html_text[last : skip.start()])
-        pieces.append(_replace_in_prose_html(text, page, tags))
-        pieces.append(skip.group(0))
-        last = skip.end()
-    pieces.append(_replace_in_prose_html(html.unescape(html_text[last:]), page, tags))
+    in_code = False  # the text just after a code element's start tag is its whole content
+    for token in tokens(html_text, raw=CODE_ELEMENTS):
+        piece = html_text[token.start : token.end]
+        if token.kind == "text" and not in_code:
+            piece = _replace_in_prose_html(html.unescape(piece), page, tags)
+        in_code = token.kind == "start" and token.name in CODE_ELEMENTS and not token.closed
+        pieces.append(piece)
     return "".join(pieces), tags
 
 

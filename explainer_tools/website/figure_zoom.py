@@ -20,19 +20,9 @@ this replaces a lightbox plugin (70 kB of script and style on every page).
 from __future__ import annotations
 
 import html
-import re
 
-from explainer_tools.website.html_text import FLAT_SKIPPED, TAG_OR_COMMENT
-
-SRC_ATTR = re.compile(r"""\bsrc\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-
-
-def image_source(attrs: str) -> str | None:
-    """The `src` of an `<img>` from its attribute text, unescaped; None when it has none."""
-    match = SRC_ATTR.search(attrs)
-    if not match:
-        return None
-    return html.unescape(match.group(1) if match.group(1) is not None else match.group(2))
+from explainer_tools.html_tokens import splice, tokens
+from explainer_tools.website.html_text import FLAT_SKIPPED
 
 
 def zoom_control(tag: str, src: str) -> str:
@@ -47,26 +37,16 @@ def zoom_control(tag: str, src: str) -> str:
 
 def zoom_figures(html_text: str) -> str:
     """`html_text` with every image outside a link, button and code wrapped in its zoom control."""
-    pieces: list[str] = []
+    if "<img" not in html_text.lower():  # most pages: nothing to read
+        return html_text
+    edits: list[tuple[int, int, str]] = []
     inside = {"a": 0, "button": 0}
-    last = 0
-    for match in TAG_OR_COMMENT.finditer(html_text):
-        if match.start() < last:  # within a flat element copied whole
-            continue
-        closing, name, attrs = match.group(1), (match.group(2) or "").lower(), match.group(3)
-        pieces.append(html_text[last : match.start()])
-        last = match.end()
-        tag = match.group(0)
-        if name in FLAT_SKIPPED and not closing and not attrs.rstrip().endswith("/"):
-            end = html_text.find(f"</{name}", last)
-            last = len(html_text) if end < 0 else end
-            pieces.append(tag + html_text[match.end() : last])
-            continue
-        if name in inside:
-            inside[name] += -1 if closing else 1
-        src = image_source(attrs) if name == "img" and not closing else None
-        if src is not None and not any(inside.values()):
-            tag = zoom_control(tag, src)
-        pieces.append(tag)
-    pieces.append(html_text[last:])
-    return "".join(pieces)
+    for token in tokens(html_text, raw=FLAT_SKIPPED):  # code is one text token
+        if token.name in inside:
+            inside[token.name] += -1 if token.kind == "end" else 1
+        elif token.kind == "start" and token.name == "img" and not any(inside.values()):
+            src = token.attrs.get("src")
+            if src is not None:
+                tag = html_text[token.start : token.end]
+                edits.append((token.start, token.end, zoom_control(tag, src)))
+    return splice(html_text, edits)

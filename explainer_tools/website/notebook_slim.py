@@ -48,16 +48,15 @@ import struct
 import tinycss2
 from tinycss2.ast import AtRule, Declaration, QualifiedRule
 
+from explainer_tools.html_tokens import Token, splice, tokens, value_span
+
 PRUNED_PREFIXES = ("bp3-", "jp-", "lm-", "p-", "CodeMirror", "cm-", "ansi-")
-STYLE = re.compile(r"<style[^>]*>(.*?)</style>", re.S)
-CLASS_ATTR = re.compile(r"""class=(?:"([^"]*)"|'([^']*)')""")
-STYLE_ATTR = re.compile(r'style="([^"]*)"')
 CLASS_IN_SELECTOR = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 NOT = re.compile(r":not\([^()]*\)")
 VAR = re.compile(r"var\(\s*(--[\w-]+)")
-MERMAID_LOADER = re.compile(r'<script type="module">\s*document\.addEventListener\('
-                            r'"DOMContentLoaded", async \(\) => \{\s*const diagrams = '
-                            r'document\.querySelectorAll\("\.jp-Mermaid.*?</script>', re.S)
+# The start of the script that loads Mermaid (JavaScript, in a `<script type="module">`).
+MERMAID_LOADER = re.compile(r'\s*document\.addEventListener\("DOMContentLoaded", async \(\) => '
+                            r'\{\s*const diagrams = document\.querySelectorAll\("\.jp-Mermaid')
 FIRST_CELL = '<div class="jp-Cell '
 COPY_SOURCE = re.compile(r'<pre>(?P<code>(?:(?!</pre>).)*</pre>\s*</div>\s*)'
                          r'<div class="clipboard-copy-txt" id="(?P<id>cell-\d+)">(?:(?!</div>).)*'
@@ -69,8 +68,7 @@ CELL_SOURCE = re.compile(r'(<div class="highlight-ipynb[^"]*"><pre\b[^>]*>)(.*?)
 _NAMES = "|".join(c for c in UNSTYLED if c)
 TOKEN = re.compile(rf'<span(?: class="({_NAMES})")?>([^<]*)</span>')
 TOUCHING = re.compile(r'<span class="([\w-]+)">([^<]*)</span><span class="\1">([^<]*)</span>')
-SPACES = re.compile(r"(<pre\b.*?</pre>|<textarea\b.*?</textarea>|<script\b.*?</script>|"
-                    r"<style\b.*?</style>)|>\s{2,}(?=<)", re.S)
+KEEP_SPACES = ("pre", "textarea")  # with scripts and styles: their text is left as it is
 
 
 def _split_selectors(prelude: str) -> list[str]:
@@ -133,33 +131,64 @@ def _prune_properties(sheets: list[list], page_styles: str) -> None:
             return
 
 
+def _elements(html_text: str, name: str) -> list[tuple[Token, Token | None, Token]]:
+    """Each element `name` of `html_text` that holds only text (a script, a style): its start
+    tag, its text (None when empty) and its end tag."""
+    found = []
+    pieces = tokens(html_text)
+    for i, tag in enumerate(pieces):
+        if tag.kind != "start" or tag.name != name or tag.closed:
+            continue
+        text = pieces[i + 1] if pieces[i + 1 : i + 2] and pieces[i + 1].kind == "text" else None
+        end = pieces[i + (2 if text else 1) :][:1]
+        if end and end[0].kind == "end" and end[0].name == name:
+            found.append((tag, text, end[0]))
+    return found
+
+
+def _without_mermaid_loader(head: str) -> str:
+    loaders = [(start.start, end.end, "") for start, text, end in _elements(head, "script")
+               if start.attrs == {"type": "module"} and text is not None
+               and MERMAID_LOADER.match(head, text.start, text.end)]
+    return splice(head, loaders)
+
+
+def _shrink_spaces(page: str) -> str:
+    """White space between two tags -> one line break, outside pre, textarea, script, style."""
+    edits = []
+    pieces = tokens(page, raw=KEEP_SPACES)
+    for before, text, after in zip(pieces, pieces[1:], pieces[2:], strict=False):
+        if (text.kind == "text" and before.kind != "text" and after.kind != "text"
+                and text.end - text.start >= 2 and page[text.start : text.end].isspace()
+                and not (before.kind == "start" and not before.closed
+                         and before.name in (*KEEP_SPACES, "script", "style"))):
+            edits.append((text.start, text.end, "\n"))
+    return splice(page, edits)
+
+
 def slim(page: str) -> str:
     """`page` (a notebook page's HTML) with its stylesheets cut to what it uses."""
     head_end = page.find(FIRST_CELL)
     head, body = (page, "") if head_end < 0 else (page[:head_end], page[head_end:])
-    head = MERMAID_LOADER.sub("", head)
-    used = {name for pair in CLASS_ATTR.findall(page) for name in "".join(pair).split()}
-    blocks = list(STYLE.finditer(head))
+    head = _without_mermaid_loader(head)
+    tags = [tag for tag in tokens(page) if tag.kind == "start"]
+    used = {name for tag in tags for name in (tag.attrs.get("class") or "").split()}
+    blocks = _elements(head, "style")
     sheets, seen = [], set()
-    for block in blocks:
-        text = block.group(1)
+    for _, block, _ in blocks:
+        text = head[block.start : block.end] if block else ""
         if text.strip() in seen:
             sheets.append(None)  # a copy of a stylesheet already kept
             continue
         seen.add(text.strip())
         parsed = tinycss2.parse_stylesheet(text, skip_comments=True, skip_whitespace=True)
         sheets.append(_prune_rules(parsed, used))
-    _prune_media_properties(sheets, " ".join(STYLE_ATTR.findall(page)))
-    out, last = [], 0
-    for block, sheet in zip(blocks, sheets, strict=True):
-        out.append(head[last:block.start()])
-        if sheet:
-            open_tag = head[block.start():block.start(1)]
-            out.append(f"{open_tag}{tinycss2.serialize(sheet)}</style>")
-        last = block.end()
-    out.append(head[last:])
+    _prune_media_properties(sheets, " ".join(tag.attrs.get("style") or "" for tag in tags))
+    head = splice(head, [(start.start, end.end, f"{head[start.start:start.end]}"
+                          f"{tinycss2.serialize(sheet)}</style>" if sheet else "")
+                         for (start, _, end), sheet in zip(blocks, sheets, strict=True)])
     body = CELL_SOURCE.sub(_plain_tokens, COPY_SOURCE.sub(r'<pre id="\g<id>">\g<code>', body))
-    return SPACES.sub(lambda m: m[1] or ">\n", "".join(out) + body)
+    return _shrink_spaces(head + body)
 
 
 def _plain_tokens(match: re.Match) -> str:
@@ -193,23 +222,31 @@ def _prune_media_properties(sheets: list, page_styles: str) -> None:
         rule.content = tinycss2.parse_component_value_list(tinycss2.serialize(inner))
 
 
-DATA_IMAGE = re.compile(r'<img\b(?P<before>[^>]*?)src="data:image/png;base64,'
-                        r'(?P<data>[A-Za-z0-9+/=]+)"(?P<after>[^>]*)>')
+PNG_DATA = "data:image/png;base64,"
 
 
 def images(page: str) -> tuple[str, dict[str, bytes]]:
     """`page` with each PNG `data:` image a lazily loaded file `figure-<hash>.png` beside it,
     and those files' bytes by name."""
     files: dict[str, bytes] = {}
-
-    def external(match: re.Match) -> str:
-        data = base64.b64decode(match["data"])
+    edits = []
+    for tag in tokens(page):
+        if tag.kind != "start" or tag.name != "img":
+            continue
+        span = value_span(page, tag, "src")
+        if span is None or not page.startswith(PNG_DATA, span[0], span[1]):
+            continue
+        try:
+            data = base64.b64decode(page[span[0] + len(PNG_DATA) : span[1]], validate=True)
+        except ValueError:
+            continue
         if data[:8] != b"\x89PNG\r\n\x1a\n":
-            return match[0]
+            continue
         width, height = struct.unpack(">II", data[16:24])
         name = f"figure-{hashlib.sha256(data).hexdigest()[:12]}.png"
         files[name] = data
-        return (f'<img{match["before"]}src="{name}" loading="lazy" width="{width}" '
-                f'height="{height}"{match["after"]}>')
-
-    return DATA_IMAGE.sub(external, page), files
+        quoted = page[span[1] : span[1] + 1] in ("'", '"')
+        after = span[1] + quoted
+        edits += [(span[0], span[1], name),
+                  (after, after, f' loading="lazy" width="{width}" height="{height}"')]
+    return splice(page, edits), files

@@ -34,7 +34,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from explainer_tools.website.html_text import CLASS_ATTR  # the class attribute, either quote
+# A full page is read by patterns, not by the tokenizer (explainer_tools.html_tokens): parsing
+# every page's whole HTML twice more would cost a warm build seconds.
+CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)')""")  # either quote
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'
                         r'src="(?P<src>[^"]*assets/fig/(?P<name>[\w.-]+\.png))"(?P<rest>[^>]*)>')
