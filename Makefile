@@ -10,6 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 INSTALLED := $(VENV)/.installed
 NOTEBOOK_INSTALLED := $(VENV)/.notebook-installed
+MUTATE_INSTALLED := $(VENV)/.mutate-installed
 LOCK_VENV := .venv-lock
 PIP_TOOLS := pip-tools==7.6.2
 COMPILE := --quiet --generate-hashes --allow-unsafe --strip-extras --no-emit-index-url --no-emit-find-links
@@ -44,16 +45,21 @@ $(NOTEBOOK_INSTALLED): requirements-notebook.lock $(INSTALLED)
 	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-notebook.lock
 	touch $(NOTEBOOK_INSTALLED)
 
-lock: ## Rebuild requirements.lock, requirements-notebook.lock and requirements-test.lock, with hashes, from the .in files (pip-compile; pins kept)
+$(MUTATE_INSTALLED): requirements-mutate.lock $(INSTALLED)
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-mutate.lock
+	touch $(MUTATE_INSTALLED)
+
+lock: ## Rebuild requirements.lock, requirements-notebook.lock, requirements-test.lock and requirements-mutate.lock, with hashes, from the .in files (pip-compile; pins kept)
 	test -x $(LOCK_VENV)/bin/pip-compile || \
 	  { $(PYTHON) -m venv $(LOCK_VENV) && $(LOCK_VENV)/bin/pip install --quiet $(PIP_TOOLS); }
 	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements.lock requirements.in
 	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements-notebook.lock requirements-notebook.in
 	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements-test.lock requirements-test.in
+	$(LOCK_VENV)/bin/pip-compile $(COMPILE) -o requirements-mutate.lock requirements-mutate.in
 	@# PyTorch must stay the CPU build: a CUDA build (nvidia-* and triton wheels) is an error
 	@grep -qE '^torch==[0-9.]+\+cpu ' requirements.lock || \
 	  { echo "make lock: requirements.lock does not pin torch's +cpu build"; exit 1; }
-	@! grep -qiE '^(nvidia-|triton==)' requirements.lock requirements-notebook.lock requirements-test.lock || \
+	@! grep -qiE '^(nvidia-|triton==)' requirements.lock requirements-notebook.lock requirements-test.lock requirements-mutate.lock || \
 	  { echo "make lock: a CUDA package entered the lock"; exit 1; }
 
 serve: $(INSTALLED) ## Build and serve the site on http://127.0.0.1:8000
@@ -117,8 +123,8 @@ test: $(INSTALLED) ## Run every test: lint, make check, pytest on two workers (b
 	$(MAKE) --no-print-directory check
 	EXPLAINER_CHECK_PASSED=1 $(PY) -m pytest $(if $(filter-out 0,$(TEST_WORKERS)),-n $(TEST_WORKERS))  # tests that repeat what check just did skip
 
-mutate: $(INSTALLED) ## Mutation test of explainer_tools and pacbound: does a test fail when the code breaks? (minutes)
-	$(PY) tests/mutate.py
+mutate: $(MUTATE_INSTALLED) ## Mutation test (cosmic-ray, requirements-mutate.lock): does a module's test fail for each generated mutant? MODULE=explainer_tools.glue (or a package) runs one; all take hours
+	$(PY) tests/mutation.py $(MODULE)
 
 # Jupyter refuses to start as root ("Running as root is not recommended") unless told it may: in a
 # container, or on a machine where everything runs as root, `make notebook` passes --allow-root.

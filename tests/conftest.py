@@ -2,7 +2,7 @@
 
 A time limit for every test, so that no test (or mutant of the code it tests) can hang CI. The
 limit is a `timeout` marker, given here to every test that has none; `--timeout=N` on the
-command line (tests/mutate.py uses it) replaces it. Without the pytest-timeout plugin (an
+command line (tests/mutation.py uses it) replaces it. Without the pytest-timeout plugin (an
 environment not yet rebuilt from requirements.lock) the marker is inert and the tests run without
 a limit.
 

@@ -1,6 +1,6 @@
-"""Tests written for the mutants of the site plugin's reader features (tests/mutants_site.py):
-the glossary, cross-references, number links, the reader hook, the errata hook and the plugin
-itself. Each names the behaviour a reader or a maintainer relies on; no site is built."""
+"""The site plugin's reader features, each test written where a mutation run found them
+untested: the glossary, cross-references, number links, the reader hook, the errata hook and the
+plugin itself. Each names the behaviour a reader or a maintainer relies on; no site is built."""
 
 from __future__ import annotations
 

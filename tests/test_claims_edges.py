@@ -1,6 +1,6 @@
-"""The claim check's stable parts, at the edges the mutation run (tests/mutants_claims.py) found
-untested: thousands groups, table cells with escaped pipes, sentence ends after abbreviations, an
-unclosed fence, citation descriptions."""
+"""The claim check's stable parts at their edges, where a mutation run found them untested:
+thousands groups, table cells with escaped pipes, sentence ends after abbreviations, an unclosed
+fence, citation descriptions."""
 
 from __future__ import annotations
 

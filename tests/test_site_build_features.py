@@ -1,7 +1,7 @@
-"""Tests written for the mutants of the site build's features and helpers (tests/mutants_site.py):
-build-time math, the build hooks, the build cache, the notebook page, the mkdocs.yml reader, the
-speed-ups, the site bench's budgets and the PDF's page numbers. No site is built, no browser
-runs: the browser's and Chromium's parts are stood in for by small fakes."""
+"""The site build's features and helpers, each test written where a mutation run found them
+untested: build-time math, the build hooks, the build cache, the notebook page, the mkdocs.yml
+reader, the speed-ups, the site bench's budgets and the PDF's page numbers. No site is built, no
+browser runs: the browser's and Chromium's parts are stood in for by small fakes."""
 
 from __future__ import annotations
 

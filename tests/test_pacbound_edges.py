@@ -1,4 +1,4 @@
-"""pacbound at the edges the mutation run (tests/mutants_pacbound.py) found untested: bad
+"""pacbound at the edges a mutation run (`make mutate`) found untested: bad
 arguments that must be refused, the remainder block's scale, the count bits, the lazy names."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""explainer_tools at the edges the mutation run (tests/mutants_tools.py, tests/mutants_runner.py)
-found untested. Each test is named for the behaviour it pins; all are fast and in-process."""
+"""explainer_tools at the edges a mutation run (`make mutate`) found untested. Each test is
+named for the behaviour it pins; all are fast and in-process."""
 
 from __future__ import annotations
 
