@@ -1,8 +1,8 @@
 # Every action of the project. `make` alone lists them.
 # The virtual environment is created and filled from requirements.lock and requirements-test.lock
 # (every file checked against its hash) on first use, and again only when either changes. Jupyter,
-# for `make notebook` alone, comes from requirements-notebook.lock, installed the first time it is
-# needed.
+# for `make notebook` alone, comes from requirements-notebook.lock, and cosmic-ray, for `make
+# mutate` alone, from requirements-mutate.lock, each installed the first time it is needed.
 
 SHELL := /bin/bash
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
