@@ -9,10 +9,10 @@ import pytest
 import yaml
 
 from explainer_tools import glue
-from explainer_tools.book import bibliography, crossref, errata, errata_pages
+from explainer_tools.book import bibliography, crossref, errata
 from explainer_tools.claims.check import check_page
 from explainer_tools.claims.outputs import Outputs
-from explainer_tools.website import errata_hook
+from explainer_tools.website import errata_pages
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -553,12 +553,12 @@ def _hook_error(tmp_path: Path, find: str, below: int, inserted: str) -> tuple[s
     text = "\n".join(lines)
     path.write_text(text, encoding="utf-8")
     outputs = path.parent.parent.parent / "outputs"
-    state = errata_hook.State(entries=bibliography.load_bibliography(REPO_ROOT),
+    state = errata_pages.State(entries=bibliography.load_bibliography(REPO_ROOT),
                               index=crossref.build_index({}), names=glue.read_names(outputs),
                               outputs={"ch01_demo.py": OUTPUT})
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
-    with pytest.raises(errata_hook.PluginError) as raised:
-        errata_hook.on_page_markdown(state, body, _Page(path),
+    with pytest.raises(errata_pages.PluginError) as raised:
+        errata_pages.on_page_markdown(state, body, _Page(path),
                                      {"docs_dir": str(tmp_path / "docs")}, None)
     return str(raised.value), target
 
@@ -615,11 +615,11 @@ def _glued_erratum(tmp_path: Path, name: str, body_name: str = "b_value") -> tup
 def _hook(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     outputs = path.parent.parent.parent / "outputs"
-    state = errata_hook.State(entries=bibliography.load_bibliography(REPO_ROOT),
+    state = errata_pages.State(entries=bibliography.load_bibliography(REPO_ROOT),
                               index=crossref.build_index({}), names=glue.read_names(outputs),
                               outputs={"ch01_demo.py": OUTPUT})
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
-    return errata_hook.on_page_markdown(state, body, _Page(path),
+    return errata_pages.on_page_markdown(state, body, _Page(path),
                                         {"docs_dir": str(path.parent.parent)}, None)
 
 
@@ -645,7 +645,7 @@ def test_a_misspelt_name_in_an_erratum_fails_build_and_check_at_its_line(
     if where == "body":
         line = next(n for n, written in enumerate(text.split("\n"), 1) if "It is {glue}" in written)
     message = ("no value named 'b_valeu' printed by ch01_demo.py (names it prints: b_value)")
-    with pytest.raises(errata_hook.PluginError) as raised:
+    with pytest.raises(errata_pages.PluginError) as raised:
         _hook(path)
     assert str(raised.value) == f"docs/errata/e7.md:{line}: {message}"
     report = check_page(text, "docs/errata/e7.md", Outputs(

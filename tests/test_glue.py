@@ -26,7 +26,7 @@ from test_pipeline import FIXTURE, build_tree, run
 from explainer_tools import glue, glue_migrate
 from explainer_tools.claims.check import check_page
 from explainer_tools.claims.outputs import Outputs
-from explainer_tools.website import number_links, reader_hook
+from explainer_tools.website import number_links, reader_features
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -199,21 +199,21 @@ def test_an_unknown_name_fails_the_build_with_file_and_line(tmp_path: Path) -> N
     source = PAGE.replace("`total`", "`totl`")
     path = tmp_path / "p.md"
     path.write_text(source)
-    state = reader_hook.State(names=NAMES, outputs={"s.py": OUTPUT})
+    state = reader_features.State(names=NAMES, outputs={"s.py": OUTPUT})
     page = SimpleNamespace(file=SimpleNamespace(src_uri="p.md", abs_src_path=str(path)), meta={})
     markdown, _ = get_data(source)
     with pytest.raises(PluginError, match=f"^{re.escape(UNKNOWN)}$"):
-        reader_hook._link_numbers(state, markdown, page)
+        reader_features._link_numbers(state, markdown, page)
     path.write_text(PAGE)
     markdown, _ = get_data(PAGE)
     assert '<a class="num" href="#out-s-L2" data-block="1">1,536</a>' in (
-        reader_hook._link_numbers(state, markdown, page))
+        reader_features._link_numbers(state, markdown, page))
     styled = PAGE.replace("the mean {glue}`mean`", "the mean {glue}`mean|trim`")
     path.write_text(styled)  # the site shows the styled text, linked to the same line
     markdown, _ = get_data(styled)
     state.names = {"s.py": {**NAMES["s.py"], "mean": glue.Glued("mean", "0.1230", 3, 1)}}
     assert 'the mean <a class="num" href="#out-s-L3" data-block="1">0.123</a>' in (
-        reader_hook._link_numbers(state, markdown, page))
+        reader_features._link_numbers(state, markdown, page))
 
 
 def test_an_ambiguous_name_asks_for_its_script() -> None:

@@ -7,7 +7,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from explainer_tools.website import math_render
-from explainer_tools.website.mkdocs_hooks import _render_math
+from explainer_tools.website.build_features import _render_math
 from explainer_tools.website.print_site_anchors import update_anchor_ids
 
 

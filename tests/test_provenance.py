@@ -136,8 +136,8 @@ def test_the_hook_stops_the_build_with_a_plugin_error_naming_page_and_line() -> 
 
     from mkdocs.exceptions import PluginError
 
-    from explainer_tools.website import mkdocs_hooks
+    from explainer_tools.website import build_features
 
     page = SimpleNamespace(file=SimpleNamespace(src_uri="x.md"))
     with pytest.raises(PluginError, match=r"docs/x\.md:2: \[PAPER\] needs a location"):
-        mkdocs_hooks.on_page_markdown("fine\nBad [PAPER] claim.", page, {}, None)
+        build_features.on_page_markdown("fine\nBad [PAPER] claim.", page, {}, None)

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from explainer_tools.book import bibliography, crossref, glossary, ledger, verified
-from explainer_tools.website import number_links, reader_hook
+from explainer_tools.website import number_links, reader_features
 from explainer_tools.website.html_text import map_prose
 
 REPO = Path(__file__).resolve().parent.parent
@@ -109,11 +109,11 @@ def test_the_hook_reports_an_unknown_key_with_the_file_line(tmp_path: Path) -> N
     page_file.write_text("---\nscripts: []\n---\n\nText [@nobody2099].\n", encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="chapters/99-x.md",
                                                 abs_src_path=str(page_file)))
-    state = reader_hook.State(entries=bibliography.parse_bibtex(BIB))
+    state = reader_features.State(entries=bibliography.parse_bibtex(BIB))
     from mkdocs.exceptions import PluginError
 
     with pytest.raises(PluginError, match=r"docs/chapters/99-x.md:5: unknown citation key"):
-        reader_hook.on_page_markdown(state, "\nText [@nobody2099].\n", page, None, None)
+        reader_features.on_page_markdown(state, "\nText [@nobody2099].\n", page, None, None)
 
 
 # ----------------------------------------------------------------------------- cross-references
@@ -384,8 +384,8 @@ class _FakePage:
         self.file, self.meta = _FakeFile(src, path), {}
 
 
-def _hook_state(src: str, text: str) -> reader_hook.State:
-    return reader_hook.State(entries=bibliography.load_bibliography(REPO),
+def _hook_state(src: str, text: str) -> reader_features.State:
+    return reader_features.State(entries=bibliography.load_bibliography(REPO),
                              index=crossref.build_index({src: text}))
 
 
@@ -406,7 +406,7 @@ def test_probe_C1_C2_an_unknown_key_is_reported_on_its_own_line(tmp_path: Path,
     state = _hook_state(CHAPTER, text)
     markdown, _meta = get_data(text)
     with pytest.raises(PluginError, match=rf"docs/{CHAPTER}:{target + 1}: unknown citation"):
-        reader_hook.on_page_markdown(state, markdown, _FakePage(CHAPTER, page), {}, None)
+        reader_features.on_page_markdown(state, markdown, _FakePage(CHAPTER, page), {}, None)
 
 
 def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
@@ -416,7 +416,7 @@ def test_probe_A7_a_non_utf8_page_names_file_and_line(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_bytes(b"# Title\n\ncaf\xe9\n")
     with pytest.raises(PluginError, match=r"docs/chapters/x\.md:3: not UTF-8"):
-        reader_hook.read_source(page, "chapters/x.md")
+        reader_features.read_source(page, "chapters/x.md")
 
 
 def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
@@ -434,7 +434,7 @@ def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
         page = tmp_path / name
         page.write_bytes(text.encode("utf-8"))
         report = check_page(text, f"docs/{CHAPTER}", Outputs(texts))
-        state = reader_hook.State()
+        state = reader_features.State()
         state.outputs = texts
         state.names = glue.read_names(REPO / "outputs")  # the chapter quotes values by name
         state.numbers = {CHAPTER: [
@@ -442,7 +442,7 @@ def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
                                     o.output_text)
             for o in report.checked if o.script]}
         markdown, _ = get_data(text.replace("\r\n", "\n"))  # MkDocs reads universal newlines
-        counts.append(reader_hook._link_numbers(state, markdown, _FakePage(CHAPTER, page))
+        counts.append(reader_features._link_numbers(state, markdown, _FakePage(CHAPTER, page))
                       .count('class="num"'))
     assert counts[0] > 100 and counts[1] == counts[0]
 

@@ -19,8 +19,8 @@ import pytest
 from explainer_tools.book import site_config
 from explainer_tools.website import (
     build_cache,
+    build_features,
     math_render,
-    mkdocs_hooks,
     notebook_page,
     pdf,
     print_site_anchors,
@@ -78,10 +78,10 @@ def test_a_notebook_page_loses_mathjax_and_gets_badges() -> None:
     page = SimpleNamespace(file=SimpleNamespace(src_uri="notebooks/n.ipynb"), html="")
     html_in = ("<!-- Load mathjax --><script src=''></script><!-- End of mathjax configuration -->"
                "<p>[MY EXPLANATION] A cell.</p>")
-    out = mkdocs_hooks.on_page_content(html_in, page, {}, None)
+    out = build_features.on_page_content(html_in, page, {}, None)
     assert "mathjax" not in out.lower() and 'class="prov' in out and page.html == out
     chapter = SimpleNamespace(file=SimpleNamespace(src_uri="chapters/09-x.md"), html="")
-    assert mkdocs_hooks.on_page_content(html_in, chapter, {}, None) == html_in
+    assert build_features.on_page_content(html_in, chapter, {}, None) == html_in
 
 
 def test_the_whole_book_page_is_rendered_and_the_caches_saved(
@@ -91,11 +91,11 @@ def test_the_whole_book_page_is_rendered_and_the_caches_saved(
     build_cache.memo("m", "v1").put(["k"], 1)
     for directory_urls, name in ((True, "print_page/index.html"), (False, "print_page.html")):
         config = {"site_dir": str(tmp_path / "site"), "use_directory_urls": directory_urls}
-        assert mkdocs_hooks.print_page_file(config) == tmp_path / "site" / name
+        assert build_features.print_page_file(config) == tmp_path / "site" / name
         printed = tmp_path / "site" / name
         printed.parent.mkdir(parents=True, exist_ok=True)
         printed.write_text('<span class="arithmatex">\\(z_{printed}\\)</span>', encoding="utf-8")
-        mkdocs_hooks.on_post_build(config)
+        build_features.on_post_build(config)
         assert 'class="katex"' in printed.read_text(encoding="utf-8")
     assert math_render._cache_file().is_file(), "the formula cache is written after a build"
     assert list((tmp_path / "cache" / "m").glob("m-*.json")), "so is every build memo"
@@ -117,14 +117,14 @@ def test_the_build_is_dated_by_the_commit_unless_the_caller_chose(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     config_file = _committed(tmp_path / "repo", 1_700_000_000)
     (tmp_path / "plain").mkdir()
-    assert mkdocs_hooks.source_date_epoch(tmp_path / "plain") is None, "outside git: no date"
-    assert mkdocs_hooks.source_date_epoch(tmp_path / "repo") == "1700000000"
+    assert build_features.source_date_epoch(tmp_path / "plain") is None, "outside git: no date"
+    assert build_features.source_date_epoch(tmp_path / "repo") == "1700000000"
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "unset below")  # restored after the test
     monkeypatch.delenv("SOURCE_DATE_EPOCH")
-    mkdocs_hooks.on_config({"config_file_path": str(config_file)})
+    build_features.on_config({"config_file_path": str(config_file)})
     assert os.environ["SOURCE_DATE_EPOCH"] == "1700000000"
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "0")
-    mkdocs_hooks.on_config({"config_file_path": str(config_file)})
+    build_features.on_config({"config_file_path": str(config_file)})
     assert os.environ["SOURCE_DATE_EPOCH"] == "0", "the caller's date wins"
 
 

@@ -10,13 +10,14 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
+from explainer_tools import glue
 from explainer_tools.book import crossref, errata, glossary, verified
 from explainer_tools.layout import Layout
 from explainer_tools.website import (
     build_cache,
-    errata_hook,
+    errata_pages,
     number_links,
-    reader_hook,
+    reader_features,
     site_speed,
     source_pages,
 )
@@ -150,7 +151,7 @@ def test_a_page_with_a_byte_order_mark_or_old_mac_newlines_reads_as_mkdocs_reads
         tmp_path: Path) -> None:
     page = tmp_path / "p.md"
     page.write_bytes(b"\xef\xbb\xbf# Title\r\rText\r\n")
-    assert reader_hook.read_source(page, "p.md") == "# Title\n\nText\n"
+    assert reader_features.read_source(page, "p.md") == "# Title\n\nText\n"
 
 
 class _Page:
@@ -161,50 +162,51 @@ class _Page:
 
 
 @pytest.fixture
-def state() -> reader_hook.State:
-    return reader_hook.State()
+def state() -> reader_features.State:
+    return reader_features.State()
 
 
 def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path,
-                                                              state: reader_hook.State) -> None:
+                                                              state: reader_features.State) -> None:
     text = "---\ntitle: T\n---\n\n# T\n\nSee [@eq:nowhere].\n"
     path = tmp_path / "p.md"
     path.write_text(text, encoding="utf-8")
     body = text.split("---\n", 2)[2].lstrip("\n")  # what MkDocs hands to the hook
     with pytest.raises(PluginError, match=r"^docs/chapters/09-x\.md:7: unknown label 'eq:nowhere'"):
-        reader_hook.on_page_markdown(state, body, _Page("chapters/09-x.md", path), {}, None)
+        reader_features.on_page_markdown(state, body, _Page("chapters/09-x.md", path), {}, None)
 
 
 def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,
-                                                       state: reader_hook.State) -> None:
+                                                       state: reader_features.State) -> None:
     from explainer_tools.book import bibliography
 
     state.entries = bibliography.load_bibliography(REPO)
     path = tmp_path / "p.md"
     path.write_text("# T\n\nAs shown [@lotfi2024].\n", encoding="utf-8")
-    out = reader_hook.on_page_markdown(state, "# T\n\nAs shown [@lotfi2024].\n",
+    out = reader_features.on_page_markdown(state, "# T\n\nAs shown [@lotfi2024].\n",
                                        _Page("chapters/09-x.md", path), {}, None)
     assert out.startswith("# T\n\nAs shown [@lotfi2024].\n") and 'id="ref-lotfi2024"' in out
 
 
 def test_the_finished_page_marks_terms_and_carries_the_stamps_table(
-        state: reader_hook.State) -> None:
+        state: reader_features.State) -> None:
     state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
     state.checked_at = {"s.py": "script ab, lock cd"}
     page = _Page("chapters/09-x.md")
     html_in = '<p>LoRA is <a class="num" href="#out-s-L2">7</a>.</p>'
-    out = reader_hook.on_page_content(state, html_in, page, {}, None)
+    out = reader_features.on_page_content(state, html_in, page, {}, None)
     assert 'href="../../glossary/#term-lora"' in out
     assert out.endswith(number_links.stamps_json(state.checked_at))
     assert page.html == out, "the print-site plugin is handed the final HTML"
     state.directory_urls = False
-    offline = reader_hook.on_page_content(state, "<p>LoRA</p>", _Page("chapters/09-x.md"), {}, None)
+    offline = reader_features.on_page_content(state, "<p>LoRA</p>", _Page("chapters/09-x.md"),
+                                              {}, None)
     assert 'href="../glossary.html#term-lora"' in offline and "number-stamps" not in offline
 
 
-def test_the_glossary_page_links_its_own_entries_in_place(state: reader_hook.State) -> None:
+def test_the_glossary_page_links_its_own_entries_in_place(state: reader_features.State) -> None:
     state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
-    out = reader_hook.on_page_content(state, "<p>LoRA</p>", _Page("glossary.md"), {}, None)
+    out = reader_features.on_page_content(state, "<p>LoRA</p>", _Page("glossary.md"), {}, None)
     assert 'href="#term-lora"' in out
 
 
@@ -219,31 +221,31 @@ def _fake_check(calls: list[list[str]]):
 
 
 def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook.State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("7\n", encoding="utf-8")
     calls: list[list[str]] = []
     state.layout = Layout(tmp_path)
-    monkeypatch.setattr(reader_hook, "verified_numbers", _fake_check(calls))
+    monkeypatch.setattr(reader_features, "verified_numbers", _fake_check(calls))
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
     monkeypatch.setattr(build_cache, "_MEMOS", {})
     state.tools_digest, state.outputs = "tools v1", {"s.py": "[1] 7\n"}
-    first = reader_hook._verified_links(state, {"a.md": "7\n", "generated.md": "7\n"})
+    first = reader_features._verified_links(state, {"a.md": "7\n", "generated.md": "7\n"})
     assert calls == [["a.md"]], "a generated page (no file under docs/) is not checked"
     assert first["a.md"][0] == number_links.NumberLink(0, 1, "7", "s.py", 1, 2, "[1] 7")
-    assert reader_hook._verified_links(state, {"a.md": "7\n"}) == first and len(calls) == 1
-    reader_hook._verified_links(state, {"a.md": "7 \n"})
+    assert reader_features._verified_links(state, {"a.md": "7\n"}) == first and len(calls) == 1
+    reader_features._verified_links(state, {"a.md": "7 \n"})
     assert len(calls) == 2, "an edited page is checked again"
     state.outputs = {"s.py": "[1] 8\n"}
-    reader_hook._verified_links(state, {"a.md": "7 \n"})
+    reader_features._verified_links(state, {"a.md": "7 \n"})
     assert len(calls) == 3, "a changed output re-checks the page"
     state.tools_digest = "tools v2"
-    reader_hook._verified_links(state, {"a.md": "7 \n"})
+    reader_features._verified_links(state, {"a.md": "7 \n"})
     assert len(calls) == 4, "changed tools re-check the page"
 
 
 def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook.State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
     calls: list[str] = []
 
     def last_verified(root: Path, scripts: list[str]) -> verified.Verified:
@@ -258,12 +260,13 @@ def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
     stamp.parent.mkdir(parents=True)
     stamp.write_text("{}", encoding="utf-8")
     state.head = "abc"
-    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c1"
-    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c1", "memoised"
+    assert reader_features._last_verified(state, ["ch09_x.py"]).commit == "c1"
+    assert reader_features._last_verified(state, ["ch09_x.py"]).commit == "c1", "memoised"
     stamp.write_text('{"output": "x"}', encoding="utf-8")
-    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c2", "a regenerated stamp"
+    again = reader_features._last_verified(state, ["ch09_x.py"])
+    assert again.commit == "c2", "a regenerated stamp"
     state.head = "def"
-    assert reader_hook._last_verified(state, ["ch09_x.py"]).commit == "c3", "a new commit"
+    assert reader_features._last_verified(state, ["ch09_x.py"]).commit == "c3", "a new commit"
 
 
 # ---------------------------------------------------------------------------------- errata hook
@@ -277,8 +280,9 @@ def test_an_erratum_page_is_titled_by_its_id_and_drops_materials_status() -> Non
     meta = {"status": "confirmed"}
     page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(C9)),
                            meta=meta)
-    out = errata_hook.on_page_markdown(errata_hook.State(), body, page,
-                                       {"docs_dir": str(REPO / "docs")}, None)
+    names = glue.read_names(REPO / "outputs")  # C9 quotes values by name
+    out = errata_pages.on_page_markdown(errata_pages.State(names=names), body, page,
+                                        {"docs_dir": str(REPO / "docs")}, None)
     front = errata.read_erratum(C9).meta
     assert meta == {"title": f"{front['id']}: {front['title']}"}
     assert out != body and body.strip().split("\n")[0] in out
@@ -290,14 +294,14 @@ def test_a_page_named_like_an_erratum_outside_the_errata_folder_is_left_alone(
     path.write_text("# Notes\n\nPlain page.\n", encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="notes/e1.md", abs_src_path=str(path)),
                            meta={})
-    assert errata_hook.on_page_markdown(errata_hook.State(), "# Notes\n\nPlain page.\n", page,
+    assert errata_pages.on_page_markdown(errata_pages.State(), "# Notes\n\nPlain page.\n", page,
                                         {"docs_dir": str(tmp_path)}, None) == (
         "# Notes\n\nPlain page.\n")
 
 
 def test_the_errata_index_without_its_marker_fails_naming_its_file(tmp_path: Path) -> None:
     with pytest.raises(PluginError, match=r"^docs/errata/index\.md:1: must contain"):
-        errata_hook._render_index("# Errata\n\nHand-made.\n", tmp_path)
+        errata_pages._render_index("# Errata\n\nHand-made.\n", tmp_path)
 
 
 def test_a_field_problem_is_reported_at_the_fields_line(tmp_path: Path) -> None:
@@ -305,7 +309,7 @@ def test_a_field_problem_is_reported_at_the_fields_line(tmp_path: Path) -> None:
     path.write_text("---\nid: E7\ntitle: T\nstatus: x\nproblem: >-\n  It is wrong.\n---\n"
                     "body\n", "utf-8")
     erratum = errata.Erratum(path, {}, "body\n")
-    assert errata_hook.located(["E7: field 'problem' carries no provenance tag",
+    assert errata_pages.located(["E7: field 'problem' carries no provenance tag",
                                 "E7: status 'x' is not one of confirmed",
                                 "E7: required field 'chapters' is missing or empty"],
                                erratum) == (
@@ -325,7 +329,7 @@ def test_an_erratum_with_a_bad_field_stops_the_build_at_the_fields_line(tmp_path
     page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(path)),
                            meta={})
     with pytest.raises(PluginError, match=rf"^docs/errata/c9\.md:{at}: C9: status 'likely'"):
-        errata_hook.on_page_markdown(errata_hook.State(), body, page,
+        errata_pages.on_page_markdown(errata_pages.State(), body, page,
                                      {"docs_dir": str(tmp_path / "docs")}, None)
 
 
@@ -341,7 +345,7 @@ class _Config(dict):
         self.plugins = SimpleNamespace(_current_plugin=None)
 
 
-def _plugin(state: reader_hook.State | None = None, **settings: object) -> BookPlugin:
+def _plugin(state: reader_features.State | None = None, **settings: object) -> BookPlugin:
     """The plugin with mkdocs.yml's `settings` (none: this book's defaults), its build's reader
     state `state`."""
     plugin = BookPlugin()
@@ -353,7 +357,7 @@ def _plugin(state: reader_hook.State | None = None, **settings: object) -> BookP
 
 
 def test_the_book_files_add_the_generated_pages_and_share_the_state_with_errata(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_hook.State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
     from mkdocs.structure.files import Files
 
     from explainer_tools.book import bibliography
@@ -361,7 +365,7 @@ def test_the_book_files_add_the_generated_pages_and_share_the_state_with_errata(
     state.entries = bibliography.load_bibliography(REPO)
     state.index = crossref.build_index({"chapters/09-x.md": "\\[ a \\label{eq:a} \\]\n"})
     state.sources = {"index.md": "# Home\n"}
-    monkeypatch.setattr(reader_hook, "on_files", lambda state, files, config: files)
+    monkeypatch.setattr(reader_features, "on_files", lambda state, files, config: files)
     plugin = _plugin(state)
     files = plugin._book_files(Files([]), _Config(tmp_path))
     assert {f.src_uri for f in files} == {"glossary.md", "bibliography.md", "claims-ledger.md"}
@@ -419,7 +423,7 @@ def test_each_build_starts_from_an_empty_state() -> None:
 
 
 def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
-        tmp_path: Path, state: reader_hook.State) -> None:
+        tmp_path: Path, state: reader_features.State) -> None:
     from mkdocs.structure.files import Files
 
     state.sources = {"chapters/09-x.md": "<!-- embed: source ch09_x.py -->\ntext\n"}
@@ -429,9 +433,9 @@ def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
 
 def test_the_whole_book_page_of_the_offline_copy_links_sources_from_its_folder(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer_tools.website import mkdocs_hooks
+    from explainer_tools.website import build_features
 
-    monkeypatch.setattr(mkdocs_hooks, "on_post_build", lambda config: None)
+    monkeypatch.setattr(build_features, "on_post_build", lambda config: None)
     link = '<a href="#code-ch09_x" data-site-path="code/ch09_x.html">'
     for directory_urls, name, up in ((True, "print_page/index.html", "../"),
                                      (False, "print_page.html", "")):
@@ -455,7 +459,7 @@ COLLAPSED = """<details class="example">
     (False, "../code/ch09_x.html", "code/ch09_x.html"),
 ])
 def test_a_chapter_links_its_source_page_from_where_it_is_served(
-        state: reader_hook.State, directory_urls: bool, href: str, site_path: str) -> None:
+        state: reader_features.State, directory_urls: bool, href: str, site_path: str) -> None:
     plugin = _plugin(state)
     plugin.sources = {"ch09_x.py": source_pages.SourcePage("ch09_x.py",
                                                            "```python\nprint(1)\n```\n", ["x"])}

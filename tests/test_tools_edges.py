@@ -15,7 +15,6 @@ from explainer_tools.book import (
     book_checks,
     chapters,
     errata,
-    errata_pages,
     ledger,
     provenance,
     scaffold,
@@ -31,6 +30,7 @@ from explainer_tools.scripts import (
     stamps,
     tree_io,
 )
+from explainer_tools.website import errata_pages
 from explainer_tools.website.html_text import map_prose
 
 # ------------------------------------------------------------------ blocks, tags, HTML prose

@@ -1,4 +1,4 @@
-// Reader features on every page (explainer_tools/website/reader_hook.py writes the markup):
+// Reader features on every page (explainer_tools/website/reader_features.py writes the markup):
 // - a preview card for references to equations and figures (a.xref), on hover and on focus;
 // - a card for every number linked to the output line that printed it (a.num, span.num, and
 //   links inside formulas): script, block, line, the line's text and the checked state;

@@ -10,15 +10,15 @@ May import: the shared modules and `scripts` (the embed markers, the stamps). Mu
    `ledger` (the claims ledger), `provenance` (tags -> badges), `verified` ("last verified",
    from the stamps).
 1. `chapters`: chapter status from the nav (home page list, BOOK.md's table, "Chapter N").
-   `errata`: the erratum pages, their index and checks. `book_checks`: the book-wide checks
+   `errata`: what an erratum is (its fields, read and checked), the index's marker; how the site
+   shows one is `website/errata_pages`. `book_checks`: the book-wide checks
    (status phrases, outside references, tag budget, structure, bibliography).
-2. `errata_pages`: erratum pages and the errata index as rendered, with source lines.
-   `scaffold`: `make chapter` (a new chapter's page, script and nav entry).
+2. `scaffold`: `make chapter` (a new chapter's page, script and nav entry).
 """
 
 LAYERS: dict[str, int] = {
     "site_config": 0, "bibliography": 0, "crossref": 0, "glossary": 0, "ledger": 0,
     "provenance": 0, "verified": 0,
     "chapters": 1, "errata": 1, "book_checks": 1,
-    "errata_pages": 2, "scaffold": 2,
+    "scaffold": 2,
 }

@@ -4,8 +4,8 @@ An erratum of the paper is `docs/errata/eNN.md` (id `ENN`, the seed's numbering)
 the authors' released code is `docs/errata/cNN.md` (id `CNN`) with `concerns: code`. Its YAML
 front matter holds the structured fields, the single source of truth; the page body holds the
 detailed argument and the evidence embedded from golden outputs with the pipeline's markers. At
-build time `errata_hook.py` renders the fields around the body (`errata_pages.render_page`) and
-fills the index page (`errata_pages.render_index`) where `docs/errata/index.md` has the line
+build time the site's `website/errata_pages.py` renders the fields around the body (`render_page`)
+and fills the index page (`render_index`) where `docs/errata/index.md` has the line
 `<!-- errata-index -->`. The index is never written to disk, so it cannot go stale; `--check`
 verifies instead that the marker is there and that `mkdocs.yml`'s nav lists the index and every
 erratum. Adding an erratum = adding one file (and its nav line, which the check demands).

@@ -23,9 +23,10 @@ May import: the shared modules, `scripts` (markers), `book` (what the pages mean
    plugin's whole-book page with every in-book link finding its target. `figure_zoom`.
    `site_speed`: the page as the browser starts it (what made a phone's load slow, fixed at
    build time). `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
-   `errata_hook`: the errata feature's page events. `pdf`: `make pdf`.
-2. `mkdocs_hooks` (build, provenance and math features), `reader_hook` (the reader features'
-   page events). `site_bench`: `make bench-site`.
+   `errata_pages`: erratum pages and the errata index as shown (with source lines), and their
+   page events. `pdf`: `make pdf`.
+2. `build_features` (build, provenance and math features), `reader_features` (the reader
+   features' page events). `site_bench`: `make bench-site`.
 3. `plugin`: the MkDocs plugin (its settings, and each build's state), composing the features.
 """
 
@@ -33,7 +34,7 @@ LAYERS: dict[str, int] = {
     "build_cache": 0, "html_text": 0, "math_render": 0, "notebook_slim": 0, "raw_tex": 0,
     "explorer_presets": 0, "number_links": 0, "source_pages": 0,
     "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "site_speed": 1,
-    "notebook_page": 1, "errata_hook": 1, "pdf": 1,
-    "mkdocs_hooks": 2, "reader_hook": 2, "site_bench": 2,
+    "notebook_page": 1, "errata_pages": 1, "pdf": 1,
+    "build_features": 2, "reader_features": 2, "site_bench": 2,
     "plugin": 3,
 }

@@ -5,19 +5,19 @@ the book's features in order:
 
 - notebook (`notebook_page`): the companion notebook as a page, from mkdocs-jupyter's cache (no
   Jupyter import unless the notebook changed), its `.ipynb` copied beside it.
-- build (`mkdocs_hooks`, `render_cache`, `print_site_anchors`): SOURCE_DATE_EPOCH; each page's
+- build (`build_features`, `render_cache`, `print_site_anchors`): SOURCE_DATE_EPOCH; each page's
   Markdown converted only when it changed; every in-book link of the whole-book page finding
   its target.
-- errata (`errata_hook`): each erratum page rendered from its front matter, at priority 50
+- errata (`errata_pages`): each erratum page rendered from its front matter, at priority 50
   (before the badges: its fields hold tags). Owns the errata index, filled at its marker.
-- reader (`reader_hook`): labels and numbered formulas and figures, verified numbers linked to
+- reader (`reader_features`): labels and numbered formulas and figures, verified numbers linked to
   their output lines, chapter mentions, "last verified". Its parts own a generated page each
   (`GENERATED`, placed by the settings): the bibliography (citations checked and linked), the
   glossary (first uses marked), the claims ledger.
 - sources (`source_pages`): each embedded script source on a page of its own (`code/...`),
   linked from the chapter instead of collapsed in it.
-- provenance (`mkdocs_hooks`): tags become badges, the notebook's too.
-- math (`mkdocs_hooks`, `math_render`): every formula rendered, last (post_page, post_build).
+- provenance (`build_features`): tags become badges, the notebook's too.
+- math (`build_features`, `math_render`): every formula rendered, last (post_page, post_build).
 - page start (`site_speed`): what made a phone's load slow, fixed in the written page (post_page).
 
 A build's state lives on the plugin (`on_config` starts it afresh): the reader's (pages, labels,
@@ -47,10 +47,10 @@ from mkdocs.structure.files import File, Files
 
 from explainer_tools.book import crossref
 from explainer_tools.website import (
-    errata_hook,
-    mkdocs_hooks,
+    build_features,
+    errata_pages,
     notebook_page,
-    reader_hook,
+    reader_features,
     site_speed,
     source_pages,
 )
@@ -94,7 +94,7 @@ class BookConfig(c.Config):
     notebooks = c.Type(str, default=notebook_page.NOTEBOOK_GLOB)
     # The browser's colour for the page's first palette: Material's header colour for the
     # first `theme.palette` entry's `primary` (indigo). Change it with the palette.
-    theme_color = _Colour(mkdocs_hooks.THEME_COLOR)
+    theme_color = _Colour(build_features.THEME_COLOR)
 
 
 T = TypeVar("T")
@@ -139,15 +139,15 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def _start(self, settings: BookConfig) -> None:
         """A build's state, empty: what `on_files` loads and the page events read."""
-        self.reader = reader_hook.State(glossary_page=settings.glossary_page)
-        self.errata = errata_hook.State()
+        self.reader = reader_features.State(glossary_page=settings.glossary_page)
+        self.errata = errata_pages.State()
         self.sources: dict[str, source_pages.SourcePage] = {}  # by embedded file
         self.notebooks = notebook_page.Notebooks(settings.notebooks)
 
     @after_plugins()
     def on_config(self, config: Any) -> Any:
         self._start(self.config)  # a fresh state for each build (`make serve` rebuilds)
-        return mkdocs_hooks.on_config(config)
+        return build_features.on_config(config)
 
     @after_plugins(100)  # first: the nav and every plugin see the notebook as a page
     def _notebook_files(self, files: Files, config: Any) -> Files:
@@ -156,15 +156,15 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     @after_plugins()
     def _book_files(self, files: Files, config: Any) -> Files:
-        """Load once (reader_hook), share with the errata feature, add the generated pages."""
+        """Load once (reader_features), share with the errata feature, add the generated pages."""
         reader = self.reader
-        files = reader_hook.on_files(reader, files, config)
-        self.errata = errata_hook.State(entries=reader.entries, index=reader.index,
+        files = reader_features.on_files(reader, files, config)
+        self.errata = errata_pages.State(entries=reader.entries, index=reader.index,
                                         pages=reader.sources, names=reader.names,
                                         outputs=reader.outputs)
         for feature, setting in GENERATED.items():
             files.append(File.generated(config, self.config[setting],
-                                        content=reader_hook.generated_page(reader, feature)))
+                                        content=reader_features.generated_page(reader, feature)))
         return files
 
     @after_plugins(-50)  # after `_book_files`, which reads the pages
@@ -190,13 +190,13 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     @after_plugins(50)  # before the other plugins and the badges: an erratum's fields hold tags
     def _errata_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
-        return errata_hook.on_page_markdown(self.errata, markdown, page, config, files)
+        return errata_pages.on_page_markdown(self.errata, markdown, page, config, files)
 
     @after_plugins()
     def _reader_markdown(self, markdown: str, page: Any, config: Any, files: Files) -> str:
         """The reader features' and the badges' Markdown."""
-        markdown = reader_hook.on_page_markdown(self.reader, markdown, page, config, files)
-        return mkdocs_hooks.on_page_markdown(markdown, page, config, files)
+        markdown = reader_features.on_page_markdown(self.reader, markdown, page, config, files)
+        return build_features.on_page_markdown(markdown, page, config, files)
 
     @after_plugins(-100)  # last: the features above read the title as written
     def _title_as_text(self, markdown: str, page: Any, config: Any, files: Files) -> str:
@@ -227,23 +227,24 @@ class BookPlugin(BasePlugin[BookConfig]):
                           page_url("index.md", source.path, directory_urls))
                  for target, source in self.sources.items()}
         html_text = source_pages.link_sources(html_text, links)  # first: less HTML for the rest
-        html_text = reader_hook.on_page_content(self.reader, html_text, page, config, files)
-        return mkdocs_hooks.on_page_content(html_text, page, config, files)
+        html_text = reader_features.on_page_content(self.reader, html_text, page, config, files)
+        return build_features.on_page_content(html_text, page, config, files)
 
     @after_plugins()
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         self.notebooks.copy_source(page)
         output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
         colour = self.config.theme_color
-        output = mkdocs_hooks.on_post_page(output, page, config, colour)  # formulas: links in them
+        # formulas: links in them
+        output = build_features.on_post_page(output, page, config, colour)
         output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))
         return site_speed.search_index_after_load(site_speed.head_links_resolved(output))
 
     @after_plugins()
     def on_post_build(self, config: Any) -> None:
-        printed = mkdocs_hooks.print_page_file(config)
+        printed = build_features.print_page_file(config)
         if printed.is_file():  # its source links lead to their pages, not to anchors it lacks
             up = "../" if config["use_directory_urls"] else ""
             printed.write_text(source_pages.print_page_links(printed.read_text(encoding="utf-8"),
                                                              up), encoding="utf-8")
-        mkdocs_hooks.on_post_build(config)
+        build_features.on_post_build(config)

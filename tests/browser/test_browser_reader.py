@@ -199,7 +199,7 @@ new MutationObserver((records) => records.forEach((r) => {
 def test_the_light_palette_writes_no_colour_tag_as_the_page_loads(browser: Any,
                                                                    server: StaticServer) -> None:
     """The build writes the light palette's colour-scheme and theme-color tags
-    (mkdocs_hooks.palette_metas), so the palette script, which writes a tag only where it
+    (build_features.palette_metas), so the palette script, which writes a tag only where it
     differs from the header, writes none at load: a tag written then restyles the whole page."""
     context = open_context(browser, DESKTOP)
     try:

@@ -263,7 +263,7 @@ def _link_numbers(state: State, markdown: str, page: Any) -> str:
     raw = Path(page.file.abs_src_path).read_bytes().decode("utf-8", "replace")
     source = raw.replace("\r\n", "\n").replace("\r", "\n")
     body = source.rfind(markdown) if markdown else -1
-    if body < 0:  # composed before (an erratum page: errata_hook placed its values) or changed
+    if body < 0:  # composed before (an erratum page: errata_pages placed its values) or changed
         left = glue.references(markdown)
         if left:
             written = markdown[left[0].start:left[0].end]
