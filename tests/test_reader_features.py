@@ -11,8 +11,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from explainer_tools.book import bibliography, crossref, glossary, ledger, verified
-from explainer_tools.website import number_links, reader_features
+from explainer_tools.book import bibliography, crossref, glossary, ledger
+from explainer_tools.website import number_links, reader_features, verified
 from explainer_tools.website.html_text import map_prose
 
 REPO = Path(__file__).resolve().parent.parent

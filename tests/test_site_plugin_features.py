@@ -11,7 +11,7 @@ import pytest
 from mkdocs.exceptions import PluginError
 
 from explainer_tools import glue
-from explainer_tools.book import crossref, errata, glossary, verified
+from explainer_tools.book import crossref, errata, glossary
 from explainer_tools.layout import Layout
 from explainer_tools.website import (
     build_cache,
@@ -20,6 +20,7 @@ from explainer_tools.website import (
     reader_features,
     site_speed,
     source_pages,
+    verified,
 )
 from explainer_tools.website.plugin import BookPlugin
 

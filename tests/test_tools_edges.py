@@ -18,7 +18,6 @@ from explainer_tools.book import (
     ledger,
     provenance,
     scaffold,
-    verified,
 )
 from explainer_tools.scripts import (
     bench,
@@ -30,7 +29,7 @@ from explainer_tools.scripts import (
     stamps,
     tree_io,
 )
-from explainer_tools.website import errata_pages
+from explainer_tools.website import errata_pages, verified
 from explainer_tools.website.html_text import map_prose
 
 # ------------------------------------------------------------------ blocks, tags, HTML prose

@@ -7,8 +7,7 @@ May import: the shared modules and `scripts` (the embed markers, the stamps). Mu
 
 0. `site_config`: the one reader of mkdocs.yml outside MkDocs. `bibliography` (BibTeX,
    citations), `crossref` (numbered formulas and figures, labels across pages), `glossary`,
-   `ledger` (the claims ledger), `provenance` (tags -> badges), `verified` ("last verified",
-   from the stamps).
+   `ledger` (the claims ledger), `provenance` (tags -> badges).
 1. `chapters`: chapter status from the nav (home page list, BOOK.md's table, "Chapter N").
    `errata`: what an erratum is (its fields, read and checked), the index's marker; how the site
    shows one is `website/errata_pages`. `book_checks`: the book-wide checks
@@ -18,7 +17,7 @@ May import: the shared modules and `scripts` (the embed markers, the stamps). Mu
 
 LAYERS: dict[str, int] = {
     "site_config": 0, "bibliography": 0, "crossref": 0, "glossary": 0, "ledger": 0,
-    "provenance": 0, "verified": 0,
+    "provenance": 0,
     "chapters": 1, "errata": 1, "book_checks": 1,
     "scaffold": 2,
 }

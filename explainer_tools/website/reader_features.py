@@ -34,11 +34,11 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
 from explainer_tools import glue
-from explainer_tools.book import bibliography, chapters, crossref, glossary, ledger, verified
+from explainer_tools.book import bibliography, chapters, crossref, glossary, ledger
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.markdown import read_front_matter
-from explainer_tools.website import build_cache, figure_zoom, number_links
+from explainer_tools.website import build_cache, figure_zoom, number_links, verified
 from explainer_tools.website.html_text import map_prose
 from explainer_tools.yaml_input import front_matter_problem
 

@@ -1,4 +1,4 @@
-""""Last verified" for a chapter: the commit at which its scripts' golden outputs last changed.
+""""Last verified" for a chapter: the last commit at which its scripts were regenerated.
 
 Every script run by `make regenerate` leaves a stamp (`outputs/.stamps/<script>.json`) that hashes
 what the run read and wrote. The last commit that changed a chapter's stamps is the state its
@@ -82,7 +82,7 @@ def verified_html(verified: Verified, scripts: list[str]) -> str:
     state = " plus uncommitted regeneration" if verified.dirty else ""
     return (
         f'<p class="last-verified">Last verified: commit <code>{verified.commit}</code> '
-        f"({verified.date}){state}, when the outputs of {names} last changed; "
+        f"({verified.date}){state}, when {names} were last regenerated; "
         "<code>make check</code> re-runs the scripts on every change and fails on any "
         "difference.</p>"
     )
