@@ -9,15 +9,16 @@ what it must not:
   outputs into the pages (`make regenerate`, `make check`, `make bench`).
 - `book/`: the book's own rules, read from its sources: chapter status from the nav, errata,
   bibliography, numbered formulas and figures, glossary, claims ledger, provenance tags as
-  badges, "last verified", the book-wide checks. The checks and the site both use them.
+  badges, the book-wide checks. The checks and the site both use them.
 - `claims/`: numbers quoted in prose against the output blocks they cite, by value, and values
   quoted by name against the outputs that print them (`make claims`).
 - `website/`: the MkDocs plugin and what only the site uses (math at build time, render cache,
-  page speed, the notebook page, the PDF and the site's benchmark).
+  page speed, erratum pages as shown, "last verified", the notebook page, the PDF and the site's
+  benchmark).
 
 Beside them, the few modules every package shares (layer 0-1 below), and two commands:
 `__main__` (the one command line) and `glue_migrate` (a page's numbers rewritten as references
-to glued values: it needs the claim check and the site's number links).
+to glued values: it needs the claim check).
 
 A package or module imports only those of lower layers (tests/test_layers.py parses every import,
 those inside functions too); inside a package, its own `LAYERS` orders its modules the same way
