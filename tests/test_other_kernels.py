@@ -169,7 +169,7 @@ def test_figures_within_the_pixel_share_agree() -> None:
 def change_the_runner(repo: Path) -> None:
     """What a branch that changes how scripts run, not what they compute, does to the fixture:
     a runner module edited (every stamp hashes it) and one added (no stamp lists it yet)."""
-    module = repo / "explainer_tools" / "layout.py"
+    module = repo / "explainer_tools" / "scripts" / "settings.py"
     module.write_text(module.read_text() + "# how scripts run changed\n")
     path = repo / "outputs/.stamps/ch01_fixture.json"
     stamp = json.loads(path.read_text())
