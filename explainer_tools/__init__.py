@@ -22,16 +22,16 @@ to glued values: it needs the claim check).
 
 A package or module imports only those of lower layers (tests/test_layers.py parses every import,
 those inside functions too); inside a package, its own `LAYERS` orders its modules the same way
-(the claim check's order is in tests/test_layers.py). No `__init__` imports anything but the
+(the claim check's too, in claims/__init__.py). No `__init__` imports anything but the
 claim check's, which gathers its public names (`from explainer_tools.claims import ...`).
 """
 
 LAYERS: dict[str, int] = {
     "layout": 0,  # the repository's folders, naming rules, atomic writer
-    "markdown": 0,  # the one Markdown scanner and the one YAML loader
+    "markdown": 0,  # the Markdown reader, the math finder, the YAML loader of the book's inputs
     "blocks": 0,  # numbered output blocks
     "tags": 0,  # the provenance tag vocabulary (also read by explainer_code/gpt_lab)
-    "html_tokens": 0,  # HTML as tokens with their offsets (the site's HTML is rewritten by them)
+    "html_tokens": 0,  # HTML as tokens with their offsets (most of the site's HTML passes)
     "yaml_input": 1,  # the data files, read with markdown's loader, each field's type checked
     "glue": 1,  # values by name: a script's glued values, their sidecar, a page's references
     "scripts": 2,

@@ -1,4 +1,5 @@
-"""The one command line of the project; the Makefile calls it.
+"""The project's command line; the Makefile calls it, and a few modules' own `python -m` entries
+listed below.
 
     python -m explainer_tools regenerate [--force] [--jobs N] [--skip-notebooks] [SCRIPT ...]
     python -m explainer_tools check [--jobs N] [--skip-notebooks]   # everything `make check` does
@@ -55,8 +56,9 @@ def _rooted(argv: list[str], layout: Layout) -> list[str]:
 
 
 def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> int:
-    """Outputs, figures, pages, stamps, notebooks; then claims; then errata; then the claims
-    ledger. 0 when all pass."""
+    """Outputs, figures, pages, stamps, notebooks (the pipeline); then claims; then errata; then
+    the claims ledger; then the book-wide checks and chapter status, and the kernels' line
+    (numerics). 0 when all pass."""
     from explainer_tools.book import errata, ledger
     from explainer_tools.claims import cli as claims_cli
     from explainer_tools.scripts import pipeline

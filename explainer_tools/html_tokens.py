@@ -1,4 +1,4 @@
-"""HTML as tokens with their places in the text: the site's one way of reading the HTML it builds.
+"""HTML as tokens with their places in the text, for the passes that read the HTML the site builds.
 
 `tokens` runs the standard library's `html.parser.HTMLParser` over a text and returns its start
 tags, end tags, comments, other markup (`<!DOCTYPE>`, processing instructions) and the text

@@ -1,9 +1,11 @@
 """The layout of the repository: where things are and how products are named.
 
-Every other module of explainer_tools takes its paths and naming rules from here, and this module
-imports none of them. The folders and naming rules belong to a `Layout`, a repository root: the
-tools work on `DEFAULT` (the repository they belong to, `Layout.of_repository()`) unless given
-another one (the pipeline's tests build small fixture repositories). The rules:
+The pipeline, the checks and the site take the repository's folders and the products' names
+from here (a data file that one module alone reads, such as docs/_data/glossary.yml, is named
+in that module), and this module imports none of them. The folders and naming rules belong to a
+`Layout`, a repository root: the tools work on `DEFAULT` (the repository they belong to,
+`Layout.of_repository()`) unless given another one (the pipeline's tests build small fixture
+repositories). The rules:
 
 - a chapter script is `explainer_code/chNN_topic.py` (`SCRIPT_GLOB`);
 - its output is `outputs/<stem>.txt` (`Layout.output_path`), its stamp

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from explainer_tools.book import bibliography, crossref, glossary, ledger
-from explainer_tools.website import number_links, reader_features, verified
+from explainer_tools.website import last_verified, number_links, reader_features
 from explainer_tools.website.html_text import map_prose
 
 REPO = Path(__file__).resolve().parent.parent
@@ -283,14 +283,14 @@ def test_last_verified_is_the_last_commit_that_changed_the_stamps(tmp_path: Path
     (tmp_path / "other.txt").write_text("later commit that touches no stamp")
     git("add", ".")
     git("commit", "-qm", "other")
-    result = verified.last_verified(tmp_path, ["ch01_x.py"])
+    result = last_verified.last_verified(tmp_path, ["ch01_x.py"])
     assert result.commit == first and not result.dirty
-    assert verified.read_stamp(tmp_path, "ch01_x.py").script_hash == "abcdef0123"
+    assert last_verified.read_stamp(tmp_path, "ch01_x.py").script_hash == "abcdef0123"
     (stamps / "ch01_y.json").write_text('{"inputs": {}}')  # not a stamp: the one reader says so
-    assert verified.read_stamp(tmp_path, "ch01_y.py") is None
+    assert last_verified.read_stamp(tmp_path, "ch01_y.py") is None
     (stamps / "ch01_x.json").write_text("{}")
-    assert verified.last_verified(tmp_path, ["ch01_x.py"]).dirty
-    assert "unknown" in verified.verified_html(verified.Verified("", "", False), ["a.py"])
+    assert last_verified.last_verified(tmp_path, ["ch01_x.py"]).dirty
+    assert "unknown" in last_verified.verified_html(last_verified.Verified("", "", False), ["a.py"])
 
 
 # -------------------------------------------------------------------------------- number links

@@ -16,11 +16,11 @@ from explainer_tools.layout import Layout
 from explainer_tools.website import (
     build_cache,
     errata_pages,
+    last_verified,
     number_links,
     reader_features,
     site_speed,
     source_pages,
-    verified,
 )
 from explainer_tools.website.plugin import BookPlugin
 
@@ -249,15 +249,15 @@ def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
     calls: list[str] = []
 
-    def last_verified(root: Path, scripts: list[str]) -> verified.Verified:
+    def fake(root: Path, scripts: list[str]) -> last_verified.Verified:
         calls.append(state.head or "")
-        return verified.Verified(f"c{len(calls)}", "2026-01-01", False)
+        return last_verified.Verified(f"c{len(calls)}", "2026-01-01", False)
 
     state.layout = Layout(tmp_path)
-    monkeypatch.setattr(verified, "last_verified", last_verified)
+    monkeypatch.setattr(last_verified, "last_verified", fake)
     monkeypatch.setattr(build_cache, "CACHE_ROOT", tmp_path / "cache")
     monkeypatch.setattr(build_cache, "_MEMOS", {})
-    stamp = verified.stamp_path(tmp_path, "ch09_x.py")
+    stamp = last_verified.stamp_path(tmp_path, "ch09_x.py")
     stamp.parent.mkdir(parents=True)
     stamp.write_text("{}", encoding="utf-8")
     state.head = "abc"

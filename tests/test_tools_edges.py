@@ -29,7 +29,7 @@ from explainer_tools.scripts import (
     stamps,
     tree_io,
 )
-from explainer_tools.website import errata_pages, verified
+from explainer_tools.website import errata_pages, last_verified
 from explainer_tools.website.html_text import map_prose
 
 # ------------------------------------------------------------------ blocks, tags, HTML prose
@@ -52,7 +52,8 @@ def test_a_void_element_with_a_skipped_class_does_not_hide_what_follows() -> Non
 
 
 def test_the_last_verified_line_escapes_script_names() -> None:
-    line = verified.verified_html(verified.Verified("abc1234", "2026-12-01", False), ["<b>.py"])
+    facts = last_verified.Verified("abc1234", "2026-12-01", False)
+    line = last_verified.verified_html(facts, ["<b>.py"])
     assert "<code>&lt;b&gt;.py</code>" in line and "<b>" not in line
 
 

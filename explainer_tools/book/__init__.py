@@ -1,8 +1,9 @@
 """The book's own rules, read from its sources (the nav, the pages, docs/_data/, the errata):
-each module reads one kind of source, checks it, and renders what the site shows of it. `make
-check` runs the checks; the site plugin (`website`) renders with the same modules.
+each module reads one kind of source and checks it; most also render what the site shows of it
+(an erratum's page is rendered in `website/errata_pages`). `make check` runs the checks; the site
+plugin (`website`) renders with the same modules.
 
-May import: the shared modules and `scripts` (the embed markers, the stamps). Must not import
+May import: the shared modules and `scripts` (the embed markers). Must not import
 `claims` (a sibling: the two checks are independent) or `website` (which uses this package).
 
 0. `site_config`: the one reader of mkdocs.yml outside MkDocs. `bibliography` (BibTeX,

@@ -1,4 +1,5 @@
-"""The one reader of `mkdocs.yml` outside MkDocs (the nav for chapter status, the errata checks).
+"""`mkdocs.yml` read outside MkDocs (the nav for chapter status, the errata checks); `scaffold`
+alone edits it, as text, to add a chapter's nav line.
 
 MkDocs' own loader knows its `!!python/name:` and `!ENV` tags; a safe YAML loader refuses them.
 Here every such tag reads as None (the nav and the settings the tools need never use one), and an

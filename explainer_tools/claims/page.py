@@ -1,8 +1,8 @@
 """A page as the claim check sees it: prose elements (paragraphs, list items, table rows, headings,
 admonition titles, an erratum's front-matter prose), their inline pieces, sentences, citations and
 waivers. The block structure (front matter, fences, code, comments, embed regions) is
-`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is what `markdown.MATH_PATTERN`
-matches (the one math finder of the tools); the paragraphs, items, rows, headings and titles are
+`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is what `markdown.math_spans`
+finds (with `markdown.MATH_PATTERN`); the paragraphs, items, rows, headings and titles are
 split here, line by line.
 """
 

@@ -201,7 +201,7 @@ def apply_limits(memory: int, file_size: int, open_files: int, processes: int = 
     MemoryError), the size of every file it writes (RLIMIT_FSIZE: a larger write fails with
     "File too large"), open files, and, if `processes`, its processes and threads (RLIMIT_NPROC:
     a fork past it fails; set only inside the sandbox's own user namespace, where the kernel
-    counts the script's tasks alone, not all of its user's). layout.py holds the values."""
+    counts the script's tasks alone, not all of its user's). settings.py holds the values."""
     if resource is None:
         return
     import signal

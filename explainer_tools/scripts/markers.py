@@ -22,10 +22,10 @@ from pathlib import Path
 from explainer_tools.blocks import parse_blocks
 from explainer_tools.layout import output_name
 from explainer_tools.markdown import ANY_EMBED as ANY_MARKER
+from explainer_tools.markdown import EMBED_END as END
 from explainer_tools.markdown import scan
 
 START = re.compile(r"^(?P<indent>[ \t]*)<!--\s*embed:\s*(?P<body>.*?)\s*-->\s*$")
-END = re.compile(r"^[ \t]*<!--\s*/embed\s*-->\s*$")
 BODY = re.compile(r"^(?P<kind>output|source)\s+(?P<target>[\w./-]+)(?:\s+\[(?P<block>\d+)\])?$")
 
 

@@ -9,7 +9,8 @@ re-executes every notebook in memory and compares (pipeline.py). There is no oth
 
 Inputs (`notebook_inputs`, hashed into the notebook's stamp): the source, the `gpt_lab` package
 (every file in it), data files under `explainer_code/data/` or `notebooks/` that the source or
-`gpt_lab` names, `requirements.lock`, and this module and `layout.py` (how it is run); every page
+`gpt_lab` names, `requirements.lock`, the provenance vocabulary `tags.py`, and this module and
+`scripts/settings.py` (how it is run); every page
 under `docs/` only while the notebook's code opens that folder (`ROOT / "docs"`).
 
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
@@ -69,7 +70,7 @@ KERNEL_ENV = {
     "GPT2_WEIGHTS": "off",  # see gpt_lab.hf_weights.find_gpt2_weights
     "PYDEVD_DISABLE_FILE_VALIDATION": "1",  # no debugger warning on kernel start
     "JUPYTER_PLATFORM_DIRS": "1",
-    **CPU_PINNING_ENV,  # same results on any x86-64 CPU with AVX2 (see layout.py)
+    **CPU_PINNING_ENV,  # same results on any x86-64 CPU with AVX2 (see settings.py)
 }
 NOTEBOOK_CLAIMS_CELL = (  # = gpt_lab.checks.CHECK_CELL (not imported: gpt_lab needs torch)
     "from gpt_lab.checks import assert_notebook_claims\nassert_notebook_claims(globals())"

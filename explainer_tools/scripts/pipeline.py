@@ -39,7 +39,8 @@ check
     the ignored `.cache/`): in the kernel's sandbox scripts cannot write it; outside it (and
     around the notebooks, which run outside it) a file of the tree that changed meanwhile fails
     the check by name (`TreeGuard`), and is left as it is: it may be an author's edit.
-    (`python -m explainer_tools check` adds the claim and errata checks: see cli.py.)
+    (`python -m explainer_tools check` adds the claim and errata checks: see
+    `explainer_tools.__main__.check_everything`.)
 
 Both take a lock (`pipeline_lock`): a second regenerate or check in the same repository says
 which run holds it and waits. The pipeline reads only regular files of the tree and of the

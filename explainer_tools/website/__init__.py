@@ -18,8 +18,8 @@ May import: the shared modules, `scripts` (markers), `book` (what the pages mean
    at build time (KaTeX). `notebook_slim`: the notebook page's stylesheet cut to what its cells
    use, its figures as files. `raw_tex`: raw TeX left as text. `explorer_presets`: the bound
    explorer's presets, read from the outputs at build time. `number_links`: numbers -> output
-   lines. `source_pages`: each embedded script source on a page of its own. `verified`: the "last
-   verified" line under a chapter's title, from the stamps' last commit.
+   lines. `source_pages`: each embedded script source on a page of its own. `last_verified`:
+   the "last verified" line under a chapter's title, from the stamps' last commit.
 1. `render_cache`: each page's Markdown converted once. `print_site_anchors`: the print-site
    plugin's whole-book page with every in-book link finding its target. `figure_zoom`.
    `site_speed`: the page as the browser starts it (what made a phone's load slow, fixed at
@@ -33,7 +33,7 @@ May import: the shared modules, `scripts` (markers), `book` (what the pages mean
 
 LAYERS: dict[str, int] = {
     "build_cache": 0, "html_text": 0, "math_render": 0, "notebook_slim": 0, "raw_tex": 0,
-    "explorer_presets": 0, "number_links": 0, "source_pages": 0, "verified": 0,
+    "explorer_presets": 0, "number_links": 0, "source_pages": 0, "last_verified": 0,
     "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "site_speed": 1,
     "notebook_page": 1, "errata_pages": 1, "pdf": 1,
     "build_features": 2, "reader_features": 2, "site_bench": 2,

@@ -1,7 +1,7 @@
 """The site plugin's reader features: citations, numbered equations and figures with references
 across pages, the glossary, the claims ledger, and "last verified" under each chapter title.
 
-Each feature lives in its own module (bibliography, crossref, glossary, ledger, verified); this
+Each feature lives in its own module (bibliography, crossref, glossary, ledger, last_verified); this
 module wires them into the build's events (plugin.py calls each with the build's `State`):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
@@ -38,7 +38,7 @@ from explainer_tools.book import bibliography, chapters, crossref, glossary, led
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.markdown import read_front_matter
-from explainer_tools.website import build_cache, figure_zoom, number_links, verified
+from explainer_tools.website import build_cache, figure_zoom, last_verified, number_links
 from explainer_tools.website.html_text import map_prose
 from explainer_tools.yaml_input import front_matter_problem
 
@@ -103,20 +103,20 @@ def _head(state: State) -> str:
     return state.head
 
 
-def _last_verified(state: State, scripts: list[str]) -> verified.Verified:
-    """`verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
+def _last_verified(state: State, scripts: list[str]) -> last_verified.Verified:
+    """`last_verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
     commands per chapter cost a second of every build, and their answer changes only with them."""
-    stamps = [verified.stamp_path(state.layout.root, script) for script in scripts]
+    stamps = [last_verified.stamp_path(state.layout.root, script) for script in scripts]
     if not _head(state):
-        return verified.last_verified(state.layout.root, scripts)
+        return last_verified.last_verified(state.layout.root, scripts)
     key = [_head(state), scripts, [build_cache.digest(p.read_bytes()) if p.is_file() else ""
                               for p in stamps]]
     memo = build_cache.memo("verified", "last_verified v1")
     cached = memo.get(key)
     if cached is None:
-        cached = dataclasses.astuple(verified.last_verified(state.layout.root, scripts))
+        cached = dataclasses.astuple(last_verified.last_verified(state.layout.root, scripts))
         memo.put(key, cached)
-    return verified.Verified(*cached)
+    return last_verified.Verified(*cached)
 
 
 def _verified_links(state: State,
@@ -155,10 +155,10 @@ def _load_numbers(state: State, sources: dict[str, str]) -> None:
     state.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
                      for path in sorted(state.layout.output_dir.glob("*.txt"))}
     for script in state.outputs:
-        stamp = verified.read_stamp(state.layout.root, script)
+        stamp = last_verified.read_stamp(state.layout.root, script)
         if stamp:
-            state.checked_at[script] = (f"script {verified.short_hash(stamp.script_hash)}, "
-                                        f"lock {verified.short_hash(stamp.lock_hash)}")
+            state.checked_at[script] = (f"script {last_verified.short_hash(stamp.script_hash)}, "
+                                        f"lock {last_verified.short_hash(stamp.lock_hash)}")
     state.names = glue.read_names(state.layout.output_dir)
     if not state.tools_digest:
         state.tools_digest = build_cache.tools_digest()
@@ -318,7 +318,7 @@ def on_page_content(state: State, html_text: str, page: Any, config: Any, files:
         html_text += number_links.stamps_json(state.checked_at)
     scripts = list(page.meta.get("scripts") or [])
     if scripts and crossref.chapter_number(src) is not None:
-        line = verified.verified_html(_last_verified(state, scripts), scripts)
+        line = last_verified.verified_html(_last_verified(state, scripts), scripts)
         html_text = html_text.replace("</h1>", "</h1>\n" + line, 1)
     page.html = html_text  # the print-site plugin keeps its own copy; give it the final HTML
     return html_text
