@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "html_tokens": 0,  # HTML as tokens with their offsets (most of the site's HTML passes)
     "yaml_input": 1,  # the data files, read with markdown's loader, each field's type checked
     "glue": 1,  # values by name: a script's glued values, their sidecar, a page's references
+    "tree_io": 1,  # the tree read as regular files only, watched, locked, written atomically
     "scripts": 2,
     "book": 3,
     "claims": 3,

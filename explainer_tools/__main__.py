@@ -62,7 +62,7 @@ def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> in
     from explainer_tools.book import errata, ledger
     from explainer_tools.claims import cli as claims_cli
     from explainer_tools.scripts import pipeline
-    from explainer_tools.scripts.tree_io import IrregularFiles
+    from explainer_tools.tree_io import IrregularFiles
 
     status = 0
     try:

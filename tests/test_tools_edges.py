@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import blocks, layout, markdown, tags
+from explainer_tools import blocks, layout, markdown, tags, tree_io
 from explainer_tools.book import (
     book_checks,
     chapters,
@@ -27,7 +27,6 @@ from explainer_tools.scripts import (
     pipeline,
     settings,
     stamps,
-    tree_io,
 )
 from explainer_tools.website import errata_pages, last_verified
 from explainer_tools.website.html_text import map_prose

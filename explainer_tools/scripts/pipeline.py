@@ -87,7 +87,7 @@ from explainer_tools.scripts.stamps import (
     stamp_environment,
     stamped_figures,
 )
-from explainer_tools.scripts.tree_io import (
+from explainer_tools.tree_io import (
     PipelineError,
     TreeGuard,
     apply,
