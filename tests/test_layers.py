@@ -1,4 +1,5 @@
-"""explainer_tools is layered: a package or module imports only those of lower layers (no circles).
+"""explainer_tools is layered: a package or module imports only those of lower layers (no circles),
+and of the packages beside its own only what `explainer_tools.IMPORTS` lists.
 
 The top level's layers are `explainer_tools.LAYERS` (the shared modules, the packages, the
 commands); inside a package, the package's own `LAYERS`. Every import counts, including those
@@ -56,6 +57,8 @@ MODULES = sorted(p for p in TOOLS.rglob("*.py") if "__pycache__" not in p.parts)
 def test_every_module_has_a_layer() -> None:
     tops = {p.relative_to(TOOLS).parts[0].removesuffix(".py") for p in MODULES} - {"__init__"}
     assert tops == set(explainer_tools.LAYERS)
+    above_shared = {name for name, layer in explainer_tools.LAYERS.items() if layer >= 2}
+    assert set(explainer_tools.IMPORTS) == above_shared  # each package and command has its list
     for package in PACKAGES:
         inside = {p.stem for p in (TOOLS / package).glob("*.py")} - {"__init__", "__main__"}
         assert inside == set(inner_layers(package)) - {"__init__", "__main__"}, package
@@ -82,6 +85,10 @@ def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
         elif explainer_tools.LAYERS[other] >= explainer_tools.LAYERS[here]:
             found.append(f"{here} (layer {explainer_tools.LAYERS[here]}) imports {other} "
                          f"(layer {explainer_tools.LAYERS[other]})")
+        elif other in PACKAGES and not any(
+                name == allowed or name.startswith(f"{allowed}.")
+                for allowed in explainer_tools.IMPORTS.get(here, ())):
+            found.append(f"{here} imports {name}, which IMPORTS[{here!r}] does not list")
     return found
 
 
@@ -101,12 +108,29 @@ def test_imports_only_lower_layers(path: Path) -> None:
     (("claims", "numbers.py"), "from explainer_tools.claims.page import x\n"),
     (("__init__.py",), "import explainer_tools.layout\n"),
     (("scripts", "__init__.py"), "from explainer_tools.scripts import runner\n"),
+    # a lower package's module that IMPORTS does not list
+    (("claims", "check.py"), "from explainer_tools.scripts.runner import run\n"),
+    (("book", "errata.py"), "from explainer_tools.scripts import stamps\n"),
+    (("website", "plugin.py"), "from explainer_tools.claims.page import x\n"),
+    (("glue_migrate.py",), "from explainer_tools.book import errata\n"),
 ])
 def test_the_check_catches_an_upward_import(tmp_path: Path, parts: tuple[str, ...],
                                             text: str) -> None:
     bad = tmp_path / parts[-1]
     bad.write_text(text)
     assert len(violations(bad, parts)) == 1
+
+
+@pytest.mark.parametrize(("parts", "text"), [
+    (("website", "last_verified.py"), "from explainer_tools.scripts.stamps import read_stamp\n"),
+    (("website", "plugin.py"), "from explainer_tools.book.crossref import x\n"),  # all of book
+    (("__main__.py",), "from explainer_tools.scripts import pipeline\n"),
+    (("claims", "check.py"), "from explainer_tools import tree_io\n"),  # a shared module
+])
+def test_what_imports_lists_passes(tmp_path: Path, parts: tuple[str, ...], text: str) -> None:
+    good = tmp_path / parts[-1]
+    good.write_text(text)
+    assert violations(good, parts) == []
 
 
 def test_scripts_and_tools_agree_on_the_figure_folder() -> None:

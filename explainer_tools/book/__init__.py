@@ -3,8 +3,7 @@ each module reads one kind of source and checks it; most also render what the si
 (an erratum's page is rendered in `website/errata_pages`). `make check` runs the checks; the site
 plugin (`website`) renders with the same modules.
 
-May import: the shared modules and `scripts` (the embed markers). Must not import
-`claims` (a sibling: the two checks are independent) or `website` (which uses this package).
+What it may import of the other packages: `IMPORTS["book"]` in explainer_tools/__init__.py.
 
 0. `site_config`: the one reader of mkdocs.yml outside MkDocs. `bibliography` (BibTeX,
    citations), `crossref` (numbered formulas and figures, labels across pages), `glossary`,

@@ -1,9 +1,7 @@
 """The script pipeline: run the chapter scripts and the companion notebook, write their outputs,
 figures and stamps, embed the outputs into the pages, and check all of it against the tree.
 
-May import: the shared modules (`layout`, `markdown`, `blocks`, `tags`, `yaml_input`, `glue`).
-Must not import `book`, `claims` or `website` (they read what this package writes, never the
-other way).
+What it may import of the other packages: `IMPORTS["scripts"]` in explainer_tools/__init__.py.
 
 0. `settings`: the environment every script and notebook runs with, and its limits.
 1. `containment`: the kernel's sandbox (bubblewrap) and the audit hook that refuse a script's

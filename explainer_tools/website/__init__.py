@@ -10,8 +10,7 @@ the pages it generates (`glossary_page`, `bibliography_page`, `ledger_page`), wh
 notebooks (`notebooks`), the browser's colour of the first palette (`theme_color`);
 `plugin.BookConfig` holds them and their defaults, which are this book's.
 
-May import: the shared modules, `scripts` (markers), `book` (what the pages mean) and
-`claims` (the verified numbers the pages link). Nothing outside this package imports it.
+What it may import of the other packages: `IMPORTS["website"]` in explainer_tools/__init__.py.
 
 0. `build_cache`: results of the site build memoised in `.cache/`. `html_text`: rewrites the
    prose of rendered HTML (skips code, math, links, headings). `math_render`: formulas rendered
