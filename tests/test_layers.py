@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,19 @@ def test_what_imports_lists_passes(tmp_path: Path, parts: tuple[str, ...], text:
     good = tmp_path / parts[-1]
     good.write_text(text)
     assert violations(good, parts) == []
+
+
+def test_every_command_the_makefile_runs_is_the_command_line_or_a_modules_main() -> None:
+    """Where a command goes (explainer_tools/__init__.py): `python -m explainer_tools SUBCOMMAND`,
+    or `python -m explainer_tools.PACKAGE.MODULE` for a module that has its own `main`."""
+    makefile = (TOOLS.parent / "Makefile").read_text(encoding="utf-8")
+    modules = re.findall(r"-m (explainer_tools(?:\.\w+)*)", makefile)
+    assert "explainer_tools" in modules
+    for module in set(modules) - {"explainer_tools"}:
+        path = TOOLS.parent / f"{module.replace('.', '/')}.py"
+        functions = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                     if isinstance(node, ast.FunctionDef)}
+        assert "main" in functions, f"the Makefile runs {module}, which has no main()"
 
 
 def test_scripts_and_tools_agree_on_the_figure_folder() -> None:
