@@ -134,6 +134,19 @@ def test_what_imports_lists_passes(tmp_path: Path, parts: tuple[str, ...], text:
     assert violations(good, parts) == []
 
 
+def test_a_module_two_packages_import_is_a_shared_one() -> None:
+    """A module inside a package that modules of two other packages import belongs at the top
+    level, among the shared modules (the commands, which compose everything, aside)."""
+    importers: dict[str, set[str]] = {}
+    for path in MODULES:
+        here = path.relative_to(TOOLS).parts[0].removesuffix(".py")
+        if here in PACKAGES:
+            for name in imported(path):
+                if "." in name and name.split(".")[0] != here:
+                    importers.setdefault(name, set()).add(here)
+    assert {name: sorted(by) for name, by in importers.items() if len(by) > 1} == {}
+
+
 def test_every_command_the_makefile_runs_is_the_command_line_or_a_modules_main() -> None:
     """Where a command goes (explainer_tools/__init__.py): `python -m explainer_tools SUBCOMMAND`,
     or `python -m explainer_tools.PACKAGE.MODULE` for a module that has its own `main`."""

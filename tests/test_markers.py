@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explainer_tools.markdown import scan, split_front_matter
-from explainer_tools.scripts.markers import MarkerError, embed, fenced, find_markers
+from explainer_tools.markdown import MarkerError, find_markers, scan, split_front_matter
+from explainer_tools.scripts.markers import embed, fenced
 
 OUTPUTS = {"ch01_a.py": "T\n[1] one = 1\n[2] two = 2\n"}
 

@@ -131,8 +131,9 @@ def test_the_printed_line_is_escaped_into_the_cards_attribute() -> None:
 
 
 def test_a_whole_embedded_output_embeds_every_line() -> None:
-    markdown = "<!-- embed: output s.py -->\n<!-- embed: output missing.py -->\n"
-    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT})
+    markdown = ("<!-- embed: output s.py -->\n<!-- /embed -->\n"
+                "<!-- embed: output missing.py -->\n<!-- /embed -->\n")
+    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT}, "p.md")
     assert {("s.py", 1), ("s.py", 2), ("s.py", 3)} <= embedded
     assert {script for script, _ in embedded} == {"s.py"}
 

@@ -57,8 +57,7 @@ from typing import Any
 from explainer_tools.blocks import BlockError, read_output_blocks
 from explainer_tools.book.site_config import read_mkdocs_yml
 from explainer_tools.layout import DEFAULT, Layout, output_name
-from explainer_tools.markdown import read_front_matter, read_utf8, scan
-from explainer_tools.scripts.markers import MarkerError, find_markers
+from explainer_tools.markdown import MarkerError, find_markers, read_front_matter, read_utf8, scan
 from explainer_tools.tags import TAG_PATTERN
 from explainer_tools.yaml_input import ERRATUM_CODE_FIELDS as CODE_FIELDS
 from explainer_tools.yaml_input import ERRATUM_CODE_PROSE_FIELDS as CODE_PROSE_FIELDS

@@ -11,7 +11,7 @@ What it may import of the other packages: `IMPORTS["scripts"]` in explainer_tool
    this CPU can take the pinned AVX2 code paths the outputs were made on. `numerics`: probes of
    the floating-point kernels, compared with the machine that committed the outputs (make
    check's last line; make numerics). `stamps`: the stamp files and the freshness rule.
-   `markers`: embed markers in pages.
+   `markers`: the outputs and sources embedded between the pages' markers.
 2. `runner`: runs scripts (in the kernel's sandbox, or a warm fork parent, or plain
    subprocesses), with limits, a watchdog and dependency tracing. `notebooks`: executes and
    compares the companion notebooks. `sandbox_report`: `make sandbox`'s one line. `run_costs`:
