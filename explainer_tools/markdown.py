@@ -19,7 +19,7 @@ with tables; `token.map` gives each block's lines):
   `<!-- /embed -->` outside code closes. Lines in between are flagged `embedded`; as the embedded
   content sits in a fence longer than any backtick run it holds, no line of content can ever close
   the region. `find_markers` reads each marker pair (what it names, its lines) and is the one
-  reader of their grammar; scripts/markers.py writes what goes between them.
+  reader of their grammar; scripts/embedding.py writes what goes between them.
 
 `math_spans(text)` is the one math finder (the claim check, the number links, the formula index
 and the KaTeX pass of notebook cells all read formulas through it): the delimiters of

@@ -55,7 +55,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from explainer_tools.blocks import BlockError, read_output_blocks
-from explainer_tools.book.site_config import read_mkdocs_yml
+from explainer_tools.book.mkdocs_yml import read_mkdocs_yml
 from explainer_tools.layout import DEFAULT, Layout, output_name
 from explainer_tools.markdown import MarkerError, find_markers, read_front_matter, read_utf8, scan
 from explainer_tools.tags import TAG_PATTERN

@@ -21,7 +21,7 @@ What it may import of the other packages: `IMPORTS["website"]` in explainer_tool
    the "last verified" line under a chapter's title, from the stamps' last commit.
 1. `render_cache`: each page's Markdown converted once. `print_site_anchors`: the print-site
    plugin's whole-book page with every in-book link finding its target. `figure_zoom`.
-   `site_speed`: the page as the browser starts it (what made a phone's load slow, fixed at
+   `load_fixes`: the page as the browser starts it (what made a phone's load slow, fixed at
    build time). `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `errata_pages`: erratum pages and the errata index as shown (with source lines), and their
    page events. `pdf`: `make pdf`.
@@ -33,7 +33,7 @@ What it may import of the other packages: `IMPORTS["website"]` in explainer_tool
 LAYERS: dict[str, int] = {
     "build_cache": 0, "html_text": 0, "math_render": 0, "notebook_slim": 0, "raw_tex": 0,
     "explorer_presets": 0, "number_links": 0, "source_pages": 0, "last_verified": 0,
-    "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "site_speed": 1,
+    "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "load_fixes": 1,
     "notebook_page": 1, "errata_pages": 1, "pdf": 1,
     "build_features": 2, "reader_features": 2, "site_bench": 2,
     "plugin": 3,
