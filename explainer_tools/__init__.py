@@ -16,14 +16,25 @@ what it must not:
   page speed, erratum pages as shown, "last verified", the notebook page, the PDF and the site's
   benchmark).
 
-Beside them, the few modules every package shares (layer 0-1 below), and two commands:
-`__main__` (the one command line) and `glue_migrate` (a page's numbers rewritten as references
-to glued values: it needs the claim check).
+Beside them, the shared modules (layers 0-1 below): a module that modules of two packages
+import lives here, at the top level, not inside one of them. And two commands: `__main__` and
+`glue_migrate` (a page's numbers rewritten as references to glued values: it needs the claim
+check).
 
-A package or module imports only those of lower layers (tests/test_layers.py parses every import,
-those inside functions too); inside a package, its own `LAYERS` orders its modules the same way
-(the claim check's too, in claims/__init__.py). No `__init__` imports anything but the
-claim check's, which gathers its public names (`from explainer_tools.claims import ...`).
+Where a command goes. What `make regenerate` and `make check` run, and what an author types
+while writing (claims, errata, chapter, bench, costs), is a subcommand of `python -m
+explainer_tools` (`__main__`; `check_everything` is all of `make check`). A tool run on its own
+(by a Makefile target outside those two, or by hand) is its module's `main`, run as `python -m
+explainer_tools.PACKAGE.MODULE`: `website.pdf`, `website.site_bench`, `scripts.numerics`,
+`scripts.bench --miniature`, `scripts.sandbox_report`, `glue_migrate`. The checks that
+`check_everything` calls (`claims.cli`, `book.errata`, `book.ledger`, `book.chapters`,
+`book.book_checks`) keep a `main` each, so that each also runs alone.
+
+Two rules hold every import (tests/test_layers.py parses each one, those inside functions too):
+a package or module imports only those of lower layers (`LAYERS`; inside a package, its own
+`LAYERS` orders its modules the same way), and of the packages beside its own only what
+`IMPORTS` lists. No `__init__` imports anything but the claim check's, which gathers its public
+names (`from explainer_tools.claims import ...`).
 """
 
 LAYERS: dict[str, int] = {
@@ -34,10 +45,22 @@ LAYERS: dict[str, int] = {
     "html_tokens": 0,  # HTML as tokens with their offsets (most of the site's HTML passes)
     "yaml_input": 1,  # the data files, read with markdown's loader, each field's type checked
     "glue": 1,  # values by name: a script's glued values, their sidecar, a page's references
+    "tree_io": 1,  # the tree read as regular files only, watched, locked, written atomically
     "scripts": 2,
     "book": 3,
     "claims": 3,
     "website": 4,
     "glue_migrate": 5,
     "__main__": 5,
+}
+
+# What a package or command may import of the other packages: a module, or a whole package;
+# the shared modules of lower layers it may always import.
+IMPORTS: dict[str, tuple[str, ...]] = {
+    "scripts": (),  # the others read what it writes, never the other way
+    "book": (),  # not claims: the two checks are independent
+    "claims": (),  # not book, for the same reason
+    "website": ("book", "claims.api", "scripts.stamps"),
+    "glue_migrate": ("claims.api",),
+    "__main__": ("book", "claims", "scripts"),
 }

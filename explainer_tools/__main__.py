@@ -1,12 +1,10 @@
-"""The project's command line; the Makefile calls it, and a few modules' own `python -m` entries
-listed below.
+"""The command line of the pipeline and the checks (where any other command goes:
+explainer_tools/__init__.py).
 
     python -m explainer_tools regenerate [--force] [--jobs N] [--skip-notebooks] [SCRIPT ...]
     python -m explainer_tools check [--jobs N] [--skip-notebooks]   # everything `make check` does
     python -m explainer_tools claims [-v] [-q] [PAGE ...]
     python -m explainer_tools errata [--check]
-    python -m explainer_tools.book.ledger --check     # the claims ledger (part of check)
-    python -m explainer_tools.website.pdf                # the whole book as a PDF (make pdf)
     python -m explainer_tools chapter N SLUG "TITLE"
     python -m explainer_tools bench [--jobs N]
     python -m explainer_tools costs [--jobs N]   # record each script's run time (make costs)
@@ -57,12 +55,12 @@ def _rooted(argv: list[str], layout: Layout) -> list[str]:
 
 def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> int:
     """Outputs, figures, pages, stamps, notebooks (the pipeline); then claims; then errata; then
-    the claims ledger; then the book-wide checks and chapter status, and the kernels' line
-    (numerics). 0 when all pass."""
+    the claims ledger; then chapter status and the book-wide checks (chapters, book_checks); then
+    the kernels' line (numerics). 0 when all pass."""
     from explainer_tools.book import errata, ledger
     from explainer_tools.claims import cli as claims_cli
     from explainer_tools.scripts import pipeline
-    from explainer_tools.scripts.tree_io import IrregularFiles
+    from explainer_tools.tree_io import IrregularFiles
 
     status = 0
     try:

@@ -30,6 +30,13 @@ import yaml
 
 from explainer_tools.markdown import YAML_LOADER, read_front_matter, yaml_problem
 
+# An erratum's prose fields: Markdown in its front matter, rendered on its page and checked by the
+# claim check like its body (book/errata.py reads the other fields). A code erratum has its own
+# names for two fields of a paper erratum's.
+ERRATUM_PROSE_FIELDS = ("paper_says", "problem", "consequences", "correction")
+ERRATUM_CODE_FIELDS = {"paper_locations": "code_locations", "paper_says": "code_does"}
+ERRATUM_CODE_PROSE_FIELDS = tuple(ERRATUM_CODE_FIELDS.get(f, f) for f in ERRATUM_PROSE_FIELDS)
+
 
 @dataclass(frozen=True)
 class Map:

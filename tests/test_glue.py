@@ -124,7 +124,7 @@ NAMES = {"s.py": {"total": glue.Glued("total", "1,536", 2, 1),
                   "mean": glue.Glued("mean", "0.1235", 3, 1)}}
 PAGE = ("---\nscripts: [s.py]\n---\n\n# Title\n\n## Worked example with real numbers\n\n"
         "The total is {glue}`total` and \\(N=\\glue{n_p50_t5}\\), the mean {glue}`mean` "
-        "(output [1]).\n\n<!-- embed: output s.py [1] -->\n")
+        "(output [1]).\n\n<!-- embed: output s.py [1] -->\n<!-- /embed -->\n")
 
 
 def _links(page: str, names: dict) -> list[number_links.NumberLink]:
@@ -138,7 +138,7 @@ def _links(page: str, names: dict) -> list[number_links.NumberLink]:
 
 
 def test_the_page_shows_the_printed_text_as_the_number_link() -> None:
-    embedded = number_links.embedded_lines(PAGE, {"s.py": OUTPUT})
+    embedded = number_links.embedded_lines(PAGE, {"s.py": OUTPUT}, "p.md")
     out = number_links.link_numbers(PAGE, _links(PAGE, NAMES), embedded)
     assert 'The total is <a class="num" href="#out-s-L2" data-block="1">1,536</a>' in out
     assert "\\(N={\\href{#out-s-L2}{12}}\\)" in out
@@ -267,7 +267,7 @@ def test_the_migration_rewrites_numbers_and_the_page_shows_the_same(tmp_path: Pa
     assert "docs/p.md:16: 0.5 (output line 4 of ch01_m.py): glued as a_p, b_p" in result.missed[1]
     assert "Alone, 0.5 could" in result.text
     outputs = {"ch01_m.py": MIGRATE_OUTPUT}
-    embedded = number_links.embedded_lines(MIGRATE_PAGE, outputs)
+    embedded = number_links.embedded_lines(MIGRATE_PAGE, outputs, "p.md")
     from explainer_tools.claims.api import verified_numbers
     before = [number_links.NumberLink(v.span[0], v.span[1], v.text, v.script, v.block,
                                       v.output_line, v.output_text)

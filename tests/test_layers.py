@@ -1,4 +1,5 @@
-"""explainer_tools is layered: a package or module imports only those of lower layers (no circles).
+"""explainer_tools is layered: a package or module imports only those of lower layers (no circles),
+and of the packages beside its own only what `explainer_tools.IMPORTS` lists.
 
 The top level's layers are `explainer_tools.LAYERS` (the shared modules, the packages, the
 commands); inside a package, the package's own `LAYERS`. Every import counts, including those
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,8 @@ MODULES = sorted(p for p in TOOLS.rglob("*.py") if "__pycache__" not in p.parts)
 def test_every_module_has_a_layer() -> None:
     tops = {p.relative_to(TOOLS).parts[0].removesuffix(".py") for p in MODULES} - {"__init__"}
     assert tops == set(explainer_tools.LAYERS)
+    above_shared = {name for name, layer in explainer_tools.LAYERS.items() if layer >= 2}
+    assert set(explainer_tools.IMPORTS) == above_shared  # each package and command has its list
     for package in PACKAGES:
         inside = {p.stem for p in (TOOLS / package).glob("*.py")} - {"__init__", "__main__"}
         assert inside == set(inner_layers(package)) - {"__init__", "__main__"}, package
@@ -82,6 +86,10 @@ def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
         elif explainer_tools.LAYERS[other] >= explainer_tools.LAYERS[here]:
             found.append(f"{here} (layer {explainer_tools.LAYERS[here]}) imports {other} "
                          f"(layer {explainer_tools.LAYERS[other]})")
+        elif other in PACKAGES and not any(
+                name == allowed or name.startswith(f"{allowed}.")
+                for allowed in explainer_tools.IMPORTS.get(here, ())):
+            found.append(f"{here} imports {name}, which IMPORTS[{here!r}] does not list")
     return found
 
 
@@ -101,12 +109,55 @@ def test_imports_only_lower_layers(path: Path) -> None:
     (("claims", "numbers.py"), "from explainer_tools.claims.page import x\n"),
     (("__init__.py",), "import explainer_tools.layout\n"),
     (("scripts", "__init__.py"), "from explainer_tools.scripts import runner\n"),
+    # a lower package's module that IMPORTS does not list
+    (("claims", "check.py"), "from explainer_tools.scripts.runner import run\n"),
+    (("book", "errata.py"), "from explainer_tools.scripts import stamps\n"),
+    (("website", "plugin.py"), "from explainer_tools.claims.page import x\n"),
+    (("glue_migrate.py",), "from explainer_tools.book import errata\n"),
 ])
 def test_the_check_catches_an_upward_import(tmp_path: Path, parts: tuple[str, ...],
                                             text: str) -> None:
     bad = tmp_path / parts[-1]
     bad.write_text(text)
     assert len(violations(bad, parts)) == 1
+
+
+@pytest.mark.parametrize(("parts", "text"), [
+    (("website", "last_verified.py"), "from explainer_tools.scripts.stamps import read_stamp\n"),
+    (("website", "plugin.py"), "from explainer_tools.book.crossref import x\n"),  # all of book
+    (("__main__.py",), "from explainer_tools.scripts import pipeline\n"),
+    (("claims", "check.py"), "from explainer_tools import tree_io\n"),  # a shared module
+])
+def test_what_imports_lists_passes(tmp_path: Path, parts: tuple[str, ...], text: str) -> None:
+    good = tmp_path / parts[-1]
+    good.write_text(text)
+    assert violations(good, parts) == []
+
+
+def test_a_module_two_packages_import_is_a_shared_one() -> None:
+    """A module inside a package that modules of two other packages import belongs at the top
+    level, among the shared modules (the commands, which compose everything, aside)."""
+    importers: dict[str, set[str]] = {}
+    for path in MODULES:
+        here = path.relative_to(TOOLS).parts[0].removesuffix(".py")
+        if here in PACKAGES:
+            for name in imported(path):
+                if "." in name and name.split(".")[0] != here:
+                    importers.setdefault(name, set()).add(here)
+    assert {name: sorted(by) for name, by in importers.items() if len(by) > 1} == {}
+
+
+def test_every_command_the_makefile_runs_is_the_command_line_or_a_modules_main() -> None:
+    """Where a command goes (explainer_tools/__init__.py): `python -m explainer_tools SUBCOMMAND`,
+    or `python -m explainer_tools.PACKAGE.MODULE` for a module that has its own `main`."""
+    makefile = (TOOLS.parent / "Makefile").read_text(encoding="utf-8")
+    modules = re.findall(r"-m (explainer_tools(?:\.\w+)*)", makefile)
+    assert "explainer_tools" in modules
+    for module in set(modules) - {"explainer_tools"}:
+        path = TOOLS.parent / f"{module.replace('.', '/')}.py"
+        functions = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
+                     if isinstance(node, ast.FunctionDef)}
+        assert "main" in functions, f"the Makefile runs {module}, which has no main()"
 
 
 def test_scripts_and_tools_agree_on_the_figure_folder() -> None:

@@ -605,7 +605,8 @@ def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path
 
 def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    from explainer_tools.scripts import pipeline, tree_io
+    from explainer_tools import tree_io
+    from explainer_tools.scripts import pipeline
 
     real = tree_io.write_atomic
 

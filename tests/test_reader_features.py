@@ -300,7 +300,7 @@ OUTPUT = "Title\n[1] total = 1,536 and 12\n    second 7\n[2] other 99\n"
 
 def test_numbers_link_to_their_output_line_in_prose_and_math() -> None:
     markdown = ("## Step 12\n\nThe total is 1,536 (output [1] of s.py), and \\(12\\) too.\n"
-                "Later 99 (output [2]).\n\n<!-- embed: output s.py [1] -->\n")
+                "Later 99 (output [2]).\n\n<!-- embed: output s.py [1] -->\n<!-- /embed -->\n")
     links = [
         number_links.NumberLink(markdown.index("1,536"), markdown.index("1,536") + 5, "1,536",
                                 "s.py", 1, 2, "[1] total = 1,536 and 12"),
@@ -311,7 +311,7 @@ def test_numbers_link_to_their_output_line_in_prose_and_math() -> None:
         number_links.NumberLink(markdown.index("12"), markdown.index("12") + 2, "12", "s.py", 1,
                                 2, "[1] total"),  # in a heading: left alone
     ]
-    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT})
+    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT}, "p.md")
     assert embedded == {("s.py", 2), ("s.py", 3)}
     out = number_links.link_numbers(markdown, links, embedded)
     assert out.startswith("## Step 12\n")

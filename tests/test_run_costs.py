@@ -12,7 +12,7 @@ import pytest
 from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.scripts import bench, pipeline, run_costs, runner
 from explainer_tools.scripts.process_tree import descendants
-from explainer_tools.scripts.tree_io import PipelineError
+from explainer_tools.tree_io import PipelineError
 
 
 def test_unrecorded_scripts_start_first_then_the_longest() -> None:

@@ -16,16 +16,16 @@ from types import SimpleNamespace
 
 import pytest
 
-from explainer_tools.book import site_config
+from explainer_tools.book import mkdocs_yml
 from explainer_tools.website import (
     build_cache,
     build_features,
+    load_fixes,
     math_render,
     notebook_page,
     pdf,
     print_site_anchors,
     site_bench,
-    site_speed,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -239,7 +239,7 @@ def test_an_inherited_mapping_is_merged_and_the_child_wins(tmp_path: Path) -> No
     (tmp_path / "base.yml").write_text("theme:\n  name: material\n  palette: a\nx: 1\n")
     (tmp_path / "child.yml").write_text("INHERIT: base.yml\ntheme:\n  palette: b\n"
                                         "y: !!python/name:os.path\n")
-    assert site_config.read_mkdocs_yml(tmp_path / "child.yml") == {
+    assert mkdocs_yml.read_mkdocs_yml(tmp_path / "child.yml") == {
         "theme": {"name": "material", "palette": "b"}, "x": 1, "y": None}
 
 
@@ -250,8 +250,8 @@ def test_an_unreadable_mkdocs_yml_is_an_error_naming_it(tmp_path: Path, text: st
     path = tmp_path / "mkdocs.yml"
     if text is not None:
         path.write_text(text, encoding="utf-8")
-    with pytest.raises(site_config.ConfigError, match=f"mkdocs.yml: {message}"):
-        site_config.read_mkdocs_yml(path)
+    with pytest.raises(mkdocs_yml.ConfigError, match=f"mkdocs.yml: {message}"):
+        mkdocs_yml.read_mkdocs_yml(path)
 
 
 # ---------------------------------------------------------------------------------- speed-ups
@@ -272,7 +272,7 @@ def test_a_figure_already_lazy_or_missing_is_left_as_it_is(tmp_path: Path) -> No
     _png(tmp_path, "ch01_a.png", 10, 20)
     done = '<img src="../assets/fig/ch01_a.png" loading="lazy">'
     missing = '<img src="../assets/fig/ch01_gone.png">'
-    assert site_speed.lazy_figures(done + missing, tmp_path) == done + missing
+    assert load_fixes.lazy_figures(done + missing, tmp_path) == done + missing
 
 
 def test_a_page_part_of_the_book_page_is_rewritten_once_and_again_after_an_edit() -> None:

@@ -17,9 +17,9 @@ from explainer_tools.website import (
     build_cache,
     errata_pages,
     last_verified,
+    load_fixes,
     number_links,
     reader_features,
-    site_speed,
     source_pages,
 )
 from explainer_tools.website.plugin import BookPlugin
@@ -131,8 +131,9 @@ def test_the_printed_line_is_escaped_into_the_cards_attribute() -> None:
 
 
 def test_a_whole_embedded_output_embeds_every_line() -> None:
-    markdown = "<!-- embed: output s.py -->\n<!-- embed: output missing.py -->\n"
-    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT})
+    markdown = ("<!-- embed: output s.py -->\n<!-- /embed -->\n"
+                "<!-- embed: output missing.py -->\n<!-- /embed -->\n")
+    embedded = number_links.embedded_lines(markdown, {"s.py": OUTPUT}, "p.md")
     assert {("s.py", 1), ("s.py", 2), ("s.py", 3)} <= embedded
     assert {script for script, _ in embedded} == {"s.py"}
 
@@ -491,7 +492,7 @@ def test_a_finished_page_is_ready_for_the_browser_as_built(tmp_path: Path) -> No
             '\\(x = {\\href{#out-a-L2}{3}}\\)</span></p></body>')
     out = _plugin().on_post_page(page, _Page("chapters/09-x.md"), {"docs_dir": str(tmp_path)})
     assert out.count('tabindex="-1"') == 2, out
-    assert site_speed.RESOLVE_HEAD_LINKS + site_speed.SEARCH_INDEX_AFTER_LOAD + "</head>" in out
+    assert load_fixes.RESOLVE_HEAD_LINKS + load_fixes.SEARCH_INDEX_AFTER_LOAD + "</head>" in out
     assert 'data-reader-palette' in out and 'data-md-component="palette"' not in out
     assert '<meta charset="utf-8"><meta name="color-scheme" content="light"><meta ' \
            'name="theme-color" content="#4051b5">' in out

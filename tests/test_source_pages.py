@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from explainer_tools.scripts.markers import MarkerError
+from explainer_tools.markdown import MarkerError
 from explainer_tools.website import source_pages
 
 PAGE = """# Chapter 9: Generalization

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from explainer_tools import blocks, layout, markdown, tags
+from explainer_tools import blocks, layout, markdown, tags, tree_io
 from explainer_tools.book import (
     book_checks,
     chapters,
@@ -22,12 +22,11 @@ from explainer_tools.book import (
 from explainer_tools.scripts import (
     bench,
     containment,
-    markers,
+    embedding,
     notebooks,
     pipeline,
     settings,
     stamps,
-    tree_io,
 )
 from explainer_tools.website import errata_pages, last_verified
 from explainer_tools.website.html_text import map_prose
@@ -81,22 +80,22 @@ def test_invalid_front_matter_yaml_is_an_error() -> None:
     assert markdown.scan("---\na: [\n---\nbody\n").front_error
 
 
-def _marker(kind: str, target: str, block: int | None = None) -> markers.Marker:
-    return markers.Marker(kind, target, block, "", 3, 4)
+def _marker(kind: str, target: str, block: int | None = None) -> markdown.Marker:
+    return markdown.Marker(kind, target, block, "", 3, 4)
 
 
 def test_a_source_marker_cannot_reach_outside_the_code_folder(tmp_path: Path) -> None:
     code = tmp_path / "explainer_code"
     code.mkdir()
     (tmp_path / "secret.py").write_text("x = 1\n", encoding="utf-8")
-    resolve = markers.resolver({}, code)
-    with pytest.raises(markers.MarkerError, match=r"p.md:3: unknown source file '../secret.py'"):
+    resolve = embedding.resolver({}, code)
+    with pytest.raises(markdown.MarkerError, match=r"p.md:3: unknown source file '../secret.py'"):
         resolve(_marker("source", "../secret.py"), "p.md")
 
 
 def test_an_unknown_block_is_an_error_naming_the_blocks_there(tmp_path: Path) -> None:
-    resolve = markers.resolver({"ch01_a.py": "T\n[1] a = 1\n[2] b\n"}, tmp_path)
-    with pytest.raises(markers.MarkerError, match=r"unknown block \[7\] of ch01_a.py \(it has "
+    resolve = embedding.resolver({"ch01_a.py": "T\n[1] a = 1\n[2] b\n"}, tmp_path)
+    with pytest.raises(markdown.MarkerError, match=r"unknown block \[7\] of ch01_a.py \(it has "
                                                   r"\[1\], \[2\]\)"):
         resolve(_marker("output", "ch01_a.py", 7), "p.md")
     assert resolve(_marker("output", "ch01_a.py", 2), "p.md")[0] == "[2] b"
@@ -382,8 +381,8 @@ def test_output_that_is_not_utf8_is_an_error_naming_script_and_line() -> None:
 def test_a_marker_inside_an_open_marker_is_an_error_on_its_line() -> None:
     page = ("<!-- embed: output a.py -->\n<!-- embed: output b.py -->\n<!-- /embed -->\n"
             "<!-- /embed -->\n")
-    with pytest.raises(markers.MarkerError, match=r"p\.md:2: nested marker: the marker on line 1"):
-        markers.find_markers(page, "p.md")
+    with pytest.raises(markdown.MarkerError, match=r"p\.md:2: nested marker: the marker on line 1"):
+        markdown.find_markers(page, "p.md")
 
 
 def test_field_spans_are_the_lines_of_each_value_in_the_file() -> None:

@@ -3,10 +3,9 @@ each module reads one kind of source and checks it; most also render what the si
 (an erratum's page is rendered in `website/errata_pages`). `make check` runs the checks; the site
 plugin (`website`) renders with the same modules.
 
-May import: the shared modules and `scripts` (the embed markers). Must not import
-`claims` (a sibling: the two checks are independent) or `website` (which uses this package).
+What it may import of the other packages: `IMPORTS["book"]` in explainer_tools/__init__.py.
 
-0. `site_config`: the one reader of mkdocs.yml outside MkDocs. `bibliography` (BibTeX,
+0. `mkdocs_yml`: mkdocs.yml read as YAML (scaffold edits its nav as text). `bibliography` (BibTeX,
    citations), `crossref` (numbered formulas and figures, labels across pages), `glossary`,
    `ledger` (the claims ledger), `provenance` (tags -> badges).
 1. `chapters`: chapter status from the nav (home page list, BOOK.md's table, "Chapter N").
@@ -17,7 +16,7 @@ May import: the shared modules and `scripts` (the embed markers). Must not impor
 """
 
 LAYERS: dict[str, int] = {
-    "site_config": 0, "bibliography": 0, "crossref": 0, "glossary": 0, "ledger": 0,
+    "mkdocs_yml": 0, "bibliography": 0, "crossref": 0, "glossary": 0, "ledger": 0,
     "provenance": 0,
     "chapters": 1, "errata": 1, "book_checks": 1,
     "scaffold": 2,

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from explainer_tools.book.crossref import chapter_number, relative_url
-from explainer_tools.book.site_config import ConfigError, read_mkdocs_yml
+from explainer_tools.book.mkdocs_yml import ConfigError, read_mkdocs_yml
 from explainer_tools.markdown import read_utf8
 from explainer_tools.yaml_input import Map, check_value, load_yaml
 

@@ -55,11 +55,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from explainer_tools.blocks import BlockError, read_output_blocks
-from explainer_tools.book.site_config import read_mkdocs_yml
+from explainer_tools.book.mkdocs_yml import read_mkdocs_yml
 from explainer_tools.layout import DEFAULT, Layout, output_name
-from explainer_tools.markdown import read_front_matter, read_utf8, scan
-from explainer_tools.scripts.markers import MarkerError, find_markers
+from explainer_tools.markdown import MarkerError, find_markers, read_front_matter, read_utf8, scan
 from explainer_tools.tags import TAG_PATTERN
+from explainer_tools.yaml_input import ERRATUM_CODE_FIELDS as CODE_FIELDS
+from explainer_tools.yaml_input import ERRATUM_CODE_PROSE_FIELDS as CODE_PROSE_FIELDS
+from explainer_tools.yaml_input import ERRATUM_PROSE_FIELDS as PROSE_FIELDS
 
 REQUIRED_FIELDS = (
     "id",
@@ -73,12 +75,8 @@ REQUIRED_FIELDS = (
     "status",
     "evidence",
 )
-PROSE_FIELDS = ("paper_says", "problem", "consequences", "correction")
 CONCERNS = ("paper", "code")
-# A code erratum's fields in place of the paper's: where the code is, and what it does.
-CODE_FIELDS = {"paper_locations": "code_locations", "paper_says": "code_does"}
 CODE_REQUIRED_FIELDS = tuple(CODE_FIELDS.get(field, field) for field in REQUIRED_FIELDS)
-CODE_PROSE_FIELDS = tuple(CODE_FIELDS.get(field, field) for field in PROSE_FIELDS)
 ID_PREFIX = {"paper": "E", "code": "C"}
 STATUSES = ("confirmed", "inferred")
 INDEX_MARKER = "<!-- errata-index -->"

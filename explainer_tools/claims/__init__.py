@@ -4,9 +4,7 @@ Embedding keeps script outputs fresh; nothing else notices when a sentence that 
 goes stale. This package reads every Markdown page under `docs/`, finds the citations of output
 blocks, and checks that each number in a citation's scope is printed in the cited block(s).
 
-May import: the shared modules and `scripts` (it uses `tree_io`: the tree read as regular
-files). Must not import `book` (a sibling: the two checks are independent) or `website` (which
-builds its number links on `verified_numbers`).
+What it may import of the other packages: `IMPORTS["claims"]` in explainer_tools/__init__.py.
 
 Citations (case-insensitive "output"/"outputs"; the script may be in backticks or a link):
 

@@ -42,7 +42,7 @@ from explainer_tools.glue import (
 )
 from explainer_tools.layout import DEFAULT, output_name
 from explainer_tools.markdown import math_body, scan
-from explainer_tools.scripts.tree_io import PipelineError, read_regular
+from explainer_tools.tree_io import PipelineError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 
 # ---------------------------------------------------------------------------------------------

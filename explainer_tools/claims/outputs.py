@@ -11,7 +11,7 @@ from explainer_tools.blocks import Block, BlockError, parse_blocks
 from explainer_tools.claims.numbers import Token, scan_numbers
 from explainer_tools.glue import Glued, read_names
 from explainer_tools.layout import output_name, script_of_output
-from explainer_tools.scripts.tree_io import read_regular
+from explainer_tools.tree_io import read_regular
 
 # ---------------------------------------------------------------------------------------------
 # Outputs

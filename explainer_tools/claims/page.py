@@ -26,6 +26,7 @@ from explainer_tools.markdown import (
     scan,
 )
 from explainer_tools.tags import TAG_PATTERN_UNNAMED
+from explainer_tools.yaml_input import ERRATUM_CODE_PROSE_FIELDS, ERRATUM_PROSE_FIELDS
 
 # Sections in which every number must be cited, skipped by rule or waived (BOOK.md's anatomy).
 STRICT_SECTION = re.compile(r"worked example|misconception|self[- ]test", re.I)
@@ -237,7 +238,7 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
     return elements
 
 
-FRONT_MATTER_PROSE = ("title", "paper_says", "code_does", "problem", "consequences", "correction")
+FRONT_MATTER_PROSE = ("title", *dict.fromkeys(ERRATUM_PROSE_FIELDS + ERRATUM_CODE_PROSE_FIELDS))
 YAML_KEY = re.compile(r"^(?P<indent> *)(?P<dash>- +)?(?P<key>[A-Za-z_]+):(?: +(?P<rest>.*))?$")
 
 

@@ -1,9 +1,7 @@
 """The script pipeline: run the chapter scripts and the companion notebook, write their outputs,
 figures and stamps, embed the outputs into the pages, and check all of it against the tree.
 
-May import: the shared modules (`layout`, `markdown`, `blocks`, `tags`, `yaml_input`, `glue`).
-Must not import `book`, `claims` or `website` (they read what this package writes, never the
-other way).
+What it may import of the other packages: `IMPORTS["scripts"]` in explainer_tools/__init__.py.
 
 0. `settings`: the environment every script and notebook runs with, and its limits.
 1. `containment`: the kernel's sandbox (bubblewrap) and the audit hook that refuse a script's
@@ -13,9 +11,7 @@ other way).
    this CPU can take the pinned AVX2 code paths the outputs were made on. `numerics`: probes of
    the floating-point kernels, compared with the machine that committed the outputs (make
    check's last line; make numerics). `stamps`: the stamp files and the freshness rule.
-   `tree_io`: the tree read as regular files only, watched while scripts run outside the
-   sandbox, held by one run at a time, and written atomically. `markers`: embed markers in
-   pages.
+   `embedding`: the outputs and sources embedded between the pages' markers.
 2. `runner`: runs scripts (in the kernel's sandbox, or a warm fork parent, or plain
    subprocesses), with limits, a watchdog and dependency tracing. `notebooks`: executes and
    compares the companion notebooks. `sandbox_report`: `make sandbox`'s one line. `run_costs`:
@@ -33,7 +29,7 @@ The runner's own modules are hashed into every stamp (`settings.RUNNER_CODE`).
 LAYERS: dict[str, int] = {
     "settings": 0,
     "containment": 1, "zygote": 1, "process_tree": 1, "cpu_paths": 1, "numerics": 1,
-    "stamps": 1, "tree_io": 1, "markers": 1,
+    "stamps": 1, "embedding": 1,
     "runner": 2, "notebooks": 2, "sandbox_report": 2, "run_costs": 2, "other_kernels": 2,
     "run_products": 3,
     "pipeline": 4,

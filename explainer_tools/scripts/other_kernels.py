@@ -34,7 +34,7 @@ from explainer_tools.layout import Layout
 from explainer_tools.scripts import numerics
 from explainer_tools.scripts.settings import RUNNER_CODE
 from explainer_tools.scripts.stamps import is_fresh, recorded_kernels
-from explainer_tools.scripts.tree_io import PipelineError
+from explainer_tools.tree_io import PipelineError
 
 Kernels = dict[str, str]
 

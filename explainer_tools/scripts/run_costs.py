@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from explainer_tools.layout import DEFAULT, Layout
-from explainer_tools.scripts.tree_io import PipelineError
+from explainer_tools.tree_io import PipelineError
 
 COSTS_PATH = "outputs/run_seconds.json"
 

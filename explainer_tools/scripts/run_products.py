@@ -24,7 +24,7 @@ from explainer_tools.scripts.settings import (
     script_memory_limit,
     script_timeout,
 )
-from explainer_tools.scripts.tree_io import PipelineError, kind_of, read_regular
+from explainer_tools.tree_io import PipelineError, kind_of, read_regular
 
 # Characters an output may not hold: they would reach the pages and the terminal as control
 # codes (NUL, ANSI escape sequences, C1 controls) or reorder what a reader sees (bidirectional

@@ -10,8 +10,7 @@ the pages it generates (`glossary_page`, `bibliography_page`, `ledger_page`), wh
 notebooks (`notebooks`), the browser's colour of the first palette (`theme_color`);
 `plugin.BookConfig` holds them and their defaults, which are this book's.
 
-May import: the shared modules, `scripts` (markers), `book` (what the pages mean) and
-`claims` (the verified numbers the pages link). Nothing outside this package imports it.
+What it may import of the other packages: `IMPORTS["website"]` in explainer_tools/__init__.py.
 
 0. `build_cache`: results of the site build memoised in `.cache/`. `html_text`: rewrites the
    prose of rendered HTML (skips code, math, links, headings). `math_render`: formulas rendered
@@ -22,7 +21,7 @@ May import: the shared modules, `scripts` (markers), `book` (what the pages mean
    the "last verified" line under a chapter's title, from the stamps' last commit.
 1. `render_cache`: each page's Markdown converted once. `print_site_anchors`: the print-site
    plugin's whole-book page with every in-book link finding its target. `figure_zoom`.
-   `site_speed`: the page as the browser starts it (what made a phone's load slow, fixed at
+   `load_fixes`: the page as the browser starts it (what made a phone's load slow, fixed at
    build time). `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `errata_pages`: erratum pages and the errata index as shown (with source lines), and their
    page events. `pdf`: `make pdf`.
@@ -34,7 +33,7 @@ May import: the shared modules, `scripts` (markers), `book` (what the pages mean
 LAYERS: dict[str, int] = {
     "build_cache": 0, "html_text": 0, "math_render": 0, "notebook_slim": 0, "raw_tex": 0,
     "explorer_presets": 0, "number_links": 0, "source_pages": 0, "last_verified": 0,
-    "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "site_speed": 1,
+    "render_cache": 1, "print_site_anchors": 1, "figure_zoom": 1, "load_fixes": 1,
     "notebook_page": 1, "errata_pages": 1, "pdf": 1,
     "build_features": 2, "reader_features": 2, "site_bench": 2,
     "plugin": 3,

@@ -370,7 +370,7 @@ def link_glued(rendered: RenderedPage, source: str, src: str,
             reference.start, reference.end, rendered.text[reference.start:reference.end], script,
             value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
             glue.display(value.text, reference.styles)))
-    embedded = number_links.embedded_lines(rendered.text, state.outputs)
+    embedded = number_links.embedded_lines(rendered.text, state.outputs, f"docs/{src}")
     return number_links.link_numbers(rendered.text, links, embedded)
 
 

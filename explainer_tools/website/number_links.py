@@ -37,10 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from explainer_tools.blocks import parse_blocks
-from explainer_tools.markdown import math_ranges, math_text
+from explainer_tools.markdown import find_markers, math_ranges, math_text
 
-EMBED_OUTPUT = re.compile(r"<!--\s*embed:\s*output\s+(?P<script>\S+\.py)(?:\s+\[(?P<block>\d+)\])?"
-                          r"\s*-->")
 # Characters that Markdown's inline processors (code, escapes, links, math) would act on inside an
 # attribute before the raw-HTML pattern protects it.
 _ATTRIBUTE_ESCAPES = {"`": "&#96;", "\\": "&#92;", "$": "&#36;", "[": "&#91;", "]": "&#93;",
@@ -71,15 +69,15 @@ def attribute(text: str) -> str:
     return "".join(_ATTRIBUTE_ESCAPES.get(char, char) for char in escaped)
 
 
-def embedded_lines(markdown: str, outputs: dict[str, str]) -> set[tuple[str, int]]:
-    """(script, output line) of every line of an output embedded in this Markdown."""
+def embedded_lines(markdown: str, outputs: dict[str, str], path: str) -> set[tuple[str, int]]:
+    """(script, output line) of every line of an output embedded in this Markdown (of `path`)."""
     lines: set[tuple[str, int]] = set()
-    for match in EMBED_OUTPUT.finditer(markdown):
-        script, text = match.group("script"), outputs.get(match.group("script"))
-        if text is None:
+    for marker in find_markers(markdown, path):
+        script, text = marker.target, outputs.get(marker.target)
+        if marker.kind != "output" or text is None:
             continue
-        if match.group("block"):
-            block = parse_blocks(text).get(int(match.group("block")))
+        if marker.block is not None:
+            block = parse_blocks(text).get(marker.block)
             if block:
                 lines.update((script, block.first_line + i) for i in range(len(block.lines)))
         else:
@@ -136,6 +134,7 @@ def link_numbers(markdown: str, links: list[NumberLink], embedded: set[tuple[str
     return result
 
 
+# The marker comments as they survive into the built HTML (find_markers reads Markdown lines).
 EMBEDDED_SOURCE = re.compile(r'(<!--\s*embed:\s*source\s+\S+\s*-->\s*<div class="highlight")')
 
 

@@ -18,7 +18,7 @@ the book's features in order:
   linked from the chapter instead of collapsed in it.
 - provenance (`build_features`): tags become badges, the notebook's too.
 - math (`build_features`, `math_render`): every formula rendered, last (post_page, post_build).
-- page start (`site_speed`): what made a phone's load slow, fixed in the written page (post_page).
+- page start (`load_fixes`): what made a phone's load slow, fixed in the written page (post_page).
 
 A build's state lives on the plugin (`on_config` starts it afresh): the reader's (pages, labels,
 bibliography, glossary, ledger, verified numbers, loaded once in `on_files`), shared with the
@@ -49,9 +49,9 @@ from explainer_tools.book import crossref
 from explainer_tools.website import (
     build_features,
     errata_pages,
+    load_fixes,
     notebook_page,
     reader_features,
-    site_speed,
     source_pages,
 )
 
@@ -233,12 +233,12 @@ class BookPlugin(BasePlugin[BookConfig]):
     @after_plugins()
     def on_post_page(self, output: str, page: Any, config: Any) -> str:
         self.notebooks.copy_source(page)
-        output = site_speed.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
+        output = load_fixes.lazy_figures(output, Path(config["docs_dir"]) / "assets" / "fig")
         colour = self.config.theme_color
         # formulas: links in them
         output = build_features.on_post_page(output, page, config, colour)
-        output = site_speed.palette_without_restyles(site_speed.out_of_tab_order(output))
-        return site_speed.search_index_after_load(site_speed.head_links_resolved(output))
+        output = load_fixes.palette_without_restyles(load_fixes.out_of_tab_order(output))
+        return load_fixes.search_index_after_load(load_fixes.head_links_resolved(output))
 
     @after_plugins()
     def on_post_build(self, config: Any) -> None:

@@ -281,7 +281,7 @@ def _link_numbers(state: State, markdown: str, page: Any) -> str:
                for n, start, end in zip(links, starts, ends, strict=True) if start >= body]
     shifted += [dataclasses.replace(n, start=n.start - body, end=n.end - body) for n in glued
                 if n.start >= body]
-    embedded = number_links.embedded_lines(markdown, state.outputs)
+    embedded = number_links.embedded_lines(markdown, state.outputs, f"docs/{page.file.src_uri}")
     return number_links.link_numbers(markdown, shifted, embedded)
 
 

@@ -20,11 +20,12 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from explainer_tools.scripts import markers
+from explainer_tools.markdown import find_markers
 
 FOLDER = "code"
 # A collapsed block (pymdownx.details) whose whole body is one embedded source. The marker
-# comments survive into the HTML, so they delimit the source exactly.
+# comments survive into the HTML, so they delimit the source exactly (in the built HTML, which
+# find_markers, a reader of Markdown lines, does not read).
 COLLAPSED_SOURCE = re.compile(
     r'<details class="[^"]*">\s*<summary>(?P<summary>[^<]*)</summary>\s*'
     r"<!-- embed: source (?P<target>[\w./-]+) -->.*?<!-- /embed -->\s*</details>",
@@ -55,7 +56,7 @@ def collect(pages: dict[str, str]) -> dict[str, SourcePage]:
     found: dict[str, SourcePage] = {}
     for page, text in sorted(pages.items()):
         lines = text.splitlines(keepends=True)
-        for marker in markers.find_markers(text, f"docs/{page}"):
+        for marker in find_markers(text, f"docs/{page}"):
             if marker.kind != "source":
                 continue
             if marker.target not in found:

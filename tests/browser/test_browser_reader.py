@@ -109,7 +109,7 @@ INDEX_AND_LOAD_JS = """() => {
 @pytest.mark.parametrize("url_path", ["", "chapters/22-miniature/"])
 def test_the_search_index_is_asked_for_once_the_page_has_loaded(
         tab: Any, server: StaticServer, url_path: str) -> None:
-    """Not while the page is first painted (site_speed.search_index_after_load): Material
+    """Not while the page is first painted (load_fixes.search_index_after_load): Material
     asked for it about 0.1 s before the load event here."""
     tab.goto(server.url(url_path), wait_until="load")
     asked, loaded = tab.wait_for_function(INDEX_AND_LOAD_JS, timeout=WAIT_MS).json_value()
@@ -163,7 +163,7 @@ def header_metas(tab: Any) -> tuple[str, str]:
 
 def test_the_palette_choice_holds_on_the_next_page_and_enter_switches(
         tab: Any, server: StaticServer) -> None:
-    """The switch is the reader's script's (site_speed.palette_without_restyles): Material's
+    """The switch is the reader's script's (load_fixes.palette_without_restyles): Material's
     palette component is not started, the choice is stored where Material's script at the top
     of a page reads it, the metas follow the header, and Enter on the switch switches back."""
     goto(tab, server, "")

@@ -56,11 +56,11 @@ def test_source_pages_hold_the_files_and_chapters_link_them(built_site: Path) ->
 def test_chapter_figures_load_lazily_with_their_size(built_site: Path) -> None:
     """Every chapter figure but a first one near the top is loaded when the reader comes near it;
     each has the PNG's width and height so that nothing moves when it arrives
-    (site_speed.lazy_figures); the whole-book page, printed at once, loads them all."""
+    (load_fixes.lazy_figures); the whole-book page, printed at once, loads them all."""
     import re
 
     tag = re.compile(r'<img [^>]*?src="[^"]*assets/fig/([\w.-]+\.png)"[^>]*>')
-    from explainer_tools.website import site_speed
+    from explainer_tools.website import load_fixes
 
     seen = deferred_first = 0
     for url_path in discover_pages(built_site):
@@ -73,7 +73,7 @@ def test_chapter_figures_load_lazily_with_their_size(built_site: Path) -> None:
             assert f'width="{size[0]}" height="{size[1]}"' in match[0], match[0]
             # the first figure of a page may be on its first screen: not deferred, unless more
             # than two phone screens of text come before it
-            far = site_speed._text_before(html_text, match.start()) > site_speed.FIRST_SCREEN_TEXT
+            far = load_fixes._text_before(html_text, match.start()) > load_fixes.FIRST_SCREEN_TEXT
             assert ('loading="lazy"' in match[0]) == (index > 0 or far), (url_path, match[0])
             deferred_first += index == 0 and far
             seen += 1

@@ -1,4 +1,5 @@
-"""Embed markers: the generated parts of the Markdown pages.
+"""Embedding: the generated parts of the Markdown pages, written between their markers (read by
+`markdown.find_markers`).
 
 A marker names what goes between it and the next `<!-- /embed -->`:
 
@@ -16,101 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from explainer_tools.blocks import parse_blocks
 from explainer_tools.layout import output_name
-from explainer_tools.markdown import ANY_EMBED as ANY_MARKER
-from explainer_tools.markdown import EMBED_END as END
-from explainer_tools.markdown import scan
-
-START = re.compile(r"^(?P<indent>[ \t]*)<!--\s*embed:\s*(?P<body>.*?)\s*-->\s*$")
-BODY = re.compile(r"^(?P<kind>output|source)\s+(?P<target>[\w./-]+)(?:\s+\[(?P<block>\d+)\])?$")
-
-
-class MarkerError(ValueError):
-    """A problem with a marker, reported as `path:line: message`."""
-
-
-@dataclass(frozen=True)
-class Marker:
-    kind: str  # "output" or "source"
-    target: str  # script or file name under explainer_code/
-    block: int | None  # the numbered block, for outputs
-    indent: str
-    start_line: int  # 1-based line of the start marker
-    end_line: int  # 1-based line of the end marker
-
-    @property
-    def spec(self) -> str:
-        block = f" [{self.block}]" if self.block is not None else ""
-        return f"{self.kind} {self.target}{block}"
-
-
-def find_markers(text: str, path: str) -> list[Marker]:
-    """Parse every marker pair of a page; raise MarkerError naming path and line on any problem.
-
-    Lines are classified by the shared scanner (`markdown.scan`): markers in fenced code are
-    examples, and the content between a marker and its end marker is fenced, so a marker line
-    printed by a script (or in an embedded source) is content, never a marker.
-    """
-    markers: list[Marker] = []
-    open_start: tuple[int, re.Match[str], re.Match[str]] | None = None
-    scanned = scan(text)
-    if scanned.unclosed_fence:
-        raise MarkerError(
-            f"{path}:{scanned.unclosed_fence}: code fence never closed: it hides every marker, "
-            "tag and number after it (close it with the same fence characters)"
-        )
-    for entry in scanned.lines:
-        if entry.kind in ("code", "fence", "front"):
-            continue
-        line_no, line = entry.number, entry.text
-        start, end = START.match(line), END.match(line)
-        if start:
-            if open_start is not None:
-                raise MarkerError(
-                    f"{path}:{line_no}: nested marker: the marker on line {open_start[0]} "
-                    "is not closed yet (add <!-- /embed --> before this line)"
-                )
-            body = BODY.match(start.group("body"))
-            if body is None:
-                raise MarkerError(
-                    f"{path}:{line_no}: malformed marker {line.strip()!r}; expected "
-                    "'<!-- embed: output NAME.py -->', '<!-- embed: output NAME.py [N] -->' "
-                    "or '<!-- embed: source PATH -->'"
-                )
-            if body.group("kind") == "source" and body.group("block"):
-                raise MarkerError(f"{path}:{line_no}: a source marker takes no block number")
-            open_start = (line_no, start, body)
-        elif end:
-            if open_start is None:
-                raise MarkerError(f"{path}:{line_no}: <!-- /embed --> without an open marker")
-            start_no, start_match, body = open_start
-            block = body.group("block")
-            markers.append(
-                Marker(
-                    kind=body.group("kind"),
-                    target=body.group("target"),
-                    block=int(block) if block else None,
-                    indent=start_match.group("indent"),
-                    start_line=start_no,
-                    end_line=line_no,
-                )
-            )
-            open_start = None
-        elif ANY_MARKER.search(line):
-            raise MarkerError(
-                f"{path}:{line_no}: malformed marker {line.strip()!r} "
-                "(a marker must stand alone on its line)"
-            )
-    if open_start is not None:
-        raise MarkerError(
-            f"{path}:{open_start[0]}: unclosed marker: no <!-- /embed --> after "
-            f"{open_start[1].group(0).strip()!r}"
-        )
-    return markers
+from explainer_tools.markdown import Marker, MarkerError, find_markers
 
 
 def fenced(content: str, language: str, title: str, indent: str) -> list[str]:
