@@ -168,14 +168,23 @@ def state() -> reader_features.State:
     return reader_features.State()
 
 
-def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path,
-                                                              state: reader_features.State) -> None:
-    text = "---\ntitle: T\n---\n\n# T\n\nSee [@eq:nowhere].\n"
-    path = tmp_path / "p.md"
-    path.write_text(text, encoding="utf-8")
-    body = text.split("---\n", 2)[2].lstrip("\n")  # what MkDocs hands to the hook
+def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path) -> None:
+    from mkdocs.structure.files import File, Files
+
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "09-x.md").write_text(
+        "---\ntitle: T\n---\n\n# T\n\nSee [@eq:nowhere].\n", encoding="utf-8")
+    files = Files([File("chapters/09-x.md", str(tmp_path), str(tmp_path / "site"), True)])
+    config = {"config_file_path": str(REPO / "mkdocs.yml"), "nav": [], "use_directory_urls": True}
     with pytest.raises(PluginError, match=r"^docs/chapters/09-x\.md:7: unknown label 'eq:nowhere'"):
-        reader_features.on_page_markdown(state, body, _Page("chapters/09-x.md", path), {}, None)
+        reader_features.on_files(reader_features.State(), files, config)
+
+
+def test_a_generated_page_s_unknown_label_is_reported_when_it_is_rendered(
+        state: reader_features.State) -> None:
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="made.md", abs_src_path=None))
+    with pytest.raises(PluginError, match=r"^docs/made\.md:3: unknown label 'eq:nowhere'"):
+        reader_features.on_page_markdown(state, "# T\n\nSee [@eq:nowhere].\n", page, {}, None)
 
 
 def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,

@@ -195,6 +195,8 @@ def on_files(state: State, files: Files, config: Any) -> Files:
                 raise PluginError(problem)
         chapters.refuse_duplicate_numbers(sorted(state.sources))
         state.index = crossref.build_index(state.sources)
+        for src, text in state.sources.items():  # each page's `[@eq:...]`, by the file's lines
+            crossref.check_references(text, src, state.index)
         state.nav = config["nav"] or []
         state.directory_urls = bool(config["use_directory_urls"])
         plan = chapters.load_plan(state.layout.root)
@@ -221,12 +223,16 @@ def generated_page(state: State, feature: str) -> str:
 def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files: Files) -> str:
     src = page.file.src_uri
     source = read_source(Path(page.file.abs_src_path), src) if page.file.abs_src_path else ""
-    offset = _lines_before_body(source, markdown)
-    try:
-        crossref.check_references(markdown, src, state.index)
-    except crossref.CrossRefError as error:
-        raise PluginError(_shift_line(str(error), offset)) from None
-    cited = bibliography.cited_keys(markdown)
+    if not source:  # a generated page (a page with a file had its references checked in on_files)
+        try:
+            crossref.check_references(markdown, src, state.index)
+        except crossref.CrossRefError as error:
+            raise PluginError(str(error)) from None
+    # Citations are read from the file when MkDocs hands on its body unchanged (every page but an
+    # erratum, which the errata feature composes): markdown.scan has read that text already.
+    text, offset = ((source, 0) if source and source.endswith(markdown)
+                    else (markdown, _lines_before_body(source, markdown)))
+    cited = bibliography.cited_keys(text)
     for key, line in cited:
         if key not in state.entries:
             raise PluginError(f"docs/{src}:{line + offset}: unknown citation key {key!r} "
@@ -281,15 +287,8 @@ def _link_numbers(state: State, markdown: str, page: Any) -> str:
                for n, start, end in zip(links, starts, ends, strict=True) if start >= body]
     shifted += [dataclasses.replace(n, start=n.start - body, end=n.end - body) for n in glued
                 if n.start >= body]
-    embedded = number_links.embedded_lines(markdown, state.outputs, f"docs/{page.file.src_uri}")
+    embedded = number_links.embedded_lines(source, state.outputs, f"docs/{page.file.src_uri}")
     return number_links.link_numbers(markdown, shifted, embedded)
-
-
-def _shift_line(message: str, offset: int) -> str:
-    """Error messages count lines from the Markdown body; make them count from the file's top."""
-    head, sep, rest = message.partition(":")
-    number, sep2, tail = rest.partition(":")
-    return f"{head}:{int(number) + offset}:{tail}" if sep and sep2 and number.isdigit() else message
 
 
 def on_page_content(state: State, html_text: str, page: Any, config: Any, files: Files) -> str:
