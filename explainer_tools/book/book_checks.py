@@ -97,6 +97,8 @@ SKIP_PARTS = frozenset({"__pycache__", ".ipynb_checkpoints", "site", "build"})
 TABLE_CAPTION = re.compile(r"^\s*Table:\s")
 FIGURE_CAPTION = re.compile(r"^\s*(?:\*{1,2}|_)Figure(?:\s+[\d.]+)?:")
 CHAPTER_PAGE = re.compile(r"^docs/chapters/\d{2}-[^/]+\.md$")
+# Not a formula finder (`markdown.math_spans` is): the line a display `\[` opens, whose
+# neighbours decide whether Python-Markdown reads it as a paragraph of its own.
 DISPLAY_OPEN = re.compile(r"^\s*(?:>\s*)*\\\[")
 QUOTE_ONLY = re.compile(r"^\s*>\s*$")
 INLINE_HTML = re.compile(r"<!--.*?-->|<[^>\n]+>")

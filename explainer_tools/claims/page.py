@@ -1,9 +1,9 @@
 """A page as the claim check sees it: prose elements (paragraphs, list items, table rows, headings,
 admonition titles, an erratum's front-matter prose), their inline pieces, sentences, citations and
 waivers. The block structure (front matter, fences, code, comments, embed regions) is
-`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is what `markdown.math_spans`
-finds (with `markdown.MATH_PATTERN`); the paragraphs, items, rows, headings and titles are
-split here, line by line.
+`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is `markdown.MATH_PATTERN`,
+the pattern `markdown.math_spans` finds with; the paragraphs, items, rows, headings and titles
+are split here, line by line.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s
 FOOTNOTE_DEF = re.compile(r"^\s*\[\^[^\]]+\]:\s*")
 CAPTION_START = re.compile(r"^\s*[*_]*(?:Table|Caption)\b[^:\n]*:")
 
+# A formula is one alternative of this tokenizer, not `math_spans` (which knows only code and
+# math): a comment, a tag or a link target that holds `$` or `\(` is no formula.
 INLINE = re.compile(
     r"(?P<code>" + CODE_SPAN_PATTERN + r")"
     r"|(?P<comment><!--.*?-->)"

@@ -158,6 +158,7 @@ def render_formulas(items: list[tuple[str, bool]]) -> list[str]:
     return [_MEMO[item] for item in items]
 
 
+# arithmatex's HTML, not Markdown (`markdown.math_spans` reads Markdown and notebook cells)
 INLINE = re.compile(r'(<span class="arithmatex"[^>]*>)\\\((.*?)\\\)(</span>)', re.S)
 DISPLAY = re.compile(r'(<div class="arithmatex"[^>]*>)\s*\\\[(.*?)\\\]\s*(</div>)', re.S)
 NOTEBOOK_CELL = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)'
