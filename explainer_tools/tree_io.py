@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from explainer_tools.layout import Layout, write_atomic
+from explainer_tools.layout import CACHE_DIR, Layout, write_atomic
 
 
 class PipelineError(Exception):
@@ -152,7 +152,7 @@ class TreeGuard:
             "between): run check again\n  " + "\n  ".join(lines))
 
 
-LOCK_NAME = ".cache/pipeline.lock"  # in the repository's ignored cache folder
+LOCK_NAME = (CACHE_DIR / "pipeline.lock").as_posix()  # in the ignored cache folder
 
 
 @contextlib.contextmanager
