@@ -51,8 +51,9 @@ _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YAML_LOADER(_BASE_LOADER):  # a Loader class, under the name of the constant it replaced
-    """The one YAML loader of the book's inputs (front matter, `docs/_data/*.yml`): PyYAML's
-    safe loader that refuses anchors and aliases, and a key written twice in one mapping.
+    """The one YAML loader of the book's inputs (front matter, `docs/_data/*.yml`; mkdocs.yml,
+    with MkDocs' own tags, is book/mkdocs_yml's): PyYAML's safe loader that refuses anchors and
+    aliases, and a key written twice in one mapping.
 
     An alias shares a node, so a file of a few hundred bytes can stand for billions of values
     (a "billion laughs"), which any code that walks the data then walks for ever; nothing in the

@@ -1,7 +1,9 @@
-"""YAML inputs of the reader features (glossary, claims ledger, the plan of chapters): parsed with
-the book's one strict loader (`markdown.YAML_LOADER`: no anchors or aliases, no key written
-twice), with the line of every entry, and each field's type checked, so that a bad input is one
-error naming the file and line instead of a traceback or a hang.
+"""YAML inputs of the reader features (glossary, claims ledger, the plan of chapters) and pages'
+front matter: parsed with the book's one strict loader (`markdown.YAML_LOADER`: no anchors or
+aliases, no key written twice), with the line of every entry, and each field's type checked, so
+that a bad input is one error naming the file and line instead of a traceback or a hang. Where
+each value of a page's front matter stands (`front_matter_fields`) is found here too, from the
+same nodes: the erratum pages and the claim check read it.
 
 >>> data, node = load_yaml("- a: 1\\n- b: 2\\n", "x.yml", ValueError)
 >>> data, [item.start_mark.line + 1 for item in node.value]

@@ -37,7 +37,7 @@ from explainer_tools.book.errata import (
     erratum_page,
     split_erratum_front_matter,
 )
-from explainer_tools.markdown import FRONT_MATTER
+from explainer_tools.markdown import read_front_matter
 from explainer_tools.website import number_links
 from explainer_tools.yaml_input import front_matter_fields
 
@@ -167,8 +167,7 @@ def _body_blocks(erratum: Erratum, source: str) -> list[tuple[str, Span]]:
     """The body, line by line, each line its own origin: where the body stands in the source
     (MkDocs hands hooks the body without the blank lines after the front matter)."""
     body = erratum.body.strip("\n")
-    match = FRONT_MATTER.match(source)
-    found = source.find(body, match.end() if match else 0) if body else -1
+    found = source.find(body, read_front_matter(source).body_start) if body else -1
     if found < 0:
         return [(body, (0, 0)), ("", (0, 0))]
     start = source.count("\n", 0, found) + 1
