@@ -38,12 +38,12 @@ names (`from explainer_tools.claims import ...`).
 """
 
 LAYERS: dict[str, int] = {
-    "layout": 0,  # the repository's folders, naming rules, atomic writer
+    "layout": 0,  # the repository's folders (every module's), naming rules, atomic writer
     "markdown": 0,  # the Markdown reader, the math finder, the YAML loader of the book's inputs
     "blocks": 0,  # numbered output blocks
     "tags": 0,  # the provenance tag vocabulary (also read by explainer_code/gpt_lab)
     "html_tokens": 0,  # HTML as tokens with their offsets (most of the site's HTML passes)
-    "yaml_input": 1,  # the data files, read with markdown's loader, each field's type checked
+    "yaml_input": 1,  # the data files, each field's type checked; where front-matter values stand
     "glue": 1,  # values by name: a script's glued values, their sidecar, a page's references
     "tree_io": 1,  # the tree read as regular files only, watched, locked, written atomically
     "scripts": 2,

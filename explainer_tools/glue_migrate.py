@@ -27,7 +27,7 @@ from pathlib import Path
 
 from explainer_tools import glue
 from explainer_tools.claims.api import VerifiedNumber, verified_numbers
-from explainer_tools.layout import DEFAULT
+from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.markdown import math_ranges, math_text, read_front_matter
 
 # The styles tried, fewest first: a number is shown as printed where it can be.
@@ -48,7 +48,7 @@ def migrate(root: Path, page: Path) -> Migration:
     text = page.read_bytes().decode("utf-8")  # as the claim check reads it: its offsets
     relative = page.resolve().relative_to(root.resolve()).as_posix()
     claims = verified_numbers(root, [root / relative]).get(relative)
-    names = glue.read_names(root / "outputs")
+    names = glue.read_names(Layout(root).output_dir)
     scripts = glue.quoted_scripts(read_front_matter(text).mapping)
     maths = math_ranges(text)
     result = Migration(text)

@@ -1,11 +1,16 @@
 """The layout of the repository: where things are and how products are named.
 
 The pipeline, the checks and the site take the repository's folders and the products' names
-from here (a data file that one module alone reads, such as docs/_data/glossary.yml, is named
-in that module), and this module imports none of them. The folders and naming rules belong to a
+from here, and this module imports none of them. The folders and naming rules belong to a
 `Layout`, a repository root: the tools work on `DEFAULT` (the repository they belong to,
 `Layout.of_repository()`) unless given another one (the pipeline's tests build small fixture
-repositories). The rules:
+repositories). A file that one module alone reads is named in that module, in a folder of this
+one (`DATA_DIR / "glossary.yml"`). A message names a file as its author sees it from the root
+(`docs/chapters/05-x.md:3`, `explainer_code/ch05_x.py`), written out where it is made. Two
+kinds of module still name folders themselves: a walk of the whole tree lists the folders it
+reads or skips beside it (`tree_io.READ_FOLDERS`, `UNGUARDED`, `book_checks.OUTSIDE_ROOTS`), and
+the runner's modules whose bytes every stamp hashes (`runner`, `containment`, `notebooks`: an
+edit re-runs every script) keep theirs. The rules:
 
 - a chapter script is `explainer_code/chNN_topic.py` (`SCRIPT_GLOB`);
 - its output is `outputs/<stem>.txt` (`Layout.output_path`), its stamp
@@ -33,6 +38,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+# The folders, relative to a repository's root: a `Layout` joins them to its root, and a module
+# names a file of its own in one of them from these (`DATA_DIR / "glossary.yml"`).
+CODE_DIR = Path("explainer_code")
+OUTPUT_DIR = Path("outputs")
+DOCS_DIR = Path("docs")
+DATA_DIR = DOCS_DIR / "_data"  # the book's data files: glossary, ledger, bibliography, plan
+CACHE_DIR = Path(".cache")  # ignored: the pipeline's lock, the site's caches
+BUILD_DIR = Path("build")  # ignored: what `make pdf` and `make bench-site` build
 SCRIPT_GLOB = "ch[0-9][0-9]_*.py"
 # The environment variable through which the pipeline tells `script_io.save_figure` where to
 # write (a test checks that explainer_code/script_io.py uses the same name and default folder).
@@ -42,7 +55,7 @@ FIG_DIR_ENV = "EXPLAINER_FIG_DIR"
 
 def output_name(script: str) -> str:
     """`ch05_x.py` -> `'outputs/ch05_x.txt'`, as messages and embed titles name it."""
-    return f"outputs/{Path(script).stem}.txt"
+    return (OUTPUT_DIR / f"{Path(script).stem}.txt").as_posix()
 
 
 def script_of_output(path: str | Path) -> str:
@@ -66,11 +79,11 @@ class Layout:
 
     @property
     def code_dir(self) -> Path:
-        return self.root / "explainer_code"
+        return self.root / CODE_DIR
 
     @property
     def output_dir(self) -> Path:
-        return self.root / "outputs"
+        return self.root / OUTPUT_DIR
 
     @property
     def stamp_dir(self) -> Path:
@@ -78,7 +91,11 @@ class Layout:
 
     @property
     def docs_dir(self) -> Path:
-        return self.root / "docs"
+        return self.root / DOCS_DIR
+
+    @property
+    def data_dir(self) -> Path:
+        return self.root / DATA_DIR
 
     @property
     def fig_dir(self) -> Path:
@@ -91,6 +108,14 @@ class Layout:
     @property
     def errata_dir(self) -> Path:
         return self.docs_dir / "errata"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.root / CACHE_DIR
+
+    @property
+    def build_dir(self) -> Path:
+        return self.root / BUILD_DIR
 
     @property
     def lock_file(self) -> Path:

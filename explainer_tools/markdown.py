@@ -21,9 +21,11 @@ with tables; `token.map` gives each block's lines):
   the region. `find_markers` reads each marker pair (what it names, its lines) and is the one
   reader of their grammar; scripts/embedding.py writes what goes between them.
 
-`math_spans(text)` is the one math finder (the claim check, the number links, the formula index
-and the KaTeX pass of notebook cells all read formulas through it): the delimiters of
-pymdownx.arithmatex, none inside inline code.
+`math_spans(text)` is the one finder of formulas in Markdown, with the delimiters of
+pymdownx.arithmatex, none inside inline code: the number links, glue_migrate, the formula index
+and the KaTeX pass of notebook cells call it, and the claim check's inline tokenizer uses its
+pattern, `MATH_PATTERN`, as one of its alternatives. (The site's HTML passes read arithmatex's
+output instead, and book_checks the lines a display `\\[` opens.)
 
 >>> [line.kind for line in scan("---\\nx: 1\\n---\\nText\\n```\\n<!-- c -->\\n```\\n").lines]
 ['front', 'front', 'front', 'prose', 'fence', 'code', 'fence', 'blank']
@@ -49,8 +51,9 @@ _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class YAML_LOADER(_BASE_LOADER):  # a Loader class, under the name of the constant it replaced
-    """The one YAML loader of the book's inputs (front matter, `docs/_data/*.yml`): PyYAML's
-    safe loader that refuses anchors and aliases, and a key written twice in one mapping.
+    """The one YAML loader of the book's inputs (front matter, `docs/_data/*.yml`; mkdocs.yml,
+    with MkDocs' own tags, is book/mkdocs_yml's): PyYAML's safe loader that refuses anchors and
+    aliases, and a key written twice in one mapping.
 
     An alias shares a node, so a file of a few hundred bytes can stand for billions of values
     (a "billion laughs"), which any code that walks the data then walks for ever; nothing in the

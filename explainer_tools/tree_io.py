@@ -1,8 +1,8 @@
-"""The working tree, from the pipeline's side: read only as regular files (`read_regular`: no
-FIFO, socket or link can block or redirect a read), watched while unsandboxed scripts run
-(`TreeGuard`: it names what changed, and never writes), held by one regenerate or check at a
-time (`pipeline_lock`), written only after a check that every folder is writable (`preflight`),
-each file atomically (`apply`). A failure of any is a
+"""The working tree as the pipeline (and the claim check) reads it: read only as regular files
+(`read_regular`: no FIFO, socket or link can block or redirect a read), watched while
+unsandboxed scripts run (`TreeGuard`: it names what changed, and never writes), held by one
+regenerate or check at a time (`pipeline_lock`), written only after a check that every folder
+is writable (`preflight`), each file atomically (`apply`). A failure of any is a
 `PipelineError`, whose message is printed as is.
 """
 
@@ -17,7 +17,7 @@ import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from explainer_tools.layout import Layout, write_atomic
+from explainer_tools.layout import CACHE_DIR, Layout, write_atomic
 
 
 class PipelineError(Exception):
@@ -152,7 +152,7 @@ class TreeGuard:
             "between): run check again\n  " + "\n  ".join(lines))
 
 
-LOCK_NAME = ".cache/pipeline.lock"  # in the repository's ignored cache folder
+LOCK_NAME = (CACHE_DIR / "pipeline.lock").as_posix()  # in the ignored cache folder
 
 
 @contextlib.contextmanager

@@ -1,7 +1,9 @@
-"""YAML inputs of the reader features (glossary, claims ledger, the plan of chapters): parsed with
-the book's one strict loader (`markdown.YAML_LOADER`: no anchors or aliases, no key written
-twice), with the line of every entry, and each field's type checked, so that a bad input is one
-error naming the file and line instead of a traceback or a hang.
+"""YAML inputs of the reader features (glossary, claims ledger, the plan of chapters) and pages'
+front matter: parsed with the book's one strict loader (`markdown.YAML_LOADER`: no anchors or
+aliases, no key written twice), with the line of every entry, and each field's type checked, so
+that a bad input is one error naming the file and line instead of a traceback or a hang. Where
+each value of a page's front matter stands (`front_matter_fields`) is found here too, from the
+same nodes: the erratum pages and the claim check read it.
 
 >>> data, node = load_yaml("- a: 1\\n- b: 2\\n", "x.yml", ValueError)
 >>> data, [item.start_mark.line + 1 for item in node.value]
@@ -28,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from explainer_tools.markdown import YAML_LOADER, read_front_matter, yaml_problem
+from explainer_tools.markdown import YAML_LOADER, FrontMatter, read_front_matter, yaml_problem
 
 # An erratum's prose fields: Markdown in its front matter, rendered on its page and checked by the
 # claim check like its body (book/errata.py reads the other fields). A code erratum has its own
@@ -104,7 +106,58 @@ def _child(node: yaml.Node | None, key: Any) -> yaml.Node | None:
 
 
 def _line(node: yaml.Node | None, fallback: int, first_line: int) -> int:
-    return node.start_mark.line + first_line if node is not None else fallback
+    return node_lines(node, first_line).first if node is not None else fallback
+
+
+@dataclass(frozen=True)
+class NodeLines:
+    """Where a value stands in its file: its YAML node, its first and last line (1-based)."""
+
+    node: yaml.Node
+    first: int
+    last: int
+
+
+def node_lines(node: yaml.Node, first_line: int = 1) -> NodeLines:
+    """The lines of `node`'s text (the text's first line is `first_line` of the file); a block
+    scalar (`>-`, `|`) starts at its indicator and ends with the blank lines after it."""
+    first = node.start_mark.line + first_line
+    last = node.end_mark.line + first_line - (1 if node.end_mark.column == 0 else 0)
+    return NodeLines(node, first, max(first, last))
+
+
+def front_matter_fields(text: str) -> dict[str, NodeLines]:
+    """Where each value of a page's front matter stands in the page, by field name; for a list
+    field also each item, `name[i]`, and each field of an item that is a mapping,
+    `name[i].key`. {} when the front matter is absent, not valid YAML or not a mapping (that
+    is `front_matter_problem`'s to report).
+
+    >>> page = "---\\nid: E1\\nproblem: >-\\n  one\\n  two\\nevidence:\\n  - output: a.py\\n---\\n"
+    >>> [(name, at.first, at.last) for name, at in front_matter_fields(page).items()][1:]
+    [('problem', 3, 5), ('evidence', 7, 7), ('evidence[0]', 7, 7), ('evidence[0].output', 7, 7)]
+    """
+    front = read_front_matter(text)
+    root = _front_matter_node(front)
+    if not isinstance(root, yaml.MappingNode):
+        return {}
+    fields: dict[str, NodeLines] = {}
+    for key, value in root.value:
+        fields[str(key.value)] = node_lines(value, front.yaml_line)
+        if isinstance(value, yaml.SequenceNode):
+            for number, item in enumerate(value.value):
+                fields[f"{key.value}[{number}]"] = node_lines(item, front.yaml_line)
+                if isinstance(item, yaml.MappingNode):
+                    for name, part in item.value:
+                        fields[f"{key.value}[{number}].{name.value}"] = node_lines(
+                            part, front.yaml_line)
+    return fields
+
+
+def _front_matter_node(front: FrontMatter) -> yaml.Node | None:
+    """The node tree of valid front matter (None when absent, empty or invalid)."""
+    if front.error or not front.present:
+        return None
+    return yaml.compose(front.yaml_text, Loader=YAML_LOADER)
 
 
 def check_value(value: Any, node: yaml.Node | None, kind: Any, source: str, where: str,
@@ -181,7 +234,7 @@ def front_matter_problem(text: str, source: str) -> str:
         fields["scripts"] = [fields["scripts"]]
     if not fields:
         return ""
-    node = yaml.compose(front.yaml_text, Loader=YAML_LOADER)
+    node = _front_matter_node(front)
     try:
         check_fields(fields, node, FRONT_MATTER_FIELDS, source, "front matter", ValueError,
                      first_line=front.yaml_line)

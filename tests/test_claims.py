@@ -588,6 +588,27 @@ def test_erratum_front_matter_prose_is_checked(outputs: Outputs) -> None:
     assert [o.text for o in report.uncited] == ["20", "20", "1280"]
 
 
+def test_a_front_matter_field_is_checked_at_the_lines_its_value_stands_on(
+        outputs: Outputs) -> None:
+    """A plain value that starts on the line after its key and runs on: each number is reported
+    at its own line; a field no erratum has (`notes`) is not prose."""
+    report = check(
+        """\
+        ---
+        id: E43
+        notes: 38,633,471
+        consequences:
+          The total is 123,689,471 (output [1] of ch05_param_count.py),
+          and the head 38,633,471.
+        ---
+
+        Body.
+        """,
+        outputs,
+    )
+    assert error_lines(report) == [(5, "123,689,471"), (6, "38,633,471")]
+
+
 # --- the whole site, the report and the command line ---------------------------------------
 
 

@@ -31,9 +31,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explainer_tools.layout import DATA_DIR
 from explainer_tools.markdown import read_utf8, scan
 
-BIB_PATH = Path("docs") / "_data" / "references.bib"
+BIB_PATH = DATA_DIR / "references.bib"
 ENTRY_START = re.compile(r"@([A-Za-z]+)\s*\{\s*([^,\s]+)\s*,")
 FIELD_NAME = re.compile(r"\s*([A-Za-z][A-Za-z0-9_-]*)\s*=\s*")
 # [@key], [@a; @b], [@key, locator]; keys of cross-references (eq:, fig:) are not citations.

@@ -55,6 +55,7 @@ from pathlib import Path
 
 from explainer_tools.book.bibliography import BIB_PATH, cited_keys, load_bibliography
 from explainer_tools.book.provenance import ProvenanceError, render_tags
+from explainer_tools.layout import Layout
 from explainer_tools.markdown import HEADING, scan
 from explainer_tools.tags import TAG_PATTERN
 
@@ -97,6 +98,8 @@ SKIP_PARTS = frozenset({"__pycache__", ".ipynb_checkpoints", "site", "build"})
 TABLE_CAPTION = re.compile(r"^\s*Table:\s")
 FIGURE_CAPTION = re.compile(r"^\s*(?:\*{1,2}|_)Figure(?:\s+[\d.]+)?:")
 CHAPTER_PAGE = re.compile(r"^docs/chapters/\d{2}-[^/]+\.md$")
+# Not a formula finder (`markdown.math_spans` is): the line a display `\[` opens, whose
+# neighbours decide whether Python-Markdown reads it as a paragraph of its own.
 DISPLAY_OPEN = re.compile(r"^\s*(?:>\s*)*\\\[")
 QUOTE_ONLY = re.compile(r"^\s*>\s*$")
 INLINE_HTML = re.compile(r"<!--.*?-->|<[^>\n]+>")
@@ -340,7 +343,7 @@ def doc_pages(root: Path) -> tuple[dict[str, str], list[Problem]]:
     problem for each page that is not UTF-8 (named with the line of its first bad byte)."""
     pages: dict[str, str] = {}
     problems: list[Problem] = []
-    for path in sorted((root / "docs").rglob("*.md")):
+    for path in sorted(Layout(root).docs_dir.rglob("*.md")):
         if "_data" in path.parts:
             continue
         name = path.relative_to(root).as_posix()

@@ -31,10 +31,11 @@ from typing import Any
 
 from explainer_tools.book.crossref import chapter_number, relative_url
 from explainer_tools.book.mkdocs_yml import ConfigError, read_mkdocs_yml
+from explainer_tools.layout import DATA_DIR, Layout
 from explainer_tools.markdown import read_utf8
 from explainer_tools.yaml_input import Map, check_value, load_yaml
 
-PLAN_PATH = "docs/_data/chapters.yml"
+PLAN_PATH = (DATA_DIR / "chapters.yml").as_posix()
 BOOK_MD = "BOOK.md"
 HOME_MARKER = "<!-- book: chapters -->"
 TOC_START = "<!-- book: table of contents (make regenerate writes it from mkdocs.yml's nav) -->"
@@ -70,7 +71,7 @@ class Chapter:
 
 def load_nav(root: Path) -> list[Any]:
     """The `nav` list of `root/mkdocs.yml`."""
-    path = root / "mkdocs.yml"
+    path = Layout(root).mkdocs_yml
     try:
         config = read_mkdocs_yml(path)
     except ConfigError as error:

@@ -261,6 +261,7 @@ def number_equations(html_text: str, page: str, index: Index) -> str:
         return block.replace('<div class="arithmatex">',
                              f'<div class="arithmatex" id="{label.anchor}">', 1)
 
+    # arithmatex's HTML, not Markdown (the formulas of Markdown are `markdown.math_spans`')
     return re.sub(r'<div class="arithmatex">.*?</div>', tag, html_text, flags=re.S)
 
 

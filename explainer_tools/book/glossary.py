@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from explainer_tools.layout import DATA_DIR
 from explainer_tools.markdown import read_utf8
 from explainer_tools.yaml_input import check_fields, load_yaml
 
@@ -36,7 +37,7 @@ from explainer_tools.yaml_input import check_fields, load_yaml
 # required
 FIELDS = {"term": str, "forms": [str], "definition": str, "page": str}
 
-GLOSSARY_PATH = Path("docs") / "_data" / "glossary.yml"
+GLOSSARY_PATH = DATA_DIR / "glossary.yml"
 
 
 class GlossaryError(ValueError):

@@ -34,12 +34,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from explainer_tools.blocks import Block, BlockError, read_output_blocks
-from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.layout import DATA_DIR, DEFAULT, Layout
 from explainer_tools.markdown import read_utf8
 from explainer_tools.tags import paper_tag_problem
 from explainer_tools.yaml_input import check_fields, load_yaml
 
-LEDGER_PATH = Path("docs") / "_data" / "claims_ledger.yml"
+LEDGER_PATH = DATA_DIR / "claims_ledger.yml"
 STATUSES = {
     "reproduced": "Reproduced",
     "caveat": "Reproduced, with a caveat",

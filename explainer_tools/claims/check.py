@@ -40,7 +40,7 @@ from explainer_tools.glue import (
     references,
     resolve,
 )
-from explainer_tools.layout import DEFAULT, output_name
+from explainer_tools.layout import DEFAULT, Layout, output_name
 from explainer_tools.markdown import math_body, scan
 from explainer_tools.tree_io import PipelineError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
@@ -429,7 +429,7 @@ def _display_name(path: Path, root: Path) -> str:
 def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -> SiteReport:
     began = time.perf_counter()
     try:
-        outputs = Outputs.from_dir(root / "outputs")
+        outputs = Outputs.from_dir(Layout(root).output_dir)
     except (PipelineError, GlueError) as error:  # an output that is not a regular file, a names
         where, _, why = str(error).partition(": ")  # file that does not read: nothing to check
         return SiteReport([], [], [ClaimError(_display_name(Path(where), root), 0, why)], 0.0)
@@ -443,7 +443,7 @@ def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -
                                      where.group("message")) if where else ClaimError(
                 output_name(script), 0, str(error)))
     reports = []
-    for path in pages if pages is not None else pages_under(root / "docs"):
+    for path in pages if pages is not None else pages_under(Layout(root).docs_dir):
         name = _display_name(path, root)
         try:
             data = read_regular(path, name)  # a FIFO or socket named *.md is refused, not waited on

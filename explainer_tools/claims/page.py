@@ -1,9 +1,9 @@
 """A page as the claim check sees it: prose elements (paragraphs, list items, table rows, headings,
 admonition titles, an erratum's front-matter prose), their inline pieces, sentences, citations and
 waivers. The block structure (front matter, fences, code, comments, embed regions) is
-`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is what `markdown.math_spans`
-finds (with `markdown.MATH_PATTERN`); the paragraphs, items, rows, headings and titles are
-split here, line by line.
+`markdown.scan`'s, read from markdown-it-py's tokens, and a formula is `markdown.MATH_PATTERN`,
+the pattern `markdown.math_spans` finds with; the paragraphs, items, rows, headings and titles
+are split here, line by line.
 """
 
 from __future__ import annotations
@@ -26,7 +26,11 @@ from explainer_tools.markdown import (
     scan,
 )
 from explainer_tools.tags import TAG_PATTERN_UNNAMED
-from explainer_tools.yaml_input import ERRATUM_CODE_PROSE_FIELDS, ERRATUM_PROSE_FIELDS
+from explainer_tools.yaml_input import (
+    ERRATUM_CODE_PROSE_FIELDS,
+    ERRATUM_PROSE_FIELDS,
+    front_matter_fields,
+)
 
 # Sections in which every number must be cited, skipped by rule or waived (BOOK.md's anatomy).
 STRICT_SECTION = re.compile(r"worked example|misconception|self[- ]test", re.I)
@@ -40,6 +44,8 @@ TABLE_SEPARATOR = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s
 FOOTNOTE_DEF = re.compile(r"^\s*\[\^[^\]]+\]:\s*")
 CAPTION_START = re.compile(r"^\s*[*_]*(?:Table|Caption)\b[^:\n]*:")
 
+# A formula is one alternative of this tokenizer, not `math_spans` (which knows only code and
+# math): a comment, a tag or a link target that holds `$` or `\(` is no formula.
 INLINE = re.compile(
     r"(?P<code>" + CODE_SPAN_PATTERN + r")"
     r"|(?P<comment><!--.*?-->)"
@@ -239,7 +245,6 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
 
 
 FRONT_MATTER_PROSE = ("title", *dict.fromkeys(ERRATUM_PROSE_FIELDS + ERRATUM_CODE_PROSE_FIELDS))
-YAML_KEY = re.compile(r"^(?P<indent> *)(?P<dash>- +)?(?P<key>[A-Za-z_]+):(?: +(?P<rest>.*))?$")
 
 
 def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
@@ -247,46 +252,29 @@ def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
 
     Errata keep their prose in YAML (see explainer_tools/book/errata.py); it is rendered on the
     page, so it is checked like the body. An evidence item `{output: X.py, block: N, shows: ...}`
-    written in block style cites block [N] of X.py for its `shows:` text.
+    cites block [N] of X.py for its `shows:` text. Where each value stands is
+    `yaml_input.front_matter_fields`'; a block scalar (`>-`) starts on the line after its key.
     """
-    lines = text[:body_start].split("\n")
-    starts, position = [], 0
-    for line in lines:
-        starts.append(position)
-        position += len(line) + 1
+    starts = [0]
+    for line in text[:body_start].split("\n"):
+        starts.append(starts[-1] + len(line) + 1)
+    fields = front_matter_fields(text)
     elements: list[_Element] = []
-    item: dict[str, str] = {}
-    index = 1
-    while index < len(lines) - 1:
-        match = YAML_KEY.match(lines[index])
-        if not match:
-            index += 1
+    for name, at in fields.items():
+        item, _, key = name.rpartition(".")
+        if not (key == "shows" or (not item and name in FRONT_MATTER_PROSE)):
             continue
-        indent = len(match.group("indent")) + len(match.group("dash") or "")
-        if match.group("dash"):
-            item = {}
-        key, rest = match.group("key"), match.group("rest") or ""
-        if key in ("output", "block"):
-            item[key] = rest.strip().strip("'\"")
-        prose = (key in FRONT_MATTER_PROSE and indent == 0) or key == "shows"
-        end = index + 1
-        while end < len(lines) - 1 and (not lines[end].strip() or len(lines[end]) - len(
-                lines[end].lstrip(" ")) > indent):
-            end += 1
-        if prose:
-            value_start = starts[index] + match.start("rest") if match.group("rest") else starts[
-                index] + len(lines[index])
-            if rest.strip() in (">", ">-", ">+", "|", "|-", "|+"):
-                value_start = starts[index] + len(lines[index]) + 1
-            value_end = starts[end - 1] + len(lines[end - 1])
-            if value_end > value_start:
-                element = _Element("paragraph", value_start, text[value_start:value_end],
-                                   index + 1 + (1 if value_start > starts[index] + len(
-                                       lines[index]) else 0), "")
-                if key == "shows" and item.get("output") and item.get("block", "").isdigit():
-                    element.cites = (item["output"].rsplit("/", 1)[-1], int(item["block"]))
-                elements.append(element)
-        index = end if prose else index + 1
+        block_scalar = getattr(at.node, "style", None) in (">", "|")
+        line = at.first + 1 if block_scalar else at.first
+        start = starts[line - 1] + (0 if block_scalar else at.node.start_mark.column)
+        end = starts[at.last] - 1
+        if end <= start:
+            continue
+        element = _Element("paragraph", start, text[start:end], line, "")
+        output, block = fields.get(f"{item}.output"), fields.get(f"{item}.block")
+        if item and output and block and str(block.node.value).isdigit():
+            element.cites = (str(output.node.value).rsplit("/", 1)[-1], int(block.node.value))
+        elements.append(element)
     return elements
 
 

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.layout import DEFAULT, OUTPUT_DIR, Layout
 from explainer_tools.scripts.settings import run_environment
 
-REFERENCE_PATH = "outputs/numerics_reference.json"
+REFERENCE_PATH = (OUTPUT_DIR / "numerics_reference.json").as_posix()
 PROBE_TIMEOUT_S = 120.0
 # The probes run on one thread whatever the caller's settings: a threaded BLAS splits its sums by
 # the thread count, so a caller's OMP_NUM_THREADS=1 gave another id on the same machine (seen: the

@@ -20,10 +20,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from explainer_tools.layout import DEFAULT, Layout
+from explainer_tools.layout import DEFAULT, OUTPUT_DIR, Layout
 from explainer_tools.tree_io import PipelineError
 
-COSTS_PATH = "outputs/run_seconds.json"
+COSTS_PATH = (OUTPUT_DIR / "run_seconds.json").as_posix()
 
 
 def costs_path(layout: Layout) -> Path:

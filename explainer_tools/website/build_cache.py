@@ -23,7 +23,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-CACHE_ROOT = Path(__file__).resolve().parents[2] / ".cache"
+from explainer_tools.layout import DEFAULT
+
+CACHE_ROOT = DEFAULT.cache_dir
 
 
 def digest(value: Any) -> str:
@@ -35,8 +37,7 @@ def digest(value: Any) -> str:
 def tools_digest() -> str:
     """A digest of the book's own code (every `explainer_tools/*.py`): part of the key of a result
     that code may change (the claim check's numbers, a page's render)."""
-    tools = Path(__file__).resolve().parents[1]
-    return digest(b"".join(p.read_bytes() for p in sorted(tools.rglob("*.py"))))
+    return digest(b"".join(p.read_bytes() for p in sorted(DEFAULT.tools_dir.rglob("*.py"))))
 
 
 class Memo:

@@ -15,6 +15,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
 from explainer_tools.book.provenance import ProvenanceError, render_tags, render_tags_in_html
+from explainer_tools.layout import Layout
 from explainer_tools.website import build_cache, math_render, print_site_anchors, render_cache
 from explainer_tools.website.explorer_presets import REQUEST, PresetError, expand
 
@@ -54,7 +55,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Files) -> str
     from the scripts' outputs (explainer_tools/website/explorer_presets.py)."""
     try:
         if REQUEST in markdown:
-            outputs = Path(config["config_file_path"]).resolve().parent / "outputs"
+            outputs = Layout(Path(config["config_file_path"]).resolve().parent).output_dir
             markdown = expand(markdown, outputs)
         rendered, _tags = render_tags(markdown, page=f"docs/{page.file.src_uri}")
     except (ProvenanceError, PresetError) as error:

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 
@@ -38,8 +37,9 @@ from explainer_tools.book.errata import (
     erratum_page,
     split_erratum_front_matter,
 )
-from explainer_tools.markdown import FRONT_MATTER, YAML_LOADER
+from explainer_tools.markdown import read_front_matter
 from explainer_tools.website import number_links
+from explainer_tools.yaml_input import front_matter_fields
 
 Span = tuple[int, int]  # first and last line (1-based) of the source file; (0, 0): generated
 
@@ -67,28 +67,9 @@ class RenderedPage:
 
 def field_spans(source: str) -> dict[str, Span]:
     """The source lines of each front-matter field's value, by field name; for the `evidence`
-    list also `evidence[i]`, one span per item (from the YAML nodes' positions)."""
-    match = FRONT_MATTER.match(source)
-    if not match or not match.group("yaml"):
-        return {}
-    try:
-        root = yaml.compose(match.group("yaml"), Loader=YAML_LOADER)
-    except yaml.YAMLError:
-        return {}
-    if not isinstance(root, yaml.MappingNode):
-        return {}
-
-    def span(node: yaml.Node) -> Span:
-        end = node.end_mark.line + (1 if node.end_mark.column == 0 else 2)  # 1-based, inclusive
-        return node.start_mark.line + 2, max(end, node.start_mark.line + 2)  # line 1 is ---
-
-    spans: dict[str, Span] = {}
-    for key, value in root.value:
-        spans[str(key.value)] = span(value)
-        if key.value == "evidence" and isinstance(value, yaml.SequenceNode):
-            for number, item in enumerate(value.value):
-                spans[f"evidence[{number}]"] = span(item)
-    return spans
+    list also `evidence[i]`, one span per item (`yaml_input.front_matter_fields`)."""
+    return {name: (at.first, at.last) for name, at in front_matter_fields(source).items()
+            if "." not in name}
 
 
 def chapter_title(docs_dir: Path, chapter: str) -> str:
@@ -186,8 +167,7 @@ def _body_blocks(erratum: Erratum, source: str) -> list[tuple[str, Span]]:
     """The body, line by line, each line its own origin: where the body stands in the source
     (MkDocs hands hooks the body without the blank lines after the front matter)."""
     body = erratum.body.strip("\n")
-    match = FRONT_MATTER.match(source)
-    found = source.find(body, match.end() if match else 0) if body else -1
+    found = source.find(body, read_front_matter(source).body_start) if body else -1
     if found < 0:
         return [(body, (0, 0)), ("", (0, 0))]
     start = source.count("\n", 0, found) + 1

@@ -37,10 +37,11 @@ import re
 import threading
 from pathlib import Path
 
+from explainer_tools.layout import DEFAULT
 from explainer_tools.markdown import MathSpan, math_spans
 
 KATEX_JS = Path(__file__).resolve().parent / "katex" / "katex.min.js"
-CACHE_DIR = Path(__file__).resolve().parents[2] / ".cache" / "katex"
+CACHE_DIR = DEFAULT.cache_dir / "katex"
 KATEX_CSS = "assets/katex/katex.min.css"  # the site's copy (docs/assets/katex/)
 
 # The options every formula is rendered with. Part of the cache key.
@@ -158,6 +159,7 @@ def render_formulas(items: list[tuple[str, bool]]) -> list[str]:
     return [_MEMO[item] for item in items]
 
 
+# arithmatex's HTML, not Markdown (`markdown.math_spans` reads Markdown and notebook cells)
 INLINE = re.compile(r'(<span class="arithmatex"[^>]*>)\\\((.*?)\\\)(</span>)', re.S)
 DISPLAY = re.compile(r'(<div class="arithmatex"[^>]*>)\s*\\\[(.*?)\\\]\s*(</div>)', re.S)
 NOTEBOOK_CELL = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)'

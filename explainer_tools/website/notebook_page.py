@@ -38,6 +38,7 @@ from typing import Any
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.toc import get_toc
 
+from explainer_tools.layout import DEFAULT
 from explainer_tools.website import notebook_slim
 from explainer_tools.website.build_cache import CACHE_ROOT
 
@@ -90,8 +91,6 @@ def _cache_file(path: str) -> Path:
     return CACHE_DIR / f"{cache_key(Path(path).read_bytes())}.json"
 
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _store(cache: Path, page: dict[str, Any]) -> None:
     """Write a converted page to its cache file, whole or not at all."""
@@ -140,11 +139,11 @@ class Notebooks:
             if cache.is_file() or cache in self.pending:
                 continue
             env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-                filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+                filter(None, [str(DEFAULT.root), os.environ.get("PYTHONPATH")]))}
             self.pending[cache] = subprocess.Popen(
                 [sys.executable, "-m", "explainer_tools.website.notebook_page", file.abs_src_path,
                  str(cache)],
-                cwd=ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                cwd=DEFAULT.root, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL)
 
     def rendered(self, path: str) -> dict[str, Any]:

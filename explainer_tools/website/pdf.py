@@ -281,9 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.website.pdf",
                                      description=__doc__)
     parser.add_argument("--site", type=Path, help="an already built site (default: build one)")
-    parser.add_argument("--out", type=Path, default=LAYOUT.root / "build" / "book.pdf")
+    parser.add_argument("--out", type=Path, default=LAYOUT.build_dir / "book.pdf")
     args = parser.parse_args(argv)
-    site = args.site or LAYOUT.root / "build" / "pdf-site"
+    site = args.site or LAYOUT.build_dir / "pdf-site"
     if args.site is None:
         build_site(site)
     summary = render_pdf(site, args.out)

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import re
 
-# A backslash and two or more letters (a control word), or a math delimiter.
+# A backslash and two or more letters (a control word), or a math delimiter: TeX left in the
+# rendered text, not a formula of the Markdown (those are `markdown.math_spans`').
 TEX_COMMAND = re.compile(r"\\(?:[A-Za-z]{2,}|[\[\]()])")
 CONTEXT = 20
 

@@ -31,10 +31,10 @@ from typing import Any
 
 from mkdocs.structure.toc import get_toc
 
+from explainer_tools.layout import DEFAULT
 from explainer_tools.website import build_cache
 
 SNIPPET_MARK = "--8<--"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def toc_tokens(toc: Any) -> list[dict[str, Any]]:
@@ -49,10 +49,10 @@ def _file_bytes(path: Path) -> bytes:
 
 def setting_digest(config: Any) -> str:
     """What every page's render depends on besides its own text (module docstring)."""
-    config_file = Path(config.get("config_file_path") or ROOT / "mkdocs.yml")
+    config_file = Path(config.get("config_file_path") or DEFAULT.mkdocs_yml)
     return build_cache.digest([
         build_cache.digest(_file_bytes(config_file)),
-        build_cache.digest(_file_bytes(ROOT / "requirements.lock")),
+        build_cache.digest(_file_bytes(DEFAULT.lock_file)),
         build_cache.tools_digest(),
         bool(config["use_directory_urls"]), str(config.get("docs_dir")),
     ])

@@ -60,6 +60,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import ClassVar
 
+from explainer_tools.layout import CACHE_DIR
 from explainer_tools.layout import DEFAULT as LAYOUT
 from explainer_tools.website.pdf import CHROMIUM, CHROMIUM_ARGS
 
@@ -222,8 +223,8 @@ def scratch_copy(dest: Path, cache: bool = True) -> None:
         if source.is_file() and not source.is_symlink():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / name)
-    if cache and (LAYOUT.root / ".cache").is_dir():
-        shutil.copytree(LAYOUT.root / ".cache", dest / ".cache")
+    if cache and LAYOUT.cache_dir.is_dir():
+        shutil.copytree(LAYOUT.cache_dir, dest / CACHE_DIR)
 
 
 def cold_build() -> tuple[float, float]:
@@ -405,7 +406,7 @@ def print_serve(runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, default=LAYOUT.root / "build" / "bench-site")
+    parser.add_argument("--site", type=Path, default=LAYOUT.build_dir / "bench-site")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--no-build", action="store_true", help="measure the site already there")
     parser.add_argument("--no-serve", action="store_true", help="skip the serve re-render time")
