@@ -164,7 +164,7 @@ def _run(args: argparse.Namespace, layout: Layout) -> int:
 
         if args.command == "costs":
             return bench_module.record_costs(args.jobs, layout)
-        return bench_module.main(args.jobs, layout)
+        return bench_module.time_regenerate(args.jobs, layout)
     except pipeline.PipelineError as error:
         print(error, file=sys.stderr)
         return 1

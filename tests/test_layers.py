@@ -32,18 +32,27 @@ def inner_layers(package: str) -> dict[str, int]:
     return {**layers, "__init__": -1, "__main__": top + 1}
 
 
-def imported(path: Path) -> set[str]:
-    """Dotted names (after `explainer_tools.`) of the explainer_tools modules `path` imports:
-    `from explainer_tools.scripts import runner` names `scripts.runner`."""
+def imported(path: Path, parts: tuple[str, ...]) -> set[str]:
+    """Dotted names (after `explainer_tools.`) of the explainer_tools modules `path`, placed at
+    `parts` inside explainer_tools, imports: `from explainer_tools.scripts import runner` and, in
+    a module of `website`, `from ..scripts import runner` name `scripts.runner`."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names.update(a.name.removeprefix("explainer_tools.") for a in node.names
                          if a.name.startswith("explainer_tools."))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module != "explainer_tools" and not node.module.startswith("explainer_tools."):
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: from the module's package, one folder up per extra dot
+                package = ("explainer_tools", *parts[:-1])
+                if node.level > len(package):
+                    continue
+                module = ".".join(package[:len(package) - node.level + 1]
+                                  + ((node.module,) if node.module else ()))
+            else:
+                module = node.module or ""
+            if module != "explainer_tools" and not module.startswith("explainer_tools."):
                 continue
-            base = node.module.removeprefix("explainer_tools").lstrip(".")
+            base = module.removeprefix("explainer_tools").lstrip(".")
             for alias in node.names:
                 full = f"{base}.{alias.name}".lstrip(".")
                 is_module = ((TOOLS / f"{full.replace('.', '/')}.py").is_file()
@@ -68,10 +77,16 @@ def test_every_module_has_a_layer() -> None:
 def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
     """The layer rule applied to the file at `path`, placed at `parts` inside explainer_tools."""
     here = parts[0].removesuffix(".py")
-    if here == "__init__":
-        return [f"the package's __init__ imports {n}" for n in sorted(imported(path))]
+    names = sorted(imported(path, parts))
     found = []
-    for name in sorted(imported(path)):
+    if parts[-1] == "__init__.py":  # no __init__ imports anything
+        if parts != ("claims", "__init__.py"):
+            return [f"{'/'.join(parts)} imports {name}" for name in names]
+        # but the claim check's, which gathers the public names of its own modules
+        found = [f"claims/__init__.py imports {name}, not a module of claims"
+                 for name in names if not name.startswith("claims.")]
+        names = [name for name in names if name.startswith("claims.")]
+    for name in names:
         other = name.split(".")[0]
         if other == here:  # inside a package: its own order
             inner = inner_layers(here)
@@ -114,6 +129,16 @@ def test_imports_only_lower_layers(path: Path) -> None:
     (("book", "errata.py"), "from explainer_tools.scripts import stamps\n"),
     (("website", "plugin.py"), "from explainer_tools.claims.page import x\n"),
     (("glue_migrate.py",), "from explainer_tools.book import errata\n"),
+    # relative imports, resolved from the module's place
+    (("website", "plugin.py"), "from ..claims import page\n"),
+    (("website", "plugin.py"), "from ..claims.page import x\n"),
+    (("claims", "numbers.py"), "from . import page\n"),
+    (("claims", "numbers.py"), "from .page import x\n"),
+    (("layout.py",), "from .scripts import runner\n"),
+    # a package's __init__ imports nothing, not even a shared module or a listed package
+    (("book", "__init__.py"), "from explainer_tools import layout\n"),
+    (("website", "__init__.py"), "from ..book import crossref\n"),
+    (("claims", "__init__.py"), "from explainer_tools.layout import DEFAULT\n"),
 ])
 def test_the_check_catches_an_upward_import(tmp_path: Path, parts: tuple[str, ...],
                                             text: str) -> None:
@@ -127,6 +152,10 @@ def test_the_check_catches_an_upward_import(tmp_path: Path, parts: tuple[str, ..
     (("website", "plugin.py"), "from explainer_tools.book.crossref import x\n"),  # all of book
     (("__main__.py",), "from explainer_tools.scripts import pipeline\n"),
     (("claims", "check.py"), "from explainer_tools import tree_io\n"),  # a shared module
+    (("claims", "check.py"), "from .. import tree_io\n"),
+    (("website", "plugin.py"), "from ..claims.api import verified_numbers\n"),
+    (("claims", "check.py"), "from .page import x\n"),
+    (("claims", "__init__.py"), "from .check import check_site\n"),  # it gathers its names
 ])
 def test_what_imports_lists_passes(tmp_path: Path, parts: tuple[str, ...], text: str) -> None:
     good = tmp_path / parts[-1]
@@ -141,23 +170,57 @@ def test_a_module_two_packages_import_is_a_shared_one() -> None:
     for path in MODULES:
         here = path.relative_to(TOOLS).parts[0].removesuffix(".py")
         if here in PACKAGES:
-            for name in imported(path):
+            for name in imported(path, path.relative_to(TOOLS).parts):
                 if "." in name and name.split(".")[0] != here:
                     importers.setdefault(name, set()).add(here)
     assert {name: sorted(by) for name, by in importers.items() if len(by) > 1} == {}
 
 
+def runs_only_main(text: str) -> bool:
+    """Whether a module's `if __name__ == "__main__":` runs its `main` and nothing else:
+    `main()`, `sys.exit(main())` or `raise SystemExit(main())`."""
+    def calls_main(node: ast.expr | None) -> bool:
+        return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "main" and not node.args and not node.keywords)
+
+    def exits_with_main(node: ast.expr | None) -> bool:
+        return (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                and ast.unparse(node.func) in {"sys.exit", "SystemExit"}
+                and calls_main(node.args[0]))
+
+    blocks = [node.body for node in ast.parse(text).body if isinstance(node, ast.If)
+              and ast.unparse(node.test) in {"__name__ == '__main__'", "'__main__' == __name__"}]
+    if len(blocks) != 1 or len(blocks[0]) != 1:
+        return False
+    (statement,) = blocks[0]
+    if isinstance(statement, ast.Expr):
+        return calls_main(statement.value) or exits_with_main(statement.value)
+    return isinstance(statement, ast.Raise) and exits_with_main(statement.exc)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("def main(): ...\nif __name__ == '__main__':\n    sys.exit(main())\n", True),
+    ("def main(): ...\nif __name__ == '__main__':\n    raise SystemExit(main())\n", True),
+    ("def main(): ...\nif __name__ == '__main__':\n    main()\n", True),
+    ("def main(): ...\nif __name__ == '__main__':\n    sys.exit(other())\n", False),
+    ("def main(j): ...\nif __name__ == '__main__':\n    args = parse()\n    main(args.j)\n",
+     False),  # the command line parsed outside main
+    ("def main(): ...\n", False),
+])
+def test_the_check_sees_whether_a_module_runs_its_main(text: str, expected: bool) -> None:
+    assert runs_only_main(text) is expected
+
+
 def test_every_command_the_makefile_runs_is_the_command_line_or_a_modules_main() -> None:
     """Where a command goes (explainer_tools/__init__.py): `python -m explainer_tools SUBCOMMAND`,
-    or `python -m explainer_tools.PACKAGE.MODULE` for a module that has its own `main`."""
+    or `python -m explainer_tools.PACKAGE.MODULE` for a module whose `main` is what runs."""
     makefile = (TOOLS.parent / "Makefile").read_text(encoding="utf-8")
     modules = re.findall(r"-m (explainer_tools(?:\.\w+)*)", makefile)
     assert "explainer_tools" in modules
     for module in set(modules) - {"explainer_tools"}:
         path = TOOLS.parent / f"{module.replace('.', '/')}.py"
-        functions = {node.name for node in ast.parse(path.read_text(encoding="utf-8")).body
-                     if isinstance(node, ast.FunctionDef)}
-        assert "main" in functions, f"the Makefile runs {module}, which has no main()"
+        assert runs_only_main(path.read_text(encoding="utf-8")), (
+            f"the Makefile runs {module}, whose `if __name__` runs more than its main()")
 
 
 def test_scripts_and_tools_agree_on_the_figure_folder() -> None:

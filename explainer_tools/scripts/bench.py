@@ -54,7 +54,8 @@ def _clean(scripts: list[str], jobs: int, warm: bool,
             os.environ[runner.RUNNER_ENV] = previous
 
 
-def main(jobs: int, layout: Layout = DEFAULT) -> int:
+def time_regenerate(jobs: int, layout: Layout = DEFAULT) -> int:
+    """`make bench`: a clean regenerate and a no-op regenerate, timed."""
     scripts = layout.discover_scripts()
     print(f"bench: {len(scripts)} script(s), jobs={jobs}, {os.cpu_count()} CPU(s)")
     for jobs_now in sorted({1, jobs}):
@@ -169,13 +170,18 @@ def record_costs(jobs: int, layout: Layout = DEFAULT) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def main(argv: list[str] | None = None) -> int:
+    """`python -m explainer_tools.scripts.bench --miniature` (`make bench-miniature`); without
+    `--miniature`, the same as `python -m explainer_tools bench`."""
     parser = argparse.ArgumentParser(prog="python -m explainer_tools.scripts.bench")
     parser.add_argument("--miniature", action="store_true",
                         help="time Chapters 21-22's default tier against its budget")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--budget", type=float, default=MINIATURE_BUDGET_S,
                         help="seconds of CPU time per script (default: BOOK.md's 150)")
-    args = parser.parse_args()
-    sys.exit(miniature(args.budget) if args.miniature else main(args.jobs))
+    args = parser.parse_args(argv)
+    return miniature(args.budget) if args.miniature else time_regenerate(args.jobs)
 
+
+if __name__ == "__main__":
+    sys.exit(main())
