@@ -1,6 +1,6 @@
 """Values by name: a chapter script glues a printed value to a name; a page refers to the name.
 
-Three parts:
+Four parts:
 
 - The script prints `script_glue.glue("slack_100", value, ".4f")`, which returns the text to
   print. When the pipeline runs it, it sets `GLUE_ENV`, and the text comes wrapped in control

@@ -9,8 +9,9 @@ one (`DATA_DIR / "glossary.yml"`). A message names a file as its author sees it 
 (`docs/chapters/05-x.md:3`, `explainer_code/ch05_x.py`), written out where it is made. Two
 kinds of module still name folders themselves: a walk of the whole tree lists the folders it
 reads or skips beside it (`tree_io.READ_FOLDERS`, `UNGUARDED`, `book_checks.OUTSIDE_ROOTS`), and
-the runner's modules whose bytes every stamp hashes (`runner`, `containment`, `notebooks`: an
-edit re-runs every script) keep theirs. The rules:
+the modules whose bytes the stamps hash keep theirs (`settings.RUNNER_CODE`, hashed into every
+stamp: an edit re-runs every script; `notebooks`, hashed into the notebook's: an edit re-runs
+the notebook). The rules:
 
 - a chapter script is `explainer_code/chNN_topic.py` (`SCRIPT_GLOB`);
 - its output is `outputs/<stem>.txt` (`Layout.output_path`), its stamp

@@ -8,8 +8,8 @@ nav. Everything that shows a chapter's status is generated from that fact:
   text with a quiet "planned" mark;
 - BOOK.md's table of contents (`toc_table`), rewritten by `make regenerate` between `TOC_START`
   and `TOC_END` and compared by `make check` (`toc_problems`);
-- "Chapter N" in prose (`render_chapter_mentions`, called by the reader hook): a link when the
-  chapter is written, plain text with the same quiet mark when it is planned.
+- "Chapter N" in prose (`render_chapter_mentions`, called by the reader features): a link when
+  the chapter is written, plain text with the same quiet mark when it is planned.
 
 A written chapter's title is its nav title (without the leading "N. "); a planned one's is the
 plan's. A nav chapter missing from the plan, or filed under another part, is an error.

@@ -20,7 +20,8 @@ What it may import of the other packages: `IMPORTS["website"]` in explainer_tool
    lines. `source_pages`: each embedded script source on a page of its own. `last_verified`:
    the "last verified" line under a chapter's title, from the stamps' last commit.
 1. `render_cache`: each page's Markdown converted once. `print_site_anchors`: the print-site
-   plugin's whole-book page with every in-book link finding its target. `figure_zoom`.
+   plugin's whole-book page with every in-book link finding its target. `figure_zoom`: each
+   figure a link (or button) that opens it full size.
    `load_fixes`: the page as the browser starts it (what made a phone's load slow, fixed at
    build time). `notebook_page`: the companion notebook's page (Jupyter only on a cache miss).
    `errata_pages`: erratum pages and the errata index as shown (with source lines), and their

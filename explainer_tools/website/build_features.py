@@ -1,6 +1,8 @@
 """The plugin's build, provenance and math features (plugin.py calls them): render every formula
-at build time (explainer_tools/website/math_render.py), render provenance badges, and date the
-build by the last commit (SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
+at build time (explainer_tools/website/math_render.py), render provenance badges, fill the bound
+explorer's presets from the outputs (explorer_presets.py), write the first palette's colour tags
+in each page's head (`palette_metas`), and date the build by the last commit
+(SOURCE_DATE_EPOCH), so two builds of one commit are identical files.
 """
 
 from __future__ import annotations

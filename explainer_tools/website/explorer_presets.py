@@ -1,10 +1,11 @@
 """The bound explorer's presets, read from the chapter scripts' outputs when the site is built.
 
-A page asks for them with `data-presets="book"` on its `<div class="bound-explorer">`; the site
-hook (`expand`) replaces that with the presets as JSON, which `docs/javascripts/bound-explorer.js`
-turns into buttons. No number is typed in here: each input is read from a named block of a
-script's output by a pattern, so the presets follow the book when a script's numbers move, and a
-block whose wording changed stops the build with the file, block and pattern that no longer match.
+A page asks for them with `data-presets="book"` on its `<div class="bound-explorer">`; the
+plugin's build features (`expand`) replace that with the presets as JSON, which
+`docs/javascripts/bound-explorer.js` turns into buttons. No number is typed in here: each input
+is read from a named block of a script's output by a pattern, so the presets follow the book
+when a script's numbers move, and a block whose wording changed stops the build with the file,
+block and pattern that no longer match.
 
 The four presets and where their inputs come from:
 

@@ -6,7 +6,7 @@ runs in the page. KaTeX's script is vendored in explainer_tools/website/katex/ (
 it); mini-racer comes from PyPI as a wheel with V8 inside, so a fresh machine needs nothing but
 `pip install`.
 
-What is rendered, after the reader hook has numbered the formulas (`\\label` -> `\\tag`):
+What is rendered, after the reader features have numbered the formulas (`\\label` -> `\\tag`):
 
 - `<span class="arithmatex">\\( .. \\)</span>` and `<div class="arithmatex">\\[ .. \\]</div>`
   (pymdownx.arithmatex, generic mode), the wrapper kept;

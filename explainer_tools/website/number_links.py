@@ -1,7 +1,8 @@
 """Every number the claim check verified becomes a link to the output line that printed it.
 
-At build time the hook asks the claim check (`explainer_tools.claims.api.verified_numbers`) which
-numbers of a page it verified, and where each was printed. This module then
+At build time the plugin's reader features ask the claim check
+(`explainer_tools.claims.api.verified_numbers`) which numbers of a page it verified, and where
+each was printed. This module then
 
 - wraps each such number in the page's Markdown in `<a class="num" href="#out-..." data-block>`:
   hovering or focusing it shows a card (docs/javascripts/reader.js) with the script, block and
@@ -49,7 +50,7 @@ _ATTRIBUTE_ESCAPES = {"`": "&#96;", "\\": "&#92;", "$": "&#36;", "[": "&#91;", "
 class NumberLink:
     """One verified number to link: where it is in the Markdown body, and what printed it."""
 
-    start: int  # offsets in the Markdown body handed to the hook
+    start: int  # offsets in the Markdown body MkDocs hands the plugin
     end: int
     text: str
     script: str

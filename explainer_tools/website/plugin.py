@@ -11,9 +11,9 @@ the book's features in order:
 - errata (`errata_pages`): each erratum page rendered from its front matter, at priority 50
   (before the badges: its fields hold tags). Owns the errata index, filled at its marker.
 - reader (`reader_features`): labels and numbered formulas and figures, verified numbers linked to
-  their output lines, chapter mentions, "last verified". Its parts own a generated page each
-  (`GENERATED`, placed by the settings): the bibliography (citations checked and linked), the
-  glossary (first uses marked), the claims ledger.
+  their output lines, chapter mentions, figure zoom, "last verified". Its parts own a generated
+  page each (`GENERATED`, placed by the settings): the bibliography (citations checked and
+  linked), the glossary (first uses marked), the claims ledger.
 - sources (`source_pages`): each embedded script source on a page of its own (`code/...`),
   linked from the chapter instead of collapsed in it.
 - provenance (`build_features`): tags become badges, the notebook's too.

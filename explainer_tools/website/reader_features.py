@@ -1,8 +1,10 @@
 """The site plugin's reader features: citations, numbered equations and figures with references
-across pages, the glossary, the claims ledger, and "last verified" under each chapter title.
+across pages, the glossary, the claims ledger, figure zoom, and "last verified" under each
+chapter title.
 
-Each feature lives in its own module (bibliography, crossref, glossary, ledger, last_verified); this
-module wires them into the build's events (plugin.py calls each with the build's `State`):
+Each feature lives in its own module (bibliography, crossref, glossary, ledger, figure_zoom,
+last_verified); this module wires them into the build's events (plugin.py calls each with the
+build's `State`):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
   check the pages' numbers (cached per page).
@@ -15,7 +17,8 @@ module wires them into the build's events (plugin.py calls each with the build's
   unknown name fails the build with the page and line.
 - `on_page_content`: number formulas and figures; turn citations, references and first uses of
   glossary terms into links (a term to its Glossary entry); anchor the lines of embedded
-  outputs; add the "last verified" line to chapters.
+  outputs; make each figure open full size (the notebook's too); add the "last verified" line
+  to chapters.
 
 Errors stop the build with the page and line (the book never ships a dangling reference).
 """
