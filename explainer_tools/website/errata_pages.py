@@ -339,17 +339,13 @@ def link_glued(rendered: RenderedPage, source: str, src: str,
     links = []
     for reference in found:
         try:
-            script, value = glue.resolve(reference, scripts, state.names, f"docs/{src}")
+            links.append(number_links.glued_link(rendered.text, reference, scripts, state.names,
+                                                 state.outputs, f"docs/{src}"))
         except glue.GlueError as error:
             written = rendered.text[reference.start:reference.end]
             line = rendered.source_line(reference.line, source, written)
             raise PluginError(f"docs/{src}:{line}: " + str(error).removeprefix(
                 f"docs/{src}:{reference.line}: ")) from None
-        printed = state.outputs.get(script, "").split("\n")
-        links.append(number_links.NumberLink(
-            reference.start, reference.end, rendered.text[reference.start:reference.end], script,
-            value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
-            glue.display(value.text, reference.styles)))
     embedded = number_links.embedded_lines(rendered.text, state.outputs, f"docs/{src}")
     return number_links.link_numbers(rendered.text, links, embedded)
 

@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explainer_tools import glue
 from explainer_tools.blocks import parse_blocks
 from explainer_tools.markdown import find_markers, math_ranges, math_text
 
@@ -58,6 +59,20 @@ class NumberLink:
     output_line: int
     output_text: str
     shown: str = ""  # a glued value (glue.py): the printed text that replaces the reference
+
+
+def glued_link(text: str, reference: glue.Reference, scripts: list[str],
+               names: dict[str, dict[str, glue.Glued]], outputs: dict[str, str],
+               page: str) -> NumberLink:
+    """The value `reference` (in `text`) quotes by name, as a link to the output line that
+    printed it, showing the printed text in the reference's styles; a glue.GlueError
+    `page:line: ...` when no script of `scripts` prints the name."""
+    script, value = glue.resolve(reference, scripts, names, page)
+    printed = outputs.get(script, "").split("\n")
+    return NumberLink(reference.start, reference.end, text[reference.start:reference.end], script,
+                      value.block, value.line,
+                      printed[value.line - 1] if value.line <= len(printed) else "",
+                      glue.display(value.text, reference.styles))
 
 
 def anchor(script: str, line: int) -> str:

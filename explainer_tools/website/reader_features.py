@@ -251,18 +251,11 @@ def _glued_links(state: State, source: str, page: Any) -> list[number_links.Numb
     name is an error naming the page and line."""
     src = page.file.src_uri
     scripts = glue.quoted_scripts(read_front_matter(source).mapping)
-    links = []
-    for reference in glue.references(source):
-        try:
-            script, value = glue.resolve(reference, scripts, state.names, f"docs/{src}")
-        except glue.GlueError as error:
-            raise PluginError(str(error)) from None
-        printed = state.outputs.get(script, "").split("\n")
-        links.append(number_links.NumberLink(
-            reference.start, reference.end, source[reference.start:reference.end], script,
-            value.block, value.line, printed[value.line - 1] if value.line <= len(printed) else "",
-            glue.display(value.text, reference.styles)))
-    return links
+    try:
+        return [number_links.glued_link(source, reference, scripts, state.names, state.outputs,
+                                        f"docs/{src}") for reference in glue.references(source)]
+    except glue.GlueError as error:
+        raise PluginError(str(error)) from None
 
 
 def _link_numbers(state: State, markdown: str, page: Any) -> str:
