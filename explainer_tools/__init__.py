@@ -21,13 +21,13 @@ import lives here, at the top level, not inside one of them. And two commands: `
 `glue_migrate` (a page's numbers rewritten as references to glued values: it needs the claim
 check).
 
-Where a command goes. What `make regenerate` and `make check` run, and what an author types
-while writing (claims, errata, chapter, bench, costs), is a subcommand of `python -m
-explainer_tools` (`__main__`; `check_everything` is all of `make check`). A tool run on its own
-(by a Makefile target outside those two, or by hand) is its module's `main`, run as `python -m
-explainer_tools.PACKAGE.MODULE`: `website.pdf`, `website.site_bench`, `scripts.numerics`,
-`scripts.bench --miniature`, `scripts.sandbox_report`, `glue_migrate`. The checks that
-`check_everything` calls (`claims.cli`, `book.errata`, `book.ledger`, `book.chapters`,
+Where a command goes. What `make regenerate` and `make check` run, and what an author types while
+writing (claims, errata, chapter, bench, costs), is a subcommand of `python -m explainer_tools`
+(`__main__`, the only one: no package has its own; `check_everything` is all of `make check`). A
+tool run on its own (by a Makefile target outside those two, or by hand) is its module's `main`, run
+as `python -m explainer_tools.PACKAGE.MODULE`: `website.pdf`, `website.site_bench`,
+`scripts.numerics`, `scripts.bench --miniature`, `scripts.sandbox_report`, `glue_migrate`. The
+checks that `check_everything` calls (`claims.cli`, `book.errata`, `book.ledger`, `book.chapters`,
 `book.book_checks`) keep a `main` each, so that each also runs alone.
 
 Two rules hold every import (tests/test_layers.py parses each one, those inside functions too):

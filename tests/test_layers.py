@@ -22,14 +22,11 @@ PACKAGES = sorted(p.name for p in TOOLS.iterdir() if (p / "__init__.py").is_file
 
 
 def inner_layers(package: str) -> dict[str, int]:
-    """A package's order of its modules, from its `LAYERS`: `__main__` above all; `__init__`
-    below all (it imports nothing), except in `claims`, whose `__init__` gathers the public
-    names and so sits just below `__main__`."""
+    """A package's order of its modules, from its `LAYERS`; `__init__` below all (it imports
+    nothing), except in `claims`, whose `__init__` gathers the public names and so sits above
+    them all. No package has a `__main__`: a command is a subcommand or a module's `main`."""
     layers = importlib.import_module(f"explainer_tools.{package}").LAYERS
-    top = max(layers.values())
-    if package == "claims":
-        return {**layers, "__init__": top + 1, "__main__": top + 2}
-    return {**layers, "__init__": -1, "__main__": top + 1}
+    return {**layers, "__init__": max(layers.values()) + 1 if package == "claims" else -1}
 
 
 def imported(path: Path, parts: tuple[str, ...]) -> set[str]:
@@ -70,8 +67,8 @@ def test_every_module_has_a_layer() -> None:
     above_shared = {name for name, layer in explainer_tools.LAYERS.items() if layer >= 2}
     assert set(explainer_tools.IMPORTS) == above_shared  # each package and command has its list
     for package in PACKAGES:
-        inside = {p.stem for p in (TOOLS / package).glob("*.py")} - {"__init__", "__main__"}
-        assert inside == set(inner_layers(package)) - {"__init__", "__main__"}, package
+        inside = {p.stem for p in (TOOLS / package).glob("*.py")} - {"__init__"}
+        assert inside == set(inner_layers(package)) - {"__init__"}, package
 
 
 def violations(path: Path, parts: tuple[str, ...]) -> list[str]:
