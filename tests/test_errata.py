@@ -553,7 +553,7 @@ def _hook_error(tmp_path: Path, find: str, below: int, inserted: str) -> tuple[s
     text = "\n".join(lines)
     path.write_text(text, encoding="utf-8")
     outputs = path.parent.parent.parent / "outputs"
-    state = errata_pages.State(entries=bibliography.load_bibliography(REPO_ROOT),
+    state = errata_pages.ErrataState(entries=bibliography.load_bibliography(REPO_ROOT),
                               index=crossref.build_index({}), names=glue.read_names(outputs),
                               outputs={"ch01_demo.py": OUTPUT})
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over
@@ -615,7 +615,7 @@ def _glued_erratum(tmp_path: Path, name: str, body_name: str = "b_value") -> tup
 def _hook(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     outputs = path.parent.parent.parent / "outputs"
-    state = errata_pages.State(entries=bibliography.load_bibliography(REPO_ROOT),
+    state = errata_pages.ErrataState(entries=bibliography.load_bibliography(REPO_ROOT),
                               index=crossref.build_index({}), names=glue.read_names(outputs),
                               outputs={"ch01_demo.py": OUTPUT})
     body = errata.split_erratum_front_matter(text)[1].lstrip("\n")  # as MkDocs hands it over

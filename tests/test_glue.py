@@ -199,7 +199,7 @@ def test_an_unknown_name_fails_the_build_with_file_and_line(tmp_path: Path) -> N
     source = PAGE.replace("`total`", "`totl`")
     path = tmp_path / "p.md"
     path.write_text(source)
-    state = reader_features.State(names=NAMES, outputs={"s.py": OUTPUT})
+    state = reader_features.ReaderState(names=NAMES, outputs={"s.py": OUTPUT})
     page = SimpleNamespace(file=SimpleNamespace(src_uri="p.md", abs_src_path=str(path)), meta={})
     markdown, _ = get_data(source)
     with pytest.raises(PluginError, match=f"^{re.escape(UNKNOWN)}$"):

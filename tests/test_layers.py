@@ -117,7 +117,8 @@ def test_imports_only_lower_layers(path: Path) -> None:
     (("scripts", "runner.py"), "from explainer_tools.scripts import notebooks\n"),  # the same
     (("scripts", "pipeline.py"), "from explainer_tools.book import errata\n"),  # a higher package
     (("book", "errata.py"), "from explainer_tools.claims.api import verified_numbers\n"),  # beside
-    (("website", "build_cache.py"), "from explainer_tools.website.reader_features import State\n"),
+    (("website", "build_cache.py"),
+     "from explainer_tools.website.reader_features import ReaderState\n"),
     (("claims", "numbers.py"), "from explainer_tools.claims.page import x\n"),
     (("__init__.py",), "import explainer_tools.layout\n"),
     (("scripts", "__init__.py"), "from explainer_tools.scripts import runner\n"),

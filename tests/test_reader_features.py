@@ -109,7 +109,7 @@ def test_the_hook_reports_an_unknown_key_with_the_file_line(tmp_path: Path) -> N
     page_file.write_text("---\nscripts: []\n---\n\nText [@nobody2099].\n", encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="chapters/99-x.md",
                                                 abs_src_path=str(page_file)))
-    state = reader_features.State(entries=bibliography.parse_bibtex(BIB))
+    state = reader_features.ReaderState(entries=bibliography.parse_bibtex(BIB))
     from mkdocs.exceptions import PluginError
 
     with pytest.raises(PluginError, match=r"docs/chapters/99-x.md:5: unknown citation key"):
@@ -384,8 +384,8 @@ class _FakePage:
         self.file, self.meta = _FakeFile(src, path), {}
 
 
-def _hook_state(src: str, text: str) -> reader_features.State:
-    return reader_features.State(entries=bibliography.load_bibliography(REPO),
+def _hook_state(src: str, text: str) -> reader_features.ReaderState:
+    return reader_features.ReaderState(entries=bibliography.load_bibliography(REPO),
                              index=crossref.build_index({src: text}))
 
 
@@ -434,7 +434,7 @@ def test_probe_A6b_a_crlf_page_keeps_its_number_links(tmp_path: Path) -> None:
         page = tmp_path / name
         page.write_bytes(text.encode("utf-8"))
         report = check_page(text, f"docs/{CHAPTER}", Outputs(texts))
-        state = reader_features.State()
+        state = reader_features.ReaderState()
         state.outputs = texts
         state.names = glue.read_names(REPO / "outputs")  # the chapter quotes values by name
         state.numbers = {CHAPTER: [

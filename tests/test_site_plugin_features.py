@@ -164,8 +164,8 @@ class _Page:
 
 
 @pytest.fixture
-def state() -> reader_features.State:
-    return reader_features.State()
+def state() -> reader_features.ReaderState:
+    return reader_features.ReaderState()
 
 
 def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path) -> None:
@@ -177,18 +177,18 @@ def test_an_unknown_label_is_reported_at_its_line_in_the_file(tmp_path: Path) ->
     files = Files([File("chapters/09-x.md", str(tmp_path), str(tmp_path / "site"), True)])
     config = {"config_file_path": str(REPO / "mkdocs.yml"), "nav": [], "use_directory_urls": True}
     with pytest.raises(PluginError, match=r"^docs/chapters/09-x\.md:7: unknown label 'eq:nowhere'"):
-        reader_features.on_files(reader_features.State(), files, config)
+        reader_features.on_files(reader_features.ReaderState(), files, config)
 
 
 def test_a_generated_page_s_unknown_label_is_reported_when_it_is_rendered(
-        state: reader_features.State) -> None:
+        state: reader_features.ReaderState) -> None:
     page = SimpleNamespace(file=SimpleNamespace(src_uri="made.md", abs_src_path=None))
     with pytest.raises(PluginError, match=r"^docs/made\.md:3: unknown label 'eq:nowhere'"):
         reader_features.on_page_markdown(state, "# T\n\nSee [@eq:nowhere].\n", page, {}, None)
 
 
 def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,
-                                                       state: reader_features.State) -> None:
+                                                       state: reader_features.ReaderState) -> None:
     from explainer_tools.book import bibliography
 
     state.entries = bibliography.load_bibliography(REPO)
@@ -200,7 +200,7 @@ def test_a_page_that_cites_gets_its_references_section(tmp_path: Path,
 
 
 def test_the_finished_page_marks_terms_and_carries_the_stamps_table(
-        state: reader_features.State) -> None:
+        state: reader_features.ReaderState) -> None:
     state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
     state.checked_at = {"s.py": "script ab, lock cd"}
     page = _Page("chapters/09-x.md")
@@ -215,7 +215,8 @@ def test_the_finished_page_marks_terms_and_carries_the_stamps_table(
     assert 'href="../glossary.html#term-lora"' in offline and "number-stamps" not in offline
 
 
-def test_the_glossary_page_links_its_own_entries_in_place(state: reader_features.State) -> None:
+def test_the_glossary_page_links_its_own_entries_in_place(
+        state: reader_features.ReaderState) -> None:
     state.terms = glossary.parse_glossary("- term: LoRA\n  definition: Low-rank adaptation.\n")
     out = reader_features.on_page_content(state, "<p>LoRA</p>", _Page("glossary.md"), {}, None)
     assert 'href="#term-lora"' in out
@@ -232,7 +233,8 @@ def _fake_check(calls: list[list[str]]):
 
 
 def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        state: reader_features.ReaderState) -> None:
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "a.md").write_text("7\n", encoding="utf-8")
     calls: list[list[str]] = []
@@ -256,7 +258,8 @@ def test_a_page_is_checked_again_only_when_it_its_outputs_or_the_tools_change(
 
 
 def test_last_verified_is_computed_again_when_a_stamp_or_the_commit_changes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        state: reader_features.ReaderState) -> None:
     calls: list[str] = []
 
     def fake(root: Path, scripts: list[str]) -> last_verified.Verified:
@@ -292,7 +295,7 @@ def test_an_erratum_page_is_titled_by_its_id_and_drops_materials_status() -> Non
     page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(C9)),
                            meta=meta)
     names = glue.read_names(REPO / "outputs")  # C9 quotes values by name
-    out = errata_pages.on_page_markdown(errata_pages.State(names=names), body, page,
+    out = errata_pages.on_page_markdown(errata_pages.ErrataState(names=names), body, page,
                                         {"docs_dir": str(REPO / "docs")}, None)
     front = errata.read_erratum(C9).meta
     assert meta == {"title": f"{front['id']}: {front['title']}"}
@@ -305,8 +308,8 @@ def test_a_page_named_like_an_erratum_outside_the_errata_folder_is_left_alone(
     path.write_text("# Notes\n\nPlain page.\n", encoding="utf-8")
     page = SimpleNamespace(file=SimpleNamespace(src_uri="notes/e1.md", abs_src_path=str(path)),
                            meta={})
-    assert errata_pages.on_page_markdown(errata_pages.State(), "# Notes\n\nPlain page.\n", page,
-                                        {"docs_dir": str(tmp_path)}, None) == (
+    assert errata_pages.on_page_markdown(errata_pages.ErrataState(), "# Notes\n\nPlain page.\n",
+                                         page, {"docs_dir": str(tmp_path)}, None) == (
         "# Notes\n\nPlain page.\n")
 
 
@@ -340,7 +343,7 @@ def test_an_erratum_with_a_bad_field_stops_the_build_at_the_fields_line(tmp_path
     page = SimpleNamespace(file=SimpleNamespace(src_uri="errata/c9.md", abs_src_path=str(path)),
                            meta={})
     with pytest.raises(PluginError, match=rf"^docs/errata/c9\.md:{at}: C9: status 'likely'"):
-        errata_pages.on_page_markdown(errata_pages.State(), body, page,
+        errata_pages.on_page_markdown(errata_pages.ErrataState(), body, page,
                                      {"docs_dir": str(tmp_path / "docs")}, None)
 
 
@@ -356,7 +359,7 @@ class _Config(dict):
         self.plugins = SimpleNamespace(_current_plugin=None)
 
 
-def _plugin(state: reader_features.State | None = None, **settings: object) -> BookPlugin:
+def _plugin(state: reader_features.ReaderState | None = None, **settings: object) -> BookPlugin:
     """The plugin with mkdocs.yml's `settings` (none: this book's defaults), its build's reader
     state `state`."""
     plugin = BookPlugin()
@@ -368,7 +371,8 @@ def _plugin(state: reader_features.State | None = None, **settings: object) -> B
 
 
 def test_the_book_files_add_the_generated_pages_and_share_the_state_with_errata(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, state: reader_features.State) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        state: reader_features.ReaderState) -> None:
     from mkdocs.structure.files import Files
 
     from explainer_tools.book import bibliography
@@ -434,7 +438,7 @@ def test_each_build_starts_from_an_empty_state() -> None:
 
 
 def test_a_broken_source_marker_stops_the_build_as_a_plugin_error(
-        tmp_path: Path, state: reader_features.State) -> None:
+        tmp_path: Path, state: reader_features.ReaderState) -> None:
     from mkdocs.structure.files import Files
 
     state.sources = {"chapters/09-x.md": "<!-- embed: source ch09_x.py -->\ntext\n"}
@@ -470,7 +474,8 @@ COLLAPSED = """<details class="example">
     (False, "../code/ch09_x.html", "code/ch09_x.html"),
 ])
 def test_a_chapter_links_its_source_page_from_where_it_is_served(
-        state: reader_features.State, directory_urls: bool, href: str, site_path: str) -> None:
+        state: reader_features.ReaderState, directory_urls: bool, href: str,
+        site_path: str) -> None:
     plugin = _plugin(state)
     plugin.sources = {"ch09_x.py": source_pages.SourcePage("ch09_x.py",
                                                            "```python\nprint(1)\n```\n", ["x"])}

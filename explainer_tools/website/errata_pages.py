@@ -7,7 +7,7 @@ error found in the rendered page (an unknown citation key in the `correction:` f
 name the line of the file the author edits. The index (`render_index`) is one table of paper
 errata and, when there are any, a section of code errata.
 
-The page events (plugin.py calls `on_page_markdown` with the build's `State`) run before the
+The page events (plugin.py calls `on_page_markdown` with the build's `ErrataState`) run before the
 provenance and reader features (higher priority), so the tags in the rendered fields become
 badges too. An unknown citation key, label or value name in a field is reported here, at the line
 of the erratum's file it is written on (the reader feature, which sees only the rendered page,
@@ -250,9 +250,10 @@ def _index_table(errata: Iterable[Erratum], docs_dir: Path, where: str) -> str:
 
 # ---------------------------------------------------------------- the plugin's page events
 @dataclass
-class State:
-    """What the page checks need, loaded once per build by the reader feature (the plugin hands
-    it over); None where it is not loaded."""
+class ErrataState:
+    """The errata feature's state: what its page checks need, loaded once per build by the
+    reader features (the plugin hands it over from their `ReaderState`); None where it is not
+    loaded."""
 
     entries: dict[str, bibliography.Entry] | None = None
     index: crossref.Index | None = None
@@ -281,7 +282,7 @@ def located(problems: list[str], erratum: errata.Erratum) -> str:
 
 
 def check_rendered(rendered: RenderedPage, source: str, src: str,
-                   state: State) -> None:
+                   state: ErrataState) -> None:
     """Unknown citation keys and labels in a rendered erratum page, reported at the line of
     its source file."""
     if state.entries is not None:
@@ -301,7 +302,8 @@ def check_rendered(rendered: RenderedPage, source: str, src: str,
             raise PluginError(f"docs/{src}:{number}: unknown label {match['label']!r}") from None
 
 
-def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files: Files) -> str:
+def on_page_markdown(state: ErrataState, markdown: str, page: Any, config: Any,
+                     files: Files) -> str:
     src_uri = page.file.src_uri
     docs_dir = Path(config["docs_dir"])
     if src_uri == errata.INDEX_PATH:
@@ -328,7 +330,7 @@ def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files:
 
 
 def link_glued(rendered: RenderedPage, source: str, src: str,
-               erratum: errata.Erratum, state: State) -> str:
+               erratum: errata.Erratum, state: ErrataState) -> str:
     """The rendered page with each value quoted by name (glue.py, in a field or the body)
     shown as its printed text, linked to its output line as on a chapter; a name no script of
     the evidence prints is an error at the line of the erratum's file it is written on."""

@@ -139,8 +139,8 @@ class BookPlugin(BasePlugin[BookConfig]):
 
     def _start(self, settings: BookConfig) -> None:
         """A build's state, empty: what `on_files` loads and the page events read."""
-        self.reader = reader_features.State(glossary_page=settings.glossary_page)
-        self.errata = errata_pages.State()
+        self.reader = reader_features.ReaderState(glossary_page=settings.glossary_page)
+        self.errata = errata_pages.ErrataState()
         self.sources: dict[str, source_pages.SourcePage] = {}  # by embedded file
         self.notebooks = notebook_page.Notebooks(settings.notebooks)
 
@@ -159,7 +159,7 @@ class BookPlugin(BasePlugin[BookConfig]):
         """Load once (reader_features), share with the errata feature, add the generated pages."""
         reader = self.reader
         files = reader_features.on_files(reader, files, config)
-        self.errata = errata_pages.State(entries=reader.entries, index=reader.index,
+        self.errata = errata_pages.ErrataState(entries=reader.entries, index=reader.index,
                                         pages=reader.sources, names=reader.names,
                                         outputs=reader.outputs)
         for feature, setting in GENERATED.items():

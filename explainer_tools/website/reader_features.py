@@ -4,7 +4,7 @@ chapter title.
 
 Each feature lives in its own module (bibliography, crossref, glossary, ledger, figure_zoom,
 last_verified); this module wires them into the build's events (plugin.py calls each with the
-build's `State`):
+build's `ReaderState`):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
   check the pages' numbers (cached per page).
@@ -47,9 +47,10 @@ from explainer_tools.yaml_input import front_matter_problem
 
 
 @dataclass
-class State:
-    """What `on_files` loads once per build, for the page events: the plugin makes one per build
-    and hands it to each event (explainer_tools/website/plugin.py)."""
+class ReaderState:
+    """The reader features' state: what `on_files` loads once per build, for the page events
+    (the plugin makes one per build, hands it to each event, and shares part of it with the
+    errata feature's `ErrataState`: explainer_tools/website/plugin.py)."""
 
     entries: dict[str, bibliography.Entry] = field(default_factory=dict)
     terms: list[glossary.Term] = field(default_factory=list)
@@ -97,7 +98,7 @@ def _crlf_shift(raw: str, offsets: list[int]) -> list[int]:
     return [offset - bisect.bisect_left(pairs, offset) for offset in offsets]
 
 
-def _head(state: State) -> str:
+def _head(state: ReaderState) -> str:
     """The checkout's commit, once per build ("" outside git)."""
     if state.head is None:
         result = subprocess.run(["git", "rev-parse", "HEAD"], cwd=state.layout.root,
@@ -106,7 +107,7 @@ def _head(state: State) -> str:
     return state.head
 
 
-def _last_verified(state: State, scripts: list[str]) -> last_verified.Verified:
+def _last_verified(state: ReaderState, scripts: list[str]) -> last_verified.Verified:
     """`last_verified.last_verified`, memoised by the commit and the stamps' bytes: its two git
     commands per chapter cost a second of every build, and their answer changes only with them."""
     stamps = [last_verified.stamp_path(state.layout.root, script) for script in scripts]
@@ -122,7 +123,7 @@ def _last_verified(state: State, scripts: list[str]) -> last_verified.Verified:
     return last_verified.Verified(*cached)
 
 
-def _verified_links(state: State,
+def _verified_links(state: ReaderState,
                     sources: dict[str, str]) -> dict[str, list[number_links.NumberLink]]:
     """The claim check's verified numbers per page, as offsets into the page's source, each page
     checked only when it, the outputs or the tools changed (`make serve` re-checks the edited
@@ -152,7 +153,7 @@ def _verified_links(state: State,
     return {src: links for src, links in result.items() if links}
 
 
-def _load_numbers(state: State, sources: dict[str, str]) -> None:
+def _load_numbers(state: ReaderState, sources: dict[str, str]) -> None:
     """The claim check's verified numbers, as offsets into each page's Markdown body, with the
     outputs and stamps they are checked against."""
     state.outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
@@ -179,7 +180,7 @@ def layout_of(config: Any) -> Layout:
     return Layout(Path(path).parent) if path else DEFAULT
 
 
-def on_files(state: State, files: Files, config: Any) -> Files:
+def on_files(state: ReaderState, files: Files, config: Any) -> Files:
     """Load what the page events need into this build's `state` (the plugin adds the generated
     pages from it: `generated_page`)."""
     state.layout = layout_of(config)
@@ -211,7 +212,7 @@ def on_files(state: State, files: Files, config: Any) -> Files:
     return files
 
 
-def generated_page(state: State, feature: str) -> str:
+def generated_page(state: ReaderState, feature: str) -> str:
     """The Markdown of the page a feature owns (plugin.GENERATED: "glossary", "bibliography",
     "ledger"), from what `on_files` loaded."""
     if feature == "glossary":
@@ -223,7 +224,8 @@ def generated_page(state: State, feature: str) -> str:
     raise KeyError(feature)
 
 
-def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files: Files) -> str:
+def on_page_markdown(state: ReaderState, markdown: str, page: Any, config: Any,
+                     files: Files) -> str:
     src = page.file.src_uri
     source = read_source(Path(page.file.abs_src_path), src) if page.file.abs_src_path else ""
     if not source:  # a generated page (a page with a file had its references checked in on_files)
@@ -246,7 +248,7 @@ def on_page_markdown(state: State, markdown: str, page: Any, config: Any, files:
     return markdown + bibliography.references_markdown([k for k, _ in cited], state.entries)
 
 
-def _glued_links(state: State, source: str, page: Any) -> list[number_links.NumberLink]:
+def _glued_links(state: ReaderState, source: str, page: Any) -> list[number_links.NumberLink]:
     """The page's references to glued values, as links (offsets into `source`); an unknown
     name is an error naming the page and line."""
     src = page.file.src_uri
@@ -258,7 +260,7 @@ def _glued_links(state: State, source: str, page: Any) -> list[number_links.Numb
         raise PluginError(str(error)) from None
 
 
-def _link_numbers(state: State, markdown: str, page: Any) -> str:
+def _link_numbers(state: ReaderState, markdown: str, page: Any) -> str:
     links = state.numbers.get(page.file.src_uri, [])
     if not page.file.abs_src_path:
         return markdown
@@ -287,7 +289,8 @@ def _link_numbers(state: State, markdown: str, page: Any) -> str:
     return number_links.link_numbers(markdown, shifted, embedded)
 
 
-def on_page_content(state: State, html_text: str, page: Any, config: Any, files: Files) -> str:
+def on_page_content(state: ReaderState, html_text: str, page: Any, config: Any,
+                    files: Files) -> str:
     src = page.file.src_uri
     if src.endswith(".ipynb"):  # its links are written as site URLs (CONTRIBUTING.md)
         html_text = figure_zoom.zoom_figures(html_text)
