@@ -19,7 +19,7 @@ with tables; `token.map` gives each block's lines):
   `<!-- /embed -->` outside code closes. Lines in between are flagged `embedded`; as the embedded
   content sits in a fence longer than any backtick run it holds, no line of content can ever close
   the region. `find_markers` reads each marker pair (what it names, its lines) and is the one
-  reader of their grammar; scripts/embedding.py writes what goes between them.
+  reader of their grammar; scripts/marker_fill.py writes what goes between them.
 
 `math_spans(text)` is the one finder of formulas in Markdown, with the delimiters of
 pymdownx.arithmatex, none inside inline code: the number links, glue_migrate, the formula index

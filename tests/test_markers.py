@@ -1,11 +1,11 @@
-"""Unit tests of embed markers (explainer_tools/scripts/embedding.py) and the shared scanner."""
+"""Unit tests of embed markers (explainer_tools/scripts/marker_fill.py) and the shared scanner."""
 
 from __future__ import annotations
 
 import pytest
 
 from explainer_tools.markdown import MarkerError, find_markers, scan, split_front_matter
-from explainer_tools.scripts.embedding import embed, fenced
+from explainer_tools.scripts.marker_fill import embed, fenced
 
 OUTPUTS = {"ch01_a.py": "T\n[1] one = 1\n[2] two = 2\n"}
 

@@ -22,7 +22,7 @@ from explainer_tools.book import (
 from explainer_tools.scripts import (
     bench,
     containment,
-    embedding,
+    marker_fill,
     notebooks,
     pipeline,
     settings,
@@ -88,13 +88,13 @@ def test_a_source_marker_cannot_reach_outside_the_code_folder(tmp_path: Path) ->
     code = tmp_path / "explainer_code"
     code.mkdir()
     (tmp_path / "secret.py").write_text("x = 1\n", encoding="utf-8")
-    resolve = embedding.resolver({}, code)
+    resolve = marker_fill.resolver({}, code)
     with pytest.raises(markdown.MarkerError, match=r"p.md:3: unknown source file '../secret.py'"):
         resolve(_marker("source", "../secret.py"), "p.md")
 
 
 def test_an_unknown_block_is_an_error_naming_the_blocks_there(tmp_path: Path) -> None:
-    resolve = embedding.resolver({"ch01_a.py": "T\n[1] a = 1\n[2] b\n"}, tmp_path)
+    resolve = marker_fill.resolver({"ch01_a.py": "T\n[1] a = 1\n[2] b\n"}, tmp_path)
     with pytest.raises(markdown.MarkerError, match=r"unknown block \[7\] of ch01_a.py \(it has "
                                                   r"\[1\], \[2\]\)"):
         resolve(_marker("output", "ch01_a.py", 7), "p.md")

@@ -11,7 +11,7 @@ What it may import of the other packages: `IMPORTS["scripts"]` in explainer_tool
    this CPU can take the pinned AVX2 code paths the outputs were made on. `numerics`: probes of
    the floating-point kernels, compared with the machine that committed the outputs (make
    check's last line; make numerics). `stamps`: the stamp files and the freshness rule.
-   `embedding`: the outputs and sources embedded between the pages' markers.
+   `marker_fill`: the outputs and sources written between the pages' markers.
 2. `runner`: runs scripts (in the kernel's sandbox, or a warm fork parent, or plain
    subprocesses), with limits, a watchdog and dependency tracing. `notebooks`: executes and
    compares the companion notebooks. `sandbox_report`: `make sandbox`'s one line. `run_costs`:
@@ -29,7 +29,7 @@ The runner's own modules are hashed into every stamp (`settings.RUNNER_CODE`).
 LAYERS: dict[str, int] = {
     "settings": 0,
     "containment": 1, "zygote": 1, "process_tree": 1, "cpu_paths": 1, "numerics": 1,
-    "stamps": 1, "embedding": 1,
+    "stamps": 1, "marker_fill": 1,
     "runner": 2, "notebooks": 2, "sandbox_report": 2, "run_costs": 2, "other_kernels": 2,
     "run_products": 3,
     "pipeline": 4,

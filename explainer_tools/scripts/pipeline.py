@@ -61,7 +61,7 @@ from pathlib import Path
 from explainer_tools import glue
 from explainer_tools.layout import DEFAULT, FIG_DIR_ENV, Layout, sha256
 from explainer_tools.scripts import cpu_paths, notebooks, numerics, run_costs, runner
-from explainer_tools.scripts.embedding import MarkerError, embed, resolver
+from explainer_tools.scripts.marker_fill import MarkerError, embed, resolver
 from explainer_tools.scripts.notebooks import stop_executions  # `check`'s flag is named notebooks
 from explainer_tools.scripts.other_kernels import (
     machine_kernels,

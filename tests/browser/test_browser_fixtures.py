@@ -1,7 +1,7 @@
 """Fixture pages built only for these tests, in a scratch copy of the site.
 
 1. Escaping: a script output holding `<script>`, `<b>` and `&`, embedded by the pipeline's own
-   `explainer_tools.scripts.embedding.embed` (a fenced `text` block, also indented inside a
+   `explainer_tools.scripts.marker_fill.embed` (a fenced `text` block, also indented inside a
    collapsible answer),
    and the same strings as notebook outputs, must show as text: no script runs, no <b> element.
 2. Faults: a broken link, an external script, a malformed formula, a display formula left as
@@ -58,8 +58,8 @@ ESCAPING_MD = """\
 
 
 def embed_outputs(markdown: str, project: Path) -> str:
-    """The pipeline's own embedding (explainer_tools.scripts.embedding) of OUTPUT in the page."""
-    from explainer_tools.scripts.embedding import embed, resolver
+    """The pipeline's own embedding (explainer_tools.scripts.marker_fill) of OUTPUT in the page."""
+    from explainer_tools.scripts.marker_fill import embed, resolver
 
     resolve = resolver({"fixture_escaping.py": OUTPUT}, project / "explainer_code")
     return embed(markdown, "docs/fixtures/escaping.md", resolve)

@@ -1,5 +1,5 @@
-"""Embedding: the generated parts of the Markdown pages, written between their markers (read by
-`markdown.find_markers`).
+"""Marker fill: the generated parts of the Markdown pages (outputs and sources), written between
+their markers (read by `markdown.find_markers`).
 
 A marker names what goes between it and the next `<!-- /embed -->`:
 
