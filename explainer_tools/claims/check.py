@@ -195,7 +195,7 @@ def _analyse(text: str, paragraph: bool) -> tuple[
     """What an element's text holds: inline pieces, numbers, citations, sentence spans.
 
     Depends on the text alone, so it is cached: a page checked again after a one-character edit
-    (tests/test_claims_mutation.py) re-analyses only the element that changed.
+    (tests/test_claims_changed_digits.py) re-analyses only the element that changed.
     """
     pieces = _segments(text)
     tokens: list[Token] = []

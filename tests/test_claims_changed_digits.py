@@ -1,4 +1,4 @@
-"""Mutation test of the claim check over the whole book.
+"""The claim check catches a changed digit anywhere in the book.
 
 For every number the check verifies on the committed pages (a number written as digits, found in
 the block its sentence cites), change one digit in a copy of its page and assert that the check
