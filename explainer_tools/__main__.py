@@ -68,7 +68,7 @@ def check_everything(jobs: int, notebooks: bool, layout: Layout = DEFAULT) -> in
     except IrregularFiles as error:  # the checks below would read them: stop here
         print(error, file=sys.stderr)
         return 1
-    except pipeline.PipelineError as error:
+    except pipeline.CommandError as error:
         print(error, file=sys.stderr)
         status = 1
     status |= claims_cli.main(_rooted(["--quiet"], layout))
@@ -165,7 +165,7 @@ def _run(args: argparse.Namespace, layout: Layout) -> int:
         if args.command == "costs":
             return bench_module.record_costs(args.jobs, layout)
         return bench_module.time_regenerate(args.jobs, layout)
-    except pipeline.PipelineError as error:
+    except pipeline.CommandError as error:
         print(error, file=sys.stderr)
         return 1
     except KeyboardInterrupt as interrupt:

@@ -3,7 +3,7 @@
 unsandboxed scripts run (`TreeGuard`: it names what changed, and never writes), held by one
 regenerate or check at a time (`pipeline_lock`), written only after a check that every folder
 is writable (`preflight`), each file atomically (`apply`). A failure of any is a
-`PipelineError`, whose message is printed as is.
+`CommandError`, whose message is printed as is.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from pathlib import Path
 from explainer_tools.layout import CACHE_DIR, Layout, write_atomic
 
 
-class PipelineError(Exception):
-    """A failure that stops the pipeline; its message is printed as is."""
+class CommandError(Exception):
+    """A failure that stops the command that met it (regenerate, check; for the claim check, a
+    file it cannot read: an error of that page); its message is printed as is."""
 
 
 UNGUARDED = {".git", ".venv", "site", ".cache", "build", ".pytest_cache", ".ruff_cache"}
@@ -39,7 +40,7 @@ def kind_of(mode: int) -> str:
 
 def read_regular(path: Path, name: str | None = None) -> bytes:
     """The bytes of `path`, which must be a regular file: a link is not followed, and a FIFO,
-    socket or device is refused without waiting on it (a PipelineError naming `name`, else
+    socket or device is refused without waiting on it (a CommandError naming `name`, else
     the path). A missing file raises FileNotFoundError."""
     shown = name or str(path)
     try:
@@ -51,12 +52,12 @@ def read_regular(path: Path, name: str | None = None) -> bytes:
             kind = kind_of(os.lstat(path).st_mode)
         except OSError:
             kind = error.strerror or "unreadable"
-        raise PipelineError(f"{shown}: {kind}; the pipeline reads only regular files "
+        raise CommandError(f"{shown}: {kind}; the pipeline reads only regular files "
                             "(remove it, or replace it with the file itself)") from None
     with os.fdopen(fd, "rb") as handle:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise PipelineError(f"{shown}: {kind_of(mode)}; the pipeline reads only regular "
+            raise CommandError(f"{shown}: {kind_of(mode)}; the pipeline reads only regular "
                                 "files (remove it, or replace it with the file itself)")
         return handle.read()
 
@@ -86,7 +87,7 @@ def irregular_files(root: Path, folders: Iterable[str] = READ_FOLDERS) -> list[s
     return sorted(found)
 
 
-class IrregularFiles(PipelineError):
+class IrregularFiles(CommandError):
     """The tree holds links, FIFOs or sockets where the pipeline reads: nothing else runs."""
 
 
@@ -110,7 +111,7 @@ def tree_contents(root: Path) -> dict[str, bytes]:
             relative = path.relative_to(root).as_posix()
             try:
                 found[relative] = read_regular(path)
-            except PipelineError:
+            except CommandError:
                 found[relative] = f"<{kind_of(os.lstat(path).st_mode)}>".encode()
             except OSError:
                 continue
@@ -145,8 +146,8 @@ class TreeGuard:
                   "did not edit them, a script (or a program it started) did:\n  "
                   + "\n  ".join(lines), file=sys.stderr)
             return
-        earlier = f"{error}\n" if isinstance(error, PipelineError) else ""
-        raise PipelineError(
+        earlier = f"{error}\n" if isinstance(error, CommandError) else ""
+        raise CommandError(
             f"{earlier}check: files of the tree changed while it ran (you, or a program a script "
             "started, wrote them; nothing was put back, and the comparison may be of a tree in "
             "between): run check again\n  " + "\n  ".join(lines))
@@ -198,7 +199,7 @@ def preflight(paths: Iterable[Path], layout: Layout) -> None:
         except OSError as error:
             problems.append(f"{layout.relative(folder)}/: cannot write there ({error.strerror})")
     if problems:
-        raise PipelineError(
+        raise CommandError(
             "regenerate: nothing was written, because these folders are not writable:\n  "
             + "\n  ".join(problems)
             + "\nMake them writable (e.g. chmod u+w) and run `make regenerate` again."
@@ -222,7 +223,7 @@ def apply(files: dict[Path, bytes], layout: Layout, remove: Iterable[Path] = ())
             path.unlink()
     except OSError as error:
         done = "\n  ".join(layout.relative(p) for p in written) or "(none)"
-        raise PipelineError(
+        raise CommandError(
             f"regenerate: writing {layout.relative(Path(error.filename or '?'))} failed "
             f"({error}).\n"
             f"Already written (each file complete, as regenerated):\n  {done}\n"

@@ -175,7 +175,7 @@ def test_a_data_file_that_is_not_utf8_is_one_error_naming_file_and_line(
 
 def test_an_embedded_source_that_is_not_utf8_is_one_error_naming_file_and_line(
         book: Path) -> None:
-    from explainer_tools.scripts.pipeline import PipelineError, plan_pages
+    from explainer_tools.scripts.pipeline import CommandError, plan_pages
 
     layout = Layout(book)
     (layout.code_dir / "latin1_helper.py").write_bytes(b'"""A helper."""\nx = "caf\xe9"\n')
@@ -184,7 +184,7 @@ def test_an_embedded_source_that_is_not_utf8_is_one_error_naming_file_and_line(
     append(page, "\n<!-- embed: source latin1_helper.py -->\n<!-- /embed -->\n")
     outputs = {path.stem + ".py": path.read_text(encoding="utf-8")
                for path in layout.output_dir.glob("*.txt")}
-    with pytest.raises(PipelineError) as error:
+    with pytest.raises(CommandError) as error:
         plan_pages(outputs, [page], layout)
     assert (f"docs/chapters/09-generalization.md:{line}: explainer_code/latin1_helper.py:2 "
             "is not UTF-8") in str(error.value)

@@ -236,7 +236,7 @@ def test_probe_A10b_a_malformed_time_limit_is_an_error(value: str,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     for name in (settings.TIMEOUT_ENV, settings.CPU_LIMIT_ENV):
         monkeypatch.setenv(name, value)
-        with pytest.raises(pipeline.PipelineError, match=f"{name}='{value}' is not a positive"):
+        with pytest.raises(pipeline.CommandError, match=f"{name}='{value}' is not a positive"):
             pipeline.run_scripts(["ch99_never_runs.py"], Path("/nonexistent"), 1,
                                   layout.DEFAULT)
         monkeypatch.delenv(name)

@@ -598,7 +598,7 @@ def test_probe04_nothing_is_written_when_a_folder_is_not_writable(tmp_path: Path
 
     (tmp_path / "blocker").write_text("a file where a folder should be")
     files = {tmp_path / "a.txt": b"a", tmp_path / "blocker" / "b.txt": b"b"}
-    with pytest.raises(pipeline.PipelineError, match="nothing was written"):
+    with pytest.raises(pipeline.CommandError, match="nothing was written"):
         pipeline.apply(files, Layout(tmp_path))
     assert not (tmp_path / "a.txt").exists()
 
@@ -616,7 +616,7 @@ def test_probe04_a_failure_mid_way_says_what_was_written(tmp_path: Path,
         real(path, data)
 
     monkeypatch.setattr(tree_io, "write_atomic", flaky)
-    with pytest.raises(pipeline.PipelineError) as error:
+    with pytest.raises(pipeline.CommandError) as error:
         pipeline.apply({tmp_path / "a.txt": b"a", tmp_path / "b.txt": b"b"}, Layout(tmp_path))
     message = str(error.value)
     assert "No space left on device" in message and "a.txt" in message

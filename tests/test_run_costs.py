@@ -12,7 +12,7 @@ import pytest
 from explainer_tools.layout import DEFAULT, Layout
 from explainer_tools.scripts import bench, pipeline, run_costs, runner
 from explainer_tools.scripts.process_tree import descendants
-from explainer_tools.tree_io import PipelineError
+from explainer_tools.tree_io import CommandError
 
 
 def test_unrecorded_scripts_start_first_then_the_longest() -> None:
@@ -31,7 +31,7 @@ def test_unrecorded_scripts_start_first_then_the_longest() -> None:
      "ch01_a.py, ch02_b.py, ch03_c.py: the seconds must be whole numbers >= 0"),
 ])
 def test_a_malformed_record_is_an_error_naming_the_file(text: str, message: str) -> None:
-    with pytest.raises(PipelineError, match="make costs") as caught:
+    with pytest.raises(CommandError, match="make costs") as caught:
         run_costs.parse_costs(text, "outputs/run_seconds.json")
     assert message in str(caught.value)
 
@@ -91,7 +91,7 @@ def test_record_costs_writes_each_scripts_seconds_over_a_malformed_record(
     layout = fixture_layout(tmp_path / "repo", names, None)
     (tmp_path / "repo" / "outputs").mkdir()
     (tmp_path / "repo" / "outputs" / "run_seconds.json").write_text('{"ch01_a.py": "long"}')
-    with pytest.raises(PipelineError, match="delete it or run `make costs`"):
+    with pytest.raises(CommandError, match="delete it or run `make costs`"):
         run_costs.read_costs(layout)
     assert bench.record_costs(1, layout) == 0
     recorded = json.loads((tmp_path / "repo" / "outputs" / "run_seconds.json").read_text())
@@ -148,10 +148,10 @@ def test_a_check_that_fails_ends_the_notebook_beside_it(monkeypatch: pytest.Monk
                 started.extend([*(proc.pid for proc in notebooks.RUNNING), *children])
                 break
             threading.Event().wait(0.1)
-        raise PipelineError("regenerate: a script failed")
+        raise CommandError("regenerate: a script failed")
 
     monkeypatch.setattr(pipeline, "script_differences", scripts)
-    with pytest.raises(PipelineError, match="a script failed"):
+    with pytest.raises(CommandError, match="a script failed"):
         pipeline.check(1, notebooks=True, layout=layout)
     assert started, "the notebook never started"
     assert not notebooks.RUNNING

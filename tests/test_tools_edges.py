@@ -258,7 +258,7 @@ def test_a_pipeline_error_is_a_message_and_exit_1(monkeypatch: pytest.MonkeyPatc
     from explainer_tools import __main__ as cli
 
     def fail(jobs: int, notebooks: bool, layout: object) -> int:
-        raise pipeline.PipelineError("regenerate: boom")
+        raise pipeline.CommandError("regenerate: boom")
 
     monkeypatch.setattr(cli, "check_everything", fail)
     handlers = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGHUP)
@@ -373,7 +373,7 @@ def test_apply_leaves_unchanged_files_alone(tmp_path: Path) -> None:
 
 
 def test_output_that_is_not_utf8_is_an_error_naming_script_and_line() -> None:
-    with pytest.raises(pipeline.PipelineError, match=r"ch01_a.py: its output is not UTF-8 "
+    with pytest.raises(pipeline.CommandError, match=r"ch01_a.py: its output is not UTF-8 "
                                                      r"\(line 2, byte 2"):
         pipeline.normalise_output(b"a\n\xff\n", "ch01_a.py")
 

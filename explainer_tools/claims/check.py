@@ -42,7 +42,7 @@ from explainer_tools.glue import (
 )
 from explainer_tools.layout import DEFAULT, Layout, output_name
 from explainer_tools.markdown import math_body, scan
-from explainer_tools.tree_io import PipelineError, read_regular
+from explainer_tools.tree_io import CommandError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 
 # ---------------------------------------------------------------------------------------------
@@ -430,7 +430,7 @@ def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -
     began = time.perf_counter()
     try:
         outputs = Outputs.from_dir(Layout(root).output_dir)
-    except (PipelineError, GlueError) as error:  # an output that is not a regular file, a names
+    except (CommandError, GlueError) as error:  # an output that is not a regular file, a names
         where, _, why = str(error).partition(": ")  # file that does not read: nothing to check
         return SiteReport([], [], [ClaimError(_display_name(Path(where), root), 0, why)], 0.0)
     errors: list[ClaimError] = []
@@ -447,7 +447,7 @@ def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -
         name = _display_name(path, root)
         try:
             data = read_regular(path, name)  # a FIFO or socket named *.md is refused, not waited on
-        except PipelineError as error:
+        except CommandError as error:
             errors.append(ClaimError(name, 0, str(error).removeprefix(f"{name}: ")))
             continue
         try:

@@ -34,7 +34,7 @@ from explainer_tools.layout import Layout
 from explainer_tools.scripts import numerics
 from explainer_tools.scripts.settings import RUNNER_CODE
 from explainer_tools.scripts.stamps import is_fresh, recorded_kernels
-from explainer_tools.tree_io import PipelineError
+from explainer_tools.tree_io import CommandError
 
 Kernels = dict[str, str]
 
@@ -48,7 +48,7 @@ def machine_kernels(layout: Layout) -> Kernels | None:
     try:
         return numerics.this_machine().kernels
     except numerics.NumericsError as error:
-        raise PipelineError(f"regenerate: {error}") from None
+        raise CommandError(f"regenerate: {error}") from None
 
 
 def other_kernels(scripts: list[str], layout: Layout) -> dict[str, Kernels]:

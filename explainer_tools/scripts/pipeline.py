@@ -88,7 +88,7 @@ from explainer_tools.scripts.stamps import (
     stamped_figures,
 )
 from explainer_tools.tree_io import (
-    PipelineError,
+    CommandError,
     TreeGuard,
     apply,
     pipeline_lock,
@@ -174,7 +174,7 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
             stdout, glued = glue.split_output(result.stdout, script)
             output = normalise_output(stdout, script)
             figures = collect_figures(scratch / "fig" / request.stem, script)
-        except (PipelineError, glue.GlueError) as error:
+        except (CommandError, glue.GlueError) as error:
             errors.append(str(error))
             continue
         error = changed_during_run(script, sources[script], result.inputs, began_ns, layout)
@@ -185,12 +185,12 @@ def run_scripts(scripts: list[str], scratch: Path, jobs: int,
                                  result.script_seconds, kernels,
                                  glue.render_names(script, glued))
     if errors:
-        raise PipelineError("regenerate: " + "\n".join(errors))
+        raise CommandError("regenerate: " + "\n".join(errors))
     return runs
 
 
 def run_script(script: str, scratch: Path, layout: Layout = DEFAULT) -> ScriptRun:
-    """Run one chapter script (tests use this); raise PipelineError on failure."""
+    """Run one chapter script (tests use this); raise CommandError on failure."""
     return run_scripts([script], scratch, 1, layout)[script]
 
 
@@ -208,7 +208,7 @@ def read_page(page: Path, layout: Layout) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        raise PipelineError(
+        raise CommandError(
             f"{layout.relative(page)}:{line}: not UTF-8 (byte "
             f"{data[error.start:error.start + 1]!r}); save the page as UTF-8"
         ) from None
@@ -223,10 +223,10 @@ def plan_pages(outputs: dict[str, str], pages: list[Path], layout: Layout) -> di
         try:
             text = read_page(page, layout)
             planned[page] = embed(text, layout.relative(page), resolve).encode("utf-8")
-        except (MarkerError, PipelineError, ValueError) as error:
+        except (MarkerError, CommandError, ValueError) as error:
             errors.append(str(error))
     if errors:
-        raise PipelineError(
+        raise CommandError(
             "regenerate: marker errors; no file was rewritten:\n  " + "\n  ".join(errors)
         )
     return planned
@@ -245,7 +245,7 @@ def figure_owners(scripts: list[str], runs: dict[str, ScriptRun],
                                f"{owners[name]} and explainer_code/{script}")
             owners.setdefault(name, script)
     if clashes:
-        raise PipelineError(
+        raise CommandError(
             "regenerate: two scripts write the same figure; nothing was written. Give each "
             "figure a name that starts with its script's chapter and topic:\n  "
             + "\n  ".join(clashes)
@@ -412,10 +412,10 @@ def execute_notebooks(force: bool, layout: Layout) -> list[Path]:
         try:
             with TreeGuard(layout.root, failing=False):
                 notebook = notebooks.execute_notebook(source, layout)
-        except PipelineError:
+        except CommandError:
             raise
         except Exception as error:
-            raise PipelineError(
+            raise CommandError(
                 f"regenerate: {relative(source)} failed; {relative(target)} left as it was.\n"
                 f"{error}"
             ) from None
@@ -480,7 +480,7 @@ def select_scripts(scripts: list[str], names: list[str]) -> list[str]:
               for name in names}
     unknown = sorted(wanted - set(scripts))
     if unknown:
-        raise PipelineError(f"regenerate: no chapter script {', '.join(unknown)} in "
+        raise CommandError(f"regenerate: no chapter script {', '.join(unknown)} in "
                             f"explainer_code/ (the scripts are named like {scripts[0]})")
     return [s for s in scripts if s in wanted]
 

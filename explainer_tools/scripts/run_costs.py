@@ -21,7 +21,7 @@ import json
 from pathlib import Path
 
 from explainer_tools.layout import DEFAULT, OUTPUT_DIR, Layout
-from explainer_tools.tree_io import PipelineError
+from explainer_tools.tree_io import CommandError
 
 COSTS_PATH = (OUTPUT_DIR / "run_seconds.json").as_posix()
 
@@ -44,15 +44,15 @@ def parse_costs(text: str, name: str) -> dict[str, int]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise PipelineError(f"{name}:{error.lineno}: not JSON ({error.msg}); delete it or run "
+        raise CommandError(f"{name}:{error.lineno}: not JSON ({error.msg}); delete it or run "
                             "`make costs` to write it again") from None
     if not isinstance(data, dict):
-        raise PipelineError(f"{name}: expected an object of script name -> seconds; delete it "
+        raise CommandError(f"{name}: expected an object of script name -> seconds; delete it "
                             "or run `make costs` to write it again")
     bad = sorted(key for key, value in data.items()
                  if not (isinstance(value, int) and not isinstance(value, bool) and value >= 0))
     if bad:
-        raise PipelineError(f"{name}: {', '.join(bad)}: the seconds must be whole numbers >= 0; "
+        raise CommandError(f"{name}: {', '.join(bad)}: the seconds must be whole numbers >= 0; "
                             "delete it or run `make costs` to write it again")
     return data
 

@@ -24,7 +24,7 @@ from explainer_tools.scripts.settings import (
     script_memory_limit,
     script_timeout,
 )
-from explainer_tools.tree_io import PipelineError, kind_of, read_regular
+from explainer_tools.tree_io import CommandError, kind_of, read_regular
 
 # Characters an output may not hold: they would reach the pages and the terminal as control
 # codes (NUL, ANSI escape sequences, C1 controls) or reorder what a reader sees (bidirectional
@@ -40,7 +40,7 @@ def normalise_output(data: bytes, script: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data[: error.start].count(b"\n") + 1
-        raise PipelineError(
+        raise CommandError(
             f"explainer_code/{script}: its output is not UTF-8 (line {line}, byte "
             f"{error.start}: {data[error.start:error.start + 1]!r}); print text, not bytes"
         ) from None
@@ -48,7 +48,7 @@ def normalise_output(data: bytes, script: str) -> str:
     bad = FORBIDDEN_IN_OUTPUT.search(text)
     if bad:
         line = text.count("\n", 0, bad.start()) + 1
-        raise PipelineError(
+        raise CommandError(
             f"explainer_code/{script}: its output holds the control character "
             f"U+{ord(bad.group()):04X} on line {line} (NUL, terminal escapes and bidirectional "
             "controls are refused); print plain text")
@@ -63,7 +63,7 @@ def limits() -> tuple[float, float]:
         containment.sandbox_setting()
         return script_timeout(), script_cpu_limit()
     except ValueError as error:
-        raise PipelineError(f"regenerate: {error}") from None
+        raise CommandError(f"regenerate: {error}") from None
 
 
 def sandboxed() -> bool:
@@ -72,7 +72,7 @@ def sandboxed() -> bool:
     try:
         return containment.sandbox_status()
     except (RuntimeError, ValueError) as error:
-        raise PipelineError(f"regenerate: {error}") from None
+        raise CommandError(f"regenerate: {error}") from None
 
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -98,7 +98,7 @@ def collect_figures(fig_dir: Path, script: str) -> dict[str, bytes]:
             continue
         figures[entry.name] = data
     if errors:
-        raise PipelineError("\n".join(errors))
+        raise CommandError("\n".join(errors))
     return figures
 
 
@@ -109,7 +109,7 @@ def changed_during_run(script: str, source_hash: str, inputs: list[str], began_n
     name = f"explainer_code/{script}"
     try:
         now = sha256(read_regular(layout.code_dir / script, name))
-    except (OSError, PipelineError):
+    except (OSError, CommandError):
         now = ""
     if now != source_hash:
         return (f"{name} changed while it ran; its output is of the old source, so nothing was "
