@@ -9,12 +9,14 @@ what it must not:
   outputs into the pages (`make regenerate`, `make check`, `make bench`).
 - `book/`: the book's own rules, read from its sources: chapter status from the nav, errata,
   bibliography, numbered formulas and figures, glossary, claims ledger, provenance tags as
-  badges, the book-wide checks. The checks and the site both use them.
+  badges, the book-wide checks. A module here also renders its own element (a glossary mark, a
+  badge, the ledger's table), even where only the site shows it: one module per kind of source.
 - `claims/`: numbers quoted in prose against the output blocks they cite, by value, and values
   quoted by name against the outputs that print them (`make claims`).
-- `website/`: the MkDocs plugin and what only the site uses (math at build time, render cache,
-  page speed, erratum pages as shown, "last verified", the notebook page, the PDF and the site's
-  benchmark).
+- `website/`: the MkDocs plugin and what works on whole pages of the site (math at build time,
+  render cache, load fixes, an erratum's page composed from its fields, "last verified", the
+  notebook page, the PDF and the site's benchmark). Rule of thumb: one element of one source ->
+  `book/`; a page, the HTML, or MkDocs' events -> `website/`.
 
 Beside them, the shared modules (layers 0-1 below): a module that modules of two packages
 import lives here, at the top level, not inside one of them. And two commands: `__main__` and
@@ -23,18 +25,21 @@ check).
 
 Where a command goes. What `make regenerate` and `make check` run, and what an author types while
 writing (claims, errata, chapter, bench, costs), is a subcommand of `python -m explainer_tools`
-(`__main__`, the only one: no package has its own; `check_everything` is all of `make check`). A
+(`__main__`, the only one: no package has its own; `check_everything` is all of `make check`;
+the installed console script `explainer` is the same command). A
 tool run on its own (by a Makefile target outside those two, or by hand) is its module's `main`, run
 as `python -m explainer_tools.PACKAGE.MODULE`: `website.pdf`, `website.site_bench`,
 `scripts.numerics`, `scripts.bench --miniature`, `scripts.sandbox_report`, `glue_migrate`. The
 checks that `check_everything` calls (`claims.cli`, `book.errata`, `book.ledger`, `book.chapters`,
-`book.book_checks`) keep a `main` each, so that each also runs alone.
+`book.book_checks`) keep a `main` each, so that each also runs alone. Not commands: the processes
+the tools start themselves (`scripts/runner.py` as the scripts' runner, `website/notebook_page.py`
+converting the notebook beside the build).
 
 Two rules hold every import (tests/test_layers.py parses each one, those inside functions too):
 a package or module imports only those of lower layers (`LAYERS`; inside a package, its own
 `LAYERS` orders its modules the same way), and of the packages beside its own only what
-`IMPORTS` lists. No `__init__` imports anything but the claim check's, which gathers its public
-names (`from explainer_tools.claims import ...`).
+`IMPORTS` lists. No `__init__` imports anything but the claim check's, which gathers its names
+for a person at a Python prompt; another package reads the claim check through `claims.api`.
 """
 
 LAYERS: dict[str, int] = {

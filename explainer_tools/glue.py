@@ -12,8 +12,8 @@ Four parts:
   compared by `make check` like every product and hashed into the stamp.
 - A page writes `` {glue}`name` `` in text and `\\glue{name}` inside math (`references`); the
   name is looked up in the sidecars of the scripts of its front matter, or of one script with
-  `chNN_topic.py:name`. The site shows the printed text as the link today's verified numbers
-  get (number_links.py); the claim check counts it as verified (it is, by construction). An
+  `chNN_topic.py:name`. The site shows the printed text as the link a number verified by value
+  gets (number_links.py); the claim check counts it as verified (it is, by construction). An
   unknown name is one error: `docs/...md:LINE: no value named 'x' printed by chNN.py (names it
   prints: ...)`, in the build and in `make check` (`resolve`). An erratum quotes names in its
   body and in its prose fields (`field_references`), from the scripts its evidence names

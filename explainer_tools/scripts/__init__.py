@@ -23,7 +23,8 @@ What it may import of the other packages: `IMPORTS["scripts"]` in explainer_tool
 4. `pipeline`: regenerate and check (scripts, pages, figures, stamps, notebooks).
 5. `bench`: `make bench`, `make costs`, `make bench-miniature`.
 
-The runner's own modules are hashed into every stamp (`settings.RUNNER_CODE`).
+The runner's own modules are hashed into every script's stamp (`settings.RUNNER_CODE`); the
+notebook's stamp hashes `settings` and `notebooks` (`notebooks.NOTEBOOK_RUNNER_CODE`).
 """
 
 LAYERS: dict[str, int] = {

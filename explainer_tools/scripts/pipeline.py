@@ -6,11 +6,12 @@ regenerate
        (`outputs/.stamps/<script>.json`) is stale: the script, a repository file it imported or
        read, a folder it listed, `requirements.lock`, the run environment or the runner's code
        changed, or a product
-       (output, figure) no longer matches.
-    2. Run them (runner.py: each in the kernel's sandbox where it works, else in a child of a
-       warm fork parent; `--jobs` at a time, each with limits and a scratch figure folder; the
-       runner records what each read), the longest first by `outputs/run_seconds.json`
-       (run_costs.py).
+       (output, figure, sidecar of glued values) no longer matches.
+    2. Run them (runner.py: each a child of a warm fork parent that contains itself in the
+       kernel's sandbox (zygote.py), else under bubblewrap, else with audit hooks only where
+       neither works (sandbox_report says which); `--jobs` at a time, each with limits and a
+       scratch figure folder; the runner records what each read), the longest first by
+       `outputs/run_seconds.json` (run_costs.py).
        A failure stops everything: its traceback is printed, the exit code is non-zero, and no
        file in the tree is touched. Two scripts drawing the same figure name stop it too; so do
        a write the runner refused, a CPU-time or wall-clock limit, a process of the run left

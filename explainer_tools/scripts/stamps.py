@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
+from explainer_tools.glue import names_path
 from explainer_tools.layout import Layout, sha256
 from explainer_tools.scripts.settings import RUNNER_CODE, run_environment
 
@@ -104,7 +105,7 @@ def is_fresh(script: str, layout: Layout, ignoring: Iterable[str] = ()) -> bool:
            if path not in ignored):
         return False
     checks = [(layout.output_path(script), stamp["output"])]
-    names = layout.output_dir / f"{Path(script).stem}.names.json"  # glue.names_path (layer 1)
+    names = names_path(layout.output_dir, script)
     if "names" in stamp:
         checks.append((names, stamp["names"]))
     elif names.is_file():

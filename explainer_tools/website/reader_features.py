@@ -3,7 +3,8 @@ across pages, the glossary, the claims ledger, figure zoom, and "last verified" 
 chapter title.
 
 Each feature lives in its own module (bibliography, crossref, glossary, ledger, figure_zoom,
-last_verified); this module wires them into the build's events (plugin.py calls each with the
+last_verified, number_links for values linked to their output lines, chapters for the home page's
+list); this module wires them into the build's events (plugin.py calls each with the
 build's `ReaderState`):
 
 - `on_files`: load the BibTeX file, the glossary and the ledger; index the labels of every page;
