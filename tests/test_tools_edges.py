@@ -110,7 +110,8 @@ def _erratum(meta: dict) -> errata.Erratum:
 
 def test_a_boolean_evidence_block_is_not_an_integer(tmp_path: Path) -> None:
     item = {"output": "ch01_a.py", "block": True, "shows": "it"}
-    problems = errata.check_evidence(_erratum({"evidence": [item]}), tmp_path, set())
+    problems = errata.check_evidence(_erratum({"evidence": [item]}), layout.Layout(tmp_path),
+                                     set())
     assert [p for p in problems if "needs an integer 'block'" in p] != []
 
 

@@ -241,12 +241,6 @@ def check_fields(erratum: Erratum) -> list[str]:
     return problems
 
 
-def output_blocks(outputs_dir: Path, script: str) -> set[int] | None:
-    """The block numbers of `outputs/<script stem>.txt`, or None when the file does not exist."""
-    blocks = read_output_blocks(outputs_dir / (Path(script).stem + ".txt"))
-    return None if blocks is None else set(blocks)
-
-
 def pinned_packages(lock_text: str) -> set[str]:
     """`name==version` lines of a lock file, names normalised (PEP 503: `-`, `_`, `.` alike);
     a hashed lock's continuation (` \\` and the `--hash` lines) is not part of the pin.
@@ -269,7 +263,7 @@ def _normalise(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def check_evidence(erratum: Erratum, outputs_dir: Path, pins: set[str]) -> list[str]:
+def check_evidence(erratum: Erratum, layout: Layout, pins: set[str]) -> list[str]:
     """Each evidence item must be well formed and point at something that exists."""
     label, items = erratum.label, erratum.meta.get("evidence")
     if not isinstance(items, list):
@@ -290,7 +284,8 @@ def check_evidence(erratum: Erratum, outputs_dir: Path, pins: set[str]) -> list[
                 continue
             if script not in cache:
                 try:
-                    cache[script] = output_blocks(outputs_dir, script)
+                    blocks = read_output_blocks(layout.output_path(script))
+                    cache[script] = None if blocks is None else set(blocks)
                 except BlockError as error:
                     problems.append(f"{where}: {error}")
                     cache[script] = set()
@@ -431,12 +426,12 @@ def check_links(erratum: Erratum, docs_dir: Path) -> list[str]:
     return problems
 
 
-def check_backlinks(errata: Iterable[Erratum], docs_dir: Path) -> list[str]:
+def check_backlinks(errata: Iterable[Erratum], layout: Layout) -> list[str]:
     """Every chapter page that links to an erratum must be in that erratum's `chapters`."""
     by_page = {erratum_page(e): e for e in errata}
     problems = []
-    for path in sorted((docs_dir / "chapters").rglob("*.md")):
-        chapter = path.relative_to(docs_dir).as_posix()
+    for path in sorted(layout.chapter_dir.rglob("*.md")):
+        chapter = path.relative_to(layout.docs_dir).as_posix()
         for target in sorted({resolve(chapter, t) for t in link_targets(_read(path))}):
             erratum = by_page.get(target)
             if erratum and chapter not in (erratum.meta.get("chapters") or []):
@@ -490,7 +485,7 @@ def check_nav_and_index(errata: Iterable[Erratum], mkdocs_yml: Path, docs_dir: P
 def check_all(root: Path = DEFAULT.root) -> tuple[list[Erratum], list[str]]:
     """Run every check on the repository at `root`; return the errata and the problems."""
     layout = Layout(root)
-    docs_dir, outputs_dir, lock = layout.docs_dir, layout.output_dir, layout.lock_file
+    docs_dir, lock = layout.docs_dir, layout.lock_file
     pins = pinned_packages(_read(lock)) if lock.is_file() else set()
     problems: list[str] = []
     errata: list[Erratum] = []
@@ -512,10 +507,10 @@ def check_all(root: Path = DEFAULT.root) -> tuple[list[Erratum], list[str]]:
         problems += field_problems
         if any("concerns" in p and "is not one of" in p for p in field_problems):
             continue
-        problems += check_evidence(erratum, outputs_dir, pins)
+        problems += check_evidence(erratum, layout, pins)
         problems += check_embeds(erratum)
         problems += check_links(erratum, docs_dir)
-    problems += check_backlinks(errata, docs_dir)
+    problems += check_backlinks(errata, layout)
     problems += check_nav_and_index(errata, layout.mkdocs_yml, docs_dir)
     return errata, problems
 

@@ -81,9 +81,11 @@ def load_ledger(root: Path) -> list[dict]:
     return parse_ledger(read_utf8(root / LEDGER_PATH, str(LEDGER_PATH), LedgerError))
 
 
-def output_blocks(root: Path, script: str) -> dict[int, Block] | None:
+def readable_blocks(layout: Layout, script: str) -> dict[int, Block] | None:
+    """The blocks of `script`'s golden output, or None when it is missing or malformed (an entry
+    citing it then has "no readable golden output")."""
     try:
-        return read_output_blocks(Layout(root).output_path(script))
+        return read_output_blocks(layout.output_path(script))
     except BlockError:
         return None
 
@@ -128,8 +130,9 @@ def entry_problems(entry: dict, outputs: dict[str, dict[int, Block] | None],
 def check_ledger(root: Path = DEFAULT.root) -> list[str]:
     entries = load_ledger(root)
     scripts = {item.get("output", "") for e in entries for item in e.get("evidence") or []}
-    outputs = {script: output_blocks(root, script) for script in scripts}
-    docs = Layout(root).docs_dir
+    layout = Layout(root)
+    outputs = {script: readable_blocks(layout, script) for script in scripts}
+    docs = layout.docs_dir
     pages = {str(p.relative_to(docs)) for p in docs.rglob("*.md")}
     problems: list[str] = []
     seen: set[str] = set()
