@@ -161,9 +161,10 @@ class Layout:
         return sorted(path.name for path in self.code_dir.glob(SCRIPT_GLOB))
 
     def markdown_pages(self) -> list[Path]:
-        """Every Markdown page under `docs/` (MkDocs' cache excluded), sorted."""
+        """Every page of the book: each Markdown file under `docs/` (a `.cache` folder in it
+        excluded), sorted. The pipeline, the claim check, the ledger and book_checks read these."""
         return sorted(path for path in self.docs_dir.rglob("*.md")
-                      if ".cache" not in path.parts)
+                      if ".cache" not in path.relative_to(self.docs_dir).parts)
 
     def relative(self, path: Path) -> str:
         """Root-relative POSIX path, or the path as given when it lies outside."""

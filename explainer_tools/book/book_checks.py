@@ -343,8 +343,9 @@ def doc_pages(root: Path) -> tuple[dict[str, str], list[Problem]]:
     problem for each page that is not UTF-8 (named with the line of its first bad byte)."""
     pages: dict[str, str] = {}
     problems: list[Problem] = []
-    for path in sorted(Layout(root).docs_dir.rglob("*.md")):
-        if "_data" in path.parts:
+    layout = Layout(root)
+    for path in layout.markdown_pages():
+        if path.is_relative_to(layout.data_dir):
             continue
         name = path.relative_to(root).as_posix()
         data = path.read_bytes()

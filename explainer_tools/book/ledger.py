@@ -133,7 +133,7 @@ def check_ledger(root: Path = DEFAULT.root) -> list[str]:
     layout = Layout(root)
     outputs = {script: readable_blocks(layout, script) for script in scripts}
     docs = layout.docs_dir
-    pages = {str(p.relative_to(docs)) for p in docs.rglob("*.md")}
+    pages = {p.relative_to(docs).as_posix() for p in layout.markdown_pages()}
     problems: list[str] = []
     seen: set[str] = set()
     for entry in entries:

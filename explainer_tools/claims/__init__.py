@@ -126,7 +126,7 @@ line that printed it): `verified_numbers(root)` returns a `PageClaims` per page 
 """
 
 from explainer_tools.claims.api import PageClaims, VerifiedNumber, verified_numbers
-from explainer_tools.claims.check import SiteReport, check_page, check_site, pages_under
+from explainer_tools.claims.check import SiteReport, check_page, check_site
 from explainer_tools.claims.cli import format_report, main
 from explainer_tools.claims.model import Citation, ClaimError, Occurrence, PageReport
 from explainer_tools.claims.numbers import Token, near_miss, parse_number, scan_numbers
@@ -153,7 +153,6 @@ __all__ = [
     "format_report",
     "main",
     "near_miss",
-    "pages_under",
     "parse_number",
     "scan_numbers",
     "verified_numbers",

@@ -413,11 +413,6 @@ class SiteReport:
     seconds: float
 
 
-def pages_under(docs: Path) -> list[Path]:
-    return sorted(path for path in docs.rglob("*.md") if "fixtures" not in path.relative_to(
-        docs).parts)
-
-
 def _display_name(path: Path, root: Path) -> str:
     for candidate, base in ((path, root), (path.absolute(), root.absolute()),
                             (path.resolve(), root.resolve())):
@@ -443,7 +438,7 @@ def check_site(root: Path = DEFAULT.root, pages: Iterable[Path] | None = None) -
                                      where.group("message")) if where else ClaimError(
                 output_name(script), 0, str(error)))
     reports = []
-    for path in pages if pages is not None else pages_under(Layout(root).docs_dir):
+    for path in pages if pages is not None else Layout(root).markdown_pages():
         name = _display_name(path, root)
         try:
             data = read_regular(path, name)  # a FIFO or socket named *.md is refused, not waited on
