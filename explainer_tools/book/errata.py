@@ -57,7 +57,14 @@ from typing import Any
 from explainer_tools.blocks import BlockError, read_output_blocks
 from explainer_tools.book.mkdocs_yml import read_mkdocs_yml
 from explainer_tools.layout import DEFAULT, Layout, output_name
-from explainer_tools.markdown import MarkerError, find_markers, read_front_matter, read_utf8, scan
+from explainer_tools.markdown import (
+    CODE_SPAN_PATTERN,
+    MarkerError,
+    find_markers,
+    read_front_matter,
+    read_utf8,
+    scan,
+)
 from explainer_tools.tags import TAG_PATTERN
 from explainer_tools.yaml_input import ERRATUM_CODE_FIELDS as CODE_FIELDS
 from explainer_tools.yaml_input import ERRATUM_CODE_PROSE_FIELDS as CODE_PROSE_FIELDS
@@ -84,7 +91,7 @@ INDEX_PATH = "errata/index.md"
 ERRATUM_FILE = re.compile(r"^(?P<prefix>[ec])(?P<number>\d+)\.md$")
 # Inline links and images, `[text](target "title")`; reference-style links are not used here.
 LINK = re.compile(r"!?\[(?:[^\]\n]|\][^(\n])*?\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
-CODE_SPAN = re.compile(r"(`+).+?\1", re.S)
+CODE_SPAN = re.compile(CODE_SPAN_PATTERN, re.S)
 COMMIT = re.compile(r"^[0-9a-f]{7,40}$")
 REPO = re.compile(r"^github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
