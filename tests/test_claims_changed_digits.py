@@ -28,8 +28,9 @@ from explainer_tools.claims import (
     check_site,
     parse_number,
 )
-from explainer_tools.claims.page import _elements, _front_matter_elements, _split_front_matter
+from explainer_tools.claims.page import front_matter_elements, page_elements
 from explainer_tools.layout import DEFAULT
+from explainer_tools.markdown import read_front_matter
 
 REPO_ROOT = DEFAULT.root
 
@@ -104,8 +105,8 @@ def batches(text: str, page: str, offsets: list[int]) -> list[list[int]]:
     list and other element. The check of a number reads only its own element, and its table's
     or list's other rows or items: changes in other elements cannot make it err or pass, so one
     check of a batch stands for one check per change. (A miss is checked again alone.)"""
-    _front, body_start = _split_front_matter(text)
-    elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page, [])
+    body_start = read_front_matter(text).body_start
+    elements = front_matter_elements(text, body_start) + page_elements(text, body_start, page, [])
     filled: list[tuple[set, list[int]]] = []
     for offset in offsets:
         index, element = next(((i, e) for i, e in enumerate(elements)

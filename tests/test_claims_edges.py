@@ -11,7 +11,7 @@ import pytest
 from explainer_tools.blocks import BlockError
 from explainer_tools.claims import Outputs, check_page, scan_numbers
 from explainer_tools.claims.model import Citation, ClaimError
-from explainer_tools.claims.page import _cells, _segments, _sentences
+from explainer_tools.claims.page import _cells, inline_segments, sentence_spans
 
 
 def values(text: str) -> list[Decimal]:
@@ -30,7 +30,7 @@ def test_an_escaped_pipe_stays_inside_its_cell() -> None:
 
 def test_an_abbreviation_does_not_end_a_sentence() -> None:
     text = "We use e.g. 5 of them. Next one."
-    assert [text[a:b].strip() for a, b in _sentences(text, _segments(text))] == [
+    assert [text[a:b].strip() for a, b in sentence_spans(text, inline_segments(text))] == [
         "We use e.g. 5 of them.", "Next one."]
 
 

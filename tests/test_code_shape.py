@@ -15,7 +15,7 @@ MAX_FUNCTION_LINES = 80
 # Functions of the claim check, whose package another engineer owned while the rest was split; each
 # entry must still be too long (the last test), so it is removed when the function is split.
 KNOWN_LONG = {"explainer_tools/claims/numbers.py": {"scan_numbers"},
-              "explainer_tools/claims/page.py": {"_elements"}}
+              "explainer_tools/claims/page.py": {"page_elements"}}
 # Modules allowed past the cap, each with its reason; each must still be long (the last test).
 # runner.py is one concern, how a script runs (four modes sharing one child code); the warm
 # sandbox's parent grew it, and a split along the cap would cut the child code from its modes.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from explainer_tools.book import crossref
-from explainer_tools.claims.page import _elements, _segments
+from explainer_tools.claims.page import inline_segments, page_elements
 from explainer_tools.markdown import math_ranges, math_spans, math_text, scan
 from explainer_tools.website import math_render
 from explainer_tools.website.number_links import NumberLink, link_numbers
@@ -53,7 +53,7 @@ def test_a_code_span_hides_a_delimiter_that_would_open_a_formula_after_it() -> N
 
 def test_the_claim_check_reads_the_same_formulas() -> None:
     text = r"Pay $5 and $6, see `\(` and \(n = 12\) and $$m = 3$$ and $k$."
-    math = [(s, e) for kind, s, e in _segments(text) if kind == "math"]
+    math = [(s, e) for kind, s, e in inline_segments(text) if kind == "math"]
     assert math == math_ranges(text) and len(math) == 3
 
 
@@ -146,5 +146,5 @@ def test_the_claim_check_reads_the_structure_of_the_page_as_written() -> None:
     # Glue references are blanked before the prose is split; the blanks are no indentation.
     written = "Intro.\n\n{glue}`ch01_a.py:x` bits, and 5 more.\n"
     blanked = written.replace("{glue}`ch01_a.py:x`", " " * len("{glue}`ch01_a.py:x`"))
-    elements = _elements(blanked, 0, "p.md", [], written)
+    elements = page_elements(blanked, 0, "p.md", [], written)
     assert [element.text.strip() for element in elements] == ["Intro.", "bits, and 5 more."]

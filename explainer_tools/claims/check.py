@@ -22,15 +22,13 @@ from explainer_tools.claims.outputs import Outputs
 from explainer_tools.claims.page import (
     CAPTION_START,
     CITATION,
-    _Element,
-    _elements,
-    _front_matter_elements,
-    _parse_waivers,
-    _segments,
-    _sentences,
-    _split_front_matter,
-    _Unit,
+    Element,
     column_of,
+    front_matter_elements,
+    inline_segments,
+    page_elements,
+    parse_waivers,
+    sentence_spans,
 )
 from explainer_tools.glue import (
     GlueError,
@@ -41,13 +39,24 @@ from explainer_tools.glue import (
     resolve,
 )
 from explainer_tools.layout import DEFAULT, Layout, output_name
-from explainer_tools.markdown import math_body, scan
+from explainer_tools.markdown import math_body, read_front_matter, scan
 from explainer_tools.tree_io import CommandError, read_regular
 from explainer_tools.yaml_input import front_matter_problem
 
 # ---------------------------------------------------------------------------------------------
 # Checking a page
 # ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Unit:
+    """A sentence, list item or table row of an element: its numbers and the citations that
+    cover them."""
+    element: Element
+    start: int  # relative to the element
+    end: int
+    numbers: list[Token]  # offsets relative to the element
+    citations: list[Citation]
 
 
 def _resolve(match: re.Match[str], line: int, page: str, scripts: list[str], last: list[str],
@@ -132,17 +141,18 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
     if errors:
         return report
     errors.extend(foreign_digits(text, page))
-    front, body_start = _split_front_matter(text)
+    front_matter = read_front_matter(text)
+    front, body_start = front_matter.mapping, front_matter.body_start
     scripts = declared_scripts(front)
     for script in scripts:
         if outputs.blocks(script) is None:
             errors.append(ClaimError(page, 1, f"front matter declares {script}, which has no "
                                      f"outputs/{script.removesuffix('.py')}.txt"))
-    fields = [(e.start, e.start + len(e.text)) for e in _front_matter_elements(text, body_start)]
+    fields = [(e.start, e.start + len(e.text)) for e in front_matter_elements(text, body_start)]
     written = text  # the page's structure is read from the page as written
     text = check_glued(text, page, quoted_scripts(front), outputs, report, fields)
-    elements = _front_matter_elements(text, body_start) + _elements(text, body_start, page,
-                                                                     errors, written)
+    elements = (front_matter_elements(text, body_start)
+                + page_elements(text, body_start, page, errors, written))
     last_script: list[str] = []
     units: list[_Unit] = []
     for element in elements:
@@ -151,7 +161,7 @@ def check_page(text: str, page: str, outputs: Outputs) -> PageReport:
         for kind, s, e in pieces:
             if kind == "comment":
                 line = element.line + element.text.count("\n", 0, s)
-                element.waivers.extend(_parse_waivers(element.text[s:e], line, page, errors))
+                element.waivers.extend(parse_waivers(element.text[s:e], line, page, errors))
         citations: list[tuple[int, Citation]] = []
         for match in matches:
             line = element.line + element.text.count("\n", 0, match.start())
@@ -197,7 +207,7 @@ def _analyse(text: str, paragraph: bool) -> tuple[
     Depends on the text alone, so it is cached: a page checked again after a one-character edit
     (tests/test_claims_changed_digits.py) re-analyses only the element that changed.
     """
-    pieces = _segments(text)
+    pieces = inline_segments(text)
     tokens: list[Token] = []
     for kind, s, e in pieces:
         if kind == "prose":
@@ -213,7 +223,7 @@ def _analyse(text: str, paragraph: bool) -> tuple[
     matches = tuple(match for match in CITATION.finditer(text)
                     if any(kind == "prose" and s <= match.start() < e for kind, s, e in pieces))
     if paragraph:
-        spans = _merge_citation_only(text, _sentences(text, pieces),
+        spans = _merge_citation_only(text, sentence_spans(text, pieces),
                                      [match.start() for match in matches])
     else:
         spans = [(0, len(text))]
@@ -233,7 +243,7 @@ def _merge_citation_only(text: str, spans: list[tuple[int, int]],
     return merged
 
 
-def _inherit_citations(elements: list[_Element], units: list[_Unit]) -> None:
+def _inherit_citations(elements: list[Element], units: list[_Unit]) -> None:
     """A sentence takes the citations of the nearest citing sentence before it in its paragraph;
     rows and items take the citations of their table's or list's introducing sentence."""
     by_element: dict[int, list[_Unit]] = {}
@@ -248,7 +258,7 @@ def _inherit_citations(elements: list[_Element], units: list[_Unit]) -> None:
                 carried = unit.citations
             elif carried:
                 unit.citations = list(carried)
-    previous: _Element | None = None
+    previous: Element | None = None
     inherited: dict[int, list[Citation]] = {}
     for position, element in enumerate(elements):
         first_of_group = element.kind in ("row", "item") and (

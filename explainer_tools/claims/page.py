@@ -14,15 +14,14 @@ import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
-from explainer_tools.claims.model import Citation, ClaimError
-from explainer_tools.claims.numbers import Token, parse_number
+from explainer_tools.claims.model import ClaimError
+from explainer_tools.claims.numbers import parse_number
 from explainer_tools.markdown import (
     ADMONITION,
     CODE_SPAN_PATTERN,
     HEADING,
     MATH_PATTERN,
     QUOTE_PREFIX,
-    read_front_matter,
     scan,
 )
 from explainer_tools.tags import TAG_PATTERN_UNNAMED
@@ -80,7 +79,7 @@ ABBREVIATIONS = frozenset({
 
 
 @dataclass
-class _Element:
+class Element:
     kind: str  # paragraph, item, row, heading, title
     start: int  # absolute offset of the element's first character
     text: str  # page text from start, with Markdown markers blanked (same length)
@@ -104,14 +103,8 @@ def _blank_prefix(line: str, end: int) -> str:
     return " " * end + line[end:]
 
 
-def _split_front_matter(text: str) -> tuple[dict, int]:
-    """The front matter as a dict ({} when invalid) and the offset where the body starts."""
-    front = read_front_matter(text)
-    return front.mapping, front.body_start
-
-
-def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
-              written: str | None = None) -> list[_Element]:
+def page_elements(text: str, body_start: int, page: str, errors: list[ClaimError],
+              written: str | None = None) -> list[Element]:
     """Split the page body into paragraphs, list items, table rows, headings, admonition titles.
 
     `written` is the page as written when `text` is a copy with its glue references blanked
@@ -124,8 +117,8 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
         starts.append(position)
         position += len(line) + 1
     first_line = text.count("\n", 0, body_start)
-    elements: list[_Element] = []
-    current: _Element | None = None
+    elements: list[Element] = []
+    current: Element | None = None
     pending_waivers: list[_Waiver] = []
     strict_level, strict_title = 0, ""
     group = 0
@@ -139,12 +132,12 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
             elements.append(current)
         current = None
 
-    def start(kind: str, index: int, line: str, new_group: bool = False) -> _Element:
+    def start(kind: str, index: int, line: str, new_group: bool = False) -> Element:
         nonlocal current, group, pending_waivers
         close()
         if new_group:
             group += 1
-        current = _Element(kind, starts[index], line, index + 1, strict_title, group)
+        current = Element(kind, starts[index], line, index + 1, strict_title, group)
         current.waivers.extend(pending_waivers)
         pending_waivers = []
         return current
@@ -170,7 +163,7 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
                     end + 1].kind == "comment":
                 end += 1
             comment_text = "\n".join(lines[index:end + 1])
-            pending_waivers.extend(_parse_waivers(comment_text, index + 1, page, errors))
+            pending_waivers.extend(parse_waivers(comment_text, index + 1, page, errors))
             index = end + 1
             continue
         quote = QUOTE_PREFIX.match(line)
@@ -247,7 +240,7 @@ def _elements(text: str, body_start: int, page: str, errors: list[ClaimError],
 FRONT_MATTER_PROSE = ("title", *dict.fromkeys(ERRATUM_PROSE_FIELDS + ERRATUM_CODE_PROSE_FIELDS))
 
 
-def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
+def front_matter_elements(text: str, body_start: int) -> list[Element]:
     """The prose fields of an erratum's front matter, and each evidence item's `shows:`.
 
     Errata keep their prose in YAML (see explainer_tools/book/errata.py); it is rendered on the
@@ -259,7 +252,7 @@ def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
     for line in text[:body_start].split("\n"):
         starts.append(starts[-1] + len(line) + 1)
     fields = front_matter_fields(text)
-    elements: list[_Element] = []
+    elements: list[Element] = []
     for name, at in fields.items():
         item, _, key = name.rpartition(".")
         if not (key == "shows" or (not item and name in FRONT_MATTER_PROSE)):
@@ -270,7 +263,7 @@ def _front_matter_elements(text: str, body_start: int) -> list[_Element]:
         end = starts[at.last] - 1
         if end <= start:
             continue
-        element = _Element("paragraph", start, text[start:end], line, "")
+        element = Element("paragraph", start, text[start:end], line, "")
         output, block = fields.get(f"{item}.output"), fields.get(f"{item}.block")
         if item and output and block and str(block.node.value).isdigit():
             element.cites = (str(output.node.value).rsplit("/", 1)[-1], int(block.node.value))
@@ -283,7 +276,7 @@ def _cells(row: str) -> list[str]:
     return list(_row_cells(row))
 
 
-def column_of(element: _Element, position: int) -> str:
+def column_of(element: Element, position: int) -> str:
     """The header of the table column that holds `position` (offset in a row element), or ""."""
     line_start = element.text.rfind("\n", 0, position) + 1
     offset = 0
@@ -313,7 +306,7 @@ def _row_cells(row: str) -> tuple[str, ...]:
     return tuple(cells)
 
 
-def _parse_waivers(comment: str, line: int, page: str, errors: list[ClaimError]) -> list[_Waiver]:
+def parse_waivers(comment: str, line: int, page: str, errors: list[ClaimError]) -> list[_Waiver]:
     waivers = []
     for match in WAIVER_COMMENT.finditer(comment):
         here = line + comment.count("\n", 0, match.start())
@@ -337,7 +330,7 @@ def _parse_waivers(comment: str, line: int, page: str, errors: list[ClaimError])
     return waivers
 
 
-def _segments(text: str) -> list[tuple[str, int, int]]:
+def inline_segments(text: str) -> list[tuple[str, int, int]]:
     """Inline pieces of an element: (kind, start, end); kind is prose, math, code, tag, ..."""
     pieces: list[tuple[str, int, int]] = []
     position = 0
@@ -353,7 +346,7 @@ def _segments(text: str) -> list[tuple[str, int, int]]:
     return pieces
 
 
-def _sentences(text: str, pieces: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
+def sentence_spans(text: str, pieces: list[tuple[str, int, int]]) -> list[tuple[int, int]]:
     """Sentence spans of a paragraph; a boundary must lie in prose, not in math or code."""
     prose = [(s, e) for kind, s, e in pieces if kind == "prose"]
     cuts = [0]
@@ -368,14 +361,3 @@ def _sentences(text: str, pieces: list[tuple[str, int, int]]) -> list[tuple[int,
         cuts.append(match.end())
     cuts.append(len(text))
     return [(a, b) for a, b in itertools.pairwise(cuts) if text[a:b].strip()]
-
-
-@dataclass
-class _Unit:
-    """A sentence, list item or table row of an element: its numbers and the citations that
-    cover them."""
-    element: _Element
-    start: int  # relative to the element
-    end: int
-    numbers: list[Token]  # offsets relative to the element
-    citations: list[Citation]
