@@ -210,7 +210,7 @@ def check_fields(mapping: dict[str, Any], node: yaml.Node | None, schema: dict[s
 
 
 # The fields any page's front matter may hold, where the tools read them as text (an erratum's
-# own fields are `errata.check_fields`' to check)
+# own fields are `errata.erratum_field_problems`' to check)
 FRONT_MATTER_FIELDS = {"title": str, "scripts": [str]}
 
 

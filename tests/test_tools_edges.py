@@ -116,8 +116,8 @@ def test_a_boolean_evidence_block_is_not_an_integer(tmp_path: Path) -> None:
 
 
 def test_a_link_above_docs_is_never_a_page() -> None:
-    assert errata.resolve("errata/e1.md", "../../index.md").startswith("../")
-    assert errata.resolve("errata/e1.md", "../index.md") == "index.md"
+    assert errata.linked_page("errata/e1.md", "../../index.md").startswith("../")
+    assert errata.linked_page("errata/e1.md", "../index.md") == "index.md"
 
 
 def test_the_index_marker_must_occur_exactly_once(tmp_path: Path) -> None:

@@ -119,7 +119,8 @@ class Erratum:
 
     @property
     def concerns(self) -> str:
-        """`paper` (the default) or `code`; any other value is reported by `check_fields`."""
+        """`paper` (the default) or `code`; any other value is reported by
+        `erratum_field_problems`."""
         return str(self.meta.get("concerns") or "paper")
 
     @property
@@ -196,7 +197,7 @@ def _is_empty(value: Any) -> bool:
     return False
 
 
-def check_fields(erratum: Erratum) -> list[str]:
+def erratum_field_problems(erratum: Erratum) -> list[str]:
     """Missing or empty fields, a malformed id or status, prose without provenance tags."""
     meta, label = erratum.meta, erratum.label
     concerns = erratum.concerns
@@ -388,10 +389,10 @@ def link_targets(markdown: str) -> list[str]:
     return targets
 
 
-def resolve(page: str, target: str) -> str:
+def linked_page(page: str, target: str) -> str:
     """A link target relative to a page, both as paths under docs/.
 
-    >>> resolve("errata/e24.md", "../chapters/05-transformers-gpt2.md")
+    >>> linked_page("errata/e24.md", "../chapters/05-transformers-gpt2.md")
     'chapters/05-transformers-gpt2.md'
     """
     parts: list[str] = []
@@ -419,16 +420,17 @@ def check_links(erratum: Erratum, docs_dir: Path) -> list[str]:
     """Links in the page and the `chapters` list must name existing files; chapters link back."""
     label, page = erratum.label, erratum_page(erratum)
     problems = [
-        f"{label}: link to {target} points to docs/{resolve(page, target)}, which does not exist"
+        f"{label}: link to {target} points to docs/{linked_page(page, target)}, which does not "
+        "exist"
         for target in link_targets(erratum_markdown_text(erratum))
-        if not (docs_dir / resolve(page, target)).is_file()
+        if not (docs_dir / linked_page(page, target)).is_file()
     ]
     chapters = erratum.meta.get("chapters")
     for chapter in chapters if isinstance(chapters, list) else []:
         path = docs_dir / str(chapter)
         if not path.is_file():
             problems.append(f"{label}: chapter docs/{chapter} does not exist")
-        elif page not in {resolve(str(chapter), t) for t in link_targets(_read(path))}:
+        elif page not in {linked_page(str(chapter), t) for t in link_targets(_read(path))}:
             problems.append(f"{label}: chapter docs/{chapter} does not link back to {page}")
     return problems
 
@@ -439,7 +441,7 @@ def check_backlinks(errata: Iterable[Erratum], layout: Layout) -> list[str]:
     problems = []
     for path in sorted(layout.chapter_dir.rglob("*.md")):
         chapter = path.relative_to(layout.docs_dir).as_posix()
-        for target in sorted({resolve(chapter, t) for t in link_targets(_read(path))}):
+        for target in sorted({linked_page(chapter, t) for t in link_targets(_read(path))}):
             erratum = by_page.get(target)
             if erratum and chapter not in (erratum.meta.get("chapters") or []):
                 problems.append(
@@ -510,7 +512,7 @@ def check_all(root: Path = DEFAULT.root) -> tuple[list[Erratum], list[str]]:
         if ident in ids:
             problems.append(f"{ident}: defined twice, in {ids[ident].name} and {erratum.path.name}")
         ids[ident] = erratum.path
-        field_problems = check_fields(erratum)
+        field_problems = erratum_field_problems(erratum)
         problems += field_problems
         if any("concerns" in p and "is not one of" in p for p in field_problems):
             continue

@@ -316,7 +316,7 @@ def on_page_markdown(state: ErrataState, markdown: str, page: Any, config: Any,
     except errata.ErratumError as error:
         raise PluginError(str(error)) from None
     erratum = errata.Erratum(erratum.path, erratum.meta, markdown)
-    problems = errata.check_fields(erratum)
+    problems = errata.erratum_field_problems(erratum)
     if problems:
         raise PluginError(located(problems, erratum))
     page.meta["title"] = f"{erratum.meta['id']}: {erratum.meta['title']}"
@@ -359,7 +359,8 @@ def _render_index(markdown: str, docs_dir: Path) -> str:
         all_errata = errata.load_errata(docs_dir / "errata")
     except errata.ErratumError as error:
         raise PluginError(str(error)) from None
-    problems = [located(errata.check_fields(e), e) for e in all_errata if errata.check_fields(e)]
+    problems = [located(found, e) for e in all_errata
+                if (found := errata.erratum_field_problems(e))]
     if problems:
         raise PluginError("; ".join(problems))
     return markdown.replace(errata.INDEX_MARKER, render_index(all_errata, docs_dir))
