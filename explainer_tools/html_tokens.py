@@ -11,6 +11,13 @@ The content of `<script>` and `<style>`, and of any element named in `raw`, is o
 never read as tags (an element named in `raw` is jumped over whole: a highlighted code block is
 thousands of tags). Markup that does not parse (a `<` in prose, an unterminated tag) is text.
 
+A pass over HTML reads it with these tokens. A regex over HTML is allowed in two cases, and
+says beside it which: markup in the one shape a known writer gives it (arithmatex's spans,
+nbconvert's cells, Pygments' spans, a tag the tools write, Python-Markdown's double-quoted
+attributes), or a pass over every whole page where tokenizing would cost a warm build measured
+time, whose pattern then reads a tag whole (a quoted value may hold `>`) or a shape of the first
+kind.
+
     >>> [(t.kind, t.start, t.end, t.name) for t in tokens('<p class=a>x<!-- > --></p>')]
     [('start', 0, 11, 'p'), ('text', 11, 12, ''), ('comment', 12, 22, ''), ('end', 22, 26, 'p')]
     >>> tokens('<img src="a.png" />')[0].attrs, tokens('<br/>')[0].closed

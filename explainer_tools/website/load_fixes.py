@@ -35,7 +35,9 @@ import re
 from pathlib import Path
 
 # A full page is read by patterns, not by the tokenizer (explainer_tools.html_tokens): parsing
-# every page's whole HTML twice more would cost a warm build seconds.
+# every page's whole HTML twice more would cost a warm build seconds. Each pattern reads a tag
+# whole or an attribute in either quote (A_TAG, CLASS_ATTR, HREF_ATTR), or a fixed shape: the
+# `<img>` Python-Markdown writes for a chapter figure, tags stripped only to count text.
 CLASS_ATTR = re.compile(r"""\bclass\s*=\s*(?:"([^"]*)"|'([^']*)')""")  # either quote
 
 FIGURE_IMG = re.compile(r'<img (?P<attrs>[^>]*?)'

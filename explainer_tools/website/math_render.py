@@ -159,7 +159,9 @@ def render_formulas(items: list[tuple[str, bool]]) -> list[str]:
     return [_MEMO[item] for item in items]
 
 
-# arithmatex's HTML, not Markdown (`markdown.math_spans` reads Markdown and notebook cells)
+# arithmatex's HTML, not Markdown (`markdown.math_spans` reads Markdown and notebook cells).
+# Regexes, not html_tokens, because each reads one writer's fixed shape: arithmatex's span and
+# div, nbconvert's Markdown cell and its pre/code, crossref's own `<a class="xref">`.
 INLINE = re.compile(r'(<span class="arithmatex"[^>]*>)\\\((.*?)\\\)(</span>)', re.S)
 DISPLAY = re.compile(r'(<div class="arithmatex"[^>]*>)\s*\\\[(.*?)\\\]\s*(</div>)', re.S)
 NOTEBOOK_CELL = re.compile(r'(<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown[^"]*"[^>]*>)'

@@ -58,6 +58,8 @@ VAR = re.compile(r"var\(\s*(--[\w-]+)")
 MERMAID_LOADER = re.compile(r'\s*document\.addEventListener\("DOMContentLoaded", async \(\) => '
                             r'\{\s*const diagrams = document\.querySelectorAll\("\.jp-Mermaid')
 FIRST_CELL = '<div class="jp-Cell '
+# The regexes over HTML below read one writer's fixed shape, so not html_tokens: nbconvert's
+# copy button and code cell, and the spans Pygments writes inside it.
 COPY_SOURCE = re.compile(r'<pre>(?P<code>(?:(?!</pre>).)*</pre>\s*</div>\s*)'
                          r'<div class="clipboard-copy-txt" id="(?P<id>cell-\d+)">(?:(?!</div>).)*'
                          r'</div>', re.S)
