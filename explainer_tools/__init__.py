@@ -9,14 +9,17 @@ what it must not:
   outputs into the pages (`make regenerate`, `make check`, `make bench`).
 - `book/`: the book's own rules, read from its sources: chapter status from the nav, errata,
   bibliography, numbered formulas and figures, glossary, claims ledger, provenance tags as
-  badges, the book-wide checks. A module here also renders its own element (a glossary mark, a
-  badge, the ledger's table), even where only the site shows it: one module per kind of source.
+  badges, the book-wide checks. Most of these modules also render their own element (a glossary
+  mark, a badge, a numbered formula, the ledger's table).
 - `claims/`: numbers quoted in prose against the output blocks they cite, by value, and values
   quoted by name against the outputs that print them (`make claims`).
-- `website/`: the MkDocs plugin and what works on whole pages of the site (math at build time,
-  render cache, load fixes, an erratum's page composed from its fields, "last verified", the
-  notebook page, the PDF and the site's benchmark). Rule of thumb: one element of one source ->
-  `book/`; a page, the HTML, or MkDocs' events -> `website/`.
+- `website/`: the MkDocs plugin and the features only the site has (math at build time, render
+  cache, load fixes, an erratum's page composed from its fields, numbers linked to their output
+  lines, "last verified", the explorer's presets, the notebook page, the PDF and the site's
+  benchmark). Rule: a module that reads one kind of the book's sources (the nav, the pages' own
+  syntax, `docs/_data/`, the errata) goes in `book/`, with the rendering of what it reads; one that
+  works on MkDocs' events, the built HTML, or what the scripts and the claim check produced goes in
+  `website/`.
 
 Beside them, the shared modules (layers 0-1 below): a module that modules of two packages
 import lives here, at the top level, not inside one of them. And two commands: `__main__` and

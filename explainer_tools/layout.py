@@ -10,8 +10,8 @@ one (`DATA_DIR / "glossary.yml"`). A message names a file as its author sees it 
 kinds of module still name folders themselves: a walk of the whole tree lists the folders it
 reads or skips beside it (`tree_io.READ_FOLDERS`, `UNGUARDED`, `book_checks.OUTSIDE_ROOTS`), and
 the modules whose bytes the stamps hash keep theirs (`settings.RUNNER_CODE`, hashed into every
-stamp: an edit re-runs every script; `notebooks`, hashed into the notebook's: an edit re-runs
-the notebook). The rules:
+script's stamp: an edit re-runs every script; `notebooks.NOTEBOOK_RUNNER_CODE`, hashed into the
+notebook's: an edit re-runs the notebook). The rules:
 
 - a chapter script is `explainer_code/chNN_topic.py` (`SCRIPT_GLOB`);
 - its output is `outputs/<stem>.txt` (`Layout.output_path`), its stamp

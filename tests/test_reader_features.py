@@ -346,15 +346,6 @@ def test_embedded_output_lines_get_anchors_once() -> None:
     assert '<span class="out-line" id="out-s-L3">    second 7</span>' in out
 
 
-def test_chapter_mentions_link_only_to_written_chapters() -> None:
-    chapters = crossref.chapter_pages(["chapters/09-gen.md", "chapters/10-hoef.md", "index.md"])
-    assert chapters == {9: "chapters/09-gen.md", 10: "chapters/10-hoef.md"}
-    out = crossref.link_chapter_mentions("Chapter 9, Chapter 10 and Chapter 21.",
-                                         "chapters/10-hoef.md", chapters)
-    assert out == ('<a class="chapter-link" href="../../chapters/09-gen/">Chapter 9</a>, '
-                   "Chapter 10 and Chapter 21.")
-
-
 def test_a_citation_after_the_authors_names_shows_the_year_only() -> None:
     entries = bibliography.parse_bibtex(BIB)
     out = bibliography.render_citations("Lotfi et al. [-@three] showed", entries, "p.md")

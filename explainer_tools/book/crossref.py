@@ -189,34 +189,6 @@ def file_urls(html_text: str, page: str) -> str:
     return splice(html_text, edits)
 
 
-CHAPTER_MENTION = re.compile(r"\bChapter (\d{1,2})\b")
-
-
-def chapter_pages(pages: list[str]) -> dict[int, str]:
-    """Chapter number -> page, for the chapter pages that exist."""
-    return {n: page for page in sorted(pages) if (n := chapter_number(page)) is not None
-            and page.startswith("chapters/")}
-
-
-def link_chapter_mentions(text: str, page: str, chapters: dict[int, str],
-                          directory_urls: bool = True) -> str:
-    """"Chapter 14" in a run of prose becomes a link when Chapter 14 exists (and is not this
-    page); a chapter not written yet stays plain text, so no link is ever dead.
-
-    >>> link_chapter_mentions("see Chapter 9 and Chapter 30", "index.md", {9: "chapters/09-g.md"})
-    'see <a class="chapter-link" href="chapters/09-g/">Chapter 9</a> and Chapter 30'
-    """
-
-    def link(match: re.Match[str]) -> str:
-        target = chapters.get(int(match.group(1)))
-        if target is None or target == page:
-            return match.group(0)
-        href = relative_url(page, target, "", directory_urls).removesuffix("#")
-        return f'<a class="chapter-link" href="{href}">{match.group(0)}</a>'
-
-    return CHAPTER_MENTION.sub(link, text)
-
-
 def check_references(markdown: str, page: str, index: Index) -> None:
     """Every `[@eq:...]` / `[@fig:...]` of a page must name a defined label."""
     for number, line in _outside_fences(markdown):

@@ -101,8 +101,9 @@ item's `shows`, which cites the item's `output`/`block`), and is checked like th
 
     python -m explainer_tools claims [-v] [-q] [--root DIR] [PAGE ...]
 
-Modules (each imports only those above it, `LAYERS`): `numbers` (the lexer: `scan_numbers`,
-`parse_number`, `near_miss`), `outputs` (`Outputs`: blocks and printed numbers per script),
+Modules, in `LAYERS` order (each imports only those listed before it): `numbers` (the lexer:
+`scan_numbers`, `parse_number`, `near_miss`), `outputs` (`Outputs`: blocks and printed numbers
+per script),
 `model` (the report's dataclasses), `page` (a page's prose elements, citations and waivers), `check`
 (`check_page`, `check_site`, the values by name: `check_glued`, `check_glued_blocks`), `api`
 (`verified_numbers`, below), `cli` (report and command line).

@@ -24,7 +24,8 @@ What it may import of the other packages: `IMPORTS["scripts"]` in explainer_tool
 5. `bench`: `make bench`, `make costs`, `make bench-miniature`.
 
 The runner's own modules are hashed into every script's stamp (`settings.RUNNER_CODE`); the
-notebook's stamp hashes `settings` and `notebooks` (`notebooks.NOTEBOOK_RUNNER_CODE`).
+notebook's stamp hashes its own (`notebooks.NOTEBOOK_RUNNER_CODE`: settings, notebooks and the
+sandbox's modules).
 """
 
 LAYERS: dict[str, int] = {

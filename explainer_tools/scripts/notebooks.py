@@ -9,9 +9,9 @@ re-executes every notebook in memory and compares (pipeline.py). There is no oth
 
 Inputs (`notebook_inputs`, hashed into the notebook's stamp): the source, the `gpt_lab` package
 (every file in it), data files under `explainer_code/data/` or `notebooks/` that the source or
-`gpt_lab` names, `requirements.lock`, the provenance vocabulary `tags.py`, and this module and
-`scripts/settings.py` (how it is run); every page
-under `docs/` only while the notebook's code opens that folder (`ROOT / "docs"`).
+`gpt_lab` names, `requirements.lock`, the provenance vocabulary `tags.py`, and the code that
+runs it (`NOTEBOOK_RUNNER_CODE`: this module, `scripts/settings.py` and the sandbox's modules);
+every page under `docs/` only while the notebook's code opens that folder (`ROOT / "docs"`).
 
 Determinism. `execute_notebook` runs a python3 kernel of the repository's virtual environment,
 from the repository root, with one thread for torch/OpenMP/MKL, `PYTHONHASHSEED=0`, and
@@ -58,9 +58,11 @@ from explainer_tools.scripts.settings import CPU_PINNING_ENV, PROCESS_LIMIT
 NOTEBOOK_CODE = "gpt_lab"  # the notebooks' toolkit, a package under explainer_code/
 READS_PAGES = re.compile(r"""/\s*["']docs["']""")
 # The code that decides how notebooks run, part of every notebook stamp (settings.RUNNER_CODE is
-# the chapter scripts' counterpart).
+# the chapter scripts' counterpart): the settings, this module, and the sandbox it runs in.
 NOTEBOOK_RUNNER_CODE = ("explainer_tools/scripts/settings.py",
-                        "explainer_tools/scripts/notebooks.py")
+                        "explainer_tools/scripts/notebooks.py",
+                        "explainer_tools/scripts/containment.py",
+                        "explainer_tools/scripts/process_tree.py")
 NONDETERMINISTIC_TAG = "nondeterministic"
 CELL_TIMEOUT_S = 600
 KERNEL_ENV = {

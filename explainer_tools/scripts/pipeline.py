@@ -37,8 +37,8 @@ check
     difference, a description per figure difference, advice per kind of difference. Beside
     the scripts, re-executes each notebook in memory and compares its deterministic text
     (`notebooks.comparable_text`) and stamp. Writes nothing into the tree (its lock file lies in
-    the ignored `.cache/`): in the kernel's sandbox scripts cannot write it; outside it (and
-    around the notebooks, which run outside it) a file of the tree that changed meanwhile fails
+    the ignored `.cache/`): in the kernel's sandbox scripts cannot write it; outside it, and
+    around every notebook run (sandboxed or not), a file of the tree that changed meanwhile fails
     the check by name (`TreeGuard`), and is left as it is: it may be an author's edit.
     (`python -m explainer_tools check` adds the claim and errata checks: see
     `explainer_tools.__main__.check_everything`.)
