@@ -96,12 +96,13 @@ class YAML_LOADER(_BASE_LOADER):  # a Loader class, under the name of the consta
         return super().construct_mapping(node, deep=deep)
 
 
-def read_utf8(path: Any, source: str, error: type[Exception]) -> str:
+def read_utf8(path: Any, source: str, error: type[Exception], encoding: str = "utf-8") -> str:
     """The text of an input file (a page, a data file), or `error` naming `source` and the line
-    of its first byte that is not UTF-8."""
+    of its first byte that is not UTF-8 (`encoding`: "utf-8-sig" drops a byte-order mark, as
+    MkDocs does for a page)."""
     data = path.read_bytes()
     try:
-        return data.decode("utf-8")
+        return data.decode(encoding)
     except UnicodeDecodeError as problem:
         line = data[: problem.start].count(b"\n") + 1
         byte = data[problem.start:problem.start + 1]

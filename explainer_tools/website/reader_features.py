@@ -41,7 +41,7 @@ from explainer_tools import glue
 from explainer_tools.book import bibliography, chapters, crossref, glossary, ledger
 from explainer_tools.claims.api import verified_numbers
 from explainer_tools.layout import DEFAULT, Layout
-from explainer_tools.markdown import read_front_matter
+from explainer_tools.markdown import read_front_matter, read_utf8
 from explainer_tools.website import build_cache, figure_zoom, last_verified, number_links
 from explainer_tools.website.html_text import map_prose
 from explainer_tools.yaml_input import front_matter_problem
@@ -74,14 +74,7 @@ class ReaderState:
 def read_source(path: Path, src: str) -> str:
     """A page's text as MkDocs reads it (universal newlines); not UTF-8 is an error naming the
     page and line."""
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        byte = data[error.start:error.start + 1]
-        raise PluginError(f"docs/{src}:{line}: not UTF-8 (byte {byte!r}); save the page as "
-                          "UTF-8") from None
+    text = read_utf8(path, f"docs/{src}", PluginError, encoding="utf-8-sig")
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
